@@ -1,1 +1,6 @@
-export {};
+export { createApp } from './app.js';
+export { type EmulatorConfig, loadConfig } from './config.js';
+export { type FaultConfig, Faults } from './faults.js';
+export { openApiDocument } from './openapi.js';
+export { createEmulator, type EmulatorOptions, type RunningEmulator, startEmulator } from './server.js';
+export type { EmulatorEvent } from './store.js';

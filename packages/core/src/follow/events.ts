@@ -1,0 +1,76 @@
+import type { HumanInputRequest } from '../human-input/index.js';
+import type { FollowedMessage, FollowedSession } from './sessions-reader.js';
+
+interface EventBase {
+  sessionId: string;
+  /**
+   * Stable across re-deliveries of the same fact, so a handler can be idempotent: a message's key is
+   * `<roundId>#<position in round>`, a question's is `input:<inputId>`, and so on.
+   */
+  key: string;
+}
+
+export interface MessageEvent extends EventBase {
+  type: 'message';
+  roundId: string;
+  position: number;
+  message: FollowedMessage;
+}
+
+export interface StatusEvent extends EventBase {
+  type: 'status';
+  status: string;
+  /** null on the first poll of a session. */
+  previousStatus: string | null;
+  /** False for a status value the contract does not list: shown raw, treated as not terminal. */
+  known: boolean;
+  session: FollowedSession;
+}
+
+export interface HumanInputNeededEvent extends EventBase {
+  type: 'human_input_needed';
+  request: HumanInputRequest;
+}
+
+export interface CostLimitEvent extends EventBase {
+  type: 'cost_limit';
+  session: FollowedSession;
+}
+
+export interface FinishedEvent extends EventBase {
+  type: 'finished';
+  status: string;
+  /** completed / complete: the agent reached its goal. */
+  succeeded: boolean;
+  session: FollowedSession;
+}
+
+export interface ErrorEvent extends EventBase {
+  type: 'error';
+  error: Error;
+  /** True when following this session has ended because of it (403, 404). */
+  fatal: boolean;
+  consecutiveFailures: number;
+}
+
+/**
+ * A request with the human_input_needed name that could not be turned into something a person can
+ * answer (no inputId, content that isn't JSON). Reported, never dropped.
+ */
+export interface InvalidHumanInputEvent extends EventBase {
+  type: 'invalid_human_input';
+  reason: string;
+  raw: unknown;
+}
+
+export type FollowEvent =
+  | MessageEvent
+  | StatusEvent
+  | HumanInputNeededEvent
+  | CostLimitEvent
+  | FinishedEvent
+  | ErrorEvent
+  | InvalidHumanInputEvent;
+
+export type FollowEventType = FollowEvent['type'];
+export type FollowEventOf<T extends FollowEventType> = Extract<FollowEvent, { type: T }>;

@@ -1,0 +1,40 @@
+export { type Clock, ManualClock, systemClock } from './clock.js';
+export { type CursorStore, InMemoryCursorStore } from './cursor-store.js';
+export type {
+  CostLimitEvent,
+  ErrorEvent,
+  FinishedEvent,
+  FollowEvent,
+  FollowEventOf,
+  FollowEventType,
+  HumanInputNeededEvent,
+  InvalidHumanInputEvent,
+  MessageEvent,
+  StatusEvent,
+} from './events.js';
+export { ANNOUNCED_INPUTS_KEPT, type FollowState, initialFollowState } from './follow-state.js';
+export {
+  type FollowEventHandler,
+  Follower,
+  type FollowerLogger,
+  type FollowerOptions,
+  type FollowerStats,
+  type FollowOptions,
+} from './follower.js';
+export { defaultSchedulePolicy, type SchedulePolicy, type SessionActivity } from './schedule-policy.js';
+export {
+  activityOf,
+  MAX_PAGES_PER_POLL,
+  MESSAGES_PAGE_SIZE,
+  type PollContext,
+  type PollResult,
+  SessionFollower,
+} from './session-follower.js';
+export type {
+  FollowedMessage,
+  FollowedMessagesPage,
+  FollowedSession,
+  ReadOptions,
+  SessionsReader,
+} from './sessions-reader.js';
+export { TokenBucket, type TokenBucketOptions } from './token-bucket.js';

@@ -1,0 +1,123 @@
+import type { Clock } from './clock.js';
+
+export interface TokenBucketOptions {
+  /** Sustained requests per second. */
+  ratePerSecond: number;
+  /** Requests that may go at once after a quiet spell. Default: one second's worth, at least 1. */
+  burst?: number;
+  clock: Clock;
+}
+
+/**
+ * The request budget of one API key. Every request any follower makes with that key takes a token first;
+ * a 429 pauses the whole bucket, because the service limits the key, not the session.
+ */
+export class TokenBucket {
+  readonly ratePerSecond: number;
+  readonly burst: number;
+  readonly #clock: Clock;
+  #tokens: number;
+  #refilledAt: number;
+  #pausedUntil = 0;
+  // Waiters are served first come, first served; only the head of the queue sleeps for the next token.
+  #queue: Array<() => void> = [];
+  #draining = false;
+
+  constructor(options: TokenBucketOptions) {
+    if (!(Number.isFinite(options.ratePerSecond) && options.ratePerSecond > 0)) {
+      throw new RangeError(`ratePerSecond must be a positive number, got ${String(options.ratePerSecond)}`);
+    }
+    const burst = options.burst ?? Math.max(1, Math.floor(options.ratePerSecond));
+    if (!(Number.isFinite(burst) && burst >= 1)) {
+      throw new RangeError(`burst must be a number >= 1, got ${String(options.burst)}`);
+    }
+    this.ratePerSecond = options.ratePerSecond;
+    this.burst = burst;
+    this.#clock = options.clock;
+    this.#tokens = burst;
+    this.#refilledAt = options.clock.now();
+  }
+
+  /** Requests waiting for a token right now. */
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
+  get pausedUntil(): number {
+    return this.#pausedUntil;
+  }
+
+  /** Takes a token if one is free and nobody is queued ahead; never waits. */
+  tryTake(): boolean {
+    if (this.#queue.length > 0) return false;
+    this.#refill();
+    if (this.#clock.now() < this.#pausedUntil || this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+
+  /** Waits for a token. Rejects with the signal's reason if it aborts while queued. */
+  take(signal?: AbortSignal): Promise<void> {
+    if (this.tryTake()) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const grant = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        this.#queue = this.#queue.filter((g) => g !== grant);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#queue.push(grant);
+      void this.#drain();
+    });
+  }
+
+  /** Nobody gets a token until `ms` from now (a 429's Retry-After). Pauses only ever lengthen. */
+  pauseFor(ms: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, this.#clock.now() + Math.max(0, ms));
+    // What was saved up before the 429 is not a license to burst straight after it.
+    this.#tokens = Math.min(this.#tokens, 1);
+  }
+
+  /** Milliseconds until a token could be taken (0 when one is free now). */
+  msUntilAvailable(): number {
+    this.#refill();
+    const now = this.#clock.now();
+    const pause = Math.max(0, this.#pausedUntil - now);
+    const refill = this.#tokens >= 1 ? 0 : ((1 - this.#tokens) * 1000) / this.ratePerSecond;
+    return Math.max(pause, Math.ceil(refill));
+  }
+
+  #refill(): void {
+    const now = this.#clock.now();
+    const elapsed = Math.max(0, now - this.#refilledAt);
+    this.#tokens = Math.min(this.burst, this.#tokens + (elapsed * this.ratePerSecond) / 1000);
+    this.#refilledAt = now;
+  }
+
+  async #drain(): Promise<void> {
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      while (this.#queue.length > 0) {
+        const wait = this.msUntilAvailable();
+        if (wait > 0) {
+          await this.#clock.sleep(wait);
+          continue;
+        }
+        const grant = this.#queue.shift();
+        if (!grant) break;
+        this.#tokens -= 1;
+        grant();
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { Hono } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { Deps, Env } from './context.js';
+import { HttpError } from './errors.js';
+import { openApiDocument } from './openapi.js';
+import { adminRoutes } from './routes/admin.js';
+import { requireApiKey } from './routes/auth.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { signupRoutes } from './routes/signup.js';
+
+const ID_SEGMENT = /\/v1\/sessions\/[^/]+(\/human-input\/[^/]+)?/;
+
+/** `POST /v1/sessions/:id/human-input/:inputId`: counts per route, not per session. */
+function routeKey(method: string, path: string): string {
+  const normalized = path.replace(ID_SEGMENT, (_m, input: string | undefined) =>
+    input ? '/v1/sessions/:id/human-input/:inputId' : '/v1/sessions/:id',
+  );
+  return `${method} ${normalized}`;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The contract's surface plus the emulator's own development endpoints; no listening here. */
+export function createApp(deps: Deps): Hono<Env> {
+  const app = new Hono<Env>();
+
+  // Faults apply to the contract's surface only, never to /healthz, /openapi.json or /_emulator.
+  const faults = createMiddleware<Env>(async (c, next) => {
+    const key = routeKey(c.req.method, c.req.path);
+    const account = deps.store.accountsByKey.get(
+      c.req.header('authorization')?.replace(/^Bearer\s+/i, '') ?? c.req.header('x-service-key') ?? '',
+    );
+    deps.store.countRequest(key, account?.keyIndex);
+    const decision = deps.faults.decide(c.req.method, c.req.path);
+    if (decision.latencyMs > 0) await sleep(decision.latencyMs);
+    switch (decision.kind) {
+      case 'drop':
+        c.env?.incoming?.socket.destroy();
+        return c.body(null, 500);
+      case '429':
+        throw new HttpError(429, 'rate limit exceeded', {
+          'Retry-After': String(decision.retryAfterSeconds),
+        });
+      case '5xx':
+        throw new HttpError(decision.status, 'injected fault: the service is temporarily unavailable');
+      case 'none':
+        await next();
+    }
+  });
+
+  app.use('/v1/*', faults);
+  app.use('/api/*', faults);
+  app.use('/v1/*', requireApiKey(deps));
+  app.route('/api/auth', signupRoutes(deps));
+  app.route('/v1/sessions', sessionRoutes(deps));
+  app.route('/_emulator', adminRoutes(deps));
+  app.get('/openapi.json', (c) => c.json(openApiDocument()));
+  app.get('/healthz', (c) => c.json({ ok: true, sessions: deps.store.sessions.size }));
+
+  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((error, c) => {
+    if (error instanceof HttpError) {
+      for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+      return c.json({ error: error.message }, error.status);
+    }
+    console.error('emulator: unhandled error', error);
+    return c.json({ error: 'internal error' }, 500);
+  });
+  return app;
+}

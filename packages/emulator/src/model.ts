@@ -1,0 +1,128 @@
+import type { Step } from './agent/steps.js';
+
+/** The emulator's own records. Wire shapes are made from these in `present.ts`. */
+
+export type SessionStatus =
+  | 'queued'
+  | 'orchestrating'
+  | 'running'
+  | 'waiting_human'
+  | 'paused'
+  | 'cost_limit'
+  | 'completed'
+  | 'cancelled'
+  | 'error';
+
+export const TERMINAL: ReadonlySet<SessionStatus> = new Set(['completed', 'cancelled', 'error']);
+
+export type InputKind = 'approval' | 'single_select' | 'multi_select' | 'free_text' | 'multi_question';
+
+export interface InputOption {
+  id: string;
+  label: string;
+  description?: string;
+}
+
+export interface InputQuestion {
+  id: string;
+  prompt: string;
+  kind: 'free_text' | 'single_select' | 'multi_select';
+  required?: boolean;
+  options?: InputOption[];
+}
+
+export interface HumanInputRequest {
+  inputId: string;
+  kind: InputKind;
+  prompt: string;
+  options?: InputOption[];
+  minSelections?: number;
+  maxSelections?: number;
+  questions?: InputQuestion[];
+}
+
+export interface HumanInputAnswer {
+  approved?: boolean;
+  choiceId?: string;
+  choiceIds?: string[];
+  freeText?: string;
+  answers?: Record<string, unknown>;
+}
+
+export interface PendingInput {
+  request: HumanInputRequest;
+  roundId: string;
+  status: 'pending' | 'responded' | 'superseded';
+  askedAt: number;
+  answeredAt?: number;
+  answer?: HumanInputAnswer;
+}
+
+export interface Message {
+  roundId: string;
+  role: 'assistant' | 'tool' | 'user' | 'system';
+  content: string;
+  name?: string;
+  reasoning?: string;
+  reasoningDurationMs?: number;
+  toolCallId?: string;
+  toolCalls?: Array<Record<string, unknown>>;
+  timestamp: number;
+}
+
+export type RoundTrigger = 'create' | 'resume' | 'human_input' | 'redirect';
+
+export interface Round {
+  roundId: string;
+  index: number;
+  trigger: RoundTrigger;
+  status:
+    | 'running'
+    | 'waiting_human'
+    | 'paused'
+    | 'cost_limit'
+    | 'completed'
+    | 'cancelled'
+    | 'error'
+    | 'superseded';
+  startedAt: number;
+  completedAt: number | null;
+  iterations: number;
+  messages: Message[];
+  humanInput?: PendingInput;
+  note?: string;
+}
+
+export interface Cost {
+  totalCost: number;
+  totalTokens: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface Session {
+  sessionId: string;
+  accountId: string;
+  goal: string;
+  context: Record<string, unknown> | null;
+  guardrails: Record<string, unknown>;
+  maxCostPerSession: number | null;
+  maxIterations: number;
+  scenario: string;
+  status: SessionStatus;
+  cost: Cost;
+  rounds: Round[];
+  createdAt: number;
+  updatedAt: number;
+  completedAt: number | null;
+  error: string | null;
+  completionReport: Record<string, unknown> | null;
+  /** Where the scripted agent is in its script. */
+  script: { steps: Step[]; next: number; timer: number; repeats: number };
+}
+
+export interface Account {
+  accountId: string;
+  keyIndex: number;
+  hasIntegration: boolean;
+}

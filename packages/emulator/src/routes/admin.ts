@@ -1,0 +1,84 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { jsonBody } from '../body.js';
+import type { Deps, Env } from '../context.js';
+import { badRequest } from '../errors.js';
+import { faultsSchema } from '../faults.js';
+import { presentRound } from '../present.js';
+import { parseOr400 } from '../validation.js';
+
+const advanceSchema = z.object({
+  ms: z
+    .number({ error: 'ms is required and must be a number' })
+    .int('ms must be an integer')
+    .min(0)
+    .max(86_400_000),
+});
+
+/** Development-only controls: time, faults, inspection. No API key; the emulator listens on loopback. */
+export function adminRoutes(deps: Deps) {
+  const app = new Hono<Env>();
+
+  app.post('/advance', async (c) => {
+    const { ms } = parseOr400(advanceSchema, await jsonBody(c));
+    if (deps.scheduler.clock.mode !== 'manual') {
+      throw badRequest('advance needs the manual clock: start the emulator with --clock manual');
+    }
+    return c.json({ now: deps.scheduler.advance(ms) });
+  });
+
+  app.get('/faults', (c) => c.json(deps.faults.config));
+  app.post('/faults', async (c) => {
+    const partial = parseOr400(faultsSchema.partial(), await jsonBody(c));
+    return c.json(deps.faults.set(partial));
+  });
+  app.delete('/faults', (c) => c.json(deps.faults.clear()));
+
+  app.get('/sessions', (c) => {
+    const sessions = [...deps.store.sessions.values()].map((s) => {
+      const pending = s.rounds.map((r) => r.humanInput).find((h) => h?.status === 'pending');
+      return {
+        sessionId: s.sessionId,
+        accountId: s.accountId,
+        scenario: s.scenario,
+        goal: s.goal,
+        status: s.status,
+        cost: s.cost,
+        rounds: s.rounds.map((r) => presentRound(r, deps.present)),
+        messageCount: s.rounds.reduce((n, r) => n + r.messages.length, 0),
+        pendingInput: pending ? pending.request : null,
+        createdAt: new Date(s.createdAt).toISOString(),
+      };
+    });
+    return c.json({ sessions });
+  });
+
+  app.get('/events', (c) => {
+    const after = Number(c.req.query('after') ?? 0);
+    const limit = Math.min(Number(c.req.query('limit') ?? 100_000), 1_000_000);
+    const sessionId = c.req.query('sessionId');
+    const events = deps.store.events.filter(
+      (e) => e.seq > after && (sessionId === undefined || e.sessionId === sessionId),
+    );
+    const page = events.slice(0, limit);
+    return c.json({ events: page, hasMore: events.length > page.length });
+  });
+
+  app.get('/stats', (c) =>
+    c.json({
+      requests: Object.fromEntries(deps.store.requestCounts),
+      byKeyIndex: Object.fromEntries(deps.store.keyCounts),
+      sessions: deps.store.sessions.size,
+      scheduledSteps: deps.scheduler.pending,
+    }),
+  );
+
+  app.post('/reset', (c) => {
+    for (const s of deps.store.sessions.values()) s.script.timer++;
+    deps.store.reset();
+    deps.faults.clear();
+    return c.json({ ok: true });
+  });
+
+  return app;
+}

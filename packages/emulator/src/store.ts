@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import type { Account, Session } from './model.js';
+
+export type EventType = 'message' | 'status' | 'human_input_needed' | 'finished';
+
+export interface EmulatorEvent {
+  seq: number;
+  /** Wall-clock epoch ms (what a benchmark compares its own receive times against). */
+  at: number;
+  /** The emulator's virtual time. */
+  virtualAt: number;
+  sessionId: string;
+  type: EventType;
+  roundId?: string;
+  position?: number;
+  status?: string;
+  inputId?: string;
+}
+
+export interface SignupUser {
+  uid: string;
+  email: string;
+  displayName: string | null;
+  passwordHash: string;
+}
+
+const MAX_EVENTS = 2_000_000;
+
+/** Everything the emulator keeps, in memory. */
+export class Store {
+  readonly accountsByKey = new Map<string, Account>();
+  readonly sessions = new Map<string, Session>();
+  readonly users = new Map<string, SignupUser>();
+  readonly events: EmulatorEvent[] = [];
+  #seq = 0;
+  readonly requestCounts = new Map<string, number>();
+  readonly keyCounts = new Map<number, number>();
+
+  constructor(apiKeys: string[], keysWithoutIntegration: string[]) {
+    let index = 0;
+    for (const key of apiKeys) {
+      this.accountsByKey.set(key, { accountId: `acct_${index}`, keyIndex: index, hasIntegration: true });
+      index++;
+    }
+    for (const key of keysWithoutIntegration) {
+      this.accountsByKey.set(key, { accountId: `acct_${index}`, keyIndex: index, hasIntegration: false });
+      index++;
+    }
+  }
+
+  record(event: Omit<EmulatorEvent, 'seq' | 'at'>): void {
+    if (this.events.length >= MAX_EVENTS) this.events.splice(0, this.events.length / 2);
+    this.events.push({ seq: ++this.#seq, at: Date.now(), ...event });
+  }
+
+  countRequest(route: string, keyIndex: number | undefined): void {
+    this.requestCounts.set(route, (this.requestCounts.get(route) ?? 0) + 1);
+    if (keyIndex !== undefined) this.keyCounts.set(keyIndex, (this.keyCounts.get(keyIndex) ?? 0) + 1);
+  }
+
+  reset(): void {
+    this.sessions.clear();
+    this.users.clear();
+    this.events.length = 0;
+    this.requestCounts.clear();
+    this.keyCounts.clear();
+  }
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(9).toString('base64url')}`;
+}

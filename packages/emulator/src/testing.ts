@@ -1,0 +1,156 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { FaultConfig } from './faults.js';
+import type { EmulatorEvent } from './store.js';
+
+export interface SpawnEmulatorOptions {
+  apiKeys?: string[];
+  keysWithoutIntegration?: string[];
+  speed?: number;
+  clock?: 'real' | 'manual';
+  humanInputShape?: 'message' | 'tool_call';
+  terminalSpelling?: 'status' | 'polling';
+  timestamps?: 'iso' | 'epoch_ms' | 'epoch_s' | 'firestore';
+  env?: Record<string, string>;
+  /** How long to wait for the listening line. Default 15 s. */
+  startTimeoutMs?: number;
+}
+
+export interface AdminSession {
+  sessionId: string;
+  accountId: string;
+  scenario: string;
+  goal: string;
+  status: string;
+  cost: { totalCost: number; totalTokens: number; promptTokens: number; completionTokens: number };
+  rounds: Array<Record<string, unknown>>;
+  messageCount: number;
+  pendingInput: Record<string, unknown> | null;
+  createdAt: string;
+}
+
+export interface EmulatorStats {
+  requests: Record<string, number>;
+  byKeyIndex: Record<string, number>;
+  sessions: number;
+  scheduledSteps: number;
+}
+
+/** A typed client of the emulator's /_emulator endpoints. */
+export class EmulatorAdmin {
+  constructor(readonly url: string) {}
+
+  async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.url}/_emulator${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const payload = (await response.json()) as T & { error?: string };
+    if (!response.ok)
+      throw new Error(`emulator admin ${method} ${path}: ${response.status} ${payload.error ?? ''}`);
+    return payload;
+  }
+
+  /** Manual clock: moves time forward and runs the scripted agents. */
+  advance(ms: number): Promise<{ now: number }> {
+    return this.#call('POST', '/advance', { ms });
+  }
+  setFaults(faults: Partial<FaultConfig>): Promise<FaultConfig> {
+    return this.#call('POST', '/faults', faults);
+  }
+  clearFaults(): Promise<FaultConfig> {
+    return this.#call('DELETE', '/faults');
+  }
+  async sessions(): Promise<AdminSession[]> {
+    return (await this.#call<{ sessions: AdminSession[] }>('GET', '/sessions')).sessions;
+  }
+  async session(sessionId: string): Promise<AdminSession | undefined> {
+    return (await this.sessions()).find((s) => s.sessionId === sessionId);
+  }
+  async events(options: { after?: number; sessionId?: string } = {}): Promise<EmulatorEvent[]> {
+    const query = new URLSearchParams();
+    if (options.after !== undefined) query.set('after', String(options.after));
+    if (options.sessionId !== undefined) query.set('sessionId', options.sessionId);
+    return (await this.#call<{ events: EmulatorEvent[] }>('GET', `/events?${query}`)).events;
+  }
+  stats(): Promise<EmulatorStats> {
+    return this.#call('GET', '/stats');
+  }
+  reset(): Promise<{ ok: true }> {
+    return this.#call('POST', '/reset');
+  }
+}
+
+export interface SpawnedEmulator {
+  url: string;
+  apiKeys: string[];
+  admin: EmulatorAdmin;
+  process: ChildProcess;
+  close(): Promise<void>;
+}
+
+const CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
+const LISTENING = /listening on (http:\/\/\S+)/;
+
+/** Spawns the real emulator CLI as a child process on a free port and waits until it listens. */
+export function spawnEmulator(options: SpawnEmulatorOptions = {}): Promise<SpawnedEmulator> {
+  const apiKeys = options.apiKeys ?? ['emu_test_key'];
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    EMULATOR_API_KEYS: apiKeys.join(','),
+    EMULATOR_KEYS_WITHOUT_INTEGRATION: (options.keysWithoutIntegration ?? []).join(','),
+    EMULATOR_SPEED: String(options.speed ?? 1),
+    EMULATOR_CLOCK: options.clock ?? 'real',
+    EMULATOR_HUMAN_INPUT_SHAPE: options.humanInputShape ?? 'message',
+    EMULATOR_TERMINAL_SPELLING: options.terminalSpelling ?? 'status',
+    EMULATOR_TIMESTAMPS: options.timestamps ?? 'iso',
+    ...options.env,
+  };
+  delete env.PORT;
+  const child = spawn(process.execPath, [CLI, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`emulator did not start within ${options.startTimeoutMs ?? 15_000} ms\n${stderr}`));
+    }, options.startTimeoutMs ?? 15_000);
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`emulator exited with code ${code} before listening\n${stderr}`));
+    };
+    child.once('exit', onExit);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const url = LISTENING.exec(stdout)?.[1];
+      if (!url) return;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      child.stdout?.removeAllListeners('data');
+      child.stdout?.resume();
+      resolve({
+        url,
+        apiKeys,
+        admin: new EmulatorAdmin(url),
+        process: child,
+        close: () => stopChild(child),
+      });
+    });
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
