@@ -67,7 +67,9 @@ export class Faults {
   }
 
   clear(): FaultConfig {
-    return this.set(faultsSchema.parse({}));
+    this.config = faultsSchema.parse({});
+    this.#pattern = undefined;
+    return this.config;
   }
 
   decide(method: string, path: string): FaultDecision {

@@ -220,11 +220,11 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   chatty: {
     description:
-      'Many long messages fast: 120 in one round (some over 4,000 characters, one over 40,000), tool calls and reasoning, then completes.',
+      'Many long messages fast: 72 in one round (some over 4,000 characters, one over 40,000), tool calls and reasoning, within the default 50 iterations, then completes.',
     steps: () => [
-      ...Array.from({ length: 60 }, (_, i): Step[] => {
+      ...Array.from({ length: 24 }, (_, i): Step[] => {
         const text =
-          i === 30
+          i === 12
             ? longText(220, 'the full audit')
             : i % 10 === 5
               ? longText(25, `note ${i}`)
@@ -234,7 +234,7 @@ export const SCENARIOS: Record<string, Scenario> = {
           tool(100, 'read_file', { path: `src/module_${i}.ts` }, `export const module${i} = ${i};`),
         ];
       }).flat(),
-      complete(200, 'Reviewed 60 modules.', ['120 messages written']),
+      complete(200, 'Reviewed 24 modules.', ['72 messages written']),
     ],
   },
 };
