@@ -9,7 +9,15 @@ import {
   parseHumanInput,
   SessionError,
 } from '../src/index.js';
-import { advanceUntil, clientFor, KEY_A, KEY_B, KEY_NO_INTEGRATION, requestsTo, startEmulator } from './helpers.js';
+import {
+  advanceUntil,
+  clientFor,
+  KEY_A,
+  KEY_B,
+  KEY_NO_INTEGRATION,
+  requestsTo,
+  startEmulator,
+} from './helpers.js';
 
 let emulator: SpawnedEmulator;
 let client: AgentSessionsClient;
@@ -45,8 +53,17 @@ async function runUntil(sessionId: string, statuses: string[]) {
 
 describe('auth.signup', () => {
   it('creates an account shaped as the spec says, without an API key', async () => {
-    const res = await client.auth.signup({ email: 'ada@example.com', password: 'secret1', displayName: 'Ada' });
-    expect(res.user).toMatchObject({ email: 'ada@example.com', displayName: 'Ada', photoURL: null, emailVerified: false });
+    const res = await client.auth.signup({
+      email: 'ada@example.com',
+      password: 'secret1',
+      displayName: 'Ada',
+    });
+    expect(res.user).toMatchObject({
+      email: 'ada@example.com',
+      displayName: 'Ada',
+      photoURL: null,
+      emailVerified: false,
+    });
     expect(res.user.uid).toEqual(expect.any(String));
     expect(res.idToken).toEqual(expect.any(String));
     expect(res.refreshToken).toEqual(expect.any(String));
@@ -64,7 +81,10 @@ describe('auth.signup', () => {
 
 describe('sessions', () => {
   it('creates a queued session and reads its status', async () => {
-    const created = await client.sessions.create({ goal: 'write notes', guardrails: { maxIterations: 30, team: 'x' } });
+    const created = await client.sessions.create({
+      goal: 'write notes',
+      guardrails: { maxIterations: 30, team: 'x' },
+    });
     expect(created.status).toBe('queued');
     expect(created.roundId).toEqual(expect.any(String));
     const status = await client.sessions.get(created.sessionId);
@@ -146,7 +166,9 @@ describe('signals', () => {
     expect(redirected.signal).toBe('redirect');
     await emulator.admin.advance(2_000);
     const messages = await collect(sessionId);
-    expect(messages.some((m) => m.message.content === 'focus on docs' && m.message.role === 'user')).toBe(true);
+    expect(messages.some((m) => m.message.content === 'focus on docs' && m.message.role === 'user')).toBe(
+      true,
+    );
 
     const cancelled = await client.sessions.cancel(sessionId, { reason: 'done' });
     expect(cancelled.signal).toBe('cancel');
@@ -182,29 +204,42 @@ describe('human input', () => {
   it.each([
     ['approval', { approved: false, freeText: 'too risky' }, { choiceId: 'x' }, 'Deployment skipped'],
     ['single_select', { choiceId: 'canary' }, { choiceId: 'moon' }, 'Deployed to Canary.'],
-    ['multi_select', { choiceIds: ['eu', 'us'] }, { choiceIds: ['eu', 'us', 'ap'] }, 'Deployed to 2 region(s).'],
+    [
+      'multi_select',
+      { choiceIds: ['eu', 'us'] },
+      { choiceIds: ['eu', 'us', 'ap'] },
+      'Deployed to 2 region(s).',
+    ],
     ['free_text', { freeText: 'Aurora' }, { freeText: '   ' }, 'Release "Aurora" prepared.'],
-    ['multi_question', { answers: { name: 'Aurora', channel: 'beta' } }, { answers: { channel: 'beta' } }, 'Published.'],
-  ])('%s: a wrong answer is refused, a right one resumes the session to its end', async (scenario, right, wrong, summary) => {
-    const { sessionId } = await client.sessions.create({ goal: 'decide', context: { scenario } });
-    await runUntil(sessionId, ['waiting_human']);
-    const request = await pendingRequest(sessionId);
-    expect(request.kind).toBe(scenario);
+    [
+      'multi_question',
+      { answers: { name: 'Aurora', channel: 'beta' } },
+      { answers: { channel: 'beta' } },
+      'Published.',
+    ],
+  ])(
+    '%s: a wrong answer is refused, a right one resumes the session to its end',
+    async (scenario, right, wrong, summary) => {
+      const { sessionId } = await client.sessions.create({ goal: 'decide', context: { scenario } });
+      await runUntil(sessionId, ['waiting_human']);
+      const request = await pendingRequest(sessionId);
+      expect(request.kind).toBe(scenario);
 
-    const refused = await client.sessions.respond(sessionId, request.inputId, wrong).catch((e) => e);
-    expect(refused).toBeInstanceOf(SessionError);
+      const refused = await client.sessions.respond(sessionId, request.inputId, wrong).catch((e) => e);
+      expect(refused).toBeInstanceOf(SessionError);
 
-    const ack = await client.sessions.respond(sessionId, request.inputId, right);
-    expect(ack).toMatchObject({ inputId: request.inputId, status: 'responded' });
-    expect(ack.roundId).toEqual(expect.any(String));
+      const ack = await client.sessions.respond(sessionId, request.inputId, right);
+      expect(ack).toMatchObject({ inputId: request.inputId, status: 'responded' });
+      expect(ack.roundId).toEqual(expect.any(String));
 
-    const twice = await client.sessions.respond(sessionId, request.inputId, right).catch((e) => e);
-    expect(twice).toBeInstanceOf(SessionError);
-    expect(twice.message).toMatch(/already answered at \d{4}-/);
+      const twice = await client.sessions.respond(sessionId, request.inputId, right).catch((e) => e);
+      expect(twice).toBeInstanceOf(SessionError);
+      expect(twice.message).toMatch(/already answered at \d{4}-/);
 
-    const final = await runUntil(sessionId, ['completed']);
-    expect((final.completionReport as { summary: string }).summary).toContain(summary);
-  });
+      const final = await runUntil(sessionId, ['completed']);
+      expect((final.completionReport as { summary: string }).summary).toContain(summary);
+    },
+  );
 
   it('answers 404 for an unknown inputId', async () => {
     const { sessionId } = await client.sessions.create({ goal: 'scenario:approval x' });
@@ -236,7 +271,11 @@ describe('messages', () => {
     const admin = await emulator.admin.session(sessionId);
     const page = await client.sessions.messages(sessionId, { limit: 50 });
     expect(page.messages).toHaveLength(50);
-    expect(page.pagination).toMatchObject({ count: 50, hasMore: true, lastRoundId: page.messages[0]?.roundId });
+    expect(page.pagination).toMatchObject({
+      count: 50,
+      hasMore: true,
+      lastRoundId: page.messages[0]?.roundId,
+    });
 
     const all = await collect(sessionId);
     expect(all).toHaveLength(admin?.messageCount ?? -1);
@@ -247,12 +286,16 @@ describe('messages', () => {
   it('follows a growing round without losing or repeating', async () => {
     const { sessionId } = await client.sessions.create({ goal: 'scenario:growing_round notes' });
     const seen = new Map<string, string>();
-    await advanceUntil(emulator, async () => {
-      for await (const m of client.sessions.listMessages(sessionId, { pageSize: 7 })) {
-        seen.set(m.key, String(m.message.content));
-      }
-      return (await client.sessions.get(sessionId)).status === 'completed';
-    }, { stepMs: 1_500 });
+    await advanceUntil(
+      emulator,
+      async () => {
+        for await (const m of client.sessions.listMessages(sessionId, { pageSize: 7 })) {
+          seen.set(m.key, String(m.message.content));
+        }
+        return (await client.sessions.get(sessionId)).status === 'completed';
+      },
+      { stepMs: 1_500 },
+    );
     for await (const m of client.sessions.listMessages(sessionId)) seen.set(m.key, String(m.message.content));
     const contents = [...seen.values()];
     expect(contents).toEqual(Array.from({ length: 30 }, (_, i) => `Progress note ${i + 1} of 30.`));
@@ -271,7 +314,11 @@ describe('waitForCompletion', () => {
     const real = await startEmulator({ clock: 'real', speed: 50 });
     const c = new AgentSessionsClient({ baseUrl: real.url, apiKey: KEY_A });
     const { sessionId } = await c.sessions.create({ goal: 'scenario:approval go' });
-    const waiting = await c.waitForCompletion(sessionId, { until: 'needs-person', intervalMs: 50, timeoutMs: 10_000 });
+    const waiting = await c.waitForCompletion(sessionId, {
+      until: 'needs-person',
+      intervalMs: 50,
+      timeoutMs: 10_000,
+    });
     expect(waiting.status).toBe('waiting_human');
     const inputId = (waiting.rounds.at(-1) as { humanInput: { inputId: string } }).humanInput.inputId;
     await c.sessions.respond(sessionId, inputId, { approved: true });
@@ -283,7 +330,9 @@ describe('waitForCompletion', () => {
 
   it('gives up at its deadline with the last status', async () => {
     const { sessionId } = await client.sessions.create({ goal: 'scenario:long forever' });
-    const error = await client.waitForCompletion(sessionId, { intervalMs: 20, timeoutMs: 100 }).catch((e) => e);
+    const error = await client
+      .waitForCompletion(sessionId, { intervalMs: 20, timeoutMs: 100 })
+      .catch((e) => e);
     expect(error.name).toBe('WaitTimeoutError');
     expect(error.lastStatus.sessionId).toBe(sessionId);
   });
@@ -325,9 +374,7 @@ describe('retries against injected faults', () => {
 
   it('times out a slow request with TimeoutError', async () => {
     await emulator.admin.setFaults({ latencyMs: 1_000 });
-    const error = await client.sessions
-      .get('sess_any', { timeoutMs: 100, maxRetries: 0 })
-      .catch((e) => e);
+    const error = await client.sessions.get('sess_any', { timeoutMs: 100, maxRetries: 0 }).catch((e) => e);
     expect(error.name).toBe('TimeoutError');
     await emulator.admin.clearFaults();
   });
@@ -336,7 +383,12 @@ describe('retries against injected faults', () => {
     const error = await clientFor(emulator, { apiKey: KEY_A })
       .sessions.get('sess_missing')
       .catch((e) => e);
-    const dump = JSON.stringify({ ...error, message: error.message, stack: error.stack, cause: String(error.cause) });
+    const dump = JSON.stringify({
+      ...error,
+      message: error.message,
+      stack: error.stack,
+      cause: String(error.cause),
+    });
     expect(dump).not.toContain(KEY_A);
   });
 });

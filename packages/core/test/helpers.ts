@@ -1,4 +1,8 @@
-import { type SpawnedEmulator, spawnEmulator, type SpawnEmulatorOptions } from '@agent-sessions/emulator/testing';
+import {
+  type SpawnEmulatorOptions,
+  type SpawnedEmulator,
+  spawnEmulator,
+} from '@agent-sessions/emulator/testing';
 import { AgentSessionsClient, type ClientOptions } from '../src/index.js';
 
 export const KEY_A = 'sk_test_alpha_3f9c1d';
@@ -14,7 +18,10 @@ export async function startEmulator(options: SpawnEmulatorOptions = {}): Promise
   });
 }
 
-export function clientFor(emulator: SpawnedEmulator, options: Partial<ClientOptions> = {}): AgentSessionsClient {
+export function clientFor(
+  emulator: SpawnedEmulator,
+  options: Partial<ClientOptions> = {},
+): AgentSessionsClient {
   return new AgentSessionsClient({ baseUrl: emulator.url, apiKey: KEY_A, ...options });
 }
 

@@ -11,7 +11,7 @@ export class Auth {
   constructor(readonly transport: Transport) {}
 
   /** `POST /api/auth/signup`: creates an account and signs it in. Needs no API key. */
-  signup(body: SignupRequest, options?: RequestOptions): Promise<SignupResponse> {
+  async signup(body: SignupRequest, options?: RequestOptions): Promise<SignupResponse> {
     const valid = validateRequest('auth.signup', signupRequestSchema, body);
     return this.transport.request(
       {

@@ -48,7 +48,7 @@ export class Sessions {
   constructor(readonly transport: Transport) {}
 
   /** `POST /v1/sessions`. Never retried once it may have reached the service: no duplicate session. */
-  create(body: CreateSessionRequest, options?: RequestOptions): Promise<CreateSessionResponse> {
+  async create(body: CreateSessionRequest, options?: RequestOptions): Promise<CreateSessionResponse> {
     const valid = validateRequest('sessions.create', createSessionRequestSchema, body);
     return this.transport.request(
       { method: 'POST', path: '/v1/sessions', body: valid, idempotent: false, authenticated: true, options },
@@ -57,8 +57,8 @@ export class Sessions {
   }
 
   /** `GET /v1/sessions/{id}`: status, cost, rounds, completion report. */
-  get(sessionId: string, options?: RequestOptions): Promise<SessionStatus> {
-    const id = validateRequest('sessions.get', sessionIdSchema, sessionId);
+  async get(sessionId: string, options?: RequestOptions): Promise<SessionStatus> {
+    const id = validateRequest('sessions.get', sessionIdSchema, sessionId, 'sessionId');
     return this.transport.request(
       { method: 'GET', path: path(id), idempotent: true, authenticated: true, options },
       sessionStatusSchema,
@@ -66,8 +66,8 @@ export class Sessions {
   }
 
   /** `POST /v1/sessions/{id}/signal`. */
-  signal(sessionId: string, body: SignalRequest, options?: RequestOptions): Promise<SignalResponse> {
-    const id = validateRequest('sessions.signal', sessionIdSchema, sessionId);
+  async signal(sessionId: string, body: SignalRequest, options?: RequestOptions): Promise<SignalResponse> {
+    const id = validateRequest('sessions.signal', sessionIdSchema, sessionId, 'sessionId');
     const valid = validateRequest('sessions.signal', signalRequestSchema, body);
     return this.transport.request(
       {
@@ -112,14 +112,14 @@ export class Sessions {
   }
 
   /** `POST /v1/sessions/{id}/human-input/{inputId}`: answers a question. Never retried blindly. */
-  respond(
+  async respond(
     sessionId: string,
     inputId: string,
     body: HumanInputResponseRequest,
     options?: RequestOptions,
   ): Promise<HumanInputAck> {
-    const id = validateRequest('sessions.respond', sessionIdSchema, sessionId);
-    const input = validateRequest('sessions.respond', inputIdSchema, inputId);
+    const id = validateRequest('sessions.respond', sessionIdSchema, sessionId, 'sessionId');
+    const input = validateRequest('sessions.respond', inputIdSchema, inputId, 'inputId');
     const valid = validateRequest('sessions.respond', humanInputResponseRequestSchema, body);
     return this.transport.request(
       {
@@ -135,8 +135,12 @@ export class Sessions {
   }
 
   /** `GET /v1/sessions/{id}/messages`: one page, oldest first. */
-  messages(sessionId: string, query: MessagesQuery = {}, options?: RequestOptions): Promise<MessagesPage> {
-    const id = validateRequest('sessions.messages', sessionIdSchema, sessionId);
+  async messages(
+    sessionId: string,
+    query: MessagesQuery = {},
+    options?: RequestOptions,
+  ): Promise<MessagesPage> {
+    const id = validateRequest('sessions.messages', sessionIdSchema, sessionId, 'sessionId');
     const valid = validateRequest('sessions.messages', messagesQuerySchema, query);
     return this.transport.request(
       {

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { normalizeTimestamp } from '../timestamps.js';
 
 /** An untyped timestamp from the service, normalized (ISO when understood, kept as text when not). */
-export const timestampSchema = z.unknown().transform((value) => normalizeTimestamp(value));
+export const timestampSchema = z
+  .unknown()
+  .optional()
+  .transform((value) => normalizeTimestamp(value));
 
 /** A path segment id: non-empty, and no characters that would change the URL's meaning. */
 export const idSchema = (field: string) =>
