@@ -90,7 +90,8 @@ export interface SpawnedEmulator {
   close(): Promise<void>;
 }
 
-const CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
+// From src/ (tests) and from dist/ alike, the CLI that runs is the built one.
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const LISTENING = /listening on (http:\/\/\S+)/;
 
 /** Spawns the real emulator CLI as a child process on a free port and waits until it listens. */
