@@ -6,6 +6,7 @@
 
 // Below this an epoch number is seconds (1e11 s is the year 5138; 1e11 ms is 1973).
 const SECONDS_CUTOFF = 1e11;
+const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function fromEpoch(value: number): string | undefined {
   if (!Number.isFinite(value) || value < 0) return undefined;
@@ -18,6 +19,8 @@ function fromEpoch(value: number): string | undefined {
 export function parseTimestamp(value: unknown): string | undefined {
   if (typeof value === 'number') return fromEpoch(value);
   if (typeof value === 'string') {
+    // Already what we produce: skip the parse (hot on every status and message read).
+    if (CANONICAL_ISO.test(value)) return value;
     const trimmed = value.trim();
     if (trimmed === '') return undefined;
     if (/^\d+(\.\d+)?$/.test(trimmed)) return fromEpoch(Number(trimmed));

@@ -173,3 +173,24 @@ describe('responses the emulator cannot produce', () => {
     expect(everything).toContain('[redacted]');
   });
 });
+
+describe('base URL', () => {
+  it('keeps a path prefix of the base URL', async () => {
+    pool().intercept({ path: '/agents/v1/sessions/s1' }).reply(200, status);
+    const c = new AgentSessionsClient({ baseUrl: `${BASE}/agents/`, apiKey: SECRET, dispatcher: agent });
+    expect((await c.sessions.get('s1')).sessionId).toBe('s1');
+  });
+
+  it('sends X-Service-Key instead of Authorization when asked', async () => {
+    pool()
+      .intercept({ path: '/v1/sessions/s1', headers: { 'x-service-key': SECRET } })
+      .reply(200, status);
+    const c = new AgentSessionsClient({
+      baseUrl: BASE,
+      apiKey: SECRET,
+      dispatcher: agent,
+      authHeader: 'x-service-key',
+    });
+    expect((await c.sessions.get('s1')).sessionId).toBe('s1');
+  });
+});

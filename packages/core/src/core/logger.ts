@@ -35,7 +35,8 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
  * there by mistake (a header dump, an error whose message quoted it).
  */
 export function redactingLogger(inner: Logger, secret: string): Logger {
-  if (secret.length === 0) return inner;
+  // Nothing to redact from a logger that writes nothing; keeping it lets callers skip building log lines.
+  if (secret.length === 0 || inner === silentLogger) return inner;
   const scrub = (value: unknown, depth = 0): unknown => {
     if (typeof value === 'string') return value.split(secret).join('[redacted]');
     if (depth > 4 || value === null || typeof value !== 'object') return value;

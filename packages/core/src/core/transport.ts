@@ -10,7 +10,7 @@ import {
   InvalidResponseError,
   TimeoutError,
 } from './errors.js';
-import { type Logger, redactHeaders } from './logger.js';
+import { type Logger, redactHeaders, silentLogger } from './logger.js';
 import { backoffMs, type RetryPolicy, retryVerdict, serverRequestedDelayMs } from './retry.js';
 import { sleep } from './sleep.js';
 
@@ -84,11 +84,17 @@ export class Transport {
   readonly #apiKey: string;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  readonly #origin: string;
+  /** The base URL's path, ending in '/' (a service may live under a prefix). */
+  readonly #basePath: string;
 
   constructor(options: TransportOptions) {
     this.#apiKey = options.apiKey;
     this.#options = { ...options, apiKey: '[redacted]' };
     this.#ownsDispatcher = options.dispatcher === undefined;
+    const base = new URL(options.baseUrl);
+    this.#origin = base.origin;
+    this.#basePath = base.pathname.replace(/\/?$/, '/');
     // One pooled agent per client: keep-alive sockets reused across the many small requests of polling.
     this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: 32 });
   }
@@ -105,44 +111,53 @@ export class Transport {
   async request<T>(req: TransportRequest, schema: z.ZodType<T>): Promise<T> {
     const signal = combineSignals(this.#options.signal, req.options?.signal);
     const maxRetries = req.options?.maxRetries ?? this.#options.retry.maxRetries;
-    const policy = this.#options.retry;
-    return pRetry(
-      async (attempt) => {
-        if (signal?.aborted) throw new AbortError('request aborted', { cause: signal.reason });
-        const response = await this.#once(req, signal, attempt);
-        const parsed = schema.safeParse(response.body);
-        if (parsed.success) return parsed.data;
-        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
-        throw new InvalidResponseError({
-          ...response,
-          method: req.method,
-          message: `${req.method} ${req.path}: the service's answer does not match the contract (${problems.join('; ')})`,
-        });
-      },
-      {
-        retries: maxRetries,
-        minTimeout: 0,
-        maxTimeout: 0,
-        randomize: false,
-        shouldRetry: async ({ error, attemptNumber }) => {
-          if (!(error instanceof AgentSessionsError) || error instanceof AbortError) return false;
-          const verdict = retryVerdict(error, req.idempotent);
-          if (!verdict.retry) return false;
-          const serverDelay = verdict.serverDelayMs;
-          if (serverDelay !== undefined && serverDelay > policy.maxRetryAfterMs) {
-            // Not slept through silently: the caller gets the error with retryAfterMs and decides.
-            return false;
-          }
-          const delay = serverDelay ?? backoffMs(attemptNumber, policy);
-          this.#options.logger.debug(
-            { method: req.method, path: req.path, attempt: attemptNumber, delayMs: delay, err: error.name },
-            'retrying request',
-          );
-          await sleep(delay, signal);
-          return true;
-        },
-      },
+    const attempt = async (attemptNumber: number): Promise<T> => {
+      if (signal?.aborted) throw new AbortError('request aborted', { cause: signal.reason });
+      const response = await this.#once(req, signal, attemptNumber);
+      const parsed = schema.safeParse(response.body);
+      if (parsed.success) return parsed.data;
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
+      throw new InvalidResponseError({
+        ...response,
+        method: req.method,
+        message: `${req.method} ${req.path}: the service's answer does not match the contract (${problems.join('; ')})`,
+      });
+    };
+    // The first attempt runs on its own: the common case pays nothing for the retry machinery.
+    try {
+      return await attempt(1);
+    } catch (error) {
+      if (maxRetries === 0 || !(await this.#retryAfter(error, 1, req, signal))) throw error;
+    }
+    return pRetry((n) => attempt(n + 1), {
+      retries: maxRetries - 1,
+      minTimeout: 0,
+      maxTimeout: 0,
+      randomize: false,
+      shouldRetry: ({ error, attemptNumber }) => this.#retryAfter(error, attemptNumber + 1, req, signal),
+    });
+  }
+
+  /** Decides whether a failed attempt is tried again, and if so sleeps (abortably) before saying yes. */
+  async #retryAfter(
+    error: unknown,
+    attemptNumber: number,
+    req: TransportRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    if (!(error instanceof AgentSessionsError) || error instanceof AbortError) return false;
+    const verdict = retryVerdict(error, req.idempotent);
+    if (!verdict.retry) return false;
+    const serverDelay = verdict.serverDelayMs;
+    // A longer wait is not slept through silently: the caller gets the error with retryAfterMs and decides.
+    if (serverDelay !== undefined && serverDelay > this.#options.retry.maxRetryAfterMs) return false;
+    const delay = serverDelay ?? backoffMs(attemptNumber, this.#options.retry);
+    this.#options.logger.debug(
+      { method: req.method, path: req.path, attempt: attemptNumber, delayMs: delay, err: error.name },
+      'retrying request',
     );
+    await sleep(delay, signal);
+    return true;
   }
 
   async #once(
@@ -150,10 +165,15 @@ export class Transport {
     outer: AbortSignal | undefined,
     attempt: number,
   ): Promise<{ status: number; headers: Record<string, string>; body: unknown; path: string }> {
-    const url = new URL(req.path.replace(/^\//, ''), `${this.#options.baseUrl.replace(/\/?$/, '/')}`);
-    for (const [k, v] of Object.entries(req.query ?? {}))
-      if (v !== undefined) url.searchParams.set(k, String(v));
-    const pathAndQuery = `${url.pathname}${url.search}`;
+    let search = '';
+    if (req.query) {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(req.query)) if (v !== undefined) params.set(k, String(v));
+      const text = params.toString();
+      if (text !== '') search = `?${text}`;
+    }
+    const pathAndQuery = `${this.#basePath}${req.path.replace(/^\//, '')}${search}`;
+    const url = `${this.#origin}${pathAndQuery}`;
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.#options.userAgent,
@@ -164,44 +184,55 @@ export class Transport {
       else headers.authorization = `Bearer ${this.#apiKey}`;
     }
     const timeoutMs = req.options?.timeoutMs ?? this.#options.timeoutMs;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
-    const started = performance.now();
     const log = this.#options.logger;
-
-    let response: Dispatcher.ResponseData;
+    const started = log === silentLogger ? 0 : performance.now();
     try {
-      response = await request(url, {
-        method: req.method,
-        headers,
-        body: req.body === undefined ? undefined : JSON.stringify(req.body),
-        dispatcher: this.#dispatcher,
-        signal,
-      });
+      return await this.#exchange(req, url, pathAndQuery, headers, outer, timeoutMs, attempt, started);
     } catch (error) {
-      throw this.#transportError(error, outer, timeout, timeoutMs, req, pathAndQuery);
+      if (error instanceof AgentSessionsError) throw error;
+      throw this.#transportError(error, outer, timeoutMs, req, pathAndQuery);
     }
+  }
 
-    let text: string;
-    try {
-      // Always read the body (even for errors): an unread body keeps its socket out of the pool.
-      text = await response.body.text();
-    } catch (error) {
-      throw this.#transportError(error, outer, timeout, timeoutMs, req, pathAndQuery, true);
-    }
+  async #exchange(
+    req: TransportRequest,
+    url: string,
+    pathAndQuery: string,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    attempt: number,
+    started: number,
+  ): Promise<{ status: number; headers: Record<string, string>; body: unknown; path: string }> {
+    const log = this.#options.logger;
+    const response = await request(url, {
+      method: req.method,
+      headers,
+      body: req.body === undefined ? undefined : JSON.stringify(req.body),
+      dispatcher: this.#dispatcher,
+      // undici's own timers: an AbortSignal per request would cost more than the rest of our overhead.
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      ...(signal ? { signal } : {}),
+    });
+
+    // Always read the body (even for errors): an unread body keeps its socket out of the pool.
+    const text = await response.body.text();
     const status = response.statusCode;
     const responseHeaders = flattenHeaders(response.headers);
-    log.debug(
-      {
-        method: req.method,
-        path: pathAndQuery,
-        status,
-        attempt,
-        ms: Math.round(performance.now() - started),
-        requestHeaders: redactHeaders(headers),
-      },
-      'request',
-    );
+    if (log !== silentLogger) {
+      log.debug(
+        {
+          method: req.method,
+          path: pathAndQuery,
+          status,
+          attempt,
+          ms: Math.round(performance.now() - started),
+          requestHeaders: redactHeaders(headers),
+        },
+        'request',
+      );
+    }
 
     let body: unknown = text;
     let isJson = false;
@@ -221,7 +252,7 @@ export class Transport {
           headers: responseHeaders,
           method: req.method,
           path: pathAndQuery,
-          message: `${req.method} ${url.pathname}: the service answered ${status} with a body that is not JSON`,
+          message: `${req.method} ${req.path}: the service answered ${status} with a body that is not JSON`,
         });
       }
       return { status, headers: responseHeaders, body, path: pathAndQuery };
@@ -239,16 +270,17 @@ export class Transport {
   #transportError(
     error: unknown,
     outer: AbortSignal | undefined,
-    timeout: AbortSignal,
     timeoutMs: number,
     req: TransportRequest,
     path: string,
-    afterHeaders = false,
   ): AgentSessionsError {
     if (outer?.aborted) return new AbortError(`${req.method} ${path} aborted`, { cause: outer.reason });
-    if (timeout.aborted) return new TimeoutError(`${req.method} ${path} timed out after ${timeoutMs} ms`);
     const code = errorCode(error);
-    const beforeSend = !afterHeaders && code !== undefined && BEFORE_SEND_CODES.has(code);
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return new TimeoutError(`${req.method} ${path} timed out after ${timeoutMs} ms`);
+    }
+    // Refused or unresolvable: the request never left, so even a POST may be sent again.
+    const beforeSend = code !== undefined && BEFORE_SEND_CODES.has(code);
     const reason = error instanceof Error ? error.message : String(error);
     return new ConnectionError(`${req.method} ${path} failed: ${code ?? reason}`, {
       cause: error,

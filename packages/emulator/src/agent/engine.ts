@@ -14,7 +14,7 @@ import { TERMINAL } from '../model.js';
 import type { Scheduler } from '../scheduler.js';
 import { newId, type Store } from '../store.js';
 import { validateAnswer } from './answers.js';
-import { SCENARIO_NAMES, SCENARIOS } from './scenarios.js';
+import { SCENARIO_NAMES, SCENARIOS, workSteps } from './scenarios.js';
 import type { Step } from './steps.js';
 
 export interface EngineOptions {
@@ -83,7 +83,12 @@ export class Engine {
       completedAt: null,
       error: null,
       completionReport: null,
-      script: { steps: scenario.steps(input.goal), next: 0, timer: 0, repeats: 0 },
+      script: {
+        steps: [...workSteps(input.context), ...scenario.steps(input.goal)],
+        next: 0,
+        timer: 0,
+        repeats: 0,
+      },
     };
     this.store.sessions.set(session.sessionId, session);
     this.#newRound(session, 'create');

@@ -241,6 +241,19 @@ export const SCENARIOS: Record<string, Scenario> = {
 
 export const SCENARIO_NAMES = Object.keys(SCENARIOS);
 
+/**
+ * `context.workSteps: n` puts n cycles of ordinary work (a message and a tool call, ~3 s each) before any
+ * scenario's script: benchmarks use it to make questions arrive at spread-out times.
+ */
+export function workSteps(context: Record<string, unknown> | null): Step[] {
+  const n = context?.workSteps;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0) return [];
+  return Array.from({ length: Math.min(n, 10_000) }, (_, i) => [
+    say(2000, `Working: step ${i + 1} of ${n}.`),
+    tool(1000, 'process_batch', { batch: i + 1 }, `Batch ${i + 1} processed`),
+  ]).flat();
+}
+
 /** `context.scenario`, else a `scenario:<name>` word in the goal, else `complete`. */
 export function scenarioFor(goal: string, context: Record<string, unknown> | null): string | undefined {
   const fromContext = context?.scenario;
