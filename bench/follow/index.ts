@@ -137,6 +137,8 @@ function analyse(output: WorkerOutput, emitted: Emitted[], sessionsByGroup: Reco
   const minutes = DURATION_S / 60;
   const perSessionMinute = (g: Group) => round(output.requestsByGroup[g] / (sessionsByGroup[g] * minutes), 3);
   const all = [...latency.m, ...latency.h];
+  // No sample, no figure: null rather than a 0 that reads like an instant.
+  const pct = (values: number[], p: number) => (values.length === 0 ? null : Math.round(percentile(values, p)));
   return {
     p50Ms: Math.round(percentile(latency.h, 50)),
     p95Ms: Math.round(percentile(latency.h, 95)),
@@ -256,7 +258,8 @@ async function main(): Promise<void> {
       },
       ours: { ...oursStats, heapBytesPerSessionAtMemoryN: heapBytesPerSession, memoryN: MEMORY_N },
       baseline: baseStats,
-      ratioP95: round(baseStats.p95Ms / Math.max(1, oursStats.p95Ms), 2),
+      ratioP95:
+        baseStats.p95Ms === null || oursStats.p95Ms === null ? null : round(baseStats.p95Ms / Math.max(1, oursStats.p95Ms), 2),
       // null when ours sent no request at all to quiet sessions while measuring (no finite ratio).
       ratioQuietRequests:
         oursStats.requestsPerSessionMinute.quiet === 0

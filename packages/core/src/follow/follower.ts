@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from './clock.js';
 import { type CursorStore, InMemoryCursorStore } from './cursor-store.js';
 import { DueQueue } from './due-queue.js';
@@ -170,6 +171,8 @@ export class Follower {
     }
     this.#drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
     this.#defaultRateLimitPauseMs = options.defaultRateLimitPauseMs ?? 1_000;
+    // Every request in flight listens on this one signal, by design: not a leak.
+    setMaxListeners(0, this.#abort.signal);
     // Validates the budget options now rather than at the first follow.
     this.#laneFor(this.#client);
     if (options.signal) {
