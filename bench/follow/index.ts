@@ -138,24 +138,25 @@ function analyse(output: WorkerOutput, emitted: Emitted[], sessionsByGroup: Reco
   const perSessionMinute = (g: Group) => round(output.requestsByGroup[g] / (sessionsByGroup[g] * minutes), 3);
   const all = [...latency.m, ...latency.h];
   // No sample, no figure: null rather than a 0 that reads like an instant.
-  const pct = (values: number[], p: number) => (values.length === 0 ? null : Math.round(percentile(values, p)));
+  const pct = (values: number[], p: number) =>
+    values.length === 0 ? null : Math.round(percentile(values, p));
   return {
-    p50Ms: Math.round(percentile(latency.h, 50)),
-    p95Ms: Math.round(percentile(latency.h, 95)),
-    maxMs: Math.round(percentile(latency.h, 100)),
+    p50Ms: pct(latency.h, 50),
+    p95Ms: pct(latency.h, 95),
+    maxMs: pct(latency.h, 100),
     humanInput: {
       count: latency.h.length,
-      p50Ms: Math.round(percentile(latency.h, 50)),
-      p95Ms: Math.round(percentile(latency.h, 95)),
-      maxMs: Math.round(percentile(latency.h, 100)),
+      p50Ms: pct(latency.h, 50),
+      p95Ms: pct(latency.h, 95),
+      maxMs: pct(latency.h, 100),
     },
     message: {
       count: latency.m.length,
-      p50Ms: Math.round(percentile(latency.m, 50)),
-      p95Ms: Math.round(percentile(latency.m, 95)),
-      maxMs: Math.round(percentile(latency.m, 100)),
+      p50Ms: pct(latency.m, 50),
+      p95Ms: pct(latency.m, 95),
+      maxMs: pct(latency.m, 100),
     },
-    allEventsP95Ms: Math.round(percentile(all, 95)),
+    allEventsP95Ms: pct(all, 95),
     lost,
     duplicated,
     requests: output.requestsTotal,
@@ -259,7 +260,9 @@ async function main(): Promise<void> {
       ours: { ...oursStats, heapBytesPerSessionAtMemoryN: heapBytesPerSession, memoryN: MEMORY_N },
       baseline: baseStats,
       ratioP95:
-        baseStats.p95Ms === null || oursStats.p95Ms === null ? null : round(baseStats.p95Ms / Math.max(1, oursStats.p95Ms), 2),
+        baseStats.p95Ms === null || oursStats.p95Ms === null
+          ? null
+          : round(baseStats.p95Ms / Math.max(1, oursStats.p95Ms), 2),
       // null when ours sent no request at all to quiet sessions while measuring (no finite ratio).
       ratioQuietRequests:
         oursStats.requestsPerSessionMinute.quiet === 0
@@ -278,10 +281,12 @@ async function main(): Promise<void> {
       `${oursStats.p50Ms}/${oursStats.p95Ms}/${oursStats.maxMs}`,
       `${baseStats.p50Ms}/${baseStats.p95Ms}/${baseStats.maxMs}`,
     );
+    const pair = (a: number | null, b: number | null) => (a === null ? 'none seen' : `${a}/${b}`);
+    row('messages received in window', oursStats.message.count, baseStats.message.count);
     row(
       'messages p50 / p95 (ms)',
-      `${oursStats.message.p50Ms}/${oursStats.message.p95Ms}`,
-      `${baseStats.message.p50Ms}/${baseStats.message.p95Ms}`,
+      pair(oursStats.message.p50Ms, oursStats.message.p95Ms),
+      pair(baseStats.message.p50Ms, baseStats.message.p95Ms),
     );
     row('lost events', oursStats.lost, baseStats.lost);
     row('duplicated events', oursStats.duplicated, baseStats.duplicated);
