@@ -1,6 +1,6 @@
 /**
  * Client overhead benchmark: AgentSessionsClient.sessions.get against a raw undici.request (+ JSON parse)
- * of the same URL on the same emulator, in alternating rounds, side by side. Writes bench/results/client.json.
+ * of the same URL with the same headers on the same emulator, in alternating rounds, side by side. Writes bench/results/client.json.
  *
  *   npm run bench:client -- [--requests 2000] [--rounds 7]
  */

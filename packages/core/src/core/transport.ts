@@ -47,6 +47,14 @@ export interface TransportRequest {
   options?: RequestOptions;
 }
 
+type RawHeaders = Record<string, string | string[] | undefined>;
+interface RawResponse {
+  status: number;
+  headers: RawHeaders;
+  body: unknown;
+  path: string;
+}
+
 const BEFORE_SEND_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -67,7 +75,7 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+function flattenHeaders(raw: RawHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
@@ -85,6 +93,9 @@ export class Transport {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   readonly #origin: string;
+  // Built once: most requests are bodiless GETs with the same headers.
+  readonly #anonymousHeaders: Readonly<Record<string, string>>;
+  readonly #authenticatedHeaders: Readonly<Record<string, string>>;
   /** The base URL's path, ending in '/' (a service may live under a prefix). */
   readonly #basePath: string;
 
@@ -92,6 +103,12 @@ export class Transport {
     this.#apiKey = options.apiKey;
     this.#options = { ...options, apiKey: '[redacted]' };
     this.#ownsDispatcher = options.dispatcher === undefined;
+    const plain = { accept: 'application/json', 'user-agent': options.userAgent };
+    this.#anonymousHeaders = plain;
+    this.#authenticatedHeaders =
+      options.authHeader === 'x-service-key'
+        ? { ...plain, 'x-service-key': options.apiKey }
+        : { ...plain, authorization: `Bearer ${options.apiKey}` };
     const base = new URL(options.baseUrl);
     this.#origin = base.origin;
     this.#basePath = base.pathname.replace(/\/?$/, '/');
@@ -119,6 +136,7 @@ export class Transport {
       const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
       throw new InvalidResponseError({
         ...response,
+        headers: flattenHeaders(response.headers),
         method: req.method,
         message: `${req.method} ${req.path}: the service's answer does not match the contract (${problems.join('; ')})`,
       });
@@ -160,11 +178,7 @@ export class Transport {
     return true;
   }
 
-  async #once(
-    req: TransportRequest,
-    outer: AbortSignal | undefined,
-    attempt: number,
-  ): Promise<{ status: number; headers: Record<string, string>; body: unknown; path: string }> {
+  async #once(req: TransportRequest, outer: AbortSignal | undefined, attempt: number): Promise<RawResponse> {
     let search = '';
     if (req.query) {
       const params = new URLSearchParams();
@@ -174,15 +188,8 @@ export class Transport {
     }
     const pathAndQuery = `${this.#basePath}${req.path.replace(/^\//, '')}${search}`;
     const url = `${this.#origin}${pathAndQuery}`;
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'user-agent': this.#options.userAgent,
-    };
-    if (req.body !== undefined) headers['content-type'] = 'application/json';
-    if (req.authenticated) {
-      if (this.#options.authHeader === 'x-service-key') headers['x-service-key'] = this.#apiKey;
-      else headers.authorization = `Bearer ${this.#apiKey}`;
-    }
+    const base = req.authenticated ? this.#authenticatedHeaders : this.#anonymousHeaders;
+    const headers = req.body === undefined ? base : { ...base, 'content-type': 'application/json' };
     const timeoutMs = req.options?.timeoutMs ?? this.#options.timeoutMs;
     const log = this.#options.logger;
     const started = log === silentLogger ? 0 : performance.now();
@@ -203,7 +210,7 @@ export class Transport {
     timeoutMs: number,
     attempt: number,
     started: number,
-  ): Promise<{ status: number; headers: Record<string, string>; body: unknown; path: string }> {
+  ): Promise<RawResponse> {
     const log = this.#options.logger;
     const response = await request(url, {
       method: req.method,
@@ -219,7 +226,6 @@ export class Transport {
     // Always read the body (even for errors): an unread body keeps its socket out of the pool.
     const text = await response.body.text();
     const status = response.statusCode;
-    const responseHeaders = flattenHeaders(response.headers);
     if (log !== silentLogger) {
       log.debug(
         {
@@ -249,14 +255,15 @@ export class Transport {
         throw new InvalidResponseError({
           status,
           body,
-          headers: responseHeaders,
+          headers: flattenHeaders(response.headers),
           method: req.method,
           path: pathAndQuery,
           message: `${req.method} ${req.path}: the service answered ${status} with a body that is not JSON`,
         });
       }
-      return { status, headers: responseHeaders, body, path: pathAndQuery };
+      return { status, headers: response.headers, body, path: pathAndQuery };
     }
+    const responseHeaders = flattenHeaders(response.headers);
     throw errorFromResponse({
       status,
       body,

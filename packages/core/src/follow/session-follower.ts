@@ -4,7 +4,7 @@ import { isKnownStatus, isSuccessStatus, isTerminalStatus, needsPerson } from '.
 import type { FollowEvent } from './events.js';
 import { ANNOUNCED_INPUTS_KEPT, type FollowState } from './follow-state.js';
 import type { SchedulePolicy, SessionActivity } from './schedule-policy.js';
-import type { FollowedMessage, FollowedSession, SessionsReader } from './sessions-reader.js';
+import type { FollowedMessage, SessionsReader } from './sessions-reader.js';
 
 /** The largest page the contract allows: fewer requests per poll. */
 export const MESSAGES_PAGE_SIZE = 200;
@@ -188,7 +188,6 @@ export class SessionFollower {
       }
     }
 
-    const sessionSnapshot = session as FollowedSession;
     if (statusChanged) {
       events.push({
         type: 'status',
@@ -197,14 +196,14 @@ export class SessionFollower {
         status,
         previousStatus: previous.status,
         known: isKnownStatus(status),
-        session: sessionSnapshot,
+        session,
       });
       if (status === 'cost_limit') {
         events.push({
           type: 'cost_limit',
           sessionId: this.sessionId,
           key: `cost_limit:${updatedAt ?? ''}`,
-          session: sessionSnapshot,
+          session,
         });
       }
     }
@@ -217,7 +216,7 @@ export class SessionFollower {
         key: `finished:${this.sessionId}`,
         status,
         succeeded: isSuccessStatus(status),
-        session: sessionSnapshot,
+        session,
       });
     }
 
