@@ -95,7 +95,7 @@ export class AgentSessionsClient {
       userAgent: `agent-sessions-core/${VERSION} node/${process.versions.node}`,
     });
     this.auth = new Auth(this.#transport);
-    this.sessions = new Sessions(this.#transport);
+    this.sessions = new Sessions(this.#transport, this.#logger);
   }
 
   get baseUrl(): string {
@@ -104,7 +104,7 @@ export class AgentSessionsClient {
 
   /** Polls until the session finishes (or needs a person) and returns its last status. */
   waitForCompletion(sessionId: string, options?: WaitOptions): Promise<SessionStatus> {
-    return waitForCompletion(this.sessions, this.#logger, sessionId, options);
+    return waitForCompletion(this.sessions, sessionId, options);
   }
 
   /** Closes the pooled connections (not needed to exit; useful in tests and short scripts). */

@@ -1,9 +1,8 @@
 import { AgentSessionsError } from './core/errors.js';
-import type { Logger } from './core/logger.js';
 import { sleep } from './core/sleep.js';
 import type { Sessions } from './resources/sessions.js';
 import type { SessionStatus } from './schemas/sessions.js';
-import { isKnownStatus, isTerminalStatus, needsPerson } from './status.js';
+import { isTerminalStatus, needsPerson } from './status.js';
 
 export interface WaitOptions {
   /** `finished` (default): a terminal status. `needs-person`: also waiting_human, cost_limit or paused. */
@@ -34,11 +33,11 @@ function checkPositive(name: string, value: number): void {
 
 /**
  * Polls a session until it finishes (or needs a person) and returns its last status. An unknown status is
- * polled at the same interval as any other (never a busy loop); every sleep is abortable.
+ * polled at the same interval as any other (never a busy loop; `sessions.get` logs it once); every sleep
+ * is abortable.
  */
 export async function waitForCompletion(
   sessions: Sessions,
-  logger: Logger,
   sessionId: string,
   options: WaitOptions = {},
 ): Promise<SessionStatus> {
@@ -51,15 +50,10 @@ export async function waitForCompletion(
   checkPositive('intervalMs', intervalMs);
   checkPositive('timeoutMs', timeoutMs);
   const deadline = Date.now() + timeoutMs;
-  const warned = new Set<string>();
   for (;;) {
     const status = await sessions.get(sessionId, options.signal ? { signal: options.signal } : {});
     if (isTerminalStatus(status.status)) return status;
     if (until === 'needs-person' && needsPerson(status.status)) return status;
-    if (!isKnownStatus(status.status) && !warned.has(status.status)) {
-      warned.add(status.status);
-      logger.warn({ sessionId, status: status.status }, 'unknown session status: treated as not finished');
-    }
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new WaitTimeoutError(sessionId, status, timeoutMs);
     await sleep(Math.min(intervalMs, remaining), options.signal);

@@ -194,3 +194,23 @@ describe('base URL', () => {
     expect((await c.sessions.get('s1')).sessionId).toBe('s1');
   });
 });
+
+describe('unknown statuses and rate-limit headers', () => {
+  it('waits through an unknown status at the interval (no busy loop) and logs it once', async () => {
+    const warnings: unknown[] = [];
+    const logger: Logger = { debug() {}, info() {}, warn: (o) => warnings.push(o), error() {} };
+    pool()
+      .intercept({ path: '/v1/sessions/s1' })
+      .reply(200, { ...status, status: 'hibernating' })
+      .times(3);
+    pool()
+      .intercept({ path: '/v1/sessions/s1' })
+      .reply(200, { ...status, status: 'completed' });
+    const started = Date.now();
+    const final = await client({ logger }).waitForCompletion('s1', { intervalMs: 30, timeoutMs: 5_000 });
+    expect(final.status).toBe('completed');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3 * 30 - 5);
+    expect(warnings).toEqual([{ sessionId: 's1', status: 'hibernating' }]);
+    agent.assertNoPendingInterceptors();
+  });
+});

@@ -1,3 +1,4 @@
+import { type Logger, silentLogger } from '../core/logger.js';
 import type { RequestOptions, Transport } from '../core/transport.js';
 import { validateRequest } from '../core/validate.js';
 import { applyPage, createCursor, type KeyedMessage, nextQuery } from '../messages-cursor.js';
@@ -45,7 +46,13 @@ export interface ListMessagesOptions extends RequestOptions {
 }
 
 export class Sessions {
-  constructor(readonly transport: Transport) {}
+  /** Unknown status values already logged: once each is enough. */
+  readonly #unknownStatuses = new Set<string>();
+
+  constructor(
+    readonly transport: Transport,
+    readonly logger: Logger = silentLogger,
+  ) {}
 
   /** `POST /v1/sessions`. Never retried once it may have reached the service: no duplicate session. */
   async create(body: CreateSessionRequest, options?: RequestOptions): Promise<CreateSessionResponse> {
@@ -59,10 +66,18 @@ export class Sessions {
   /** `GET /v1/sessions/{id}`: status, cost, rounds, completion report. */
   async get(sessionId: string, options?: RequestOptions): Promise<SessionStatus> {
     const id = validateRequest('sessions.get', sessionIdSchema, sessionId, 'sessionId');
-    return this.transport.request(
+    const status = await this.transport.request(
       { method: 'GET', path: path(id), idempotent: true, authenticated: true, options },
       sessionStatusSchema,
     );
+    if (!status.statusKnown && !this.#unknownStatuses.has(status.status)) {
+      this.#unknownStatuses.add(status.status);
+      this.logger.warn(
+        { sessionId: id, status: status.status },
+        'unknown session status: shown as is, treated as not finished',
+      );
+    }
+    return status;
   }
 
   /** `POST /v1/sessions/{id}/signal`. */
