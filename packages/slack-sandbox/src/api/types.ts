@@ -1,0 +1,48 @@
+import type { Interactions } from '../interactions.js';
+import type { Workspace } from '../workspace.js';
+
+export type Args = Record<string, unknown>;
+
+export interface ApiContext {
+  workspace: Workspace;
+  interactions: Interactions;
+  /** The sandbox's own base URL, for URLs it hands out (uploads, permalinks). */
+  baseUrl: () => string;
+}
+
+export type Method = (args: Args, ctx: ApiContext) => Record<string, unknown>;
+
+/** A Slack error answer: HTTP 200 with `{ok: false, error}` (and details where Slack gives them). */
+export class SlackApiError extends Error {
+  constructor(
+    readonly code: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(code);
+  }
+}
+
+export const str = (args: Args, name: string): string | undefined => {
+  const v = args[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+};
+
+export const required = (args: Args, name: string): string => {
+  const v = str(args, name);
+  if (v === undefined)
+    throw new SlackApiError('invalid_arguments', {
+      response_metadata: { messages: [`[ERROR] missing required field: ${name}`] },
+    });
+  return v;
+};
+
+/** `blocks` / `view` arrive JSON-encoded in form bodies (that is how the WebClient sends them). */
+export const json = (args: Args, name: string): unknown => {
+  const v = args[name];
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    throw new SlackApiError(name === 'blocks' ? 'invalid_blocks_format' : 'invalid_arguments');
+  }
+};

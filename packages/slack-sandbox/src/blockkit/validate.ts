@@ -1,0 +1,325 @@
+/**
+ * Block Kit payloads checked against Slack's published limits, so a bot that overflows fails its tests
+ * here as it would in Slack. Each problem is reported as Slack words it: a message and a JSON pointer.
+ */
+
+export type Surface = 'message' | 'modal' | 'home';
+
+export interface BlockKitProblem {
+  pointer: string;
+  message: string;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const MAX_BLOCKS: Record<Surface, number> = { message: 50, modal: 100, home: 100 };
+const BLOCK_TYPES = new Set([
+  'section',
+  'context',
+  'header',
+  'divider',
+  'actions',
+  'input',
+  'image',
+  'rich_text',
+  'video',
+  'file',
+]);
+const INPUT_ELEMENTS = new Set([
+  'plain_text_input',
+  'static_select',
+  'multi_static_select',
+  'checkboxes',
+  'radio_buttons',
+  'users_select',
+  'multi_users_select',
+  'conversations_select',
+  'channels_select',
+  'datepicker',
+  'timepicker',
+  'number_input',
+  'email_text_input',
+  'url_text_input',
+  'rich_text_input',
+]);
+const ACTION_ELEMENTS = new Set([...INPUT_ELEMENTS, 'button', 'overflow']);
+
+class Checker {
+  readonly problems: BlockKitProblem[] = [];
+
+  fail(pointer: string, message: string): void {
+    this.problems.push({ pointer, message });
+  }
+
+  /** A text object; `plainOnly` where Slack requires plain_text. */
+  text(
+    value: unknown,
+    pointer: string,
+    max: number,
+    opts: { plainOnly?: boolean; required?: boolean } = {},
+  ): void {
+    if (value === undefined) {
+      if (opts.required ?? true) this.fail(pointer, 'must provide an object');
+      return;
+    }
+    if (!isObj(value)) {
+      this.fail(pointer, 'must provide an object');
+      return;
+    }
+    if (value.type !== 'plain_text' && value.type !== 'mrkdwn') {
+      this.fail(`${pointer}/type`, 'must be one of plain_text, mrkdwn');
+      return;
+    }
+    if (opts.plainOnly && value.type !== 'plain_text') this.fail(`${pointer}/type`, 'must be plain_text');
+    if (typeof value.text !== 'string' || value.text.length === 0) {
+      this.fail(`${pointer}/text`, 'must be more than 0 characters');
+      return;
+    }
+    if (value.text.length > max) this.fail(`${pointer}/text`, `must be less than ${max + 1} characters`);
+  }
+
+  string(value: unknown, pointer: string, max: number, required = false): void {
+    if (value === undefined) {
+      if (required) this.fail(pointer, 'must provide a string');
+      return;
+    }
+    if (typeof value !== 'string') {
+      this.fail(pointer, 'must provide a string');
+      return;
+    }
+    if (required && value.length === 0) this.fail(pointer, 'must be more than 0 characters');
+    if (value.length > max) this.fail(pointer, `must be less than ${max + 1} characters`);
+  }
+
+  options(value: unknown, pointer: string, max: number, min = 1): string[] {
+    if (!Array.isArray(value)) {
+      this.fail(pointer, 'must provide an array');
+      return [];
+    }
+    if (value.length < min) this.fail(pointer, `must provide at least ${min} items`);
+    if (value.length > max) this.fail(pointer, `must provide no more than ${max} items`);
+    const values: string[] = [];
+    value.forEach((option, i) => {
+      const p = `${pointer}/${i}`;
+      if (!isObj(option)) {
+        this.fail(p, 'must provide an object');
+        return;
+      }
+      this.text(option.text, `${p}/text`, 75);
+      this.string(option.value, `${p}/value`, 150, true);
+      if (option.description !== undefined)
+        this.text(option.description, `${p}/description`, 75, { plainOnly: true });
+      if (typeof option.value === 'string') values.push(option.value);
+    });
+    if (new Set(values).size !== values.length) this.fail(pointer, 'option values must be unique');
+    return values;
+  }
+
+  confirm(value: unknown, pointer: string): void {
+    if (value === undefined) return;
+    if (!isObj(value)) {
+      this.fail(pointer, 'must provide an object');
+      return;
+    }
+    this.text(value.title, `${pointer}/title`, 100, { plainOnly: true });
+    this.text(value.text, `${pointer}/text`, 300);
+    this.text(value.confirm, `${pointer}/confirm`, 30, { plainOnly: true });
+    this.text(value.deny, `${pointer}/deny`, 30, { plainOnly: true });
+  }
+
+  element(value: unknown, pointer: string, allowed: Set<string>): string | undefined {
+    if (!isObj(value)) {
+      this.fail(pointer, 'must provide an object');
+      return undefined;
+    }
+    const type = String(value.type);
+    if (!allowed.has(type)) {
+      this.fail(`${pointer}/type`, `element type ${type} is not allowed here`);
+      return undefined;
+    }
+    this.string(value.action_id, `${pointer}/action_id`, 255);
+    this.confirm(value.confirm, `${pointer}/confirm`);
+    switch (type) {
+      case 'button':
+        this.text(value.text, `${pointer}/text`, 75, { plainOnly: true });
+        this.string(value.value, `${pointer}/value`, 2000);
+        this.string(value.url, `${pointer}/url`, 3000);
+        if (value.style !== undefined && value.style !== 'primary' && value.style !== 'danger') {
+          this.fail(`${pointer}/style`, 'must be one of primary, danger');
+        }
+        break;
+      case 'static_select':
+      case 'multi_static_select': {
+        this.text(value.placeholder, `${pointer}/placeholder`, 150, { plainOnly: true, required: false });
+        const values = this.options(value.options, `${pointer}/options`, 100);
+        const initial = value.initial_option;
+        if (isObj(initial) && !values.includes(String(initial.value))) {
+          this.fail(`${pointer}/initial_option`, 'must be one of the provided options');
+        }
+        if (value.max_selected_items !== undefined && !(Number(value.max_selected_items) >= 1)) {
+          this.fail(`${pointer}/max_selected_items`, 'must be at least 1');
+        }
+        break;
+      }
+      case 'checkboxes':
+      case 'radio_buttons':
+        this.options(value.options, `${pointer}/options`, 10);
+        break;
+      case 'overflow':
+        this.options(value.options, `${pointer}/options`, 5);
+        break;
+      case 'plain_text_input':
+        this.text(value.placeholder, `${pointer}/placeholder`, 150, { plainOnly: true, required: false });
+        this.string(value.initial_value, `${pointer}/initial_value`, 3000);
+        if (
+          value.max_length !== undefined &&
+          !(Number(value.max_length) >= 1 && Number(value.max_length) <= 3000)
+        ) {
+          this.fail(`${pointer}/max_length`, 'must be between 1 and 3000');
+        }
+        break;
+    }
+    return typeof value.action_id === 'string' ? value.action_id : undefined;
+  }
+
+  block(block: unknown, pointer: string, surface: Surface, blockIds: Set<string>): void {
+    if (!isObj(block)) {
+      this.fail(pointer, 'must provide an object');
+      return;
+    }
+    const type = String(block.type);
+    if (!BLOCK_TYPES.has(type)) {
+      this.fail(`${pointer}/type`, `unknown block type ${type}`);
+      return;
+    }
+    if (block.block_id !== undefined) {
+      this.string(block.block_id, `${pointer}/block_id`, 255, true);
+      if (typeof block.block_id === 'string') {
+        if (blockIds.has(block.block_id)) this.fail(`${pointer}/block_id`, 'block_id must be unique');
+        blockIds.add(block.block_id);
+      }
+    }
+    const actionIds = new Set<string>();
+    const trackAction = (id: string | undefined, p: string) => {
+      if (id === undefined) return;
+      if (actionIds.has(id)) this.fail(`${p}/action_id`, 'action_id must be unique within the block');
+      actionIds.add(id);
+    };
+    switch (type) {
+      case 'section': {
+        if (block.text === undefined && block.fields === undefined) {
+          this.fail(pointer, 'must provide text or fields');
+        }
+        if (block.text !== undefined) this.text(block.text, `${pointer}/text`, 3000);
+        if (block.fields !== undefined) {
+          if (!Array.isArray(block.fields)) this.fail(`${pointer}/fields`, 'must provide an array');
+          else {
+            if (block.fields.length > 10)
+              this.fail(`${pointer}/fields`, 'must provide no more than 10 items');
+            block.fields.forEach((f, i) => {
+              this.text(f, `${pointer}/fields/${i}`, 2000);
+            });
+          }
+        }
+        if (block.accessory !== undefined) {
+          trackAction(
+            this.element(block.accessory, `${pointer}/accessory`, new Set([...ACTION_ELEMENTS, 'image'])),
+            `${pointer}/accessory`,
+          );
+        }
+        break;
+      }
+      case 'header':
+        this.text(block.text, `${pointer}/text`, 150, { plainOnly: true });
+        break;
+      case 'context': {
+        const elements = block.elements;
+        if (!Array.isArray(elements) || elements.length === 0) {
+          this.fail(`${pointer}/elements`, 'must provide at least 1 item');
+          break;
+        }
+        if (elements.length > 10) this.fail(`${pointer}/elements`, 'must provide no more than 10 items');
+        elements.forEach((e, i) => {
+          if (isObj(e) && e.type === 'image')
+            this.string(e.image_url, `${pointer}/elements/${i}/image_url`, 3000, true);
+          else this.text(e, `${pointer}/elements/${i}`, 3000);
+        });
+        break;
+      }
+      case 'actions': {
+        const elements = block.elements;
+        if (!Array.isArray(elements) || elements.length === 0) {
+          this.fail(`${pointer}/elements`, 'must provide at least 1 item');
+          break;
+        }
+        if (elements.length > 25) this.fail(`${pointer}/elements`, 'must provide no more than 25 items');
+        elements.forEach((e, i) => {
+          const p = `${pointer}/elements/${i}`;
+          trackAction(this.element(e, p, ACTION_ELEMENTS), p);
+        });
+        break;
+      }
+      case 'input':
+        this.text(block.label, `${pointer}/label`, 2000, { plainOnly: true });
+        this.text(block.hint, `${pointer}/hint`, 2000, { plainOnly: true, required: false });
+        this.element(block.element, `${pointer}/element`, INPUT_ELEMENTS);
+        if (surface === 'message') this.fail(pointer, 'input blocks are only allowed in modals and App Home');
+        break;
+      case 'image':
+        this.string(block.image_url, `${pointer}/image_url`, 3000, true);
+        this.string(block.alt_text, `${pointer}/alt_text`, 2000, true);
+        break;
+    }
+  }
+}
+
+/** Problems with a list of blocks on a surface; empty when Slack would accept it. */
+export function validateBlocks(
+  blocks: unknown,
+  surface: Surface,
+  basePointer = '/blocks',
+): BlockKitProblem[] {
+  const checker = new Checker();
+  if (!Array.isArray(blocks)) {
+    checker.fail(basePointer, 'must provide an array');
+    return checker.problems;
+  }
+  const max = MAX_BLOCKS[surface];
+  if (blocks.length > max) checker.fail(basePointer, `must provide no more than ${max} items`);
+  const blockIds = new Set<string>();
+  blocks.forEach((b, i) => {
+    checker.block(b, `${basePointer}/${i}`, surface, blockIds);
+  });
+  return checker.problems;
+}
+
+/** Problems with a modal or App Home view. */
+export function validateView(view: unknown): BlockKitProblem[] {
+  const checker = new Checker();
+  if (!isObj(view)) {
+    checker.fail('/view', 'must provide an object');
+    return checker.problems;
+  }
+  if (view.type !== 'modal' && view.type !== 'home') {
+    checker.fail('/view/type', 'must be one of modal, home');
+    return checker.problems;
+  }
+  if (view.type === 'modal') {
+    checker.text(view.title, '/view/title', 24, { plainOnly: true });
+    checker.text(view.submit, '/view/submit', 24, { plainOnly: true, required: false });
+    checker.text(view.close, '/view/close', 24, { plainOnly: true, required: false });
+    const hasInput = Array.isArray(view.blocks) && view.blocks.some((b) => isObj(b) && b.type === 'input');
+    if (hasInput && view.submit === undefined)
+      checker.fail('/view/submit', 'must provide submit when the view has input blocks');
+  }
+  checker.string(view.private_metadata, '/view/private_metadata', 3000);
+  checker.string(view.callback_id, '/view/callback_id', 255);
+  return [...checker.problems, ...validateBlocks(view.blocks, view.type, '/view/blocks')];
+}
+
+export const MAX_MESSAGE_TEXT = 40_000;
+
+export function describeProblem(problem: BlockKitProblem): string {
+  return `${problem.message} [json-pointer:${problem.pointer}]`;
+}

@@ -1,0 +1,12 @@
+export {
+  type BlockKitProblem,
+  describeProblem,
+  type Surface,
+  validateBlocks,
+  validateView,
+} from './blockkit/validate.js';
+export { type BotResponse, type SendOptions, SlackDriver } from './driver.js';
+export { Interactions } from './interactions.js';
+export { createSandboxApp, type RunningSandbox, type SandboxOptions, startSandbox } from './server.js';
+export { slackSignature } from './signing.js';
+export * from './workspace.js';

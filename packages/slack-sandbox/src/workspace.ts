@@ -1,0 +1,268 @@
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+
+/** The in-memory Slack workspace: people, channels, messages, ephemerals, views and files. */
+
+export interface SandboxUser {
+  id: string;
+  name: string;
+  real_name: string;
+  is_bot: boolean;
+  team_id: string;
+  tz: string;
+  profile: { display_name: string; real_name: string };
+}
+
+export interface SandboxChannel {
+  id: string;
+  name: string;
+  is_private: boolean;
+  is_im: boolean;
+}
+
+export interface SandboxMessage {
+  type: 'message';
+  channel: string;
+  ts: string;
+  user?: string;
+  bot_id?: string;
+  app_id?: string;
+  text: string;
+  blocks?: unknown[];
+  thread_ts?: string;
+  reply_count?: number;
+  edited?: { user: string; ts: string };
+  files?: SandboxFile[];
+}
+
+export interface SandboxEphemeral {
+  channel: string;
+  user: string;
+  ts: string;
+  text: string;
+  blocks?: unknown[];
+  thread_ts?: string;
+  /** Where it came from: chat.postEphemeral or a response_url. */
+  via: 'api' | 'response_url';
+}
+
+export interface SandboxView {
+  id: string;
+  team_id: string;
+  type: 'modal' | 'home';
+  user: string;
+  hash: string;
+  root_view_id: string;
+  previous_view_id: string | null;
+  closed: boolean;
+  app_id: string;
+  bot_id: string;
+  [key: string]: unknown;
+}
+
+export interface SandboxFile {
+  id: string;
+  name: string;
+  title: string;
+  size: number;
+  content: string;
+  channels: string[];
+  thread_ts?: string;
+}
+
+export interface WorkspaceSeed {
+  teamId: string;
+  teamDomain: string;
+  appId: string;
+  botId: string;
+  botUserId: string;
+  users: SandboxUser[];
+  channels: SandboxChannel[];
+  userGroups: Record<string, string[]>;
+}
+
+const user = (id: string, name: string, realName: string, teamId: string, isBot = false): SandboxUser => ({
+  id,
+  name,
+  real_name: realName,
+  is_bot: isBot,
+  team_id: teamId,
+  tz: 'Europe/Berlin',
+  profile: { display_name: name, real_name: realName },
+});
+
+export function defaultSeed(): WorkspaceSeed {
+  const teamId = 'T0SANDBOX';
+  return {
+    teamId,
+    teamDomain: 'sandbox',
+    appId: 'A0AGENTS',
+    botId: 'B0AGENTS',
+    botUserId: 'U0AGENTBOT',
+    users: [
+      user('U0ALICE', 'alice', 'Alice Starter', teamId),
+      user('U0BOB', 'bob', 'Bob Approver', teamId),
+      user('U0CAROL', 'carol', 'Carol Bystander', teamId),
+      user('U0AGENTBOT', 'agents', 'Agent Sessions', teamId, true),
+    ],
+    channels: [
+      { id: 'C0GENERAL', name: 'general', is_private: false, is_im: false },
+      { id: 'C0AGENTS', name: 'agents', is_private: false, is_im: false },
+      { id: 'G0PRIVATE', name: 'private-ops', is_private: true, is_im: false },
+    ],
+    userGroups: { S0APPROVERS: ['U0BOB'] },
+  };
+}
+
+export type WorkspaceChange =
+  | { kind: 'message'; message: SandboxMessage }
+  | { kind: 'message_changed'; message: SandboxMessage }
+  | { kind: 'message_deleted'; channel: string; ts: string }
+  | { kind: 'ephemeral'; ephemeral: SandboxEphemeral }
+  | { kind: 'view'; view: SandboxView }
+  | { kind: 'file'; file: SandboxFile };
+
+export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
+  readonly seed: WorkspaceSeed;
+  readonly users = new Map<string, SandboxUser>();
+  readonly channels = new Map<string, SandboxChannel>();
+  readonly messages = new Map<string, SandboxMessage[]>();
+  readonly ephemerals: SandboxEphemeral[] = [];
+  readonly views = new Map<string, SandboxView>();
+  readonly homeViews = new Map<string, string>();
+  readonly files = new Map<string, SandboxFile>();
+  #lastTs = 0;
+
+  constructor(seed: WorkspaceSeed = defaultSeed()) {
+    super();
+    this.setMaxListeners(0);
+    this.seed = seed;
+    for (const u of seed.users) this.users.set(u.id, u);
+    for (const c of seed.channels) {
+      this.channels.set(c.id, c);
+      this.messages.set(c.id, []);
+    }
+  }
+
+  /** Slack timestamps: seconds with six decimals, strictly increasing. */
+  nextTs(): string {
+    const now = Date.now() * 1000;
+    this.#lastTs = Math.max(now, this.#lastTs + 1);
+    const s = String(this.#lastTs);
+    return `${s.slice(0, -6)}.${s.slice(-6)}`;
+  }
+
+  /** A channel by id; a user id opens (or reuses) the direct message with them. */
+  channel(id: string): SandboxChannel | undefined {
+    const found = this.channels.get(id);
+    if (found) return found;
+    if (this.users.has(id)) {
+      const dm: SandboxChannel = { id: `D${id.slice(1)}`, name: id, is_private: true, is_im: true };
+      if (!this.channels.has(dm.id)) {
+        this.channels.set(dm.id, dm);
+        this.messages.set(dm.id, []);
+      }
+      return dm;
+    }
+    return undefined;
+  }
+
+  findMessage(channel: string, ts: string): SandboxMessage | undefined {
+    return this.messages.get(channel)?.find((m) => m.ts === ts);
+  }
+
+  post(message: Omit<SandboxMessage, 'ts' | 'type'>): SandboxMessage {
+    const full: SandboxMessage = { type: 'message', ts: this.nextTs(), ...message };
+    this.messages.get(message.channel)?.push(full);
+    if (full.thread_ts) {
+      const parent = this.findMessage(message.channel, full.thread_ts);
+      if (parent) parent.reply_count = (parent.reply_count ?? 0) + 1;
+    }
+    this.emit('change', { kind: 'message', message: full });
+    return full;
+  }
+
+  update(message: SandboxMessage, changes: Partial<SandboxMessage>): SandboxMessage {
+    Object.assign(message, changes, {
+      edited: { user: message.user ?? message.bot_id ?? '', ts: this.nextTs() },
+    });
+    this.emit('change', { kind: 'message_changed', message });
+    return message;
+  }
+
+  remove(channel: string, ts: string): boolean {
+    const list = this.messages.get(channel);
+    const index = list?.findIndex((m) => m.ts === ts) ?? -1;
+    if (!list || index < 0) return false;
+    list.splice(index, 1);
+    this.emit('change', { kind: 'message_deleted', channel, ts });
+    return true;
+  }
+
+  postEphemeral(ephemeral: Omit<SandboxEphemeral, 'ts'>): SandboxEphemeral {
+    const full = { ...ephemeral, ts: this.nextTs() };
+    this.ephemerals.push(full);
+    this.emit('change', { kind: 'ephemeral', ephemeral: full });
+    return full;
+  }
+
+  saveView(view: SandboxView): SandboxView {
+    this.views.set(view.id, view);
+    this.emit('change', { kind: 'view', view });
+    return view;
+  }
+
+  addFile(file: SandboxFile): void {
+    this.files.set(file.id, file);
+    this.emit('change', { kind: 'file', file });
+  }
+
+  /** Thread replies of a message, oldest first (without the parent). */
+  replies(channel: string, threadTs: string): SandboxMessage[] {
+    return (this.messages.get(channel) ?? []).filter((m) => m.thread_ts === threadTs && m.ts !== threadTs);
+  }
+
+  /** Resolves when `predicate` holds, re-checked on every change; rejects after `timeoutMs`. */
+  waitFor<T>(
+    predicate: () => T | undefined | false,
+    { timeoutMs = 10_000, what = 'condition' } = {},
+  ): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const value = predicate();
+        if (value) {
+          cleanup();
+          resolve(value);
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`sandbox: ${what} not reached within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.off('change', check);
+      };
+      this.on('change', check);
+      check();
+    });
+  }
+
+  /** A snapshot for inspection (tests, and later the web page). */
+  snapshot(): Record<string, unknown> {
+    return {
+      team: { id: this.seed.teamId, domain: this.seed.teamDomain },
+      users: [...this.users.values()],
+      channels: [...this.channels.values()].map((c) => ({ ...c, messages: this.messages.get(c.id) ?? [] })),
+      ephemerals: this.ephemerals,
+      views: [...this.views.values()],
+      files: [...this.files.values()].map(({ content, ...rest }) => ({
+        ...rest,
+        preview: content.slice(0, 200),
+      })),
+    };
+  }
+}
+
+export const randomId = (prefix: string, length = 10): string =>
+  `${prefix}${randomBytes(length).toString('hex').toUpperCase().slice(0, length)}`;

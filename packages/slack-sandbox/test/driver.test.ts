@@ -1,0 +1,170 @@
+import type { AddressInfo, Server } from 'node:net';
+import { App, LogLevel } from '@slack/bolt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningSandbox, type SlackDriver, startSandbox } from '../src/index.js';
+
+// A real Bolt app, pointed at the sandbox, receives what the driver sends exactly as it would from Slack.
+let sandbox: RunningSandbox;
+let app: App;
+let server: Server;
+let driver: SlackDriver;
+const clicks: Array<{ actionId: string; user: string; state: unknown }> = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ triggerTtlMs: 60_000 });
+  app = new App({
+    token: sandbox.botToken,
+    signingSecret: sandbox.signingSecret,
+    tokenVerificationEnabled: false,
+    botId: 'B0AGENTS',
+    botUserId: 'U0AGENTBOT',
+    logLevel: LogLevel.ERROR,
+    clientOptions: { slackApiUrl: sandbox.apiUrl, retryConfig: { retries: 0 } },
+  });
+  app.command('/agent', async ({ ack, command, respond, client }) => {
+    await ack();
+    if (command.text === 'modal') {
+      await client.views.open({
+        trigger_id: command.trigger_id,
+        view: {
+          type: 'modal',
+          callback_id: 'reason',
+          title: { type: 'plain_text', text: 'Reject' },
+          submit: { type: 'plain_text', text: 'Send' },
+          blocks: [
+            {
+              type: 'input',
+              block_id: 'reason',
+              label: { type: 'plain_text', text: 'Why?' },
+              element: { type: 'plain_text_input', action_id: 'value' },
+            },
+          ],
+        },
+      });
+      return;
+    }
+    await respond({ response_type: 'ephemeral', text: `you said: ${command.text}` });
+    await client.chat.postMessage({
+      channel: command.channel_id,
+      text: 'Approve?',
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: 'Deploy?' } },
+        {
+          type: 'actions',
+          block_id: 'choice',
+          elements: [
+            {
+              type: 'checkboxes',
+              action_id: 'regions',
+              options: [
+                { text: { type: 'plain_text', text: 'EU' }, value: 'eu' },
+                { text: { type: 'plain_text', text: 'US' }, value: 'us' },
+              ],
+            },
+            {
+              type: 'button',
+              action_id: 'approve',
+              text: { type: 'plain_text', text: 'Approve' },
+              value: 'in_1',
+              style: 'primary',
+            },
+          ],
+        },
+      ],
+    });
+  });
+  app.action('approve', async ({ ack, body, client }) => {
+    await ack();
+    if (body.type !== 'block_actions') return;
+    clicks.push({ actionId: 'approve', user: body.user.id, state: body.state?.values });
+    await client.chat.update({
+      channel: body.channel?.id ?? '',
+      ts: body.message?.ts ?? '',
+      text: `Approved by <@${body.user.id}>`,
+      blocks: [],
+    });
+  });
+  app.view('reason', async ({ ack, view }) => {
+    const reason = view.state.values.reason?.value?.value;
+    if (!reason) await ack({ response_action: 'errors', errors: { reason: 'Please say why' } });
+    else await ack();
+  });
+  app.event('app_home_opened', async ({ event, client }) => {
+    await client.views.publish({
+      user_id: event.user,
+      view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Your sessions' } }] },
+    });
+  });
+  server = (await app.start(0)) as Server;
+  driver = sandbox.driver(`http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`);
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await sandbox?.close();
+});
+
+describe('the driver against a real Bolt app', () => {
+  it('sends a slash command; respond() and chat.postMessage land in the sandbox', async () => {
+    const res = await driver.command({ user: 'U0ALICE', channel: 'C0AGENTS', text: 'start ship it' });
+    expect(res.status).toBe(200);
+    const ephemeral = await sandbox.workspace.waitFor(() =>
+      sandbox.workspace.ephemerals.find((e) => e.text === 'you said: start ship it'),
+    );
+    expect(ephemeral).toMatchObject({ user: 'U0ALICE', channel: 'C0AGENTS', via: 'response_url' });
+    await sandbox.workspace.waitFor(() =>
+      sandbox.workspace.messages.get('C0AGENTS')?.find((m) => m.text === 'Approve?'),
+    );
+  });
+
+  it('clicks a button with the checkboxes chosen before, and sees the message edited', async () => {
+    const message = await sandbox.workspace.waitFor(() =>
+      sandbox.workspace.messages.get('C0AGENTS')?.find((m) => m.text === 'Approve?'),
+    );
+    driver.choose({ user: 'U0BOB', channel: 'C0AGENTS', ts: message.ts, actionId: 'regions', value: ['eu'] });
+    const res = await driver.act({ user: 'U0BOB', channel: 'C0AGENTS', ts: message.ts, actionId: 'approve' });
+    expect(res.status).toBe(200);
+    await sandbox.workspace.waitFor(() => message.text === 'Approved by <@U0BOB>');
+    expect(clicks.at(-1)).toMatchObject({
+      user: 'U0BOB',
+      state: { choice: { regions: { type: 'checkboxes', selected_options: [{ value: 'eu' }] } } },
+    });
+  });
+
+  it('opens a modal from a command and gets inline errors back from a view submission', async () => {
+    await driver.command({ user: 'U0ALICE', channel: 'C0AGENTS', text: 'modal' });
+    const view = await sandbox.workspace.waitFor(() => driver.openModal('U0ALICE'));
+    const empty = await driver.submitView({ user: 'U0ALICE', viewId: view.id, values: {} });
+    expect(empty).toMatchObject({
+      status: 200,
+      body: { response_action: 'errors', errors: { reason: 'Please say why' } },
+    });
+    expect(driver.openModal('U0ALICE')?.id).toBe(view.id);
+    const ok = await driver.submitView({
+      user: 'U0ALICE',
+      viewId: view.id,
+      values: { reason: { value: 'too risky' } },
+    });
+    expect(ok.status).toBe(200);
+    expect(driver.openModal('U0ALICE')).toBeUndefined();
+  });
+
+  it('delivers app_home_opened as an Events API callback', async () => {
+    const res = await driver.appHomeOpened({ user: 'U0CAROL' });
+    expect(res.status).toBe(200);
+    await sandbox.workspace.waitFor(() => sandbox.workspace.homeViews.get('U0CAROL'));
+  });
+
+  it('is refused by Bolt when forged or stale', async () => {
+    const forged = await driver.command(
+      { user: 'U0ALICE', channel: 'C0AGENTS', text: 'x' },
+      { forgeSignature: true },
+    );
+    expect(forged.status).toBe(401);
+    const stale = await driver.command(
+      { user: 'U0ALICE', channel: 'C0AGENTS', text: 'x' },
+      { timestampOffsetSeconds: -600 },
+    );
+    expect(stale.status).toBe(401);
+  });
+});

@@ -1,0 +1,166 @@
+import { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningSandbox, startSandbox } from '../src/index.js';
+
+let sandbox: RunningSandbox;
+let client: WebClient;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ triggerTtlMs: 60_000 });
+  client = new WebClient(sandbox.botToken, { slackApiUrl: sandbox.apiUrl, retryConfig: { retries: 0 } });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const slackError = async (call: Promise<unknown>) => {
+  const error = (await call.catch((e) => e)) as { data?: { error?: string; errors?: string[] } };
+  return error.data;
+};
+
+describe('the fake Web API, driven by the real @slack/web-api WebClient', () => {
+  it('answers auth.test as the bot', async () => {
+    const res = await client.auth.test();
+    expect(res).toMatchObject({ ok: true, user_id: 'U0AGENTBOT', bot_id: 'B0AGENTS', team_id: 'T0SANDBOX' });
+  });
+
+  it('posts a card with blocks, a reply in its thread, and edits the card', async () => {
+    const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: '*Running*' } }];
+    const card = await client.chat.postMessage({ channel: 'C0AGENTS', text: 'Running', blocks });
+    expect(card.ok).toBe(true);
+    const reply = await client.chat.postMessage({
+      channel: 'C0AGENTS',
+      text: 'step 1',
+      thread_ts: card.ts as string,
+    });
+    expect(reply.ok).toBe(true);
+    await client.chat.update({ channel: 'C0AGENTS', ts: card.ts as string, text: 'Done', blocks: [] });
+    const parent = sandbox.workspace.findMessage('C0AGENTS', card.ts as string);
+    expect(parent).toMatchObject({ text: 'Done', reply_count: 1, edited: expect.any(Object) });
+    const thread = await client.conversations.replies({ channel: 'C0AGENTS', ts: card.ts as string });
+    expect(thread.messages?.map((m) => m.text)).toEqual(['Done', 'step 1']);
+  });
+
+  it('refuses what Slack refuses', async () => {
+    expect(await slackError(client.chat.postMessage({ channel: 'C0NOPE', text: 'x' }))).toMatchObject({
+      error: 'channel_not_found',
+    });
+    expect(
+      await slackError(client.chat.postMessage({ channel: 'C0AGENTS', text: 'x'.repeat(40_001) })),
+    ).toMatchObject({ error: 'msg_too_long' });
+    const tooLong = await slackError(
+      client.chat.postMessage({
+        channel: 'C0AGENTS',
+        text: 'x',
+        blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'y'.repeat(3001) } }],
+      }),
+    );
+    expect(tooLong).toMatchObject({
+      error: 'invalid_blocks',
+      errors: ['must be less than 3001 characters [json-pointer:/blocks/0/text/text]'],
+    });
+    expect(
+      await slackError(client.chat.update({ channel: 'C0AGENTS', ts: '1.000001', text: 'x' })),
+    ).toMatchObject({ error: 'message_not_found' });
+    const wrongToken = new WebClient('xoxb-wrong', {
+      slackApiUrl: sandbox.apiUrl,
+      retryConfig: { retries: 0 },
+    });
+    expect(await slackError(wrongToken.auth.test())).toMatchObject({ error: 'invalid_auth' });
+  });
+
+  it('keeps ephemerals per user', async () => {
+    const res = await client.chat.postEphemeral({
+      channel: 'C0AGENTS',
+      user: 'U0CAROL',
+      text: 'Only Alice or an approver can do that',
+    });
+    expect(res.ok).toBe(true);
+    expect(sandbox.workspace.ephemerals.at(-1)).toMatchObject({
+      user: 'U0CAROL',
+      channel: 'C0AGENTS',
+      via: 'api',
+    });
+  });
+
+  it('opens a modal once per trigger_id, and publishes App Home', async () => {
+    const trigger = sandbox.interactions.issueTrigger('U0ALICE');
+    const view = {
+      type: 'modal' as const,
+      callback_id: 'start',
+      title: { type: 'plain_text' as const, text: 'Start an agent' },
+      submit: { type: 'plain_text' as const, text: 'Start' },
+      blocks: [
+        {
+          type: 'input',
+          block_id: 'goal',
+          label: { type: 'plain_text' as const, text: 'Goal' },
+          element: { type: 'plain_text_input', action_id: 'value' },
+        },
+      ],
+    };
+    const opened = await client.views.open({ trigger_id: trigger, view });
+    expect(opened.view).toMatchObject({ type: 'modal', user: 'U0ALICE', callback_id: 'start' });
+    expect(await slackError(client.views.open({ trigger_id: trigger, view }))).toMatchObject({
+      error: 'expired_trigger_id',
+    });
+    expect(await slackError(client.views.open({ trigger_id: 'nope', view }))).toMatchObject({
+      error: 'invalid_trigger_id',
+    });
+    const longTitle = {
+      ...view,
+      title: { type: 'plain_text' as const, text: 'A title longer than twenty-four' },
+    };
+    const bad = await slackError(
+      client.views.open({ trigger_id: sandbox.interactions.issueTrigger('U0ALICE'), view: longTitle }),
+    );
+    expect(bad).toMatchObject({ error: 'invalid_arguments' });
+
+    const home = await client.views.publish({
+      user_id: 'U0ALICE',
+      view: {
+        type: 'home',
+        blocks: [{ type: 'header', text: { type: 'plain_text', text: 'Your sessions' } }],
+      },
+    });
+    expect(home.ok).toBe(true);
+    expect(sandbox.workspace.homeViews.get('U0ALICE')).toBe(home.view?.id);
+  });
+
+  it('uploads a long report into a thread with filesUploadV2', async () => {
+    const card = await client.chat.postMessage({ channel: 'C0AGENTS', text: 'Report below' });
+    const content = 'line\n'.repeat(20_000);
+    const res = await client.filesUploadV2({
+      channel_id: 'C0AGENTS',
+      thread_ts: card.ts as string,
+      filename: 'report.md',
+      title: 'Completion report',
+      content,
+      initial_comment: 'The full report',
+    });
+    expect(res.ok).toBe(true);
+    const file = [...sandbox.workspace.files.values()].at(-1);
+    expect(file).toMatchObject({
+      name: 'report.md',
+      title: 'Completion report',
+      size: content.length,
+      thread_ts: card.ts,
+    });
+    const replies = sandbox.workspace.replies('C0AGENTS', card.ts as string);
+    expect(replies.at(-1)).toMatchObject({
+      text: 'The full report',
+      files: [expect.objectContaining({ id: file?.id })],
+    });
+  });
+
+  it('answers users.info, conversations.info and usergroups.users.list', async () => {
+    expect((await client.users.info({ user: 'U0BOB' })).user).toMatchObject({ name: 'bob' });
+    expect(await slackError(client.users.info({ user: 'U0NOBODY' }))).toMatchObject({
+      error: 'user_not_found',
+    });
+    expect((await client.conversations.info({ channel: 'C0AGENTS' })).channel).toMatchObject({
+      name: 'agents',
+    });
+    expect((await client.usergroups.users.list({ usergroup: 'S0APPROVERS' })).users).toEqual(['U0BOB']);
+  });
+});
