@@ -1,0 +1,25 @@
+import { openPglite } from './pglite.js';
+import { openPostgres } from './postgres.js';
+import { SqlStore } from './store.js';
+
+export { MIGRATIONS, migrate } from './migrations.js';
+export type { SqlClient } from './sql.js';
+export * from './store.js';
+export { openPglite, openPostgres };
+
+/** PostgreSQL when `databaseUrl` is set, else PGlite in `dataDir` (in memory without one); migrated. */
+export async function openStore(options: {
+  databaseUrl?: string;
+  dataDir?: string;
+  schema?: string;
+}): Promise<SqlStore> {
+  const sql = options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.schema ? { schema: options.schema } : {})
+    : await openPglite(options.dataDir);
+  try {
+    return await SqlStore.open(sql);
+  } catch (error) {
+    await sql.close().catch(() => {});
+    throw error;
+  }
+}

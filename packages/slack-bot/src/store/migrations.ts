@@ -1,0 +1,80 @@
+import type { SqlClient } from './sql.js';
+
+/** Append only: a migration that has run is never edited; a change is a new entry. */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE sessions (
+     session_id   text PRIMARY KEY,
+     channel_id   text NOT NULL,
+     card_ts      text,
+     started_by   text NOT NULL,
+     goal         text NOT NULL,
+     status       text NOT NULL DEFAULT 'queued',
+     budget       double precision,
+     finished     boolean NOT NULL DEFAULT false,
+     created_at   timestamptz NOT NULL DEFAULT now(),
+     updated_at   timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE INDEX sessions_channel ON sessions (channel_id) WHERE NOT finished;
+   CREATE INDEX sessions_started_by ON sessions (started_by);
+   CREATE TABLE prompts (
+     session_id   text NOT NULL REFERENCES sessions ON DELETE CASCADE,
+     input_id     text NOT NULL,
+     channel_id   text NOT NULL,
+     message_ts   text,
+     request      jsonb NOT NULL,
+     state        text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'answering', 'answered')),
+     answered_by  text,
+     claimed_at   timestamptz,
+     answered_at  timestamptz,
+     answer       jsonb,
+     PRIMARY KEY (session_id, input_id)
+   );
+   CREATE TABLE posted_messages (
+     session_id   text NOT NULL,
+     key          text NOT NULL,
+     ts           text,
+     started_at   timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (session_id, key)
+   );
+   CREATE TABLE cursors (
+     session_id   text PRIMARY KEY,
+     state        jsonb NOT NULL,
+     updated_at   timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE TABLE leases (
+     session_id   text PRIMARY KEY,
+     owner        text NOT NULL,
+     expires_at   timestamptz NOT NULL
+   );
+   CREATE TABLE processed_events (
+     event_id     text PRIMARY KEY,
+     received_at  timestamptz NOT NULL DEFAULT now()
+   );`,
+];
+
+// Any constant will do, as long as nothing else in the database takes the same advisory lock.
+const MIGRATION_LOCK = 72_410_951;
+
+/** Applies what hasn't run, under an advisory lock so replicas starting together don't race. */
+export async function migrate(sql: SqlClient): Promise<number> {
+  return sql.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const { rows } = await tx.query<{ version: number }>(
+      'SELECT coalesce(max(version), 0) AS version FROM schema_migrations',
+    );
+    const current = Number(rows[0]?.version ?? 0);
+    for (let version = current + 1; version <= MIGRATIONS.length; version++) {
+      for (const statement of (MIGRATIONS[version - 1] as string)
+        .split(/;\s*$/m)
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        await tx.query(statement);
+      }
+      await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
+    }
+    return MIGRATIONS.length - current;
+  });
+}
