@@ -1,1 +1,2 @@
+export * from './blocks/index.js';
 export * from './store/index.js';

@@ -1,4 +1,4 @@
-import { WebClient } from '@slack/web-api';
+import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../src/index.js';
 
@@ -7,7 +7,11 @@ let client: WebClient;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ triggerTtlMs: 60_000 });
-  client = new WebClient(sandbox.botToken, { slackApiUrl: sandbox.apiUrl, retryConfig: { retries: 0 } });
+  client = new WebClient(sandbox.botToken, {
+    slackApiUrl: sandbox.apiUrl,
+    retryConfig: { retries: 0 },
+    logLevel: LogLevel.ERROR,
+  });
 });
 afterAll(async () => {
   await sandbox?.close();

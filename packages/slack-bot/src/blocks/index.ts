@@ -1,0 +1,6 @@
+export * from './home.js';
+export * from './ids.js';
+export * from './modals.js';
+export * from './prompt.js';
+export * from './session-card.js';
+export * from './text.js';

@@ -1,0 +1,140 @@
+import type { HumanInputQuestion, HumanInputRequest } from '@agent-sessions/core';
+import { VIEWS } from './ids.js';
+import { escapeMrkdwn, mrkdwn, plain } from './text.js';
+
+/** Slack's text inputs take at most 3000 characters. */
+const INPUT_MAX = 3000;
+
+const textInput = (
+  blockId: string,
+  label: string,
+  opts: {
+    multiline?: boolean;
+    optional?: boolean;
+    placeholder?: string;
+    hint?: string;
+    initial?: string;
+  } = {},
+) => ({
+  type: 'input',
+  block_id: blockId,
+  optional: opts.optional ?? false,
+  label: plain(label, 2000),
+  ...(opts.hint ? { hint: plain(opts.hint, 2000) } : {}),
+  element: {
+    type: 'plain_text_input',
+    action_id: 'value',
+    multiline: opts.multiline ?? false,
+    max_length: INPUT_MAX,
+    ...(opts.placeholder ? { placeholder: plain(opts.placeholder, 150) } : {}),
+    ...(opts.initial ? { initial_value: opts.initial } : {}),
+  },
+});
+
+const modal = (callbackId: string, title: string, submit: string, metadata: object, blocks: unknown[]) => ({
+  type: 'modal' as const,
+  callback_id: callbackId,
+  title: plain(title, 24),
+  submit: plain(submit, 24),
+  close: plain('Cancel', 24),
+  private_metadata: JSON.stringify(metadata),
+  blocks,
+});
+
+/** `/agent start` without a goal: everything a session takes. */
+export function startModal(channelId: string, initialGoal = '') {
+  return modal(VIEWS.start, 'Start an agent', 'Start', { channelId }, [
+    textInput('goal', 'Goal', {
+      multiline: true,
+      placeholder: 'What should the agent do?',
+      initial: initialGoal,
+    }),
+    textInput('budget', 'Budget (USD)', {
+      optional: true,
+      placeholder: '5',
+      hint: 'The agent stops when it has spent this much.',
+    }),
+    textInput('max_iterations', 'Max iterations per round', { optional: true, placeholder: '50' }),
+    textInput('context', 'Context (JSON)', {
+      multiline: true,
+      optional: true,
+      placeholder: '{"repo": "acme/api"}',
+      hint: 'Any JSON object; passed to the agent as is.',
+    }),
+  ]);
+}
+
+export function redirectModal(sessionId: string) {
+  return modal(VIEWS.redirect, 'Redirect the agent', 'Redirect', { sessionId }, [
+    textInput('message', 'New direction', { multiline: true, placeholder: 'Focus on the API docs instead' }),
+  ]);
+}
+
+export function rejectModal(sessionId: string, inputId: string, prompt: string) {
+  return modal(VIEWS.reject, 'Reject', 'Reject', { sessionId, inputId }, [
+    { type: 'section', text: mrkdwn(`*The agent asked:*\n${escapeMrkdwn(prompt)}`) },
+    textInput('reason', 'Reason (optional)', {
+      multiline: true,
+      optional: true,
+      placeholder: 'Tell the agent why',
+    }),
+  ]);
+}
+
+export function raiseBudgetModal(sessionId: string, spend: number, budget: number | null) {
+  return modal(VIEWS.raiseBudget, 'Raise the budget', 'Resume', { sessionId, spend }, [
+    {
+      type: 'section',
+      text: mrkdwn(
+        `Spent *$${spend.toFixed(2)}*${budget ? ` of a $${budget.toFixed(2)} budget` : ''}. The new budget must be more than that.`,
+      ),
+    },
+    textInput('budget', 'New budget (USD)', { placeholder: (Math.ceil(spend) + 5).toString() }),
+  ]);
+}
+
+const questionBlock = (question: HumanInputQuestion, index: number) => {
+  const blockId = `q_${index}`;
+  const options = (question.options ?? [])
+    .slice(0, 100)
+    .map((o, i) => ({ text: plain(o.label, 75), value: String(i) }));
+  const base = {
+    type: 'input',
+    block_id: blockId,
+    optional: !question.required,
+    label: plain(question.prompt, 2000),
+  };
+  switch (question.kind) {
+    case 'single_select':
+      return {
+        ...base,
+        element:
+          options.length <= 10
+            ? { type: 'radio_buttons', action_id: 'value', options }
+            : { type: 'static_select', action_id: 'value', options },
+      };
+    case 'multi_select':
+      return {
+        ...base,
+        element:
+          options.length <= 10
+            ? { type: 'checkboxes', action_id: 'value', options }
+            : { type: 'multi_static_select', action_id: 'value', options },
+      };
+    default:
+      return textInput(blockId, question.prompt, { multiline: true, optional: !question.required });
+  }
+};
+
+/** Free text and multi-question requests: one input per question. Block ids are `q_<index>` (or `answer`). */
+export function answerModal(sessionId: string, request: HumanInputRequest) {
+  const intro = { type: 'section', text: mrkdwn(`*The agent asks:*\n${escapeMrkdwn(request.prompt)}`) };
+  const inputs =
+    request.kind === 'multi_question'
+      ? (request.questions ?? []).slice(0, 98).map(questionBlock)
+      : [textInput('answer', 'Your answer', { multiline: true })];
+  return modal(VIEWS.answer, 'Answer the agent', 'Send', { sessionId, inputId: request.inputId }, [
+    intro,
+    ...inputs,
+  ]);
+}

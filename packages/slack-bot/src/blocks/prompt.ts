@@ -1,0 +1,183 @@
+import { describeAnswer, type HumanInputAnswer, type HumanInputRequest } from '@agent-sessions/core';
+import { ACTIONS, encodeRef } from './ids.js';
+import { escapeMrkdwn, mrkdwn, plain, truncate } from './text.js';
+
+const MAX_BUTTON_CHOICES = 5;
+const MAX_CHECKBOXES = 10;
+const MAX_SELECT_OPTIONS = 100;
+
+export interface PromptContext {
+  sessionId: string;
+  /** Mentioned, so the person who started the session is notified. */
+  startedBy: string;
+}
+
+const option = (label: string, index: number, description?: string) => ({
+  text: plain(label, 75),
+  value: String(index),
+  ...(description ? { description: plain(description, 75) } : {}),
+});
+
+/** A human-input request as a message in the session's thread, with controls to answer it. */
+export function promptMessage(
+  request: HumanInputRequest,
+  ctx: PromptContext,
+): { text: string; blocks: unknown[] } {
+  const ref = { sessionId: ctx.sessionId, inputId: request.inputId };
+  const value = encodeRef(ref);
+  const blocks: unknown[] = [
+    {
+      type: 'section',
+      text: mrkdwn(`<@${ctx.startedBy}> *The agent asks:*\n${escapeMrkdwn(request.prompt)}`),
+    },
+  ];
+  const options = request.options ?? [];
+  switch (request.kind) {
+    case 'approval':
+      blocks.push({
+        type: 'actions',
+        block_id: 'answer',
+        elements: [
+          { type: 'button', action_id: ACTIONS.approve, text: plain('Approve', 75), style: 'primary', value },
+          { type: 'button', action_id: ACTIONS.reject, text: plain('Reject', 75), style: 'danger', value },
+        ],
+      });
+      break;
+    case 'single_select':
+      if (options.length <= MAX_BUTTON_CHOICES) {
+        blocks.push({
+          type: 'actions',
+          block_id: 'answer',
+          elements: options.map((o, i) => ({
+            type: 'button',
+            action_id: `${ACTIONS.choose}_${i}`,
+            text: plain(o.label, 75),
+            value: encodeRef({ ...ref, option: i }),
+          })),
+        });
+      } else {
+        blocks.push({
+          type: 'section',
+          block_id: 'answer',
+          text: mrkdwn('Choose one:'),
+          accessory: {
+            type: 'static_select',
+            action_id: ACTIONS.select,
+            placeholder: plain('Choose…', 150),
+            options: options.slice(0, MAX_SELECT_OPTIONS).map((o, i) => option(o.label, i, o.description)),
+          },
+        });
+      }
+      break;
+    case 'multi_select': {
+      const min = request.minSelections ?? 1;
+      const max = request.maxSelections ?? options.length;
+      const element =
+        options.length <= MAX_CHECKBOXES
+          ? {
+              type: 'checkboxes',
+              action_id: ACTIONS.multiChoice,
+              options: options.map((o, i) => option(o.label, i, o.description)),
+            }
+          : {
+              type: 'multi_static_select',
+              action_id: ACTIONS.multiChoice,
+              placeholder: plain('Choose…', 150),
+              max_selected_items: max,
+              options: options.slice(0, MAX_SELECT_OPTIONS).map((o, i) => option(o.label, i)),
+            };
+      blocks.push({ type: 'actions', block_id: 'choices', elements: [element] });
+      blocks.push({
+        type: 'actions',
+        block_id: 'answer',
+        elements: [
+          {
+            type: 'button',
+            action_id: ACTIONS.submitChoices,
+            text: plain('Submit', 75),
+            style: 'primary',
+            value,
+          },
+        ],
+      });
+      blocks.push({
+        type: 'context',
+        elements: [mrkdwn(min === max ? `Choose ${min}.` : `Choose ${min} to ${max}.`)],
+      });
+      break;
+    }
+    case 'free_text':
+    case 'multi_question':
+      blocks.push({
+        type: 'actions',
+        block_id: 'answer',
+        elements: [
+          { type: 'button', action_id: ACTIONS.answer, text: plain('Answer', 75), style: 'primary', value },
+        ],
+      });
+      break;
+  }
+  if (options.length > MAX_SELECT_OPTIONS) {
+    blocks.push({
+      type: 'context',
+      elements: [mrkdwn(`Only the first ${MAX_SELECT_OPTIONS} of ${options.length} options fit in Slack.`)],
+    });
+  }
+  return { text: `The agent asks: ${truncate(request.prompt, 200)}`, blocks };
+}
+
+/** The prompt after it was answered: who answered what and when; controls gone. */
+export function answeredPrompt(
+  request: HumanInputRequest,
+  answer: HumanInputAnswer,
+  by: string,
+  at: Date,
+  timeZone = 'UTC',
+): { text: string; blocks: unknown[] } {
+  const time = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone });
+  const rejected = request.kind === 'approval' && answer.approved === false;
+  const summary = describeAnswer(request, answer);
+  const icon = rejected ? '❌' : '✅';
+  const line =
+    request.kind === 'approval'
+      ? `${icon} ${rejected ? 'Rejected' : 'Approved'} by <@${by}>${answer.freeText ? `: ${escapeMrkdwn(answer.freeText)}` : ''}`
+      : `${icon} <@${by}> answered: ${escapeMrkdwn(summary)}`;
+  return {
+    text: `${summary} — answered by a person at ${time}`,
+    blocks: [
+      { type: 'section', text: mrkdwn(`*The agent asked:*\n${escapeMrkdwn(request.prompt)}`) },
+      { type: 'context', elements: [mrkdwn(`${line} · ${time}`)] },
+    ],
+  };
+}
+
+/** cost_limit: the budget is spent; a person may raise it and resume. */
+export function costLimitMessage(
+  sessionId: string,
+  startedBy: string,
+  spend: number,
+): { text: string; blocks: unknown[] } {
+  const text = `Budget reached at $${spend.toFixed(2)}`;
+  return {
+    text,
+    blocks: [
+      {
+        type: 'section',
+        text: mrkdwn(`<@${startedBy}> 💸 *${text}.* The agent stopped; raise the budget to let it continue.`),
+      },
+      {
+        type: 'actions',
+        block_id: 'budget',
+        elements: [
+          {
+            type: 'button',
+            action_id: ACTIONS.raiseBudget,
+            text: plain('Raise budget and resume', 75),
+            style: 'primary',
+            value: encodeRef({ sessionId }),
+          },
+        ],
+      },
+    ],
+  };
+}

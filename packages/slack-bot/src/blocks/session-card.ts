@@ -1,0 +1,99 @@
+import { isSuccessStatus, isTerminalStatus } from '@agent-sessions/core';
+import { ACTIONS, encodeRef } from './ids.js';
+import { escapeMrkdwn, formatDuration, formatUsd, mrkdwn, plain, progressBar } from './text.js';
+
+export interface CardState {
+  sessionId: string;
+  goal: string;
+  status: string;
+  startedBy: string;
+  totalCost: number;
+  budget: number | null;
+  rounds: number;
+  /** ISO time the session was created, and "now" (pure: the caller passes the clock). */
+  createdAt: string;
+  now: number;
+  /** When it finished, for the elapsed time of a finished session. */
+  completedAt?: string | null;
+}
+
+const STATUS_LABEL: Record<string, string> = {
+  queued: '⏳ Queued',
+  orchestrating: '🧭 Planning',
+  running: '⚙️ Running',
+  waiting_human: '🙋 Waiting for an answer',
+  paused: '⏸️ Paused',
+  cost_limit: '💸 Budget reached',
+  completed: '✅ Completed',
+  complete: '✅ Completed',
+  cancelled: '🛑 Cancelled',
+  error: '❌ Failed',
+  failed: '❌ Failed',
+};
+
+export const statusLabel = (status: string): string => STATUS_LABEL[status] ?? `❔ ${status}`;
+
+/** The session card: posted where the session started, edited in place as it changes. */
+export function sessionCard(state: CardState): { text: string; blocks: unknown[] } {
+  const terminal = isTerminalStatus(state.status);
+  const end = terminal && state.completedAt ? Date.parse(state.completedAt) : state.now;
+  const elapsed = formatDuration(end - Date.parse(state.createdAt));
+  const cost =
+    state.budget && state.budget > 0
+      ? `${formatUsd(state.totalCost)} of ${formatUsd(state.budget)}\n\`${progressBar(state.totalCost / state.budget)}\``
+      : formatUsd(state.totalCost);
+  const blocks: unknown[] = [
+    { type: 'header', text: plain(state.goal, 150) },
+    {
+      type: 'section',
+      fields: [
+        mrkdwn(`*Status*\n${statusLabel(state.status)}`, 2000),
+        mrkdwn(`*Cost*\n${cost}`, 2000),
+        mrkdwn(`*Rounds*\n${state.rounds}`, 2000),
+        mrkdwn(`*Elapsed*\n${elapsed}`, 2000),
+      ],
+    },
+    {
+      type: 'context',
+      elements: [mrkdwn(`Started by <@${state.startedBy}> · session \`${escapeMrkdwn(state.sessionId)}\``)],
+    },
+  ];
+  if (!terminal) {
+    const ref = encodeRef({ sessionId: state.sessionId });
+    const resumable = state.status === 'paused' || state.status === 'cost_limit';
+    blocks.push({
+      type: 'actions',
+      block_id: 'session_controls',
+      elements: [
+        resumable
+          ? {
+              type: 'button',
+              action_id: state.status === 'cost_limit' ? ACTIONS.raiseBudget : ACTIONS.resume,
+              text: plain(state.status === 'cost_limit' ? 'Raise budget' : 'Resume', 75),
+              value: ref,
+              style: 'primary',
+            }
+          : { type: 'button', action_id: ACTIONS.pause, text: plain('Pause', 75), value: ref },
+        { type: 'button', action_id: ACTIONS.redirect, text: plain('Redirect', 75), value: ref },
+        {
+          type: 'button',
+          action_id: ACTIONS.cancel,
+          text: plain('Cancel', 75),
+          value: ref,
+          style: 'danger',
+          confirm: {
+            title: plain('Cancel this session?', 100),
+            text: plain('The agent stops and its work so far is kept. This cannot be undone.', 300),
+            confirm: plain('Cancel session', 30),
+            deny: plain('Keep running', 30),
+          },
+        },
+      ],
+    });
+  }
+  const verb = terminal ? (isSuccessStatus(state.status) ? 'finished' : 'ended') : 'is';
+  return {
+    text: `Agent session ${verb}: ${statusLabel(state.status)} — ${state.goal.slice(0, 200)}`,
+    blocks,
+  };
+}

@@ -1,0 +1,64 @@
+/** Text helpers for Block Kit: Slack's escaping and its length limits (display text only, never ids). */
+
+/** Escapes what Slack's mrkdwn treats as markup (it only needs &, < and >). */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Cuts display text to `max` characters with an ellipsis, saying so instead of failing in Slack. */
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+export const plain = (text: string, max: number) => ({
+  type: 'plain_text' as const,
+  text: truncate(text, max),
+  emoji: true,
+});
+export const mrkdwn = (text: string, max = 3000) => ({ type: 'mrkdwn' as const, text: truncate(text, max) });
+
+/**
+ * Splits long text into parts of at most `max` characters, preferring paragraph, then line, then word
+ * boundaries. Nothing is dropped: the parts joined are the text.
+ */
+export function splitText(text: string, max: number): string[] {
+  if (!(max > 0)) throw new RangeError('max must be positive');
+  const parts: string[] = [];
+  let rest = text;
+  while (rest.length > max) {
+    const window = rest.slice(0, max);
+    // Cut just after the best separator found in the second half of the window, else at the limit.
+    let cut = max;
+    for (const separator of ['\n\n', '\n', ' ']) {
+      const at = window.lastIndexOf(separator);
+      if (at >= max / 2 && at + separator.length <= max) {
+        cut = at + separator.length;
+        break;
+      }
+    }
+    parts.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  if (rest.length > 0 || parts.length === 0) parts.push(rest);
+  return parts;
+}
+
+export function formatUsd(value: number): string {
+  return `$${value < 1 ? value.toFixed(3) : value.toFixed(2)}`;
+}
+
+/** A ten-cell text progress bar: `▓▓▓░░░░░░░ 30%`. */
+export function progressBar(fraction: number): string {
+  const clamped = Math.min(1, Math.max(0, fraction));
+  const filled = Math.round(clamped * 10);
+  return `${'▓'.repeat(filled)}${'░'.repeat(10 - filled)} ${Math.round(fraction * 100)}%`;
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  const h = Math.floor(m / 60);
+  return `${h}h ${m % 60}m`;
+}
