@@ -1,0 +1,81 @@
+/** `/agent <subcommand> …` into what to do, or a usage error naming what was wrong. */
+
+export type AgentCommand =
+  | { kind: 'start'; goal: string; budget?: number; maxIterations?: number }
+  | { kind: 'start_modal' }
+  | { kind: 'status'; sessionId?: string }
+  | { kind: 'list' }
+  | { kind: 'pause' | 'resume' | 'cancel'; sessionId: string }
+  | { kind: 'redirect'; sessionId: string; message: string }
+  | { kind: 'help' }
+  | { kind: 'error'; message: string };
+
+export const USAGE = [
+  '*Agent sessions*',
+  '`/agent start <goal> [--budget 5] [--max-iterations 30]` — start a session here (no goal: a form)',
+  '`/agent status [session-id]` — a session’s state and any question waiting for you',
+  '`/agent list` — this channel’s active sessions',
+  '`/agent pause|resume|cancel <session-id>`',
+  '`/agent redirect <session-id> <new direction>`',
+  '`/agent help`',
+  'Tip: a `scenario:<name>` word in the goal picks a scripted scenario on the local emulator.',
+].join('\n');
+
+const FLAG = /(?:^|\s)--(budget|max-iterations)(?:=|\s+)(\S+)/g;
+
+export function parseAgentCommand(text: string): AgentCommand {
+  const trimmed = text.trim();
+  const [sub = '', ...rest] = trimmed.split(/\s+/);
+  const args = trimmed.slice(sub.length).trim();
+  switch (sub.toLowerCase()) {
+    case '':
+    case 'help':
+      return { kind: 'help' };
+    case 'start': {
+      let budget: number | undefined;
+      let maxIterations: number | undefined;
+      const problems: string[] = [];
+      for (const match of args.matchAll(FLAG)) {
+        const [, name, raw = ''] = match;
+        const value = Number(raw);
+        if (name === 'budget') {
+          if (!(Number.isFinite(value) && value > 0))
+            problems.push(`--budget must be a positive number of USD, got "${raw}"`);
+          else budget = value;
+        } else if (!(Number.isInteger(value) && value > 0)) {
+          problems.push(`--max-iterations must be a whole number above 0, got "${raw}"`);
+        } else maxIterations = value;
+      }
+      const unknown = args.match(/(?:^|\s)(--(?!budget|max-iterations)[\w-]+)/);
+      if (unknown) problems.push(`unknown flag ${unknown[1]}; flags are --budget and --max-iterations`);
+      if (problems.length > 0) return { kind: 'error', message: problems.join('\n') };
+      const goal = args.replace(FLAG, ' ').replace(/\s+/g, ' ').trim();
+      if (goal === '') return { kind: 'start_modal' };
+      return {
+        kind: 'start',
+        goal,
+        ...(budget === undefined ? {} : { budget }),
+        ...(maxIterations === undefined ? {} : { maxIterations }),
+      };
+    }
+    case 'status':
+      return rest[0] ? { kind: 'status', sessionId: rest[0] } : { kind: 'status' };
+    case 'list':
+      return { kind: 'list' };
+    case 'pause':
+    case 'resume':
+    case 'cancel':
+      if (!rest[0])
+        return { kind: 'error', message: `\`/agent ${sub} <session-id>\`: the session id is missing` };
+      return { kind: sub.toLowerCase() as 'pause' | 'resume' | 'cancel', sessionId: rest[0] };
+    case 'redirect': {
+      const [sessionId, ...words] = rest;
+      if (!sessionId || words.length === 0) {
+        return { kind: 'error', message: '`/agent redirect <session-id> <new direction>`: both are needed' };
+      }
+      return { kind: 'redirect', sessionId, message: words.join(' ') };
+    }
+    default:
+      return { kind: 'error', message: `unknown subcommand "${sub}"` };
+  }
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { parseAgentCommand } from '../src/command-parser.js';
+
+describe('/agent command parsing', () => {
+  it.each([
+    ['', { kind: 'help' }],
+    ['help', { kind: 'help' }],
+    ['start', { kind: 'start_modal' }],
+    ['start ship the notes', { kind: 'start', goal: 'ship the notes' }],
+    [
+      'start ship --budget 5 the notes --max-iterations 30',
+      { kind: 'start', goal: 'ship the notes', budget: 5, maxIterations: 30 },
+    ],
+    ['start scenario:approval go --budget=2.5', { kind: 'start', goal: 'scenario:approval go', budget: 2.5 }],
+    ['status', { kind: 'status' }],
+    ['status sess_1', { kind: 'status', sessionId: 'sess_1' }],
+    ['list', { kind: 'list' }],
+    ['pause sess_1', { kind: 'pause', sessionId: 'sess_1' }],
+    ['CANCEL sess_1', { kind: 'cancel', sessionId: 'sess_1' }],
+    [
+      'redirect sess_1 focus on the docs',
+      { kind: 'redirect', sessionId: 'sess_1', message: 'focus on the docs' },
+    ],
+  ])('%j', (text, expected) => {
+    expect(parseAgentCommand(text)).toEqual(expected);
+  });
+
+  it.each([
+    ['start x --budget -1', /--budget must be a positive number of USD, got "-1"/],
+    ['start x --budget lots', /--budget must be a positive number/],
+    ['start x --max-iterations 2.5', /--max-iterations must be a whole number/],
+    ['start x --turbo', /unknown flag --turbo/],
+    ['pause', /session id is missing/],
+    ['redirect sess_1', /both are needed/],
+    ['launch rockets', /unknown subcommand "launch"/],
+  ])('%j is a usage error', (text, message) => {
+    const result = parseAgentCommand(text);
+    expect(result.kind).toBe('error');
+    if (result.kind === 'error') expect(result.message).toMatch(message);
+  });
+});
