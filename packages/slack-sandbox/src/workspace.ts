@@ -33,6 +33,8 @@ export interface SandboxMessage {
   reply_count?: number;
   edited?: { user: string; ts: string };
   files?: SandboxFile[];
+  /** Slack message metadata ({event_type, event_payload}), as the bot sent it. */
+  metadata?: unknown;
 }
 
 export interface SandboxEphemeral {

@@ -32,6 +32,15 @@ export interface HumanInputNeededEvent extends EventBase {
   request: HumanInputRequest;
 }
 
+/**
+ * The session's snapshot changed (cost, rounds, updatedAt or status): for views that show the session as a
+ * whole, such as a status card. Emitted at most once per poll, after that poll's other events.
+ */
+export interface SessionUpdateEvent extends EventBase {
+  type: 'update';
+  session: FollowedSession;
+}
+
 export interface CostLimitEvent extends EventBase {
   type: 'cost_limit';
   session: FollowedSession;
@@ -66,6 +75,7 @@ export interface InvalidHumanInputEvent extends EventBase {
 export type FollowEvent =
   | MessageEvent
   | StatusEvent
+  | SessionUpdateEvent
   | HumanInputNeededEvent
   | CostLimitEvent
   | FinishedEvent

@@ -148,6 +148,7 @@ export class Follower {
   readonly #eventCounts: Record<FollowEventType, number> = {
     message: 0,
     status: 0,
+    update: 0,
     human_input_needed: 0,
     cost_limit: 0,
     finished: 0,

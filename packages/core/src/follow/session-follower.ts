@@ -220,6 +220,15 @@ export class SessionFollower {
       });
     }
 
+    if (first || statusChanged || roundsChanged || updatedChanged) {
+      events.push({
+        type: 'update',
+        sessionId: this.sessionId,
+        key: `update:${status}:${updatedAt ?? ''}:${rounds.length}`,
+        session,
+      });
+    }
+
     this.#pollsSinceMessages = readMessages ? 0 : pollsSince;
     const state: FollowState = {
       ...previous,

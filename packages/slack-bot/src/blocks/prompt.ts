@@ -58,7 +58,8 @@ export function promptMessage(
       } else {
         blocks.push({
           type: 'section',
-          block_id: 'answer',
+          // The select's value is the option, so the prompt's ref rides in the block_id (<= 255).
+          block_id: value.length <= 255 ? value : 'answer',
           text: mrkdwn('Choose one:'),
           accessory: {
             type: 'static_select',

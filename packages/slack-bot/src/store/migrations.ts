@@ -50,6 +50,8 @@ export const MIGRATIONS: readonly string[] = [
      event_id     text PRIMARY KEY,
      received_at  timestamptz NOT NULL DEFAULT now()
    );`,
+  `ALTER TABLE prompts ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();`,
+  `ALTER TABLE sessions ADD COLUMN poked_at timestamptz;`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

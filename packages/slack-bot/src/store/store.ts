@@ -70,6 +70,8 @@ export interface Store extends CursorStore {
     request: unknown;
   }): Promise<void>;
   getPrompt(sessionId: string, inputId: string): Promise<PromptRecord | undefined>;
+  /** Questions of a session nobody has answered yet, oldest first. */
+  pendingPrompts(sessionId: string): Promise<PromptRecord[]>;
   /** First answer wins: exactly one caller (across clicks, users and replicas) gets `claimed: true`. */
   claimPrompt(
     sessionId: string,
@@ -85,10 +87,16 @@ export interface Store extends CursorStore {
   /** Before posting a thread message: whether it was posted already, is being posted, or is new (now marked). */
   beginPost(sessionId: string, key: string): Promise<PostState>;
   finishPost(sessionId: string, key: string, ts: string): Promise<void>;
+  /** The post failed for sure (Slack answered with an error): the key is new again. */
+  abandonPost(sessionId: string, key: string): Promise<void>;
 
   /** Leases the sessions this replica follows: unleased or expired ones up to `limit`, and renews its own. */
   acquireLeases(owner: string, options: { limit: number; ttlMs: number }): Promise<string[]>;
   releaseLeases(owner: string): Promise<void>;
+  /** Asks whichever replica follows the session to poll it now (someone just acted on it). */
+  pokeSession(sessionId: string): Promise<void>;
+  /** The pokes waiting for sessions `owner` holds, taken (each is returned once). */
+  takePokes(owner: string): Promise<string[]>;
 
   /** True the first time an Events API event_id is seen (Slack re-delivers). */
   markEventProcessed(eventId: string): Promise<boolean>;
@@ -213,6 +221,14 @@ export class SqlStore implements Store {
     return rows[0] ? toPrompt(rows[0]) : undefined;
   }
 
+  async pendingPrompts(sessionId: string): Promise<PromptRecord[]> {
+    const { rows } = await this.sql.query<Row>(
+      `SELECT * FROM prompts WHERE session_id = $1 AND state <> 'answered' ORDER BY created_at`,
+      [sessionId],
+    );
+    return rows.map(toPrompt);
+  }
+
   async claimPrompt(
     sessionId: string,
     inputId: string,
@@ -277,6 +293,13 @@ export class SqlStore implements Store {
     ]);
   }
 
+  async abandonPost(sessionId: string, key: string): Promise<void> {
+    await this.sql.query('DELETE FROM posted_messages WHERE session_id = $1 AND key = $2 AND ts IS NULL', [
+      sessionId,
+      key,
+    ]);
+  }
+
   async load(sessionId: string): Promise<FollowState | undefined> {
     const { rows } = await this.sql.query<Row>('SELECT state FROM cursors WHERE session_id = $1', [
       sessionId,
@@ -321,6 +344,20 @@ export class SqlStore implements Store {
 
   async releaseLeases(owner: string): Promise<void> {
     await this.sql.query('DELETE FROM leases WHERE owner = $1', [owner]);
+  }
+
+  async pokeSession(sessionId: string): Promise<void> {
+    await this.sql.query('UPDATE sessions SET poked_at = now() WHERE session_id = $1', [sessionId]);
+  }
+
+  async takePokes(owner: string): Promise<string[]> {
+    const { rows } = await this.sql.query<Row>(
+      `UPDATE sessions s SET poked_at = NULL FROM leases l
+       WHERE l.session_id = s.session_id AND l.owner = $1 AND s.poked_at IS NOT NULL
+       RETURNING s.session_id`,
+      [owner],
+    );
+    return rows.map((r) => String(r.session_id));
   }
 
   async markEventProcessed(eventId: string): Promise<boolean> {

@@ -41,6 +41,7 @@ export const chat: Record<string, Method> = {
       app_id: seed.appId,
       user: seed.botUserId,
       ...(threadTs ? { thread_ts: threadTs } : {}),
+      ...(args.metadata !== undefined ? { metadata: json(args, 'metadata') } : {}),
     });
     return { ok: true, channel, ts: message.ts, message };
   },

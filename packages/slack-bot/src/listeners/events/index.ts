@@ -1,0 +1,7 @@
+import type { App } from '@slack/bolt';
+import type { ListenerContext } from '../context.js';
+import { appHomeOpened } from './app-home-opened.js';
+
+export function registerEvents(app: App, ctx: ListenerContext): void {
+  app.event('app_home_opened', appHomeOpened(ctx));
+}

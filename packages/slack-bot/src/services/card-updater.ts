@@ -1,0 +1,133 @@
+import type { Logger } from '../logger.js';
+import type { BotMetrics } from './metrics.js';
+import type { SlackClient } from './slack.js';
+
+export interface CardMessage {
+  channel: string;
+  ts: string;
+  text: string;
+  blocks: unknown[];
+}
+
+export interface CardUpdaterOptions {
+  /** A card is edited at most once per this interval; changes in between are folded into one edit. */
+  minIntervalMs?: number;
+  /** All card edits of this process together stay under this (chat.update is Tier 3, ~50/min). */
+  maxPerMinute?: number;
+}
+
+interface Pending {
+  build: () => Promise<CardMessage | undefined>;
+  due: number;
+}
+
+/**
+ * Edits session cards in place, coalesced: each card at most once per `minIntervalMs` showing its latest
+ * state, and all cards together under `maxPerMinute`, so Slack's rate limits are never reached.
+ */
+export class CardUpdater {
+  readonly #minIntervalMs: number;
+  readonly #gapMs: number;
+  readonly #pending = new Map<string, Pending>();
+  readonly #lastSent = new Map<string, number>();
+  #nextAllowed = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+  updates = 0;
+
+  constructor(
+    private readonly slack: SlackClient,
+    private readonly logger: Logger,
+    private readonly metrics: BotMetrics,
+    options: CardUpdaterOptions = {},
+  ) {
+    this.#minIntervalMs = options.minIntervalMs ?? 3_000;
+    this.#gapMs = 60_000 / (options.maxPerMinute ?? 40);
+  }
+
+  /** Asks for the card to show the latest state; `build` runs when the edit is sent. */
+  schedule(
+    sessionId: string,
+    build: () => Promise<CardMessage | undefined>,
+    options: { now?: boolean } = {},
+  ): void {
+    if (this.#stopped) return;
+    const earliest = options.now ? 0 : (this.#lastSent.get(sessionId) ?? 0) + this.#minIntervalMs;
+    const existing = this.#pending.get(sessionId);
+    const due = existing
+      ? Math.min(existing.due, Math.max(Date.now(), earliest))
+      : Math.max(Date.now(), earliest);
+    this.#pending.set(sessionId, { build, due });
+    this.#pump();
+  }
+
+  /** Edits the card now (a final state), folding in anything pending for it. */
+  async updateNow(sessionId: string, build: () => Promise<CardMessage | undefined>): Promise<void> {
+    this.#pending.delete(sessionId);
+    this.#lastSent.set(sessionId, Date.now());
+    await this.#send(sessionId, build);
+  }
+
+  /**
+   * Stops taking edits and waits for the one being sent. Edits not yet sent are dropped: the process that
+   * follows the session next re-renders its card on its first poll.
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+
+  #pump(): void {
+    if (this.#timer || this.#running || this.#stopped) return;
+    let next: [string, Pending] | undefined;
+    for (const entry of this.#pending) if (!next || entry[1].due < next[1].due) next = entry;
+    if (!next) return;
+    const at = Math.max(next[1].due, this.#nextAllowed);
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#running = this.#sendDue().finally(() => {
+          this.#running = undefined;
+          this.#pump();
+        });
+      },
+      Math.max(0, at - Date.now()),
+    );
+    this.#timer.unref?.();
+  }
+
+  async #sendDue(): Promise<void> {
+    const now = Date.now();
+    let next: [string, Pending] | undefined;
+    for (const entry of this.#pending)
+      if (entry[1].due <= now && (!next || entry[1].due < next[1].due)) next = entry;
+    if (!next) return;
+    const [sessionId, pending] = next;
+    this.#pending.delete(sessionId);
+    this.#lastSent.set(sessionId, now);
+    this.#nextAllowed = now + this.#gapMs;
+    await this.#send(sessionId, pending.build);
+  }
+
+  async #send(sessionId: string, build: () => Promise<CardMessage | undefined>): Promise<void> {
+    try {
+      const card = await build();
+      if (!card) return;
+      await this.slack.chat.update({
+        channel: card.channel,
+        ts: card.ts,
+        text: card.text,
+        blocks: card.blocks as never,
+      });
+      this.updates++;
+      this.metrics.slackCalls.inc({ method: 'chat.update', outcome: 'ok' });
+    } catch (error) {
+      this.metrics.slackCalls.inc({ method: 'chat.update', outcome: 'error' });
+      this.metrics.errors.inc({ where: 'card_update' });
+      this.logger.warn({ err: error, sessionId }, 'could not update a session card');
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import type { FollowerStats } from '@agent-sessions/core';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Prometheus metrics of one bot process, served at GET /metrics. */
+export class BotMetrics {
+  readonly registry = new Registry();
+  readonly slackCalls: Counter<'method' | 'outcome'>;
+  readonly actions: Counter<'kind' | 'outcome'>;
+  readonly errors: Counter<'where'>;
+  readonly surfacing: Histogram<'kind'>;
+
+  constructor(follower: () => FollowerStats | undefined) {
+    const registry = this.registry;
+    const stats = follower;
+    new Gauge({
+      name: 'agent_sessions_followed',
+      help: 'Sessions this replica follows now',
+      registers: [registry],
+      collect() {
+        this.set(stats()?.followed ?? 0);
+      },
+    });
+    new Counter({
+      name: 'agent_service_requests_total',
+      help: 'Requests sent to the Agent Session Service by the follower',
+      registers: [registry],
+      collect() {
+        // The follower keeps the running total; the counter mirrors it.
+        this.reset();
+        this.inc(stats()?.requests ?? 0);
+      },
+    });
+    new Counter({
+      name: 'agent_service_failed_polls_total',
+      help: 'Polls of a session that failed (service errors, timeouts, handler errors)',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(stats()?.failedPolls ?? 0);
+      },
+    });
+    this.slackCalls = new Counter({
+      name: 'slack_api_calls_total',
+      help: 'Slack Web API calls made by the bot',
+      labelNames: ['method', 'outcome'],
+      registers: [registry],
+    });
+    this.actions = new Counter({
+      name: 'agent_actions_total',
+      help: 'What people did from Slack: starts, signals, answers',
+      labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    });
+    this.errors = new Counter({
+      name: 'agent_bot_errors_total',
+      help: 'Errors the bot handled, by where they happened',
+      labelNames: ['where'],
+      registers: [registry],
+    });
+    this.surfacing = new Histogram({
+      name: 'agent_surfacing_latency_seconds',
+      help: 'From the agent writing a message (its timestamp) to the bot posting it in Slack',
+      labelNames: ['kind'],
+      buckets: [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
+      registers: [registry],
+    });
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
