@@ -64,7 +64,11 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     ...(tuning.logLevel ? { level: tuning.logLevel } : {}),
     ...(tuning.logDestination ? { destination: tuning.logDestination } : {}),
   });
-  const replicaId = tuning.replicaId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  // PGlite is one process's alone: a restarted bot is the same replica and keeps its leases at once.
+  const replicaId =
+    tuning.replicaId ??
+    config.replicaId ??
+    (config.databaseUrl ? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}` : 'embedded');
   const store =
     tuning.store ??
     (await openStore({
@@ -102,6 +106,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     cards,
     metrics,
     logger,
+    slack,
     showReasoning: config.showReasoning,
   });
   publisher.attach(follower);
@@ -112,7 +117,11 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
       'following a session failed',
     );
   });
-  const leases = new LeaseKeeper(store, follower, logger, { owner: replicaId, ...tuning.leases });
+  const leases = new LeaseKeeper(store, follower, logger, {
+    owner: replicaId,
+    ttlMs: config.leaseTtlMs,
+    ...tuning.leases,
+  });
   const permissions = new Permissions(slack, config, logger);
   const sessions = new SessionService({
     client,

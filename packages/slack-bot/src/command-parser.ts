@@ -49,7 +49,11 @@ export function parseAgentCommand(text: string): AgentCommand {
       const unknown = args.match(/(?:^|\s)(--(?!budget|max-iterations)[\w-]+)/);
       if (unknown) problems.push(`unknown flag ${unknown[1]}; flags are --budget and --max-iterations`);
       if (problems.length > 0) return { kind: 'error', message: problems.join('\n') };
-      const goal = args.replace(FLAG, ' ').replace(/\s+/g, ' ').trim();
+      const goal = args
+        .replace(FLAG, ' ')
+        .replace(/[ \t]+/g, ' ')
+        .replace(/ *\n */g, '\n')
+        .trim();
       if (goal === '') return { kind: 'start_modal' };
       return {
         kind: 'start',
@@ -69,11 +73,12 @@ export function parseAgentCommand(text: string): AgentCommand {
         return { kind: 'error', message: `\`/agent ${sub} <session-id>\`: the session id is missing` };
       return { kind: sub.toLowerCase() as 'pause' | 'resume' | 'cancel', sessionId: rest[0] };
     case 'redirect': {
-      const [sessionId, ...words] = rest;
-      if (!sessionId || words.length === 0) {
+      // The direction is kept as typed, line breaks included.
+      const match = /^(\S+)\s+([\s\S]*\S)/.exec(args);
+      if (!match?.[1] || !match[2]) {
         return { kind: 'error', message: '`/agent redirect <session-id> <new direction>`: both are needed' };
       }
-      return { kind: 'redirect', sessionId, message: words.join(' ') };
+      return { kind: 'redirect', sessionId: match[1], message: match[2] };
     }
     default:
       return { kind: 'error', message: `unknown subcommand "${sub}"` };

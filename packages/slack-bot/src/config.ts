@@ -44,6 +44,15 @@ const schema = z
     AGENT_SHOW_REASONING: z
       .enum(['true', 'false'], { error: 'AGENT_SHOW_REASONING must be true or false' })
       .default('false'),
+    LEASE_TTL_SECONDS: z.coerce
+      .number({ error: 'LEASE_TTL_SECONDS must be a number' })
+      .min(1, 'LEASE_TTL_SECONDS must be at least 1')
+      .max(3600, 'LEASE_TTL_SECONDS must be at most 3600')
+      .default(30),
+    REPLICA_ID: z
+      .string()
+      .regex(/^[\w.-]{1,100}$/, 'REPLICA_ID may hold letters, digits, dot, dash and underscore (1-100)')
+      .optional(),
     FOLLOW_REQUESTS_PER_SECOND: z.coerce
       .number()
       .positive('FOLLOW_REQUESTS_PER_SECOND must be above 0')
@@ -85,6 +94,9 @@ export interface BotConfig {
   allowedChannels: string[];
   showReasoning: boolean;
   requestsPerSecond: number;
+  /** With PostgreSQL: how long a dead replica's sessions wait before another takes them. */
+  leaseTtlMs: number;
+  replicaId?: string;
 }
 
 export class ConfigError extends Error {}
@@ -119,5 +131,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     allowedChannels: e.AGENT_ALLOWED_CHANNELS,
     showReasoning: e.AGENT_SHOW_REASONING === 'true',
     requestsPerSecond: e.FOLLOW_REQUESTS_PER_SECOND,
+    leaseTtlMs: e.LEASE_TTL_SECONDS * 1000,
+    ...(e.REPLICA_ID ? { replicaId: e.REPLICA_ID } : {}),
   };
 }

@@ -21,6 +21,11 @@ describe('/agent command parsing', () => {
       'redirect sess_1 focus on the docs',
       { kind: 'redirect', sessionId: 'sess_1', message: 'focus on the docs' },
     ],
+    [
+      'redirect sess_1 first this\n\nthen  that',
+      { kind: 'redirect', sessionId: 'sess_1', message: 'first this\n\nthen  that' },
+    ],
+    ['start line one\nline two --budget 2', { kind: 'start', goal: 'line one\nline two', budget: 2 }],
   ])('%j', (text, expected) => {
     expect(parseAgentCommand(text)).toEqual(expected);
   });

@@ -182,3 +182,28 @@ export function costLimitMessage(
     ],
   };
 }
+
+/** How a prompt looks once answered, from what the store recorded (an answer null: answered elsewhere). */
+export function promptAsAnswered(record: {
+  request: unknown;
+  answer: unknown;
+  answeredBy: string | null;
+  answeredAt: string | null;
+}): { text: string; blocks: unknown[] } {
+  const request = record.request as HumanInputRequest;
+  if (record.answer && record.answeredBy) {
+    return answeredPrompt(
+      request,
+      record.answer as HumanInputAnswer,
+      record.answeredBy,
+      record.answeredAt ? new Date(record.answeredAt) : new Date(),
+    );
+  }
+  return {
+    text: 'Answered outside Slack',
+    blocks: [
+      { type: 'section', text: mrkdwn(`*The agent asked:*\n${escapeMrkdwn(request.prompt)}`) },
+      { type: 'context', elements: [mrkdwn('✅ Answered outside Slack')] },
+    ],
+  };
+}

@@ -6,13 +6,14 @@ import {
   parseTimestamp,
 } from '@agent-sessions/core';
 import { agentMessageText } from '../blocks/agent-message.js';
-import { costLimitMessage, promptMessage } from '../blocks/prompt.js';
+import { costLimitMessage, promptAsAnswered, promptMessage } from '../blocks/prompt.js';
 import { finalReport, unreadableRequest } from '../blocks/report.js';
 import { sessionCard } from '../blocks/session-card.js';
 import type { Logger } from '../logger.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import type { CardMessage, CardUpdater } from './card-updater.js';
 import type { BotMetrics } from './metrics.js';
+import type { SlackClient } from './slack.js';
 import type { ThreadPoster } from './thread-poster.js';
 
 /** The latest snapshot of each followed session, for its card. */
@@ -37,6 +38,7 @@ export class SessionPublisher {
       cards: CardUpdater;
       metrics: BotMetrics;
       logger: Logger;
+      slack: SlackClient;
       showReasoning: boolean;
     },
   ) {}
@@ -125,7 +127,19 @@ export class SessionPublisher {
 
   async #prompt(place: SessionRecord, request: HumanInputRequest): Promise<void> {
     const existing = await this.deps.store.getPrompt(place.sessionId, request.inputId);
-    if (existing?.state === 'answered') return;
+    if (existing?.state === 'answered') {
+      // Answered while its posting was being redone (a restart): make sure it shows the answer.
+      const ts = existing.messageTs ?? (await this.deps.poster.locate(place, `input:${request.inputId}`));
+      if (ts) {
+        const shown = promptAsAnswered(existing);
+        await this.deps.slack.chat
+          .update({ channel: place.channelId, ts, text: shown.text, blocks: shown.blocks as never })
+          .catch((error: unknown) =>
+            this.deps.logger.warn({ err: error }, 'could not mark a prompt answered'),
+          );
+      }
+      return;
+    }
     await this.deps.store.savePrompt({
       sessionId: place.sessionId,
       inputId: request.inputId,

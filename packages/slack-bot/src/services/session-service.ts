@@ -10,7 +10,7 @@ import {
   ValidationError,
   validateAnswer,
 } from '@agent-sessions/core';
-import { answeredPrompt } from '../blocks/prompt.js';
+import { promptAsAnswered } from '../blocks/prompt.js';
 import { sessionCard } from '../blocks/session-card.js';
 import { escapeMrkdwn } from '../blocks/text.js';
 import type { Logger } from '../logger.js';
@@ -43,6 +43,8 @@ export interface ClaimedAnswer {
   request: HumanInputRequest;
   answer: HumanInputAnswer;
   userId: string;
+  /** The prompt message that was clicked, if it was one (a fallback when its ts wasn't saved). */
+  clickedTs?: string;
 }
 
 export type PrepareResult =
@@ -232,7 +234,7 @@ export class SessionService {
       if (error instanceof SessionError && /already answered/i.test(error.message)) {
         // Answered outside Slack (the API, n8n): the question is closed either way.
         await store.completePrompt(session.sessionId, prompt.inputId, null);
-        await this.#showAnswered(prompt, request, null, userId);
+        await this.#showAnswered(prompt, claimed.clickedTs);
         return { ok: false, message: 'This question was already answered outside Slack.' };
       }
       await store.releasePrompt(session.sessionId, prompt.inputId, userId);
@@ -244,12 +246,18 @@ export class SessionService {
     }
     this.deps.metrics.actions.inc({ kind: 'answer', outcome: 'ok' });
     await store.completePrompt(session.sessionId, prompt.inputId, answer);
-    await this.#showAnswered(prompt, request, answer, userId);
+    await this.#showAnswered(prompt, claimed.clickedTs);
     this.#refresh(session.sessionId);
     return { ok: true };
   }
 
-  async answer(sessionId: string, inputId: string, userId: string, input: AnswerInput): Promise<Outcome> {
+  async answer(
+    sessionId: string,
+    inputId: string,
+    userId: string,
+    input: AnswerInput,
+    clickedTs?: string,
+  ): Promise<Outcome> {
     const prepared = await this.prepareAnswer(sessionId, inputId, userId, input);
     if (!prepared.ok) {
       return {
@@ -258,7 +266,7 @@ export class SessionService {
           prepared.kind === 'invalid' ? prepared.issues.map((i) => i.message).join('\n') : prepared.message,
       };
     }
-    return this.sendAnswer(prepared.claimed);
+    return this.sendAnswer(clickedTs ? { ...prepared.claimed, clickedTs } : prepared.claimed);
   }
 
   /** Spend so far (from the last poll, else asked of the service) for the budget modal. */
@@ -269,29 +277,20 @@ export class SessionService {
     return status.cost?.totalCost ?? 0;
   }
 
-  async #showAnswered(
-    prompt: PromptRecord,
-    request: HumanInputRequest,
-    answer: HumanInputAnswer | null,
-    userId: string,
-  ): Promise<void> {
-    if (!prompt.messageTs) return;
-    const shown = answer
-      ? answeredPrompt(request, answer, userId, new Date())
-      : {
-          text: 'Answered outside Slack',
-          blocks: [
-            {
-              type: 'section',
-              text: { type: 'mrkdwn', text: `*The agent asked:*\n${escapeMrkdwn(request.prompt)}` },
-            },
-            { type: 'context', elements: [{ type: 'mrkdwn', text: '✅ Answered outside Slack' }] },
-          ],
-        };
+  /** Edits the prompt to who answered what; `clickedTs` is the message clicked, when it was the prompt. */
+  async #showAnswered(prompt: PromptRecord, clickedTs?: string): Promise<void> {
+    const record = (await this.deps.store.getPrompt(prompt.sessionId, prompt.inputId)) ?? prompt;
+    // A crash between posting the prompt and saving its ts leaves only the posted-messages record.
+    const ts =
+      record.messageTs ??
+      (await this.deps.store.postedTs(prompt.sessionId, `input:${prompt.inputId}`)) ??
+      clickedTs;
+    if (!ts) return;
+    const shown = promptAsAnswered(record);
     try {
       await this.deps.slack.chat.update({
         channel: prompt.channelId,
-        ts: prompt.messageTs,
+        ts,
         text: shown.text,
         blocks: shown.blocks as never,
       });

@@ -99,6 +99,11 @@ export class ThreadPoster {
     return ts;
   }
 
+  /** Where a key was posted: recorded, or found in the thread; undefined when it never was. */
+  async locate(place: Place, key: string): Promise<string | undefined> {
+    return (await this.store.postedTs(place.sessionId, key)) ?? (await this.#findInThread(place, key));
+  }
+
   async #begin(place: Place, key: string, filename?: string): Promise<string | undefined> {
     const state = await this.store.beginPost(place.sessionId, key);
     if (state.state === 'new') return undefined;

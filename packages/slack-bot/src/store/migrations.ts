@@ -52,6 +52,10 @@ export const MIGRATIONS: readonly string[] = [
    );`,
   `ALTER TABLE prompts ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();`,
   `ALTER TABLE sessions ADD COLUMN poked_at timestamptz;`,
+  `CREATE TABLE replicas (
+     owner    text PRIMARY KEY,
+     seen_at  timestamptz NOT NULL
+   );`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

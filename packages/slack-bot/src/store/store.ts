@@ -87,10 +87,15 @@ export interface Store extends CursorStore {
   /** Before posting a thread message: whether it was posted already, is being posted, or is new (now marked). */
   beginPost(sessionId: string, key: string): Promise<PostState>;
   finishPost(sessionId: string, key: string, ts: string): Promise<void>;
+  /** The ts a key was posted with, if it was. */
+  postedTs(sessionId: string, key: string): Promise<string | undefined>;
   /** The post failed for sure (Slack answered with an error): the key is new again. */
   abandonPost(sessionId: string, key: string): Promise<void>;
 
-  /** Leases the sessions this replica follows: unleased or expired ones up to `limit`, and renews its own. */
+  /**
+   * Leases the sessions this replica follows: renews its own and takes unleased or expired ones, up to its
+   * fair share of the unfinished sessions among live replicas (and `limit`); leases beyond it are released.
+   */
   acquireLeases(owner: string, options: { limit: number; ttlMs: number }): Promise<string[]>;
   releaseLeases(owner: string): Promise<void>;
   /** Asks whichever replica follows the session to poll it now (someone just acted on it). */
@@ -293,6 +298,14 @@ export class SqlStore implements Store {
     ]);
   }
 
+  async postedTs(sessionId: string, key: string): Promise<string | undefined> {
+    const { rows } = await this.sql.query<Row>(
+      'SELECT ts FROM posted_messages WHERE session_id = $1 AND key = $2 AND ts IS NOT NULL',
+      [sessionId, key],
+    );
+    return rows[0] ? String(rows[0].ts) : undefined;
+  }
+
   async abandonPost(sessionId: string, key: string): Promise<void> {
     await this.sql.query('DELETE FROM posted_messages WHERE session_id = $1 AND key = $2 AND ts IS NULL', [
       sessionId,
@@ -321,13 +334,27 @@ export class SqlStore implements Store {
 
   async acquireLeases(owner: string, options: { limit: number; ttlMs: number }): Promise<string[]> {
     return this.sql.transaction(async (tx) => {
-      // SKIP LOCKED: replicas acquiring at the same moment split the sessions instead of waiting on each other.
+      // A heartbeat per replica: the live ones split the unfinished sessions fairly between them.
+      await tx.query(
+        `INSERT INTO replicas (owner, seen_at) VALUES ($1, now())
+         ON CONFLICT (owner) DO UPDATE SET seen_at = now()`,
+        [owner],
+      );
+      const { rows: counts } = await tx.query<Row>(
+        `SELECT (SELECT count(*) FROM replicas WHERE seen_at > now() - $1 * interval '1 millisecond') AS live,
+                (SELECT count(*) FROM sessions WHERE NOT finished) AS active`,
+        [options.ttlMs],
+      );
+      const live = Math.max(1, Number(counts[0]?.live ?? 1));
+      const share = Math.min(options.limit, Math.ceil(Number(counts[0]?.active ?? 0) / live));
+      // Own leases first (no churn), then free or expired ones. SKIP LOCKED: replicas acquiring at the
+      // same moment split the sessions instead of waiting on each other.
       const { rows } = await tx.query<Row>(
         `WITH candidates AS (
            SELECT s.session_id FROM sessions s
            LEFT JOIN leases l ON l.session_id = s.session_id
            WHERE NOT s.finished AND (l.session_id IS NULL OR l.expires_at < now() OR l.owner = $1)
-           ORDER BY s.created_at
+           ORDER BY (l.owner IS NOT DISTINCT FROM $1) DESC, s.created_at
            LIMIT $2
            FOR UPDATE OF s SKIP LOCKED
          )
@@ -336,14 +363,21 @@ export class SqlStore implements Store {
          ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
            WHERE leases.expires_at < now() OR leases.owner = EXCLUDED.owner
          RETURNING session_id`,
-        [owner, options.limit, options.ttlMs],
+        [owner, share, options.ttlMs],
       );
-      return rows.map((r) => String(r.session_id));
+      const held = rows.map((r) => String(r.session_id));
+      // Beyond the fair share (a replica joined): hand the rest over.
+      await tx.query(`DELETE FROM leases WHERE owner = $1 AND NOT (session_id = ANY($2::text[]))`, [
+        owner,
+        held,
+      ]);
+      return held;
     });
   }
 
   async releaseLeases(owner: string): Promise<void> {
     await this.sql.query('DELETE FROM leases WHERE owner = $1', [owner]);
+    await this.sql.query('DELETE FROM replicas WHERE owner = $1', [owner]);
   }
 
   async pokeSession(sessionId: string): Promise<void> {

@@ -51,7 +51,10 @@ export const directAnswer =
       input = { choiceIds: optionIds(request, pickedIndexes(body)) };
     else
       input = { choiceId: optionIds(request, target.option === undefined ? [] : [target.option])[0] ?? '' };
-    const result = await ctx.sessions.answer(target.sessionId, target.inputId, body.user.id, input);
+    const clicked = body.container?.is_ephemeral
+      ? undefined
+      : (body.container?.message_ts as string | undefined);
+    const result = await ctx.sessions.answer(target.sessionId, target.inputId, body.user.id, input, clicked);
     if (!result.ok) await tell(respond, `⚠️ ${result.message}`);
   };
 

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALICE, allLogLines, BOB, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
+import { duplicates, postKeys } from './helpers.js';
+import { expectNoSecrets, SECRETS } from './secrets.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+}, 60_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+/** The agent message keys posted in a thread (a split message's parts count once). */
+const messageKeys = (keys: string[]) => [
+  ...new Set(keys.filter((k) => k.startsWith('msg:')).map((k) => k.replace(/~\d+$/, ''))),
+];
+
+describe('what the agent writes', () => {
+  it('chatty: 72 messages fast, each exactly once; long ones split into labelled parts, the longest uploaded', async () => {
+    const { sessionId, cardTs } = await h.start('scenario:chatty review the modules');
+    await h.waitInThread(cardTs, (m) => /Reviewed 24 modules/.test(textOf(m)), 'the final report', 60_000);
+    const thread = h.thread(cardTs);
+    const keys = postKeys(thread);
+    expect(duplicates(keys)).toEqual([]);
+    const emulated = await h.emulator.admin.session(sessionId);
+    expect(emulated?.messageCount).toBe(72);
+    // Text messages carry their key as metadata; the one too long for messages came as a file upload.
+    const uploads = thread.filter((m) => /too long for a message/.test(m.text ?? ''));
+    expect(uploads).toHaveLength(1);
+    expect(messageKeys(keys).length + uploads.length).toBe(72);
+    const parts = thread.filter((m) => /_\(part \d of \d\)_/.test(m.text ?? ''));
+    expect(parts.length).toBeGreaterThanOrEqual(4);
+    for (const m of thread) expect((m.text ?? '').length).toBeLessThanOrEqual(3000);
+    const uploaded = [...h.sandbox.workspace.files.values()].filter((f) =>
+      f.content.includes('the full audit'),
+    );
+    expect(uploaded).toHaveLength(1);
+    expect(uploaded[0]?.content.length).toBeGreaterThan(30_000);
+    expect(
+      thread.some((m) => /too long for a message/.test(m.text ?? '') && (m.files?.length ?? 0) === 1),
+    ).toBe(true);
+    // Reasoning is off by default.
+    expect(thread.some((m) => /Thinking about observation/.test(textOf(m)))).toBe(false);
+  });
+
+  it('growing_round: a round read while it grows; every note once and in order', async () => {
+    const { cardTs } = await h.start('scenario:growing_round');
+    await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'completion', 30_000);
+    await h.waitInThread(cardTs, (m) => /Finished after 30 progress notes/.test(textOf(m)), 'the report');
+    const notes = h
+      .thread(cardTs)
+      .map((m) => /Progress note (\d+) of 30/.exec(m.text ?? '')?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number);
+    expect(notes).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(duplicates(postKeys(h.thread(cardTs)))).toEqual([]);
+  });
+});
+
+describe('requests that are not from Slack', () => {
+  it('refuses a forged and a stale signature, and starts nothing', async () => {
+    const before = (await h.emulator.admin.stats()).sessions;
+    const forged = await h.driver.command(
+      { user: ALICE, channel: CHANNEL, text: 'start scenario:complete forged' },
+      { forgeSignature: true },
+    );
+    expect(forged.status).toBe(401);
+    const stale = await h.driver.command(
+      { user: ALICE, channel: CHANNEL, text: 'start scenario:complete stale' },
+      { timestampOffsetSeconds: -600 },
+    );
+    expect(stale.status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await h.emulator.admin.stats()).sessions).toBe(before);
+  });
+});
+
+describe('App Home', () => {
+  it("shows the viewer's sessions, once per event even when Slack re-delivers it", async () => {
+    await h.start('scenario:complete home tab check', BOB);
+    const first = await h.driver.appHomeOpened({ user: BOB, eventId: 'EvHOME1' });
+    expect(first.status).toBe(200);
+    const view = await h.sandbox.workspace.waitFor(
+      () => {
+        const id = h.sandbox.workspace.homeViews.get(BOB);
+        const v = id ? h.sandbox.workspace.views.get(id) : undefined;
+        return v && /home tab check/.test(JSON.stringify(v.blocks)) ? v : undefined;
+      },
+      { what: "Bob's Home tab" },
+    );
+    const hash = view.hash;
+    await h.driver.appHomeOpened({ user: BOB, eventId: 'EvHOME1' }, { retryNum: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const id = h.sandbox.workspace.homeViews.get(BOB) as string;
+    expect(h.sandbox.workspace.views.get(id)?.hash).toBe(hash);
+  });
+});
+
+describe('secrets', () => {
+  it('no API key or Slack token in any bot log line or anything posted to Slack', async () => {
+    expect(allLogLines.length).toBeGreaterThan(50);
+    expectNoSecrets(allLogLines, SECRETS);
+    expectNoSecrets([JSON.stringify(h.sandbox.workspace.snapshot())], SECRETS);
+  });
+});

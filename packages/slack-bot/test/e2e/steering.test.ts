@@ -1,0 +1,222 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALICE, CAROL, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
+import { actionIds, isPrompt, SIGNAL_ROUTE } from './helpers.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+}, 60_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+const statusOf = async (sessionId: string) => (await h.emulator.admin.session(sessionId))?.status;
+const signals = async () => (await h.emulator.admin.stats()).requests[SIGNAL_ROUTE] ?? 0;
+
+describe('steering from the card', () => {
+  it('Pause, Resume, Redirect (form) and Cancel from the card buttons', async () => {
+    const { sessionId, cardTs } = await h.start('scenario:long keep indexing');
+    await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
+    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: cardTs, actionId: 'session_pause' });
+    await h.waitForCard(cardTs, (t) => /Paused/.test(t), 'the card to show Paused');
+    expect(await statusOf(sessionId)).toBe('paused');
+    expect(actionIds(h.card(cardTs))).toContain('session_resume');
+    await h.waitInThread(cardTs, (m) => /<@U0ALICE> paused the session/.test(textOf(m)), 'who paused');
+
+    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: cardTs, actionId: 'session_resume' });
+    await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running again');
+
+    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: cardTs, actionId: 'session_redirect' });
+    const modal = await h.sandbox.workspace.waitFor(() => h.driver.openModal(ALICE), {
+      what: 'the redirect modal',
+    });
+    const empty = await h.driver.submitView({
+      user: ALICE,
+      viewId: modal.id,
+      values: { message: { value: '' } },
+    });
+    expect(empty.body).toMatchObject({ response_action: 'errors', errors: { message: expect.any(String) } });
+    await h.driver.submitView({
+      user: ALICE,
+      viewId: modal.id,
+      values: { message: { value: 'Only the docs folder' } },
+    });
+    await h.waitInThread(
+      cardTs,
+      (m) => /redirected the agent: Only the docs folder/.test(textOf(m)),
+      'the redirect note',
+    );
+
+    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: cardTs, actionId: 'session_cancel' });
+    await h.waitForCard(cardTs, (t) => /Cancelled/.test(t), 'cancelled');
+    expect(actionIds(h.card(cardTs))).toEqual([]);
+    await h.waitInThread(
+      cardTs,
+      (m) => /Cancelled/.test(textOf(m)) && /cost/.test(textOf(m)),
+      'the final report',
+    );
+  });
+
+  it('someone not allowed cannot pause or open the redirect form; nothing reaches the service', async () => {
+    const { cardTs } = await h.start('scenario:long watch the queue');
+    await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
+    const before = await signals();
+    await h.driver.act({ user: CAROL, channel: CHANNEL, ts: cardTs, actionId: 'session_pause' });
+    await h.driver.act({ user: CAROL, channel: CHANNEL, ts: cardTs, actionId: 'session_redirect' });
+    await h.sandbox.workspace.waitFor(
+      () => h.ephemeralsFor(CAROL).filter((t) => /Only <@U0ALICE>/.test(t)).length >= 2,
+      {
+        what: 'two refusals',
+      },
+    );
+    expect(h.driver.openModal(CAROL)).toBeUndefined();
+    expect(await signals()).toBe(before);
+    await h.driver.command({
+      user: ALICE,
+      channel: CHANNEL,
+      text: `cancel ${/session `([^`]+)`/.exec(textOf(h.card(cardTs)))?.[1]}`,
+    });
+    await h.waitForCard(cardTs, (t) => /Cancelled/.test(t), 'cancelled by command');
+  });
+});
+
+describe('steering with commands', () => {
+  it('/agent pause, resume, redirect and cancel <id>; /agent status re-shows a waiting question', async () => {
+    const { sessionId, cardTs } = await h.start('scenario:long crawl the wiki');
+    await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
+    await h.driver.command({ user: ALICE, channel: CHANNEL, text: `pause ${sessionId}` });
+    await h.waitForCard(cardTs, (t) => /Paused/.test(t), 'paused');
+    await h.waitForEphemeral(ALICE, /Paused\./);
+    await h.driver.command({ user: ALICE, channel: CHANNEL, text: `resume ${sessionId}` });
+    await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running again');
+    await h.driver.command({
+      user: ALICE,
+      channel: CHANNEL,
+      text: `redirect ${sessionId} Skip the archive\nand the drafts`,
+    });
+    await h.waitInThread(
+      cardTs,
+      (m) => /redirected the agent: Skip the archive\nand the drafts/.test(m.text ?? ''),
+      'redirect kept the newline',
+    );
+    await h.driver.command({ user: ALICE, channel: CHANNEL, text: `cancel ${sessionId}` });
+    await h.waitForCard(cardTs, (t) => /Cancelled/.test(t), 'cancelled');
+
+    const waiting = await h.start('scenario:approval tag the release');
+    await h.waitInThread(waiting.cardTs, isPrompt, 'the prompt');
+    await h.driver.command({ user: ALICE, channel: CHANNEL, text: `status ${waiting.sessionId}` });
+    await h.sandbox.workspace.waitFor(
+      () => h.ephemeralsFor(ALICE).find((t) => t.includes('input_approve') && t.includes(waiting.sessionId)),
+      { what: 'status with the pending question' },
+    );
+    await h.driver.command({ user: ALICE, channel: CHANNEL, text: 'list' });
+    await h.waitForEphemeral(ALICE, /Active agent sessions in this channel/);
+  });
+
+  it('help, unknown subcommands and bad flags answer with usage, privately', async () => {
+    const help = await h.driver.command({ user: CAROL, channel: CHANNEL, text: 'help' });
+    expect(help.body).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringContaining('/agent start'),
+    });
+    const unknown = await h.driver.command({ user: CAROL, channel: CHANNEL, text: 'frobnicate' });
+    expect(JSON.stringify(unknown.body)).toContain('unknown subcommand');
+    const bad = await h.driver.command({ user: CAROL, channel: CHANNEL, text: 'start --budget -3 do it' });
+    expect(JSON.stringify(bad.body)).toContain('--budget must be a positive number');
+  });
+
+  it('bare /agent start opens the form; bad fields are named inline and the session starts when fixed', async () => {
+    await h.driver.command({ user: ALICE, channel: CHANNEL, text: 'start' });
+    const modal = await h.sandbox.workspace.waitFor(() => h.driver.openModal(ALICE), {
+      what: 'the start modal',
+    });
+    const bad = await h.driver.submitView({
+      user: ALICE,
+      viewId: modal.id,
+      values: {
+        goal: { value: 'scenario:complete tidy the changelog' },
+        budget: { value: 'lots' },
+        max_iterations: { value: '2.5' },
+        context: { value: '{"repo": ' },
+      },
+    });
+    expect(bad.body).toMatchObject({
+      response_action: 'errors',
+      errors: {
+        budget: expect.any(String),
+        max_iterations: expect.any(String),
+        context: expect.stringMatching(/JSON/),
+      },
+    });
+    const before = new Set((h.sandbox.workspace.messages.get(CHANNEL) ?? []).map((m) => m.ts));
+    await h.driver.submitView({
+      user: ALICE,
+      viewId: modal.id,
+      values: {
+        goal: { value: 'scenario:complete tidy the changelog' },
+        budget: { value: '3' },
+        max_iterations: { value: '20' },
+        context: { value: '{"repo": "acme/api"}' },
+      },
+    });
+    const card = await h.sandbox.workspace.waitFor(
+      () =>
+        (h.sandbox.workspace.messages.get(CHANNEL) ?? []).find(
+          (m) => !before.has(m.ts) && /tidy the changelog/.test(textOf(m)),
+        ),
+      { what: 'the card' },
+    );
+    expect(textOf(card)).toContain('$3.00');
+  });
+});
+
+describe('budget', () => {
+  it('cost_limit: a budget prompt; a new budget under the spend is refused inline; a larger one resumes', async () => {
+    const { sessionId, cardTs } = await h.start('scenario:cost_limit analyse the logs --budget 0.2');
+    const prompt = await h.waitInThread(
+      cardTs,
+      (m) => /Budget reached at \$/.test(textOf(m)),
+      'the budget prompt',
+      30_000,
+    );
+    await h.waitForCard(cardTs, (t) => /Budget reached/.test(t), 'the card in cost_limit');
+    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'budget_raise' });
+    const modal = await h.sandbox.workspace.waitFor(() => h.driver.openModal(ALICE), {
+      what: 'the budget modal',
+    });
+    const low = await h.driver.submitView({
+      user: ALICE,
+      viewId: modal.id,
+      values: { budget: { value: '0.01' } },
+    });
+    expect(low.body).toMatchObject({
+      response_action: 'errors',
+      errors: { budget: expect.stringMatching(/more than/) },
+    });
+    await h.driver.submitView({ user: ALICE, viewId: modal.id, values: { budget: { value: '25' } } });
+    await h.waitInThread(
+      cardTs,
+      (m) => /resumed the session with a budget of \$25\.00/.test(textOf(m)),
+      'the resume note',
+    );
+    await h.waitForCard(
+      cardTs,
+      (t) => /Completed/.test(t) && /\$25\.00/.test(t),
+      'completion under the new budget',
+      30_000,
+    );
+    expect(await statusOf(sessionId)).toBe('completed');
+  });
+
+  it('error: the card shows the failure and the thread the error', async () => {
+    const { cardTs } = await h.start('scenario:error deploy');
+    await h.waitForCard(cardTs, (t) => /Failed/.test(t), 'failed');
+    await h.waitInThread(
+      cardTs,
+      (m) => /Error: Tool &#39;deploy&#39; failed|Error: Tool 'deploy' failed/.test(textOf(m)),
+      'the error',
+    );
+  });
+});
