@@ -1,5 +1,74 @@
-// `npm start`: the main job on embedded defaults. Until the Slack bot lands, that is the emulator.
-process.stdout.write(
-  'npm start: running the local Agent Session Service emulator (the Slack bot is not built yet; when it is, npm start runs it).\n',
-);
-await import('../packages/emulator/dist/cli.js');
+// `npm start`: the Slack bot on embedded defaults. Whatever isn't configured runs locally in this process:
+// the Agent Session Service emulator (no AGENT_SERVICE_URL) and the Slack sandbox (no Slack tokens);
+// the store is PGlite in DATA_DIR (./data) unless DATABASE_URL is set.
+import { startEmulator } from '../packages/emulator/dist/index.js';
+import { ConfigError, loadConfig, startBot } from '../packages/slack-bot/dist/index.js';
+import { startSandbox } from '../packages/slack-sandbox/dist/index.js';
+
+const out = (line) => process.stdout.write(`${line}\n`);
+
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Configuration error:\n${error.message}\n`);
+    process.exit(2);
+  }
+  throw error;
+}
+
+const port = (name, fallback) => {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    process.stderr.write(`Configuration error:\n${name}: must be a port number 0..65535, got "${raw}"\n`);
+    process.exit(2);
+  }
+  return value;
+};
+
+const stops = [];
+let service = config.service;
+if (!service) {
+  const emulator = await startEmulator({ port: port('EMULATOR_PORT', 4010) });
+  stops.push(() => emulator.close());
+  service = { url: emulator.url, apiKey: 'emu_dev_key' };
+  out(
+    `Agent Session Service: the local emulator at ${emulator.url} (set AGENT_SERVICE_URL and AGENT_API_KEY for a real one)`,
+  );
+} else out(`Agent Session Service: ${service.url}`);
+
+let slack = config.slack;
+let sandbox;
+if (!slack) {
+  sandbox = await startSandbox({ port: port('SANDBOX_PORT', 4020) });
+  stops.push(() => sandbox.close());
+  slack = { botToken: sandbox.botToken, signingSecret: sandbox.signingSecret, apiUrl: sandbox.apiUrl };
+  out(
+    `Slack: the local sandbox at ${sandbox.url} (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET or SLACK_APP_TOKEN for a real workspace)`,
+  );
+}
+
+const bot = await startBot({ ...config, service, slack });
+stops.unshift(() => bot.stop());
+out(`Store: ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`}`);
+if (bot.eventsUrl)
+  out(`Bot: Slack request URL ${bot.eventsUrl} · health ${bot.url}/healthz · metrics ${bot.url}/metrics`);
+else out('Bot: connected to Slack in Socket Mode');
+if (sandbox && bot.eventsUrl) {
+  if (process.stdin.isTTY) {
+    const { startRepl } = await import('./sandbox-repl.mjs');
+    startRepl({ sandbox, eventsUrl: bot.eventsUrl, channel: 'C0AGENTS' });
+  } else out('Run `npm start` in a terminal to type /agent commands here as a sandbox user.');
+}
+
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) return;
+  stopping = true;
+  for (const stop of stops) await stop().catch(() => {});
+  process.exit(0);
+};
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);

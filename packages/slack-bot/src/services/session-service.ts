@@ -226,7 +226,7 @@ export class SessionService {
 
   /** Sends a claimed answer (one POST), then shows who answered what; on failure the prompt is released. */
   async sendAnswer(claimed: ClaimedAnswer): Promise<Outcome> {
-    const { session, prompt, request, answer, userId } = claimed;
+    const { session, prompt, answer, userId } = claimed;
     const { client, store } = this.deps;
     try {
       await client.sessions.respond(session.sessionId, prompt.inputId, answer);

@@ -94,8 +94,9 @@ export async function startHarness(
   const sandbox = await startSandbox({ triggerTtlMs: 10_000 });
   const store = await openStore({});
   const config = loadConfig(botEnv(sandbox, emulator, options.env));
+  if (!config.slack || !config.service) throw new Error('the harness configures Slack and the service');
   const bot = await startBot(
-    { ...config, slack: config.slack!, service: config.service! },
+    { ...config, slack: config.slack, service: config.service },
     { ...FAST, ...options.tuning, store, logDestination: captureLogs(), logLevel: 'debug' },
   );
   const driver = sandbox.driver(bot.eventsUrl as string);

@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const manifest = parse(readFileSync(new URL('../../../manifest.yml', import.meta.url), 'utf8'));
+
+/** The Web API methods the bot calls and the bot scope each needs. */
+const SCOPE_OF: Record<string, string> = {
+  'chat.postMessage': 'chat:write',
+  'chat.update': 'chat:write',
+  'chat.postEphemeral': 'chat:write',
+  'files.uploadV2': 'files:write',
+  'usergroups.users.list': 'usergroups:read',
+  'conversations.replies': 'channels:history',
+  'views.open': 'commands',
+};
+
+describe('manifest.yml', () => {
+  it('stays inside Slack’s manifest limits', () => {
+    expect(manifest.display_information.name.length).toBeLessThanOrEqual(35);
+    expect(manifest.features.bot_user.display_name.length).toBeLessThanOrEqual(80);
+    for (const c of manifest.features.slash_commands) expect(c.command.length).toBeLessThanOrEqual(32);
+  });
+
+  it('declares /agent, interactivity and the Home tab event on the one Bolt endpoint', () => {
+    const agent = manifest.features.slash_commands.find((c: { command: string }) => c.command === '/agent');
+    expect(agent.url).toMatch(/\/slack\/events$/);
+    expect(manifest.settings.interactivity).toMatchObject({ is_enabled: true });
+    expect(manifest.settings.interactivity.request_url).toBe(agent.url);
+    expect(manifest.settings.event_subscriptions.request_url).toBe(agent.url);
+    expect(manifest.settings.event_subscriptions.bot_events).toContain('app_home_opened');
+    expect(manifest.features.app_home.home_tab_enabled).toBe(true);
+  });
+
+  it('asks for every scope the bot’s API calls need, and the public-channel post scope', () => {
+    const scopes: string[] = manifest.oauth_config.scopes.bot;
+    for (const [method, scope] of Object.entries(SCOPE_OF)) expect(scopes, method).toContain(scope);
+    expect(scopes).toContain('chat:write.public');
+  });
+});
