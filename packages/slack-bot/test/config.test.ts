@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
@@ -55,5 +56,32 @@ describe('configuration', () => {
   it('requires a signing secret or an app token with a bot token, and a key with a service URL', () => {
     expect(() => loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1' })).toThrow(/SLACK_SIGNING_SECRET/);
     expect(() => loadConfig({ AGENT_SERVICE_URL: 'https://a.example' })).toThrow(/AGENT_API_KEY/);
+  });
+});
+
+describe('the bot process', () => {
+  const main = new URL('../dist/main.js', import.meta.url).pathname;
+  const run = (env: Record<string, string>) =>
+    spawnSync(process.execPath, [main], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
+
+  it('exits 2 with one clear message when Slack or the service is not configured', () => {
+    const result = run({});
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/SLACK_BOT_TOKEN/);
+    expect(result.stderr).toMatch(/AGENT_SERVICE_URL and AGENT_API_KEY/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('names each invalid variable without echoing its value', () => {
+    const result = run({
+      SLACK_BOT_TOKEN: 'not-a-token-secret-123',
+      PORT: 'eighty',
+      AGENT_SERVICE_URL: 'ftp://x',
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/SLACK_BOT_TOKEN: SLACK_BOT_TOKEN must be a bot token/);
+    expect(result.stderr).toMatch(/PORT: PORT must be a number/);
+    expect(result.stderr).toMatch(/AGENT_SERVICE_URL/);
+    expect(result.stderr).not.toContain('not-a-token-secret-123');
   });
 });

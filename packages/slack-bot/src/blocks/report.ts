@@ -30,7 +30,7 @@ export function finalReport(session: {
         } else if (extra.length > 0) {
           lines.push(`\`\`\`${f(JSON.stringify(Object.fromEntries(extra), null, 2))}\`\`\``);
         }
-      } else lines.push(f(asText(report)));
+      } else lines.push(typeof report === 'string' ? f(report) : `\`\`\`${f(asText(report))}\`\`\``);
     }
     if (typeof session.error === 'string' && session.error) lines.push(`Error: ${f(session.error)}`);
     else if (!isSuccessStatus(session.status) && session.status !== 'cancelled' && !session.error) {

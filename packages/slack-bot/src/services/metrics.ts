@@ -64,6 +64,8 @@ export class BotMetrics {
       buckets: [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
       registers: [registry],
     });
+    // Known series exist from the start (Prometheus advice), so dashboards see zeros, not gaps.
+    for (const kind of ['message', 'human_input']) this.surfacing.zero({ kind });
   }
 
   text(): Promise<string> {

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, allLogLines, BOB, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
+import {
+  ALICE,
+  allLogLines,
+  BOB,
+  CHANNEL,
+  captureLogs,
+  type Harness,
+  startHarness,
+  textOf,
+} from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 import { expectNoSecrets, SECRETS } from './secrets.js';
 
@@ -96,6 +105,51 @@ describe('App Home', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const id = h.sandbox.workspace.homeViews.get(BOB) as string;
     expect(h.sandbox.workspace.views.get(id)?.hash).toBe(hash);
+  });
+});
+
+describe('operations', () => {
+  it('GET /healthz checks the store and the service; GET /metrics speaks Prometheus', async () => {
+    const health = await fetch(`${h.bot.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true, store: { ok: true }, service: { ok: true } });
+    const metrics = await fetch(`${h.bot.url}/metrics`);
+    expect(metrics.headers.get('content-type')).toMatch(/text\/plain/);
+    const text = await metrics.text();
+    for (const name of [
+      'agent_sessions_followed',
+      'agent_service_requests_total',
+      'agent_service_failed_polls_total',
+      'slack_api_calls_total',
+      'agent_actions_total',
+      'agent_surfacing_latency_seconds_bucket',
+    ]) {
+      expect(text).toContain(name);
+    }
+    expect(Number(/^agent_service_requests_total (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
+    expect(text).toMatch(/agent_actions_total\{kind="start",outcome="ok"\} \d+/);
+  });
+
+  it('/healthz says 503 when the service refuses the key', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    const { startBot } = await import('../../src/bot.js');
+    const { botEnv } = await import('./harness.js');
+    const config = loadConfig({ ...botEnv(h.sandbox, h.emulator), AGENT_API_KEY: 'emu_wrong_key_0000' });
+    if (!config.slack || !config.service) throw new Error('configured above');
+    const bot = await startBot(
+      { ...config, slack: config.slack, service: config.service },
+      { store: h.store, replicaId: 'health-probe', logDestination: captureLogs() },
+    );
+    try {
+      const health = await fetch(`${bot.url}/healthz`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({
+        ok: false,
+        service: { ok: false, detail: expect.stringMatching(/401/) },
+      });
+    } finally {
+      await bot.stop();
+    }
   });
 });
 

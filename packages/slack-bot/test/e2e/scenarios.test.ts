@@ -102,6 +102,29 @@ describe('approval', () => {
     expect((await humanInputPosts()) - before).toBe(1);
   });
 
+  it('a service error on answering is shown privately and the prompt stays answerable', async () => {
+    const { cardTs } = await h.start('scenario:approval migrate the database');
+    const prompt = await h.waitInThread(cardTs, isPrompt, 'the approval prompt');
+    await h.emulator.admin.setFaults({
+      burst5xx: 1,
+      status5xx: 500,
+      pathPattern: '^POST /v1/sessions/[^/]+/human-input/',
+    });
+    try {
+      await h.driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
+      await h.waitForEphemeral(ALICE, /not accepted: the service answered 500.*still open/s);
+    } finally {
+      await h.emulator.admin.clearFaults();
+    }
+    expect(actionIds(h.thread(cardTs).find((m) => m.ts === prompt.ts))).toContain('input_approve');
+    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
+    await h.waitInThread(
+      cardTs,
+      (m) => m.ts === prompt.ts && /Approved by <@U0ALICE>/.test(textOf(m)),
+      'approved on the second try',
+    );
+  });
+
   it('Reject opens a form; the reason goes with approved: false', async () => {
     const { sessionId, cardTs } = await h.start('scenario:approval drop the table');
     const prompt = await h.waitInThread(cardTs, isPrompt, 'the approval prompt');
