@@ -32,7 +32,11 @@ export function createSlackApp(options: SlackAppOptions): App {
       ? {
           socketMode: true,
           appToken: options.appToken,
-          installerOptions: { port: options.routesPort ?? 3000 },
+          installerOptions: {
+            port: options.routesPort ?? 3000,
+            // The Socket Mode client opens its connection through the Web API too.
+            ...(options.apiUrl ? { clientOptions: { slackApiUrl: ensureSlash(options.apiUrl) } } : {}),
+          },
         }
       : { signingSecret: options.signingSecret }),
     ...(options.apiUrl ? { clientOptions: { slackApiUrl: ensureSlash(options.apiUrl) } } : {}),

@@ -146,7 +146,9 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
 
   const address = server?.address() as AddressInfo | null | undefined;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const url = address ? `http://${host}:${address.port}` : undefined;
+  // Socket Mode serves only the health and metrics routes, on PORT (0 would leave it unknowable).
+  const port = address?.port ?? (config.port > 0 ? config.port : undefined);
+  const url = port ? `http://${host}:${port}` : undefined;
   logger.info(
     {
       replicaId,
@@ -161,7 +163,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   return {
     app,
     url,
-    eventsUrl: url ? `${url}/slack/events` : undefined,
+    eventsUrl: server && url ? `${url}/slack/events` : undefined,
     store,
     follower,
     metrics,

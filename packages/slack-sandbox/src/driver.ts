@@ -1,5 +1,6 @@
 import type { Interactions } from './interactions.js';
 import { slackSignature } from './signing.js';
+import type { EnvelopeType, SocketModeHub } from './socket-mode.js';
 import type { SandboxMessage, SandboxView, Workspace } from './workspace.js';
 
 /**
@@ -76,6 +77,7 @@ export class SlackDriver {
   readonly #interactions: Interactions;
   readonly #eventsUrl: string;
   readonly #signingSecret: string;
+  readonly #socketMode: SocketModeHub | undefined;
   readonly #drafts = new Map<string, Draft>();
 
   constructor(options: {
@@ -83,7 +85,10 @@ export class SlackDriver {
     interactions: Interactions;
     eventsUrl: string;
     signingSecret: string;
+    /** Deliver over Socket Mode instead of POSTing to `eventsUrl`. */
+    socketMode?: SocketModeHub;
   }) {
+    this.#socketMode = options.socketMode;
     this.#workspace = options.workspace;
     this.#interactions = options.interactions;
     this.#eventsUrl = options.eventsUrl;
@@ -334,8 +339,9 @@ export class SlackDriver {
     );
   }
 
-  /** Posts a raw body to the bot, signed as Slack signs it. */
+  /** Posts a raw body to the bot, signed as Slack signs it (or sends it as a Socket Mode envelope). */
   async send(body: string, contentType: string, options: SendOptions = {}): Promise<BotResponse> {
+    if (this.#socketMode) return this.#sendOverSocket(body, contentType);
     const timestamp = Math.floor(Date.now() / 1000) + (options.timestampOffsetSeconds ?? 0);
     const secret = options.forgeSignature ? `${this.#signingSecret}-forged` : this.#signingSecret;
     const headers: Record<string, string> = {
@@ -357,5 +363,26 @@ export class SlackDriver {
       // Not JSON: keep the text.
     }
     return { status: response.status, body: parsed };
+  }
+
+  /** The same request as Socket Mode carries it: parsed, in an envelope, answered by the app's ack. */
+  async #sendOverSocket(body: string, contentType: string): Promise<BotResponse> {
+    let type: EnvelopeType;
+    let payload: unknown;
+    if (contentType.includes('json')) {
+      type = 'events_api';
+      payload = JSON.parse(body);
+    } else {
+      const form = Object.fromEntries(new URLSearchParams(body));
+      if (typeof form.payload === 'string') {
+        type = 'interactive';
+        payload = JSON.parse(form.payload);
+      } else {
+        type = 'slash_commands';
+        payload = form;
+      }
+    }
+    const ack = await (this.#socketMode as SocketModeHub).deliver(type, payload);
+    return { status: 200, body: ack };
   }
 }

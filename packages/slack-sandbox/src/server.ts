@@ -1,3 +1,4 @@
+import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -8,6 +9,7 @@ import { type ApiContext, type Args, type Method, SlackApiError } from './api/ty
 import { views } from './api/views.js';
 import { SlackDriver } from './driver.js';
 import { Interactions } from './interactions.js';
+import { SocketModeHub } from './socket-mode.js';
 import { defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
 
 const METHODS: Record<string, Method> = { ...chat, ...views, ...people, ...files };
@@ -17,6 +19,8 @@ export interface SandboxOptions {
   host?: string;
   /** The bot token the fake Web API accepts. */
   botToken?: string;
+  /** The app-level token `apps.connections.open` accepts (Socket Mode). */
+  appToken?: string;
   /** What the driver signs requests with; the bot must be configured with the same. */
   signingSecret?: string;
   seed?: WorkspaceSeed;
@@ -29,11 +33,15 @@ export interface RunningSandbox {
   /** What a Bolt app's `clientOptions.slackApiUrl` should be. */
   apiUrl: string;
   botToken: string;
+  appToken: string;
   signingSecret: string;
   workspace: Workspace;
   interactions: Interactions;
   /** A driver that plays a person against the bot listening at `eventsUrl`. */
   driver(eventsUrl: string): SlackDriver;
+  /** A driver for a bot connected in Socket Mode: requests travel as envelopes over its WebSocket. */
+  socketDriver(): SlackDriver;
+  socketMode: SocketModeHub;
   close(): Promise<void>;
 }
 
@@ -48,7 +56,9 @@ async function readArgs(request: Request): Promise<Args> {
   return { ...args, ...Object.fromEntries(new URLSearchParams(text)) };
 }
 
-export function createSandboxApp(ctx: ApiContext & { botToken: string }): Hono {
+export function createSandboxApp(
+  ctx: ApiContext & { botToken: string; appToken: string; socketMode: SocketModeHub },
+): Hono {
   const app = new Hono();
   app.all('/api/:method', async (c) => {
     let args: Args;
@@ -59,6 +69,12 @@ export function createSandboxApp(ctx: ApiContext & { botToken: string }): Hono {
     }
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
     const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
+    if (c.req.param('method') === 'apps.connections.open') {
+      // Socket Mode: only an app-level token opens a connection.
+      if (!token) return c.json({ ok: false, error: 'not_authed' });
+      if (token !== ctx.appToken) return c.json({ ok: false, error: 'invalid_auth' });
+      return c.json({ ok: true, url: ctx.socketMode.open(ctx.baseUrl()) });
+    }
     const method = METHODS[c.req.param('method')];
     if (!method) return c.json({ ok: false, error: 'unknown_method' });
     if (!token) return c.json({ ok: false, error: 'not_authed' });
@@ -103,8 +119,17 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   let baseUrl = '';
   const interactions = new Interactions(workspace, () => baseUrl, options.triggerTtlMs);
   const botToken = options.botToken ?? 'xoxb-sandbox-token';
+  const appToken = options.appToken ?? 'xapp-sandbox-token';
   const signingSecret = options.signingSecret ?? 'sandbox-signing-secret';
-  const app = createSandboxApp({ workspace, interactions, baseUrl: () => baseUrl, botToken });
+  const socketMode = new SocketModeHub(workspace.seed.appId);
+  const app = createSandboxApp({
+    workspace,
+    interactions,
+    baseUrl: () => baseUrl,
+    botToken,
+    appToken,
+    socketMode,
+  });
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const server = serve(
@@ -115,18 +140,24 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
           url: baseUrl,
           apiUrl: `${baseUrl}/api/`,
           botToken,
+          appToken,
           signingSecret,
           workspace,
           interactions,
+          socketMode,
           driver: (eventsUrl) => new SlackDriver({ workspace, interactions, eventsUrl, signingSecret }),
+          socketDriver: () =>
+            new SlackDriver({ workspace, interactions, eventsUrl: '', signingSecret, socketMode }),
           close: () =>
             new Promise<void>((done) => {
+              socketMode.close();
               server.close(() => done());
               if ('closeAllConnections' in server) server.closeAllConnections();
             }),
         });
       },
     );
+    socketMode.attach(server as HttpServer);
     server.once('error', reject);
   });
 }
