@@ -1,0 +1,217 @@
+import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { type ICredentialsDecrypted, type IDataObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentSessions } from '../nodes/AgentSessions/AgentSessions.node';
+import { fakeContext, fakeCredentialTestContext } from './fake-context';
+
+const KEY = 'n8n_test_key_7d41a9c2';
+const OTHER_KEY = 'n8n_other_key_0b6e33f1';
+let emulator: SpawnedEmulator;
+const node = new AgentSessions();
+
+beforeAll(async () => {
+  emulator = await spawnEmulator({ apiKeys: [KEY, OTHER_KEY], speed: 20 });
+}, 30_000);
+
+afterAll(async () => {
+  await emulator?.close();
+});
+
+const run = async (items: Array<Record<string, unknown>>, extra: { continueOnFail?: boolean; apiKey?: string; signal?: AbortSignal } = {}) => {
+  const ctx = fakeContext({
+    items,
+    credentials: { baseUrl: `${emulator.url}/`, apiKey: extra.apiKey ?? KEY },
+    ...(extra.continueOnFail ? { continueOnFail: true } : {}),
+    ...(extra.signal ? { signal: extra.signal } : {}),
+  });
+  const [out] = await node.execute.call(ctx);
+  return { out: out ?? [], ctx };
+};
+
+const session = (operation: string, params: Record<string, unknown> = {}) => ({ resource: 'session', operation, ...params });
+const humanInput = (operation: string, params: Record<string, unknown> = {}) => ({ resource: 'humanInput', operation, ...params });
+const fast = { pollIntervalSeconds: 0.2, maxWaitSeconds: 30 };
+const humanInputPosts = async () => (await emulator.admin.stats()).requests['POST /v1/sessions/:id/human-input/:inputId'] ?? 0;
+
+describe('Session', () => {
+  it('Create and Wait until finished: the outcome, the final status and pairedItem', async () => {
+    const { out } = await run([
+      session('createAndWait', {
+        goal: 'scenario:complete tidy the changelog',
+        additionalFields: { budget: 3, maxIterations: 20, context: '{"repo":"acme/api"}', extraGuardrails: '{"maxToolCalls": 9}' },
+        waitUntil: 'finished',
+        ...fast,
+      }),
+    ]);
+    expect(out).toHaveLength(1);
+    expect(out[0]?.pairedItem).toEqual({ item: 0 });
+    expect(out[0]?.json).toMatchObject({ outcome: 'finished', status: 'completed', session: { completionReport: expect.any(Object) } });
+  });
+
+  it('Create, Get, Get Messages (all and a page), Send Signal', async () => {
+    const { out: created } = await run([session('create', { goal: 'scenario:long index the wiki' })]);
+    const sessionId = String(created[0]?.json.sessionId);
+    expect(created[0]?.json.status).toBe('queued');
+    const { out: waited } = await run([session('wait', { sessionId, waitUntil: 'needsPerson', pollIntervalSeconds: 0.2, maxWaitSeconds: 1.5 })]);
+    expect(waited[0]?.json.outcome).toBe('timed_out');
+    const { out: got } = await run([session('get', { sessionId })]);
+    expect(got[0]?.json).toMatchObject({ sessionId, status: 'running' });
+    const { out: all } = await run([session('getMessages', { sessionId, returnAll: true })]);
+    expect(all.length).toBeGreaterThan(2);
+    expect(all.every((item) => typeof item.json.key === 'string' && item.pairedItem !== undefined)).toBe(true);
+    const { out: page } = await run([session('getMessages', { sessionId, returnAll: false, limit: 2 })]);
+    expect(page).toHaveLength(2);
+    const { out: paused } = await run([session('sendSignal', { sessionId, signal: 'pause', reason: 'lunch' })]);
+    expect(paused[0]?.json).toMatchObject({ sessionId, signal: 'pause' });
+    await run([session('sendSignal', { sessionId, signal: 'resume', signalOptions: { message: 'go on' } })]);
+    await run([session('sendSignal', { sessionId, signal: 'redirect', message: 'Only the docs' })]);
+    const { out: cancelled } = await run([session('sendSignal', { sessionId, signal: 'cancel' })]);
+    expect(cancelled[0]?.json.signal).toBe('cancel');
+  });
+
+  it('refuses bad parameters before any request, naming the field', async () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [session('create', { goal: '  ' }), /"Goal" is required/],
+      [session('create', { goal: 'x', additionalFields: { context: '{"a":' } }), /"Context \(JSON\)" is not valid JSON/],
+      [session('create', { goal: 'x', additionalFields: { context: '[1]' } }), /"Context \(JSON\)" must be a JSON object/],
+      [session('create', { goal: 'x', additionalFields: { budget: -2 } }), /"Budget \(USD\)" must be a number above 0/],
+      [session('create', { goal: 'x', additionalFields: { maxIterations: 2.5 } }), /"Max Iterations" must be a whole number/],
+      [session('getMessages', { sessionId: 's', returnAll: false, limit: 500 }), /"Limit" must be a whole number from 1 to 200/],
+      [session('sendSignal', { sessionId: 's', signal: 'redirect', message: '' }), /"Message" is required/],
+      [session('sendSignal', { sessionId: 's', signal: 'resume', signalOptions: { newBudget: 0 } }), /"New Budget \(USD\)"/],
+      [session('wait', { sessionId: 's', pollIntervalSeconds: 0 }), /"Poll Interval \(Seconds\)"/],
+    ];
+    for (const [params, message] of cases) {
+      const ctx = fakeContext({ items: [params], credentials: { baseUrl: emulator.url, apiKey: KEY } });
+      const error = await node.execute.call(ctx).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, JSON.stringify(params)).toBeInstanceOf(NodeOperationError);
+      expect((error as Error).message).toMatch(message);
+      expect(ctx.requests, JSON.stringify(params)).toHaveLength(0);
+    }
+  });
+
+  it('maps service errors to NodeApiError with the HTTP status: 401, 403, 404, 429', async () => {
+    const statusOf = async (items: Array<Record<string, unknown>>, apiKey = KEY) => {
+      const error = await run(items, { apiKey }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(NodeApiError);
+      expect(JSON.stringify(error)).not.toContain(KEY);
+      return (error as NodeApiError).httpCode;
+    };
+    expect(await statusOf([session('get', { sessionId: 'sess_x' })], 'wrong_key_123456')).toBe('401');
+    expect(await statusOf([session('get', { sessionId: 'sess_missing' })])).toBe('404');
+    const { out } = await run([session('create', { goal: 'scenario:long mine' })], { apiKey: OTHER_KEY });
+    expect(await statusOf([session('get', { sessionId: String(out[0]?.json.sessionId) })])).toBe('403');
+    await emulator.admin.setFaults({ rate429: 1, retryAfterSeconds: 7, pathPattern: '^GET /v1/sessions/' });
+    try {
+      expect(await statusOf([session('get', { sessionId: 'sess_any' })])).toBe('429');
+    } finally {
+      await emulator.admin.clearFaults();
+    }
+  });
+
+  it('continueOnFail: a failed item becomes an error item, the others carry on', async () => {
+    const { out } = await run(
+      [session('get', { sessionId: 'sess_missing' }), session('create', { goal: 'scenario:complete ok' })],
+      { continueOnFail: true },
+    );
+    expect(out).toHaveLength(2);
+    expect(out[0]).toMatchObject({ json: { error: expect.stringMatching(/not found/i) }, pairedItem: { item: 0 } });
+    expect(out[1]).toMatchObject({ json: { sessionId: expect.any(String) }, pairedItem: { item: 1 } });
+  });
+
+  it('stops waiting when the execution is cancelled', async () => {
+    const { out } = await run([session('create', { goal: 'scenario:long forever' })]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 500);
+    const started = Date.now();
+    const error = await run([session('wait', { sessionId: out[0]?.json.sessionId, waitUntil: 'finished', pollIntervalSeconds: 5, maxWaitSeconds: 60 })], {
+      signal: controller.signal,
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('Human Input', () => {
+  it('Wait -> Get Pending -> Respond -> Wait: an approval answered from a workflow', async () => {
+    const { out } = await run([session('createAndWait', { goal: 'scenario:approval ship v2', waitUntil: 'needsPerson', ...fast })]);
+    const result = out[0]?.json as IDataObject;
+    expect(result.outcome).toBe('needs_person');
+    expect(result.request).toMatchObject({ kind: 'approval', prompt: 'Deploy v2.3.1 to production?' });
+    const sessionId = String(result.sessionId);
+    const { out: pending } = await run([humanInput('getPending', { sessionId })]);
+    expect(pending[0]?.json).toMatchObject({ pending: true, request: { inputId: (result.request as IDataObject).inputId } });
+    const { out: answered } = await run([humanInput('respond', { sessionId, answerType: 'approval', approved: true })]);
+    expect(answered[0]?.json).toMatchObject({ sessionId, answer: { approved: true } });
+    const { out: done } = await run([session('wait', { sessionId, waitUntil: 'finished', ...fast })]);
+    expect(done[0]?.json).toMatchObject({ outcome: 'finished', status: 'completed' });
+  });
+
+  it('checks an answer against the question before sending it', async () => {
+    const { out } = await run([session('createAndWait', { goal: 'scenario:multi_select regions', waitUntil: 'needsPerson', ...fast })]);
+    const sessionId = String(out[0]?.json.sessionId);
+    const before = await humanInputPosts();
+    const bad = await run([humanInput('respond', { sessionId, answerType: 'choices', choiceIds: 'eu, us, ap' })]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(bad).toBeInstanceOf(NodeOperationError);
+    expect((bad as Error).message).toMatch(/choiceIds: Choose at most 2 options/);
+    const wrongKind = await run([humanInput('respond', { sessionId, answerType: 'choice', choiceId: 'mars' })]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((wrongKind as Error).message).toMatch(/choiceIds/);
+    expect(await humanInputPosts()).toBe(before);
+    const { out: ok } = await run([humanInput('respond', { sessionId, answerType: 'choices', choiceIds: 'eu,ap' })]);
+    expect(ok[0]?.json.answer).toEqual({ choiceIds: ['eu', 'ap'] });
+  });
+
+  it('answers a multi-question request with JSON, and says when nothing is pending', async () => {
+    const { out } = await run([session('createAndWait', { goal: 'scenario:multi_question publish', waitUntil: 'needsPerson', ...fast })]);
+    const sessionId = String(out[0]?.json.sessionId);
+    await run([humanInput('respond', { sessionId, answerType: 'answers', answers: '{"name":"Aurora","channel":"beta"}' })]);
+    const { out: after } = await run([humanInput('getPending', { sessionId })]);
+    expect(after[0]?.json.pending).toBe(false);
+    const none = await run([humanInput('respond', { sessionId, answerType: 'freeText', freeText: 'hi' })]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((none as Error).message).toMatch(/not waiting on a question/);
+  });
+
+  it('Wait reports cost_limit; Send Signal resumes with a new budget', async () => {
+    const { out } = await run([
+      session('createAndWait', { goal: 'scenario:cost_limit analyse', additionalFields: { budget: 0.2 }, waitUntil: 'needsPerson', ...fast }),
+    ]);
+    expect(out[0]?.json.outcome).toBe('cost_limit');
+    const sessionId = String(out[0]?.json.sessionId);
+    await run([session('sendSignal', { sessionId, signal: 'resume', signalOptions: { newBudget: 20 } })]);
+    const { out: done } = await run([session('wait', { sessionId, waitUntil: 'finished', ...fast })]);
+    expect(done[0]?.json.outcome).toBe('finished');
+  });
+});
+
+describe('credential test', () => {
+  const test = (apiKey: string) =>
+    node.methods.credentialTest.agentSessionsApiTest.call(fakeCredentialTestContext(), {
+      id: '1',
+      name: 'Agent Sessions',
+      type: 'agentSessionsApi',
+      data: { baseUrl: emulator.url, apiKey },
+    } as ICredentialsDecrypted);
+
+  it('tells a right key from a wrong one', async () => {
+    expect(await test(KEY)).toEqual({ status: 'OK', message: 'Connection successful' });
+    expect(await test('wrong_key_123456')).toEqual({ status: 'Error', message: 'The API key was refused (401)' });
+  });
+});
