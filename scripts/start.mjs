@@ -2,21 +2,12 @@
 // the Agent Session Service emulator (no AGENT_SERVICE_URL) and the Slack sandbox (no Slack tokens);
 // the store is PGlite in DATA_DIR (./data) unless DATABASE_URL is set.
 import { startEmulator } from '../packages/emulator/dist/index.js';
-import { ConfigError, loadConfig, startBot } from '../packages/slack-bot/dist/index.js';
+import { loadConfigOrExit, startBot } from '../packages/slack-bot/dist/index.js';
 import { startSandbox } from '../packages/slack-sandbox/dist/index.js';
 
 const out = (line) => process.stdout.write(`${line}\n`);
 
-let config;
-try {
-  config = loadConfig(process.env);
-} catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`Configuration error:\n${error.message}\n`);
-    process.exit(2);
-  }
-  throw error;
-}
+const config = loadConfigOrExit(process.env);
 
 const port = (name, fallback) => {
   const raw = process.env[name];

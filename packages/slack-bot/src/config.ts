@@ -135,3 +135,14 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     ...(e.REPLICA_ID ? { replicaId: e.REPLICA_ID } : {}),
   };
 }
+
+/** For entry points: the configuration, or one message naming every problem and exit code 2. */
+export function loadConfigOrExit(env: Record<string, string | undefined>): BotConfig {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`Configuration error:\n${error.message}\n`);
+    process.exit(2);
+  }
+}

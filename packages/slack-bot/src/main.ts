@@ -1,22 +1,13 @@
 #!/usr/bin/env node
 import { startBot } from './bot.js';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfigOrExit } from './config.js';
 
 /**
  * `node dist/main.js`: the bot from the environment. Slack and service settings are required here; the
  * repository's `npm start` fills them with a local sandbox and emulator when they are absent.
  */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`Configuration error:\n${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit(process.env);
   const missing = [
     !config.slack && 'SLACK_BOT_TOKEN (with SLACK_SIGNING_SECRET or SLACK_APP_TOKEN)',
     !config.service && 'AGENT_SERVICE_URL and AGENT_API_KEY',

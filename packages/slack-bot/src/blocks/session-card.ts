@@ -1,4 +1,4 @@
-import { isSuccessStatus, isTerminalStatus } from '@agent-sessions/core';
+import { isSuccessStatus, isTerminalStatus, parseTimestamp } from '@agent-sessions/core';
 import { ACTIONS, encodeRef } from './ids.js';
 import { escapeMrkdwn, formatDuration, formatUsd, mrkdwn, plain, progressBar } from './text.js';
 
@@ -95,5 +95,35 @@ export function sessionCard(state: CardState): { text: string; blocks: unknown[]
   return {
     text: `Agent session ${verb}: ${statusLabel(state.status)} — ${state.goal.slice(0, 200)}`,
     blocks,
+  };
+}
+
+/** The card's state from what the store knows and, when the session was polled, its latest snapshot. */
+export function cardStateOf(
+  session: {
+    sessionId: string;
+    goal: string;
+    status: string;
+    startedBy: string;
+    budget: number | null;
+    createdAt: string;
+  },
+  snapshot:
+    | { status?: string; cost?: unknown; rounds?: unknown; createdAt?: unknown; completedAt?: unknown }
+    | undefined,
+  now: number,
+): CardState {
+  const total = (snapshot?.cost as { totalCost?: unknown } | undefined)?.totalCost;
+  return {
+    sessionId: session.sessionId,
+    goal: session.goal,
+    status: snapshot?.status ?? session.status,
+    startedBy: session.startedBy,
+    totalCost: typeof total === 'number' ? total : 0,
+    budget: session.budget,
+    rounds: Array.isArray(snapshot?.rounds) ? snapshot.rounds.length : 0,
+    createdAt: parseTimestamp(snapshot?.createdAt) ?? session.createdAt,
+    now,
+    completedAt: parseTimestamp(snapshot?.completedAt) ?? null,
   };
 }

@@ -8,7 +8,7 @@ import {
 import { agentMessageText } from '../blocks/agent-message.js';
 import { costLimitMessage, promptAsAnswered, promptMessage } from '../blocks/prompt.js';
 import { finalReport, unreadableRequest } from '../blocks/report.js';
-import { sessionCard } from '../blocks/session-card.js';
+import { cardStateOf, sessionCard } from '../blocks/session-card.js';
 import type { Logger } from '../logger.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import type { CardMessage, CardUpdater } from './card-updater.js';
@@ -104,19 +104,7 @@ export class SessionPublisher {
   async card(sessionId: string): Promise<CardMessage | undefined> {
     const session = await this.deps.store.getSession(sessionId);
     if (!session?.cardTs) return undefined;
-    const snapshot = this.#snapshots.get(sessionId);
-    const card = sessionCard({
-      sessionId,
-      goal: session.goal,
-      status: snapshot?.status ?? session.status,
-      startedBy: session.startedBy,
-      totalCost: costOf(snapshot),
-      budget: session.budget,
-      rounds: Array.isArray(snapshot?.rounds) ? snapshot.rounds.length : 0,
-      createdAt: parseTimestamp(snapshot?.createdAt) ?? session.createdAt,
-      now: Date.now(),
-      completedAt: parseTimestamp(snapshot?.completedAt) ?? null,
-    });
+    const card = sessionCard(cardStateOf(session, this.#snapshots.get(sessionId), Date.now()));
     return { channel: session.channelId, ts: session.cardTs, ...card };
   }
 
@@ -166,17 +154,7 @@ export class SessionPublisher {
   /** The card is the thread's root: posted once, before anything goes in its thread. */
   async #ensureCard(session: SessionRecord): Promise<SessionRecord> {
     if (session.cardTs) return session;
-    const initial = sessionCard({
-      sessionId: session.sessionId,
-      goal: session.goal,
-      status: session.status,
-      startedBy: session.startedBy,
-      totalCost: 0,
-      budget: session.budget,
-      rounds: 0,
-      createdAt: session.createdAt,
-      now: Date.now(),
-    });
+    const initial = sessionCard(cardStateOf(session, undefined, Date.now()));
     const ts = await this.deps.poster.post({ ...session, cardTs: null }, 'card', initial);
     await this.deps.store.updateSession(session.sessionId, { cardTs: ts });
     return { ...session, cardTs: ts };

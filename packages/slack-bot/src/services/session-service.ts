@@ -11,7 +11,7 @@ import {
   validateAnswer,
 } from '@agent-sessions/core';
 import { promptAsAnswered } from '../blocks/prompt.js';
-import { sessionCard } from '../blocks/session-card.js';
+import { cardStateOf, sessionCard } from '../blocks/session-card.js';
 import { escapeMrkdwn } from '../blocks/text.js';
 import type { Logger } from '../logger.js';
 import type { PromptRecord, SessionRecord, Store } from '../store/store.js';
@@ -117,17 +117,7 @@ export class SessionService {
     });
     const record = (await store.getSession(sessionId)) as SessionRecord;
     try {
-      const card = sessionCard({
-        sessionId,
-        goal: input.goal,
-        status: 'queued',
-        startedBy: input.userId,
-        totalCost: 0,
-        budget: input.budget ?? null,
-        rounds: 0,
-        createdAt: record.createdAt,
-        now: Date.now(),
-      });
+      const card = sessionCard(cardStateOf(record, undefined, Date.now()));
       const ts = await this.deps.poster.post(record, 'card', card);
       await store.updateSession(sessionId, { cardTs: ts });
     } catch (error) {

@@ -2,7 +2,7 @@ import type { HumanInputRequest } from '@agent-sessions/core';
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { raiseBudgetModal, startModal } from '../../blocks/modals.js';
 import { promptMessage } from '../../blocks/prompt.js';
-import { sessionCard, statusLabel } from '../../blocks/session-card.js';
+import { cardStateOf, sessionCard, statusLabel } from '../../blocks/session-card.js';
 import { escapeMrkdwn, truncate } from '../../blocks/text.js';
 import { type AgentCommand, parseAgentCommand, USAGE } from '../../command-parser.js';
 import type { ListenerContext } from '../context.js';
@@ -133,19 +133,8 @@ async function status(
     );
     return;
   }
-  const card = (await ctx.publisher.card(session.sessionId)) ?? {
-    ...sessionCard({
-      sessionId: session.sessionId,
-      goal: session.goal,
-      status: session.status,
-      startedBy: session.startedBy,
-      totalCost: 0,
-      budget: session.budget,
-      rounds: 0,
-      createdAt: session.createdAt,
-      now: Date.now(),
-    }),
-  };
+  const card =
+    (await ctx.publisher.card(session.sessionId)) ?? sessionCard(cardStateOf(session, undefined, Date.now()));
   // Live numbers from the service when this replica isn't the one following the session.
   const live = await ctx.client.sessions.get(session.sessionId).catch(() => undefined);
   const blocks = [...card.blocks.filter((b) => (b as { type?: string }).type !== 'actions')];
