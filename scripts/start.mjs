@@ -33,7 +33,10 @@ if (!service) {
 let slack = config.slack;
 let sandbox;
 if (!slack) {
-  sandbox = await startSandbox({ port: port('SANDBOX_PORT', 4020) });
+  sandbox = await startSandbox({
+    port: port('SANDBOX_PORT', 4020),
+    ...(config.service ? {} : { emulatorUrl: service.url }),
+  });
   stops.push(() => sandbox.close());
   slack = { botToken: sandbox.botToken, signingSecret: sandbox.signingSecret, apiUrl: sandbox.apiUrl };
   out(
@@ -48,6 +51,11 @@ if (bot.eventsUrl)
   out(`Bot: Slack request URL ${bot.eventsUrl} · health ${bot.url}/healthz · metrics ${bot.url}/metrics`);
 else out('Bot: connected to Slack in Socket Mode');
 if (sandbox && bot.eventsUrl) {
+  sandbox.connectBot(bot.eventsUrl);
+  out('');
+  out(
+    `Open ${sandbox.url}/ — a Slack channel in your browser, wired to the bot. Type /agent start scenario:approval ship it`,
+  );
   if (process.stdin.isTTY) {
     const { startRepl } = await import('./sandbox-repl.mjs');
     startRepl({ sandbox, eventsUrl: bot.eventsUrl, channel: 'C0AGENTS' });

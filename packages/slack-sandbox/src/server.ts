@@ -10,6 +10,7 @@ import { views } from './api/views.js';
 import { SlackDriver } from './driver.js';
 import { Interactions } from './interactions.js';
 import { SocketModeHub } from './socket-mode.js';
+import { addWebRoutes } from './web/routes.js';
 import { defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
 
 const METHODS: Record<string, Method> = { ...chat, ...views, ...people, ...files };
@@ -26,6 +27,8 @@ export interface SandboxOptions {
   seed?: WorkspaceSeed;
   /** How long a trigger_id stays valid (Slack: 3 s). */
   triggerTtlMs?: number;
+  /** The emulator whose sessions the web page lists (optional). */
+  emulatorUrl?: string;
 }
 
 export interface RunningSandbox {
@@ -42,6 +45,8 @@ export interface RunningSandbox {
   /** A driver for a bot connected in Socket Mode: requests travel as envelopes over its WebSocket. */
   socketDriver(): SlackDriver;
   socketMode: SocketModeHub;
+  /** Points the web page at a bot: its Request URL, or 'socket' for one connected in Socket Mode. */
+  connectBot(eventsUrl: string | 'socket'): void;
   close(): Promise<void>;
 }
 
@@ -57,9 +62,20 @@ async function readArgs(request: Request): Promise<Args> {
 }
 
 export function createSandboxApp(
-  ctx: ApiContext & { botToken: string; appToken: string; socketMode: SocketModeHub },
+  ctx: ApiContext & {
+    botToken: string;
+    appToken: string;
+    socketMode: SocketModeHub;
+    pageDriver?: () => SlackDriver | undefined;
+    emulatorUrl?: () => string | undefined;
+  },
 ): Hono {
   const app = new Hono();
+  addWebRoutes(app, {
+    workspace: ctx.workspace,
+    driver: ctx.pageDriver ?? (() => undefined),
+    emulatorUrl: ctx.emulatorUrl ?? (() => undefined),
+  });
   app.all('/api/:method', async (c) => {
     let args: Args;
     try {
@@ -122,6 +138,7 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   const appToken = options.appToken ?? 'xapp-sandbox-token';
   const signingSecret = options.signingSecret ?? 'sandbox-signing-secret';
   const socketMode = new SocketModeHub(workspace.seed.appId);
+  let pageDriver: SlackDriver | undefined;
   const app = createSandboxApp({
     workspace,
     interactions,
@@ -129,6 +146,8 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
     botToken,
     appToken,
     socketMode,
+    pageDriver: () => pageDriver,
+    emulatorUrl: () => options.emulatorUrl,
   });
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
@@ -148,6 +167,12 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
           driver: (eventsUrl) => new SlackDriver({ workspace, interactions, eventsUrl, signingSecret }),
           socketDriver: () =>
             new SlackDriver({ workspace, interactions, eventsUrl: '', signingSecret, socketMode }),
+          connectBot: (eventsUrl) => {
+            pageDriver =
+              eventsUrl === 'socket'
+                ? new SlackDriver({ workspace, interactions, eventsUrl: '', signingSecret, socketMode })
+                : new SlackDriver({ workspace, interactions, eventsUrl, signingSecret });
+          },
           close: () =>
             new Promise<void>((done) => {
               socketMode.close();

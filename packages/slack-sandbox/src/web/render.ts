@@ -1,0 +1,216 @@
+/**
+ * Block Kit to HTML, for the sandbox's web page: pure functions from blocks to markup (no DOM), so they run
+ * in the browser and in unit tests alike. Interactive elements carry data-* attributes the page wires to
+ * the driver; nothing here talks to anyone.
+ */
+
+type Obj = Record<string, unknown>;
+
+export interface RenderContext {
+  /** User id -> display name, for <@U…> mentions. */
+  users: Record<string, string>;
+  /** Channel id -> name, for <#C…> links. */
+  channels: Record<string, string>;
+  /** Where the blocks live: a message (channel + ts) or a view (view id). */
+  container: { kind: 'message'; channel: string; ts: string } | { kind: 'view'; viewId: string };
+  /** Inline errors of a view, by block_id (response_action: errors). */
+  errors?: Record<string, string>;
+}
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+
+/** Slack escapes only &, < and >; its text arrives with those as entities. */
+const decodeSlackEntities = (text: string): string =>
+  text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+function inlineFormat(escaped: string): string {
+  return escaped
+    .replace(/`([^`\n]+)`/g, '<code>$1</code>')
+    .replace(/(^|[\s(])\*([^*\n]+)\*(?=[\s).,!?:;]|$)/g, '$1<strong>$2</strong>')
+    .replace(/(^|[\s(])_([^_\n]+)_(?=[\s).,!?:;]|$)/g, '$1<em>$2</em>')
+    .replace(/(^|[\s(])~([^~\n]+)~(?=[\s).,!?:;]|$)/g, '$1<del>$2</del>');
+}
+
+function linkOf(inner: string, ctx: RenderContext): string {
+  const [target = '', label] = inner.split('|', 2);
+  if (target.startsWith('@')) {
+    const id = target.slice(1);
+    return `<span class="mention" data-user="${escapeHtml(id)}">@${escapeHtml(ctx.users[id] ?? label ?? id)}</span>`;
+  }
+  if (target.startsWith('#')) {
+    const id = target.slice(1);
+    return `<span class="channel-link">#${escapeHtml(ctx.channels[id] ?? label ?? id)}</span>`;
+  }
+  if (target.startsWith('!')) return `<span class="mention">@${escapeHtml(label ?? target.slice(1))}</span>`;
+  const href = decodeSlackEntities(target);
+  const safe = /^(https?:|mailto:)/i.test(href) ? href : '#';
+  return `<a href="${escapeHtml(safe)}" target="_blank" rel="noopener">${escapeHtml(decodeSlackEntities(label ?? target))}</a>`;
+}
+
+/** Slack mrkdwn to HTML: *bold*, _italic_, ~strike~, `code`, ```blocks```, quotes, links and mentions. */
+export function mrkdwn(text: string, ctx: RenderContext): string {
+  const parts = text.split(/```/);
+  return parts
+    .map((part, i) => {
+      if (i % 2 === 1) return `<pre>${escapeHtml(decodeSlackEntities(part))}</pre>`;
+      const lines = part.split('\n').map((line) => {
+        const quote = line.startsWith('&gt; ') || line.startsWith('> ');
+        const body = quote ? line.replace(/^(&gt;|>) /, '') : line;
+        const html = body
+          .split(/(<[^<>\n]+>)/)
+          .map((seg) =>
+            seg.startsWith('<') && seg.endsWith('>')
+              ? linkOf(seg.slice(1, -1), ctx)
+              : inlineFormat(escapeHtml(decodeSlackEntities(seg))),
+          )
+          .join('');
+        return quote ? `<blockquote>${html}</blockquote>` : html;
+      });
+      return lines.join('<br>');
+    })
+    .join('');
+}
+
+function textObject(text: unknown, ctx: RenderContext): string {
+  const t = text as { type?: string; text?: string } | undefined;
+  if (!t || typeof t.text !== 'string') return '';
+  return t.type === 'mrkdwn' ? mrkdwn(t.text, ctx) : escapeHtml(t.text);
+}
+
+const plain = (text: unknown): string =>
+  escapeHtml(String((text as { text?: unknown } | undefined)?.text ?? ''));
+
+function where(ctx: RenderContext, blockId: string): string {
+  const c = ctx.container;
+  const base =
+    c.kind === 'message'
+      ? `data-channel="${escapeHtml(c.channel)}" data-ts="${escapeHtml(c.ts)}"`
+      : `data-view="${escapeHtml(c.viewId)}"`;
+  return `${base} data-block="${escapeHtml(blockId)}"`;
+}
+
+function confirmAttr(element: Obj): string {
+  const confirm = element.confirm as Obj | undefined;
+  if (!confirm) return '';
+  const question = `${plain(confirm.title)}\n\n${plain(confirm.text)}`;
+  return ` data-confirm="${escapeHtml(question)}"`;
+}
+
+function options(element: Obj): Obj[] {
+  return Array.isArray(element.options) ? (element.options as Obj[]) : [];
+}
+
+/** One interactive element (in an actions block, a section accessory or a view input). */
+export function renderElement(element: Obj, blockId: string, ctx: RenderContext, inInput = false): string {
+  const actionId = escapeHtml(String(element.action_id ?? ''));
+  const attrs = `${where(ctx, blockId)} data-action="${actionId}"`;
+  switch (element.type) {
+    case 'button': {
+      const style = element.style === 'primary' || element.style === 'danger' ? ` ${element.style}` : '';
+      const value = element.value === undefined ? '' : ` data-value="${escapeHtml(String(element.value))}"`;
+      if (element.url) {
+        return `<a class="button${style}" href="${escapeHtml(String(element.url))}" target="_blank" rel="noopener">${plain(element.text)}</a>`;
+      }
+      return `<button type="button" class="button${style}" ${attrs}${value}${confirmAttr(element)}>${plain(element.text)}</button>`;
+    }
+    case 'static_select':
+    case 'multi_static_select': {
+      const multi = element.type === 'multi_static_select';
+      const placeholder = element.placeholder
+        ? `<option value="" disabled${multi ? '' : ' selected'}>${plain(element.placeholder)}</option>`
+        : '';
+      const opts = options(element)
+        .map((o) => `<option value="${escapeHtml(String(o.value))}">${plain(o.text)}</option>`)
+        .join('');
+      return `<select class="select" ${attrs}${multi ? ' multiple' : ''}${inInput ? ' data-input' : ''}>${multi ? '' : placeholder}${opts}</select>`;
+    }
+    case 'checkboxes':
+    case 'radio_buttons': {
+      const type = element.type === 'checkboxes' ? 'checkbox' : 'radio';
+      const name = `${blockId}-${actionId}-${ctx.container.kind === 'message' ? ctx.container.ts : ctx.container.viewId}`;
+      return `<div class="choices" ${attrs} data-kind="${type}"${inInput ? ' data-input' : ''}>${options(
+        element,
+      )
+        .map(
+          (o) =>
+            `<label class="choice"><input type="${type}" name="${escapeHtml(name)}" value="${escapeHtml(String(o.value))}"> ${plain(o.text)}${
+              o.description ? ` <small>${plain(o.description)}</small>` : ''
+            }</label>`,
+        )
+        .join('')}</div>`;
+    }
+    case 'overflow':
+      return `<select class="select overflow" ${attrs}><option value="" selected disabled>⋯</option>${options(
+        element,
+      )
+        .map((o) => `<option value="${escapeHtml(String(o.value))}">${plain(o.text)}</option>`)
+        .join('')}</select>`;
+    case 'plain_text_input': {
+      const initial = escapeHtml(String(element.initial_value ?? ''));
+      const placeholder = element.placeholder ? ` placeholder="${plain(element.placeholder)}"` : '';
+      return element.multiline
+        ? `<textarea class="text-input" ${attrs} data-input${placeholder}>${initial}</textarea>`
+        : `<input class="text-input" type="text" ${attrs} data-input value="${initial}"${placeholder}>`;
+    }
+    case 'image':
+      return `<a class="image-link" href="${escapeHtml(String(element.image_url ?? '#'))}" target="_blank" rel="noopener">🖼 ${escapeHtml(String(element.alt_text ?? 'image'))}</a>`;
+    default:
+      return `<span class="unsupported">[${escapeHtml(String(element.type))}]</span>`;
+  }
+}
+
+/** One block. */
+export function renderBlock(block: Obj, index: number, ctx: RenderContext): string {
+  const blockId = String(block.block_id ?? `b${index}`);
+  switch (block.type) {
+    case 'header':
+      return `<div class="block header">${plain(block.text)}</div>`;
+    case 'divider':
+      return '<hr class="block divider">';
+    case 'section': {
+      const fields = Array.isArray(block.fields)
+        ? `<div class="fields">${(block.fields as unknown[]).map((f) => `<div class="field">${textObject(f, ctx)}</div>`).join('')}</div>`
+        : '';
+      const accessory = block.accessory
+        ? `<div class="accessory">${renderElement(block.accessory as Obj, blockId, ctx)}</div>`
+        : '';
+      return `<div class="block section"><div class="section-body">${textObject(block.text, ctx)}${fields}</div>${accessory}</div>`;
+    }
+    case 'context':
+      return `<div class="block context">${((block.elements as Obj[] | undefined) ?? [])
+        .map((e) =>
+          e.type === 'image' ? renderElement(e, blockId, ctx) : `<span>${textObject(e, ctx)}</span>`,
+        )
+        .join(' ')}</div>`;
+    case 'actions':
+      return `<div class="block actions">${((block.elements as Obj[] | undefined) ?? [])
+        .map((e) => renderElement(e, blockId, ctx))
+        .join('')}</div>`;
+    case 'image':
+      return `<div class="block image">${renderElement(block, blockId, ctx)}${block.title ? ` <span>${plain(block.title)}</span>` : ''}</div>`;
+    case 'input': {
+      const error = ctx.errors?.[blockId];
+      return `<div class="block input${error ? ' has-error' : ''}" data-block="${escapeHtml(blockId)}"><label class="input-label">${plain(block.label)}${
+        block.optional ? ' <small>(optional)</small>' : ''
+      }</label>${renderElement(block.element as Obj, blockId, ctx, true)}${
+        block.hint ? `<div class="hint">${plain(block.hint)}</div>` : ''
+      }${error ? `<div class="error" role="alert">${escapeHtml(error)}</div>` : ''}</div>`;
+    }
+    default:
+      return `<div class="block unsupported">[${escapeHtml(String(block.type))} block]</div>`;
+  }
+}
+
+/** A message's or view's blocks; a message without blocks shows its text as mrkdwn. */
+export function renderBlocks(blocks: unknown, ctx: RenderContext, fallbackText = ''): string {
+  if (!Array.isArray(blocks) || blocks.length === 0)
+    return `<div class="block section">${mrkdwn(fallbackText, ctx)}</div>`;
+  return (blocks as Obj[]).map((b, i) => renderBlock(b, i, ctx)).join('');
+}

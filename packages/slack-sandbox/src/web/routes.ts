@@ -1,0 +1,156 @@
+import { readFile } from 'node:fs/promises';
+import type { Context, Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { SlackDriver } from '../driver.js';
+import type { Workspace } from '../workspace.js';
+
+export interface WebContext {
+  workspace: Workspace;
+  /** The driver for the bot the page plays against, once one is connected. */
+  driver(): SlackDriver | undefined;
+  /** The emulator's base URL, for its sessions panel (optional). */
+  emulatorUrl(): string | undefined;
+}
+
+const WEB_DIR = new URL('../../web/', import.meta.url);
+const RENDER_JS = new URL('./render.js', import.meta.url);
+const TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+};
+
+type Body = Record<string, unknown>;
+
+const asString = (v: unknown, name: string): string => {
+  if (typeof v !== 'string' || v === '') throw new Error(`${name} is required`);
+  return v;
+};
+
+/**
+ * The sandbox as a web page: the page is a client of these routes only. Everything a person does goes to
+ * the bot through the driver — signed and shaped exactly as Slack would send it.
+ */
+export function addWebRoutes(app: Hono, ctx: WebContext): void {
+  const file = (name: string, url: URL) => async () =>
+    new Response(await readFile(url), {
+      headers: {
+        'content-type': TYPES[name.split('.').pop() ?? ''] ?? 'text/plain',
+        'cache-control': 'no-store',
+      },
+    });
+  app.get('/', file('index.html', new URL('index.html', WEB_DIR)));
+  app.get('/web/client.js', file('client.js', new URL('client.js', WEB_DIR)));
+  app.get('/web/style.css', file('style.css', new URL('style.css', WEB_DIR)));
+  app.get('/web/render.js', file('render.js', RENDER_JS));
+
+  // Live updates: one event per change (coalesced), the page re-reads /sandbox/state.
+  app.get('/sandbox/events', (c) =>
+    streamSSE(c, async (stream) => {
+      let pending: NodeJS.Timeout | undefined;
+      let seq = 0;
+      const onChange = () => {
+        pending ??= setTimeout(() => {
+          pending = undefined;
+          void stream.writeSSE({ event: 'change', data: String(++seq), id: String(seq) });
+        }, 30);
+      };
+      ctx.workspace.on('change', onChange);
+      stream.onAbort(() => {
+        ctx.workspace.off('change', onChange);
+        if (pending) clearTimeout(pending);
+      });
+      await stream.writeSSE({ event: 'change', data: '0' });
+      while (!stream.aborted)
+        await stream.sleep(15_000).then(() => stream.writeSSE({ event: 'ping', data: '' }));
+    }),
+  );
+
+  app.get('/sandbox/config', (c) =>
+    c.json({ botConnected: ctx.driver() !== undefined, emulator: ctx.emulatorUrl() !== undefined }),
+  );
+
+  app.get('/sandbox/emulator/sessions', async (c) => {
+    const url = ctx.emulatorUrl();
+    if (!url) return c.json({ sessions: [] });
+    try {
+      const response = await fetch(`${url}/_emulator/sessions`);
+      return c.json((await response.json()) as Body);
+    } catch {
+      return c.json({ sessions: [], error: 'the emulator is not reachable' }, 502);
+    }
+  });
+
+  const withDriver =
+    (run: (driver: SlackDriver, body: Body) => Promise<unknown> | unknown) => async (c: Context) => {
+      const driver = ctx.driver();
+      if (!driver) return c.json({ ok: false, error: 'no bot is connected to this sandbox' }, 503);
+      let body: Body;
+      try {
+        body = (await c.req.json()) as Body;
+      } catch {
+        return c.json({ ok: false, error: 'invalid_json' }, 400);
+      }
+      try {
+        return c.json({ ok: true, result: (await run(driver, body)) ?? null });
+      } catch (error) {
+        return c.json({ ok: false, error: (error as Error).message }, 400);
+      }
+    };
+
+  app.post(
+    '/sandbox/command',
+    withDriver((d, b) =>
+      d.command({
+        user: asString(b.user, 'user'),
+        channel: asString(b.channel, 'channel'),
+        text: String(b.text ?? ''),
+        ...(typeof b.command === 'string' ? { command: b.command } : {}),
+      }),
+    ),
+  );
+  app.post(
+    '/sandbox/act',
+    withDriver((d, b) =>
+      d.act({
+        user: asString(b.user, 'user'),
+        channel: asString(b.channel, 'channel'),
+        ts: asString(b.ts, 'ts'),
+        actionId: asString(b.actionId, 'actionId'),
+        ...(b.value === undefined ? {} : { value: b.value as string | string[] }),
+      }),
+    ),
+  );
+  app.post(
+    '/sandbox/choose',
+    withDriver((d, b) =>
+      d.choose({
+        user: asString(b.user, 'user'),
+        channel: asString(b.channel, 'channel'),
+        ts: asString(b.ts, 'ts'),
+        actionId: asString(b.actionId, 'actionId'),
+        value: b.value as string | string[],
+      }),
+    ),
+  );
+  app.post(
+    '/sandbox/submit',
+    withDriver((d, b) =>
+      d.submitView({
+        user: asString(b.user, 'user'),
+        viewId: asString(b.viewId, 'viewId'),
+        values: (b.values ?? {}) as Record<string, Record<string, string | string[] | undefined>>,
+      }),
+    ),
+  );
+  app.post(
+    '/sandbox/close',
+    withDriver((d, b) =>
+      d.closeView({ user: asString(b.user, 'user'), viewId: asString(b.viewId, 'viewId') }),
+    ),
+  );
+  app.post(
+    '/sandbox/home',
+    withDriver((d, b) => d.appHomeOpened({ user: asString(b.user, 'user') })),
+  );
+}

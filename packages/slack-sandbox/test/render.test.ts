@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { escapeHtml, mrkdwn, type RenderContext, renderBlock, renderBlocks } from '../src/web/render.js';
+
+const ctx: RenderContext = {
+  users: { U0ALICE: 'alice' },
+  channels: { C0AGENTS: 'agents' },
+  container: { kind: 'message', channel: 'C0AGENTS', ts: '1.000001' },
+};
+const viewCtx: RenderContext = {
+  ...ctx,
+  container: { kind: 'view', viewId: 'V1' },
+  errors: { answer: 'Please type <an> answer' },
+};
+const md = (text: string) => ({ type: 'mrkdwn', text });
+const pt = (text: string) => ({ type: 'plain_text', text });
+
+describe('mrkdwn', () => {
+  it('formats bold, italic, strike, code and code blocks, and keeps Slack entities as text', () => {
+    expect(mrkdwn('*Done* _now_ ~old~ `x<y` &amp; &lt;b&gt;', ctx)).toBe(
+      '<strong>Done</strong> <em>now</em> <del>old</del> <code>x&lt;y</code> &amp; &lt;b&gt;',
+    );
+    expect(mrkdwn('```a <b>\n&amp;```', ctx)).toBe('<pre>a &lt;b&gt;\n&amp;</pre>');
+    expect(mrkdwn('line one\n&gt; quoted', ctx)).toBe('line one<br><blockquote>quoted</blockquote>');
+  });
+
+  it('renders mentions, channels and links; refuses script URLs', () => {
+    expect(mrkdwn('<@U0ALICE> in <#C0AGENTS> see <https://x.io/a?b=1&amp;c=2|docs>', ctx)).toBe(
+      '<span class="mention" data-user="U0ALICE">@alice</span> in <span class="channel-link">#agents</span> see <a href="https://x.io/a?b=1&amp;c=2" target="_blank" rel="noopener">docs</a>',
+    );
+    expect(mrkdwn('<javascript:alert(1)|click>', ctx)).toContain('href="#"');
+    expect(mrkdwn('<@U0NOBODY>', ctx)).toContain('@U0NOBODY');
+  });
+
+  it('never lets text become markup', () => {
+    const html = mrkdwn('<img src=x onerror=alert(1)> "q"', ctx);
+    expect(html).not.toContain('<img');
+    expect(escapeHtml('"<&>\'')).toBe('&quot;&lt;&amp;&gt;&#39;');
+  });
+});
+
+describe('blocks', () => {
+  it('header, divider, section with fields and accessory, context, image', () => {
+    expect(renderBlock({ type: 'header', text: pt('Ship <it>') }, 0, ctx)).toBe(
+      '<div class="block header">Ship &lt;it&gt;</div>',
+    );
+    expect(renderBlock({ type: 'divider' }, 0, ctx)).toBe('<hr class="block divider">');
+    const section = renderBlock(
+      {
+        type: 'section',
+        block_id: 'answer',
+        text: md('*Status*'),
+        fields: [md('*Cost*\n$1'), md('*Rounds*\n2')],
+        accessory: {
+          type: 'static_select',
+          action_id: 'input_select',
+          placeholder: pt('Choose…'),
+          options: [{ text: pt('One'), value: '0' }],
+        },
+      },
+      0,
+      ctx,
+    );
+    expect(section).toContain('<strong>Status</strong>');
+    expect(section).toContain('<div class="field"><strong>Cost</strong><br>$1</div>');
+    expect(section).toContain('data-action="input_select"');
+    expect(section).toContain('data-ts="1.000001"');
+    expect(renderBlock({ type: 'context', elements: [md('by <@U0ALICE>'), pt('plain')] }, 0, ctx)).toBe(
+      '<div class="block context"><span>by <span class="mention" data-user="U0ALICE">@alice</span></span> <span>plain</span></div>',
+    );
+    expect(
+      renderBlock({ type: 'image', image_url: 'https://x.io/i.png', alt_text: 'chart' }, 0, ctx),
+    ).toContain('🖼 chart');
+  });
+
+  it('actions: buttons (styles, values, confirm), checkboxes, multi-select, overflow, radio', () => {
+    const actions = renderBlock(
+      {
+        type: 'actions',
+        block_id: 'choices',
+        elements: [
+          { type: 'button', action_id: 'go', text: pt('Go'), style: 'primary', value: '{"sessionId":"s"}' },
+          {
+            type: 'button',
+            action_id: 'stop',
+            text: pt('Cancel'),
+            style: 'danger',
+            confirm: { title: pt('Sure?'), text: pt('It stops.'), confirm: pt('Yes'), deny: pt('No') },
+          },
+          {
+            type: 'checkboxes',
+            action_id: 'pick',
+            options: [{ text: pt('EU'), value: '0', description: pt('Frankfurt') }],
+          },
+          { type: 'multi_static_select', action_id: 'many', options: [{ text: pt('A'), value: 'a' }] },
+          { type: 'overflow', action_id: 'more', options: [{ text: pt('Edit'), value: 'e' }] },
+          { type: 'radio_buttons', action_id: 'one', options: [{ text: pt('X'), value: 'x' }] },
+        ],
+      },
+      0,
+      ctx,
+    );
+    expect(actions).toContain('class="button primary"');
+    expect(actions).toContain('data-value="{&quot;sessionId&quot;:&quot;s&quot;}"');
+    expect(actions).toContain('data-confirm="Sure?\n\nIt stops."');
+    expect(actions).toContain('type="checkbox"');
+    expect(actions).toContain('<small>Frankfurt</small>');
+    expect(actions).toContain('multiple');
+    expect(actions).toContain('class="select overflow"');
+    expect(actions).toContain('type="radio"');
+  });
+
+  it('inputs of a modal, with their inline errors', () => {
+    const html = renderBlocks(
+      [
+        {
+          type: 'input',
+          block_id: 'answer',
+          label: pt('Your answer'),
+          element: { type: 'plain_text_input', action_id: 'value', multiline: true },
+        },
+        {
+          type: 'input',
+          block_id: 'budget',
+          optional: true,
+          label: pt('Budget'),
+          hint: pt('USD'),
+          element: { type: 'plain_text_input', action_id: 'value', initial_value: '5' },
+        },
+        {
+          type: 'input',
+          block_id: 'q_1',
+          label: pt('Channel?'),
+          element: { type: 'radio_buttons', action_id: 'value', options: [{ text: pt('Beta'), value: '1' }] },
+        },
+      ],
+      viewCtx,
+    );
+    expect(html).toContain(
+      '<textarea class="text-input" data-view="V1" data-block="answer" data-action="value" data-input',
+    );
+    expect(html).toContain('<div class="error" role="alert">Please type &lt;an&gt; answer</div>');
+    expect(html).toContain('value="5"');
+    expect(html).toContain('<small>(optional)</small>');
+    expect(html).toContain('<div class="hint">USD</div>');
+    expect(html).toContain('data-kind="radio" data-input');
+  });
+
+  it('shows a message without blocks as its text, and says what it cannot render', () => {
+    expect(renderBlocks(undefined, ctx, 'hello *you*')).toBe(
+      '<div class="block section">hello <strong>you</strong></div>',
+    );
+    expect(renderBlock({ type: 'rich_text' }, 0, ctx)).toContain('[rich_text block]');
+  });
+});

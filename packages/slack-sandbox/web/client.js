@@ -1,0 +1,331 @@
+// The sandbox page: a client of the sandbox's routes only. It renders the workspace state (re-read on
+// every server-sent change) and sends what the person does to /sandbox/*, where the driver turns it into
+// exactly what Slack would send the bot.
+import { escapeHtml, renderBlocks } from '/web/render.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  user: localStorage.getItem('sandbox.user') ?? 'U0ALICE',
+  channel: localStorage.getItem('sandbox.channel') ?? 'C0AGENTS',
+  home: false,
+  state: undefined,
+  viewErrors: {},
+  drafts: {},
+};
+
+function toast(text) {
+  const el = $('toast');
+  el.textContent = text;
+  el.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => {
+    el.hidden = true;
+  }, 4000);
+}
+
+async function post(path, body) {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = await response.json().catch(() => ({}));
+  if (!json.ok) toast(json.error ?? `${path} failed`);
+  return json.result;
+}
+
+const context = (container, errors) => {
+  const s = ui.state;
+  return {
+    users: Object.fromEntries(s.users.map((u) => [u.id, u.profile?.display_name || u.name])),
+    channels: Object.fromEntries(s.channels.map((c) => [c.id, c.name])),
+    container,
+    ...(errors ? { errors } : {}),
+  };
+};
+
+const time = (ts) =>
+  new Date(Number(ts) * 1000).toLocaleTimeString([], {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
+
+function authorOf(message) {
+  if (message.bot_id) return 'agents <small>APP</small>';
+  const user = ui.state.users.find((u) => u.id === message.user);
+  return escapeHtml(user?.real_name ?? message.user ?? 'someone');
+}
+
+function renderFiles(files) {
+  return (files ?? [])
+    .map((f) => {
+      const preview = ui.state.files.find((x) => x.id === f.id)?.preview ?? '';
+      return `<div class="file" data-testid="file">📎 <strong>${escapeHtml(f.title ?? f.name)}</strong> · ${f.size ?? '?'} bytes<pre>${escapeHtml(preview)}…</pre></div>`;
+    })
+    .join('');
+}
+
+function renderMessage(message, channel, extraClass = '') {
+  const ctx = context({ kind: 'message', channel, ts: message.ts });
+  const label = extraClass === 'ephemeral' ? '<div class="ephemeral-label">Only visible to you</div>' : '';
+  return `<div class="message ${extraClass}" data-ts="${message.ts}" data-testid="message">${label}
+    <div class="meta"><strong>${authorOf(message)}</strong> ${time(message.ts)}${message.edited ? ' <span class="edited">(edited)</span>' : ''}</div>
+    ${renderBlocks(message.blocks, ctx, message.text ?? '')}${renderFiles(message.files)}
+  </div>`;
+}
+
+function renderChannel() {
+  const s = ui.state;
+  const channel = s.channels.find((c) => c.id === ui.channel) ?? s.channels[0];
+  $('channel-header').textContent = `${channel.is_private ? '🔒' : '#'} ${channel.name}`;
+  const top = channel.messages.filter((m) => !m.thread_ts || m.thread_ts === m.ts);
+  const mine = s.ephemerals.filter((e) => e.user === ui.user && e.channel === channel.id);
+  const items = [
+    ...top.map((m) => ({ ts: m.ts, html: renderThreaded(m, channel) })),
+    ...mine
+      .filter((e) => !e.thread_ts)
+      .map((e) => ({
+        ts: e.ts,
+        html: renderMessage({ ...e, bot_id: 'B' }, channel.id, 'ephemeral'),
+      })),
+  ].sort((a, b) => Number(a.ts) - Number(b.ts));
+  const box = $('messages');
+  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 60;
+  box.innerHTML =
+    items.map((i) => i.html).join('') ||
+    '<p class="hint">No messages yet. Type <code>/agent help</code> below.</p>';
+  // Ticked but not yet submitted: keep the person's picks across re-renders.
+  for (const [key, values] of Object.entries(ui.drafts)) {
+    const [ts, action] = key.split('|');
+    const holder = box.querySelector(`[data-ts="${ts}"][data-action="${action}"]`);
+    for (const input of holder?.querySelectorAll('input') ?? []) input.checked = values.includes(input.value);
+    if (holder?.tagName === 'SELECT') for (const o of holder.options) o.selected = values.includes(o.value);
+  }
+  if (atBottom) box.scrollTop = box.scrollHeight;
+}
+
+function renderThreaded(parent, channel) {
+  const replies = channel.messages.filter((m) => m.thread_ts === parent.ts && m.ts !== parent.ts);
+  const ephemerals = ui.state.ephemerals.filter(
+    (e) => e.user === ui.user && e.channel === channel.id && e.thread_ts === parent.ts,
+  );
+  const thread = [
+    ...replies.map((m) => ({ ts: m.ts, html: renderMessage(m, channel.id) })),
+    ...ephemerals.map((e) => ({
+      ts: e.ts,
+      html: renderMessage({ ...e, bot_id: 'B' }, channel.id, 'ephemeral'),
+    })),
+  ]
+    .sort((a, b) => Number(a.ts) - Number(b.ts))
+    .map((x) => x.html)
+    .join('');
+  return `<div class="conversation" data-testid="conversation">${renderMessage(parent, channel.id)}${
+    thread ? `<div class="thread" data-testid="thread">${thread}</div>` : ''
+  }</div>`;
+}
+
+function renderHome() {
+  const s = ui.state;
+  $('channel-header').textContent = '🤖 agents · Home';
+  const view = s.views.find((v) => v.type === 'home' && v.user === ui.user);
+  $('messages').innerHTML = view
+    ? `<div class="home" data-testid="home">${renderBlocks(view.blocks, context({ kind: 'view', viewId: view.id }))}</div>`
+    : '<p class="hint">Opening the Home tab…</p>';
+}
+
+function renderModal() {
+  const s = ui.state;
+  const modal = [...s.views].reverse().find((v) => v.type === 'modal' && v.user === ui.user && !v.closed);
+  const root = $('modal-root');
+  if (!modal) {
+    root.innerHTML = '';
+    return;
+  }
+  if (
+    root.dataset.view === modal.id &&
+    root.dataset.hash === modal.hash &&
+    root.dataset.errors === JSON.stringify(ui.viewErrors[modal.id] ?? {})
+  )
+    return;
+  root.dataset.view = modal.id;
+  root.dataset.hash = modal.hash;
+  root.dataset.errors = JSON.stringify(ui.viewErrors[modal.id] ?? {});
+  const ctx = context({ kind: 'view', viewId: modal.id }, ui.viewErrors[modal.id]);
+  root.innerHTML = `<div class="overlay"><form class="modal" data-testid="modal" data-view="${modal.id}">
+    <h2>${escapeHtml(modal.title?.text ?? '')}</h2>
+    ${renderBlocks(modal.blocks, ctx)}
+    <div class="buttons">
+      <button type="button" class="button" data-close>${escapeHtml(modal.close?.text ?? 'Cancel')}</button>
+      ${modal.submit ? `<button type="submit" class="button primary">${escapeHtml(modal.submit.text)}</button>` : ''}
+    </div></form></div>`;
+}
+
+function render() {
+  if (!ui.state) return;
+  const s = ui.state;
+  $('workspace').textContent = s.team?.domain ?? 'Sandbox';
+  const users = s.users.filter((u) => !u.is_bot);
+  const userSelect = $('user');
+  userSelect.innerHTML = users
+    .map(
+      (u) =>
+        `<option value="${u.id}"${u.id === ui.user ? ' selected' : ''}>${escapeHtml(u.real_name)} (${u.id})</option>`,
+    )
+    .join('');
+  $('channels').innerHTML = s.channels
+    .filter((c) => !c.is_im)
+    .map(
+      (c) =>
+        `<li><button class="nav-item${!ui.home && c.id === ui.channel ? ' active' : ''}" data-channel-id="${c.id}">${c.is_private ? '🔒' : '#'} ${escapeHtml(c.name)}</button></li>`,
+    )
+    .join('');
+  $('home-tab').classList.toggle('active', ui.home);
+  if (ui.home) renderHome();
+  else renderChannel();
+  renderModal();
+}
+
+async function refresh() {
+  const response = await fetch('/sandbox/state');
+  ui.state = await response.json();
+  render();
+}
+
+async function refreshEmulator() {
+  const list = $('emulator-sessions');
+  const data = await fetch('/sandbox/emulator/sessions')
+    .then((r) => r.json())
+    .catch(() => ({ sessions: [] }));
+  list.innerHTML = (data.sessions ?? [])
+    .slice(-12)
+    .reverse()
+    .map(
+      (s) =>
+        `<li><code>${escapeHtml(s.sessionId)}</code> ${escapeHtml(s.scenario)} · <strong>${escapeHtml(s.status)}</strong></li>`,
+    )
+    .join('');
+}
+
+// What the person picked in a modal, as the driver wants it: values[blockId][actionId].
+function modalValues(form) {
+  const values = {};
+  for (const el of form.querySelectorAll('[data-input]')) {
+    const block = el.dataset.block;
+    const action = el.dataset.action;
+    let value;
+    if (el.classList.contains('choices')) {
+      const checked = [...el.querySelectorAll('input:checked')].map((i) => i.value);
+      value = el.dataset.kind === 'checkbox' ? checked : checked[0];
+    } else if (el.tagName === 'SELECT' && el.multiple) value = [...el.selectedOptions].map((o) => o.value);
+    else value = el.value === '' ? undefined : el.value;
+    values[block] = { ...(values[block] ?? {}), [action]: value };
+  }
+  return values;
+}
+
+document.addEventListener('click', async (event) => {
+  const target = event.target.closest('button');
+  if (!target) return;
+  if (target.dataset.channelId) {
+    ui.channel = target.dataset.channelId;
+    ui.home = false;
+    localStorage.setItem('sandbox.channel', ui.channel);
+    render();
+    return;
+  }
+  if (target.id === 'home-tab') {
+    ui.home = true;
+    render();
+    await post('/sandbox/home', { user: ui.user });
+    return;
+  }
+  if (target.dataset.close !== undefined) {
+    const form = target.closest('form');
+    await post('/sandbox/close', { user: ui.user, viewId: form.dataset.view });
+    return;
+  }
+  if (target.dataset.action && target.dataset.ts) {
+    if (target.dataset.confirm && !window.confirm(target.dataset.confirm)) return;
+    await post('/sandbox/act', {
+      user: ui.user,
+      channel: target.dataset.channel,
+      ts: target.dataset.ts,
+      actionId: target.dataset.action,
+    });
+  }
+});
+
+document.addEventListener('change', async (event) => {
+  const el = event.target;
+  if (el.id === 'user') {
+    ui.user = el.value;
+    localStorage.setItem('sandbox.user', ui.user);
+    render();
+    if (ui.home) await post('/sandbox/home', { user: ui.user });
+    return;
+  }
+  const holder = el.closest('[data-action][data-ts]');
+  if (!holder || holder.hasAttribute('data-input')) return;
+  const at = {
+    user: ui.user,
+    channel: holder.dataset.channel,
+    ts: holder.dataset.ts,
+    actionId: holder.dataset.action,
+  };
+  if (holder.classList.contains('choices')) {
+    const checked = [...holder.querySelectorAll('input:checked')].map((i) => i.value);
+    if (holder.dataset.kind === 'checkbox') {
+      ui.drafts[`${at.ts}|${at.actionId}`] = checked;
+      await post('/sandbox/choose', { ...at, value: checked });
+    } else await post('/sandbox/act', { ...at, value: checked[0] });
+  } else if (holder.tagName === 'SELECT' && holder.multiple) {
+    const picked = [...holder.selectedOptions].map((o) => o.value);
+    ui.drafts[`${at.ts}|${at.actionId}`] = picked;
+    await post('/sandbox/choose', { ...at, value: picked });
+  } else if (holder.tagName === 'SELECT') {
+    await post('/sandbox/act', { ...at, value: holder.value });
+  }
+});
+
+document.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = event.target;
+  if (form.id === 'composer-form') {
+    const input = $('composer');
+    const text = input.value.trim();
+    if (!text) return;
+    const match = /^(\/\w+)\s*([\s\S]*)$/.exec(text);
+    if (!match) {
+      toast('Only slash commands reach the bot here: try /agent help');
+      return;
+    }
+    input.value = '';
+    ui.home = false;
+    await post('/sandbox/command', { user: ui.user, channel: ui.channel, command: match[1], text: match[2] });
+    return;
+  }
+  if (form.id === 'scenario-form') {
+    const text = `start scenario:${$('scenario').value} ${$('scenario-goal').value}`.trim();
+    ui.home = false;
+    await post('/sandbox/command', { user: ui.user, channel: ui.channel, command: '/agent', text });
+    return;
+  }
+  if (form.classList.contains('modal')) {
+    const viewId = form.dataset.view;
+    const result = await post('/sandbox/submit', { user: ui.user, viewId, values: modalValues(form) });
+    ui.viewErrors[viewId] = result?.body?.response_action === 'errors' ? result.body.errors : {};
+    render();
+  }
+});
+
+const config = await fetch('/sandbox/config').then((r) => r.json());
+if (!config.botConnected) toast('No bot is connected to this sandbox yet');
+if (config.emulator) {
+  $('emulator-panel').hidden = false;
+  refreshEmulator();
+  setInterval(refreshEmulator, 2000);
+}
+const events = new EventSource('/sandbox/events');
+events.addEventListener('change', () => refresh());
+await refresh();

@@ -1,0 +1,150 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { loadConfig, openStore, type RunningBot, startBot } from '@agent-sessions/slack-bot';
+import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Everything real: the emulator process, the sandbox server, the bot, and Debian's headless Chromium
+// driving the sandbox's page, which talks only to the sandbox.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
+const ARTIFACTS = new URL('../../test-results/browser/', import.meta.url).pathname;
+const API_KEY = 'emu_browser_key_3e7a';
+
+let emulator: SpawnedEmulator;
+let sandbox: RunningSandbox;
+let bot: RunningBot;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install chromium-headless-shell`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10 });
+  sandbox = await startSandbox({ emulatorUrl: emulator.url, triggerTtlMs: 10_000 });
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: sandbox.botToken,
+    SLACK_SIGNING_SECRET: sandbox.signingSecret,
+    SLACK_API_URL: sandbox.apiUrl,
+    AGENT_SERVICE_URL: emulator.url,
+    AGENT_API_KEY: API_KEY,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    AGENT_APPROVERS: 'U0BOB',
+  });
+  if (!config.slack || !config.service) throw new Error('configured above');
+  bot = await startBot(
+    { ...config, slack: config.slack, service: config.service },
+    {
+      store: await openStore({}),
+      logLevel: 'warn',
+      schedule: { activeMinMs: 200, activeMaxMs: 800, needsPersonMs: 2_000 },
+      cards: { minIntervalMs: 200, maxPerMinute: 3_000 },
+    },
+  );
+  sandbox.connectBot(bot.eventsUrl as string);
+  browser = await chromium.launch({ executablePath: CHROMIUM });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(sandbox.url);
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await bot?.stop();
+  await bot?.store.close();
+  await sandbox?.close();
+  await emulator?.close();
+});
+
+const shot = (name: string) => page.screenshot({ path: `${ARTIFACTS}${name}.png` });
+
+async function actAs(userId: string) {
+  await page.getByTestId('user-switcher').selectOption(userId);
+}
+
+/** Types `/agent start …` and returns the conversation (card + thread) it started. */
+async function start(goal: string): Promise<Locator> {
+  await page.getByTestId('composer').fill(`/agent start ${goal}`);
+  await page.getByTestId('composer').press('Enter');
+  const conversation = page.getByTestId('conversation').filter({ hasText: goal }).last();
+  await conversation.waitFor();
+  return conversation;
+}
+
+describe('the sandbox page', () => {
+  it('approval: the card appears, Approve answers it, the prompt shows who approved, the card completes', async () => {
+    await actAs('U0ALICE');
+    const c = await start('scenario:approval ship the release notes');
+    await expect.poll(() => c.getByRole('button', { name: 'Approve' }).count(), { timeout: 20_000 }).toBe(1);
+    await shot('approval-prompt');
+    await c.getByRole('button', { name: 'Approve' }).click();
+    await c.getByText('Approved by').waitFor();
+    await c.getByText('Completed').first().waitFor({ timeout: 20_000 });
+    await shot('approval-completed');
+    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
+      // The whole conversation, card first, for the README.
+      await page.setViewportSize({ width: 1280, height: 1180 });
+      await page.evaluate(() => document.getElementById('messages')?.scrollTo(0, 0));
+      await page.screenshot({ path: new URL('../../docs/sandbox.png', import.meta.url).pathname });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
+  it('someone not allowed sees a refusal only they can see, and the prompt stays', async () => {
+    await actAs('U0ALICE');
+    const c = await start('scenario:approval rotate the keys');
+    await c.getByRole('button', { name: 'Approve' }).waitFor({ timeout: 20_000 });
+    await actAs('U0CAROL');
+    await c.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Only visible to you').last().waitFor();
+    await expect.poll(() => page.locator('.ephemeral').last().textContent()).toContain('Only @alice');
+    await shot('refusal');
+    expect(await c.getByRole('button', { name: 'Approve' }).count()).toBe(1);
+    await actAs('U0ALICE');
+    expect(await page.getByText('Only visible to you').count()).toBe(0);
+  });
+
+  it('a choice, from the scenario panel', async () => {
+    await actAs('U0ALICE');
+    await page.getByTestId('scenario').selectOption('single_select');
+    await page.locator('#scenario-goal').fill('pick the environment');
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    const c = page.getByTestId('conversation').filter({ hasText: 'pick the environment' }).last();
+    await c.getByRole('button', { name: 'Canary (5% of traffic)' }).click({ timeout: 20_000 });
+    await c.getByText('answered: Canary').waitFor();
+  });
+
+  it('a multi-choice: tick two boxes, Submit', async () => {
+    await actAs('U0ALICE');
+    const c = await start('scenario:multi_select pick regions');
+    await c.getByText('Europe').waitFor({ timeout: 20_000 });
+    await c.getByLabel('Europe').check();
+    await c.getByLabel('Asia Pacific').check();
+    await c.getByRole('button', { name: 'Submit' }).click();
+    await c.getByText('answered: Europe, Asia Pacific').waitFor();
+    await shot('multi-choice');
+  });
+
+  it('a form: an empty answer is refused inline, then the answer is sent', async () => {
+    await actAs('U0BOB');
+    const c = await start('scenario:free_text name it');
+    await c.getByRole('button', { name: 'Answer' }).click({ timeout: 20_000 });
+    const modal = page.getByTestId('modal');
+    await modal.waitFor();
+    await modal.getByRole('button', { name: 'Send' }).click();
+    await modal.getByRole('alert').waitFor();
+    await shot('modal-error');
+    await modal.locator('textarea').fill('Borealis');
+    await modal.getByRole('button', { name: 'Send' }).click();
+    await modal.waitFor({ state: 'detached' });
+    await c.getByText('Naming the release "Borealis"').waitFor({ timeout: 20_000 });
+  });
+
+  it('App Home lists the viewer’s sessions', async () => {
+    await actAs('U0ALICE');
+    await page.getByTestId('home-tab').click();
+    await page.getByTestId('home').getByText('ship the release notes').waitFor();
+    await shot('home');
+  });
+});
