@@ -85,7 +85,7 @@ describe('the sandbox page', () => {
     if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
       // The whole conversation, card first, for the README.
       await page.setViewportSize({ width: 1280, height: 1180 });
-      await page.evaluate(() => document.getElementById('messages')?.scrollTo(0, 0));
+      await page.locator('#messages').evaluate((box) => box.scrollTo(0, 0));
       await page.screenshot({ path: new URL('../../docs/sandbox.png', import.meta.url).pathname });
       await page.setViewportSize({ width: 1280, height: 900 });
     }
