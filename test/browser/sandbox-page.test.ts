@@ -141,6 +141,60 @@ describe('the sandbox page', () => {
     await c.getByText('Naming the release "Borealis"').waitFor({ timeout: 20_000 });
   });
 
+  it('/agent help answers privately, as Slack shows a command’s reply', async () => {
+    await actAs('U0CAROL');
+    await page.getByTestId('composer').fill('/agent help');
+    await page.getByTestId('composer').press('Enter');
+    await expect
+      .poll(() => page.locator('.ephemeral').last().textContent(), { timeout: 10_000 })
+      .toContain('/agent redirect');
+    await actAs('U0ALICE');
+    expect(await page.locator('.ephemeral').filter({ hasText: '/agent redirect' }).count()).toBe(0);
+  });
+
+  it('the start form keeps what was typed when a field is refused', async () => {
+    await actAs('U0ALICE');
+    await page.getByTestId('composer').fill('/agent start');
+    await page.getByTestId('composer').press('Enter');
+    const modal = page.getByTestId('modal');
+    await modal.waitFor();
+    const goal = modal.locator('[data-block="goal"] textarea');
+    const context = modal.locator('[data-block="context"] textarea');
+    await goal.fill('scenario:complete from the form');
+    await context.fill('{"repo": ');
+    await modal.getByRole('button', { name: 'Start' }).click();
+    await modal.getByRole('alert').waitFor();
+    await shot('start-form-error');
+    expect(await goal.inputValue()).toBe('scenario:complete from the form');
+    expect(await context.inputValue()).toBe('{"repo": ');
+    await context.fill('{"repo": "acme/api"}');
+    await modal.getByRole('button', { name: 'Start' }).click();
+    await modal.waitFor({ state: 'detached' });
+    const c = page.getByTestId('conversation').filter({ hasText: 'from the form' }).last();
+    await c.getByText('Completed').first().waitFor({ timeout: 20_000 });
+  });
+
+  it('card buttons: Pause, Resume, and Cancel only once its confirmation is accepted', async () => {
+    await actAs('U0ALICE');
+    const c = await start('scenario:long keep tidying');
+    await c.getByRole('button', { name: 'Pause' }).click({ timeout: 20_000 });
+    await c.getByText('Paused').first().waitFor({ timeout: 20_000 });
+    await c.getByRole('button', { name: 'Resume' }).click();
+    await c.getByRole('button', { name: 'Pause' }).waitFor({ timeout: 20_000 });
+    await c.getByRole('button', { name: 'Cancel', exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Cancel this session?').waitFor();
+    await shot('cancel-confirm');
+    await dialog.getByRole('button', { name: 'Keep running' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.waitForTimeout(500);
+    expect(await c.getByRole('button', { name: 'Pause' }).count()).toBe(1);
+    await c.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel session' }).click();
+    await c.getByText('Cancelled').first().waitFor({ timeout: 20_000 });
+    expect(await c.getByText('cancelled the session').count()).toBeGreaterThan(0);
+  });
+
   it('App Home lists the viewer’s sessions', async () => {
     await actAs('U0ALICE');
     await page.getByTestId('home-tab').click();

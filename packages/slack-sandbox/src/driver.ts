@@ -132,6 +132,7 @@ export class SlackDriver {
       trigger_id: triggerId,
     });
     const response = await this.send(form.toString(), 'application/x-www-form-urlencoded', options);
+    if (response.status === 200) this.#interactions.showCommandReply(responseUrl, response.body);
     return { ...response, triggerId, responseUrl };
   }
 

@@ -66,6 +66,27 @@ export class Interactions {
     if (target.uses >= RESPONSE_URL_USES)
       return { status: 404, body: { ok: false, error: 'used_too_many_times' } };
     target.uses++;
+    return this.#show(target, body);
+  }
+
+  /**
+   * A slash command's immediate reply (the body of the bot's 200): Slack shows it like a response_url
+   * message (ephemeral unless `response_type: 'in_channel'`) without counting it against the URL's uses.
+   * An empty body shows nothing.
+   */
+  showCommandReply(responseUrl: string, body: unknown): void {
+    if (typeof body !== 'object' || body === null) return;
+    const reply = body as Record<string, unknown>;
+    const hasText = typeof reply.text === 'string' && reply.text !== '';
+    if (!hasText && !Array.isArray(reply.blocks)) return;
+    const target = this.#responseUrls.get(responseUrl.slice(responseUrl.lastIndexOf('/') + 1));
+    if (target) this.#show(target, reply);
+  }
+
+  #show(
+    target: ResponseUrl,
+    body: Record<string, unknown>,
+  ): { status: number; body: Record<string, unknown> } {
     const { workspace } = this;
     const text = typeof body.text === 'string' ? body.text : '';
     const blocks = Array.isArray(body.blocks) ? body.blocks : undefined;

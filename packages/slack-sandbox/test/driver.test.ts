@@ -22,6 +22,11 @@ beforeAll(async () => {
     clientOptions: { slackApiUrl: sandbox.apiUrl, retryConfig: { retries: 0 } },
   });
   app.command('/agent', async ({ ack, command, respond, client }) => {
+    if (command.text.startsWith('reply ')) {
+      const [, responseType, ...words] = command.text.split(' ');
+      await ack({ response_type: responseType as 'ephemeral' | 'in_channel', text: words.join(' ') });
+      return;
+    }
     await ack();
     if (command.text === 'modal') {
       await client.views.open({
@@ -115,6 +120,26 @@ describe('the driver against a real Bolt app', () => {
     await sandbox.workspace.waitFor(() =>
       sandbox.workspace.messages.get('C0AGENTS')?.find((m) => m.text === 'Approve?'),
     );
+  });
+
+  it('shows a slash command’s immediate reply as Slack does: ephemeral, or in the channel', async () => {
+    const res = await driver.command({
+      user: 'U0CAROL',
+      channel: 'C0AGENTS',
+      text: 'reply ephemeral usage: /agent help',
+    });
+    expect(res.body).toMatchObject({ text: 'usage: /agent help' });
+    expect(sandbox.workspace.ephemerals.find((e) => e.text === 'usage: /agent help')).toMatchObject({
+      user: 'U0CAROL',
+      channel: 'C0AGENTS',
+    });
+    await driver.command({ user: 'U0CAROL', channel: 'C0AGENTS', text: 'reply in_channel for everyone' });
+    expect(sandbox.workspace.messages.get('C0AGENTS')?.find((m) => m.text === 'for everyone')).toBeDefined();
+    expect(sandbox.workspace.ephemerals.find((e) => e.text === 'for everyone')).toBeUndefined();
+    // An empty ack shows nothing.
+    const shown = sandbox.workspace.ephemerals.length;
+    await driver.command({ user: 'U0CAROL', channel: 'C0AGENTS', text: 'modal' });
+    expect(sandbox.workspace.ephemerals.length).toBe(shown);
   });
 
   it('clicks a button with the checkboxes chosen before, and sees the message edited', async () => {

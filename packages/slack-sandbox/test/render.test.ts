@@ -101,7 +101,14 @@ describe('blocks', () => {
     );
     expect(actions).toContain('class="button primary"');
     expect(actions).toContain('data-value="{&quot;sessionId&quot;:&quot;s&quot;}"');
-    expect(actions).toContain('data-confirm="Sure?\n\nIt stops."');
+    const confirm = /data-confirm="([^"]*)"/.exec(actions)?.[1] ?? '';
+    expect(JSON.parse(confirm.replaceAll('&quot;', '"').replaceAll('&amp;', '&'))).toEqual({
+      title: 'Sure?',
+      html: 'It stops.',
+      confirm: 'Yes',
+      deny: 'No',
+      style: 'primary',
+    });
     expect(actions).toContain('type="checkbox"');
     expect(actions).toContain('<small>Frankfurt</small>');
     expect(actions).toContain('multiple');

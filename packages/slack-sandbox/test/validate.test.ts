@@ -199,6 +199,27 @@ describe('Block Kit validation', () => {
       ],
       '/blocks/0/elements/0/confirm/text/text must be less than 301 characters',
     ],
+    [
+      'a confirm style other than primary or danger',
+      [
+        {
+          type: 'actions',
+          elements: [
+            {
+              ...button('a'),
+              confirm: {
+                title: text('t'),
+                text: text('x'),
+                confirm: text('y'),
+                deny: text('n'),
+                style: 'red',
+              },
+            },
+          ],
+        },
+      ],
+      '/blocks/0/elements/0/confirm/style must be one of primary, danger',
+    ],
   ])('refuses %s', (_name, blocks, expected) => {
     expect(pointers(validateBlocks(blocks, 'message'))).toContain(expected);
   });

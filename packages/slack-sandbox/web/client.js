@@ -134,6 +134,38 @@ function renderHome() {
     : '<p class="hint">Opening the Home tab…</p>';
 }
 
+// What the person typed or picked in the open modal. A re-render (inline errors, views.update) puts it
+// back, as Slack keeps an input's state while its block and action ids stay the same.
+function captureInputs(root) {
+  const saved = new Map();
+  for (const el of root.querySelectorAll('[data-input]')) {
+    const key = `${el.dataset.block}|${el.dataset.action}`;
+    if (el.classList.contains('choices'))
+      saved.set(
+        key,
+        [...el.querySelectorAll('input:checked')].map((i) => i.value),
+      );
+    else if (el.tagName === 'SELECT')
+      saved.set(
+        key,
+        [...el.selectedOptions].map((o) => o.value),
+      );
+    else saved.set(key, el.value);
+  }
+  return saved;
+}
+
+function restoreInputs(root, saved) {
+  for (const el of root.querySelectorAll('[data-input]')) {
+    const value = saved.get(`${el.dataset.block}|${el.dataset.action}`);
+    if (value === undefined) continue;
+    if (el.classList.contains('choices'))
+      for (const input of el.querySelectorAll('input')) input.checked = value.includes(input.value);
+    else if (el.tagName === 'SELECT') for (const o of el.options) o.selected = value.includes(o.value);
+    else el.value = value;
+  }
+}
+
 function renderModal() {
   const s = ui.state;
   const modal = [...s.views].reverse().find((v) => v.type === 'modal' && v.user === ui.user && !v.closed);
@@ -148,6 +180,7 @@ function renderModal() {
     root.dataset.errors === JSON.stringify(ui.viewErrors[modal.id] ?? {})
   )
     return;
+  const typed = root.dataset.view === modal.id ? captureInputs(root) : new Map();
   root.dataset.view = modal.id;
   root.dataset.hash = modal.hash;
   root.dataset.errors = JSON.stringify(ui.viewErrors[modal.id] ?? {});
@@ -159,6 +192,28 @@ function renderModal() {
       <button type="button" class="button" data-close>${escapeHtml(modal.close?.text ?? 'Cancel')}</button>
       ${modal.submit ? `<button type="submit" class="button primary">${escapeHtml(modal.submit.text)}</button>` : ''}
     </div></form></div>`;
+  restoreInputs(root, typed);
+}
+
+// Slack's confirmation dialog for an element with a `confirm` object: nothing is sent unless confirmed.
+function askToConfirm(dialog) {
+  const root = $('confirm-root');
+  root.innerHTML = `<div class="overlay"><div class="modal confirm" role="dialog" aria-modal="true" data-testid="confirm">
+    <h2>${escapeHtml(dialog.title)}</h2>
+    <div class="confirm-text">${dialog.html}</div>
+    <div class="buttons">
+      <button type="button" class="button" data-answer="deny">${escapeHtml(dialog.deny)}</button>
+      <button type="button" class="button ${dialog.style === 'danger' ? 'danger' : 'primary'}" data-answer="confirm">${escapeHtml(dialog.confirm)}</button>
+    </div></div></div>`;
+  return new Promise((resolve) => {
+    root.querySelector('.confirm').addEventListener('click', (event) => {
+      const answer = event.target.closest('[data-answer]')?.dataset.answer;
+      if (!answer) return;
+      event.stopPropagation();
+      root.innerHTML = '';
+      resolve(answer === 'confirm');
+    });
+  });
 }
 
 function render() {
@@ -246,7 +301,7 @@ document.addEventListener('click', async (event) => {
     return;
   }
   if (target.dataset.action && target.dataset.ts) {
-    if (target.dataset.confirm && !window.confirm(target.dataset.confirm)) return;
+    if (target.dataset.confirm && !(await askToConfirm(JSON.parse(target.dataset.confirm)))) return;
     await post('/sandbox/act', {
       user: ui.user,
       channel: target.dataset.channel,

@@ -126,6 +126,9 @@ class Checker {
     this.text(value.text, `${pointer}/text`, 300);
     this.text(value.confirm, `${pointer}/confirm`, 30, { plainOnly: true });
     this.text(value.deny, `${pointer}/deny`, 30, { plainOnly: true });
+    if (value.style !== undefined && value.style !== 'primary' && value.style !== 'danger') {
+      this.fail(`${pointer}/style`, 'must be one of primary, danger');
+    }
   }
 
   element(value: unknown, pointer: string, allowed: Set<string>): string | undefined {

@@ -96,11 +96,23 @@ function where(ctx: RenderContext, blockId: string): string {
   return `${base} data-block="${escapeHtml(blockId)}"`;
 }
 
-function confirmAttr(element: Obj): string {
+const rawText = (text: unknown): string => String((text as { text?: unknown } | undefined)?.text ?? '');
+
+/**
+ * A confirm object, for the page's own dialog (Slack's: title, text, confirm / deny labels, style):
+ * labels as plain text, the text already rendered to HTML.
+ */
+function confirmAttr(element: Obj, ctx: RenderContext): string {
   const confirm = element.confirm as Obj | undefined;
   if (!confirm) return '';
-  const question = `${plain(confirm.title)}\n\n${plain(confirm.text)}`;
-  return ` data-confirm="${escapeHtml(question)}"`;
+  const dialog = {
+    title: rawText(confirm.title) || 'Are you sure?',
+    html: textObject(confirm.text, ctx),
+    confirm: rawText(confirm.confirm) || 'Yes',
+    deny: rawText(confirm.deny) || 'Cancel',
+    style: confirm.style === 'danger' ? 'danger' : 'primary',
+  };
+  return ` data-confirm="${escapeHtml(JSON.stringify(dialog))}"`;
 }
 
 function options(element: Obj): Obj[] {
@@ -118,7 +130,7 @@ export function renderElement(element: Obj, blockId: string, ctx: RenderContext,
       if (element.url) {
         return `<a class="button${style}" href="${escapeHtml(String(element.url))}" target="_blank" rel="noopener">${plain(element.text)}</a>`;
       }
-      return `<button type="button" class="button${style}" ${attrs}${value}${confirmAttr(element)}>${plain(element.text)}</button>`;
+      return `<button type="button" class="button${style}" ${attrs}${value}${confirmAttr(element, ctx)}>${plain(element.text)}</button>`;
     }
     case 'static_select':
     case 'multi_static_select': {
