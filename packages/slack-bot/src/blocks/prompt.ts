@@ -109,6 +109,13 @@ export function promptMessage(
     }
     case 'free_text':
     case 'multi_question':
+      if (request.kind === 'multi_question' && request.questions?.length) {
+        // What will be asked, before anyone opens the form (the form shows each question in full).
+        const list = request.questions
+          .map((q) => `• ${escapeMrkdwn(truncate(q.prompt, 300))}${q.required ? '' : ' _(optional)_'}`)
+          .join('\n');
+        blocks.push({ type: 'section', text: mrkdwn(list) });
+      }
       blocks.push({
         type: 'actions',
         block_id: 'answer',
@@ -180,6 +187,23 @@ export function costLimitMessage(
         ],
       },
     ],
+  };
+}
+
+/**
+ * The budget prompt once the session has left cost_limit: the button gone, and what became of it
+ * (resumed under a new budget, or ended some other way).
+ */
+export function costLimitResolved(
+  startedBy: string,
+  outcome: { resumed: true; budget: number | null } | { resumed: false; status: string },
+): { text: string; blocks: unknown[] } {
+  const result = outcome.resumed
+    ? `✅ The budget was raised${outcome.budget === null ? '' : ` to $${outcome.budget.toFixed(2)}`} and the agent continued.`
+    : `The session ended (${escapeMrkdwn(outcome.status)}) without more budget.`;
+  return {
+    text: `Budget reached. ${result}`,
+    blocks: [{ type: 'section', text: mrkdwn(`<@${startedBy}> 💸 *Budget reached.* ${result}`) }],
   };
 }
 

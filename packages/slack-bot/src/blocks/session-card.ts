@@ -17,7 +17,14 @@ export interface CardState {
   completedAt?: string | null;
 }
 
+/**
+ * Not a service status: the bot's own, for a session the service stopped showing us (403/404). The
+ * card and App Home show it as ended.
+ */
+export const UNREACHABLE_STATUS = 'unreachable';
+
 const STATUS_LABEL: Record<string, string> = {
+  [UNREACHABLE_STATUS]: '⚠️ No longer followed',
   queued: '⏳ Queued',
   orchestrating: '🧭 Planning',
   running: '⚙️ Running',
@@ -35,7 +42,7 @@ export const statusLabel = (status: string): string => STATUS_LABEL[status] ?? `
 
 /** The session card: posted where the session started, edited in place as it changes. */
 export function sessionCard(state: CardState): { text: string; blocks: unknown[] } {
-  const terminal = isTerminalStatus(state.status);
+  const terminal = isTerminalStatus(state.status) || state.status === UNREACHABLE_STATUS;
   const end = terminal && state.completedAt ? Date.parse(state.completedAt) : state.now;
   const elapsed = formatDuration(end - Date.parse(state.createdAt));
   const cost =
@@ -86,6 +93,7 @@ export function sessionCard(state: CardState): { text: string; blocks: unknown[]
             text: plain('The agent stops and its work so far is kept. This cannot be undone.', 300),
             confirm: plain('Cancel session', 30),
             deny: plain('Keep running', 30),
+            style: 'danger',
           },
         },
       ],

@@ -3,12 +3,13 @@ import {
   type FollowedSession,
   type Follower,
   type HumanInputRequest,
+  isTerminalStatus,
   parseTimestamp,
 } from '@agent-sessions/core';
 import { agentMessageText } from '../blocks/agent-message.js';
-import { costLimitMessage, promptAsAnswered, promptMessage } from '../blocks/prompt.js';
+import { costLimitMessage, costLimitResolved, promptAsAnswered, promptMessage } from '../blocks/prompt.js';
 import { finalReport, unreadableRequest } from '../blocks/report.js';
-import { cardStateOf, sessionCard } from '../blocks/session-card.js';
+import { cardStateOf, sessionCard, statusLabel, UNREACHABLE_STATUS } from '../blocks/session-card.js';
 import type { Logger } from '../logger.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import type { CardMessage, CardUpdater } from './card-updater.js';
@@ -89,13 +90,32 @@ export class SessionPublisher {
         return;
       case 'error':
         if (!event.fatal) return;
-        // 403/404: the service no longer lets us see it; say so once and stop following it.
-        await this.deps.poster.post(place, 'fatal-error', {
-          text: `⚠️ The bot can no longer follow this session: ${event.error.message}`,
+        // 403/404: the service no longer lets us see it. Stop following it first, so a thread that is
+        // gone too (a deleted channel, a fresh sandbox) cannot make every restart try again.
+        await this.deps.store.updateSession(session.sessionId, {
+          status: UNREACHABLE_STATUS,
+          finished: true,
         });
-        await this.deps.store.updateSession(session.sessionId, { finished: true });
+        this.#snapshots.delete(session.sessionId);
+        await this.deps.cards
+          .updateNow(session.sessionId, () => this.card(session.sessionId))
+          .catch((error: unknown) =>
+            this.deps.logger.warn({ err: error, sessionId: session.sessionId }, 'could not close a card'),
+          );
+        await this.deps.poster
+          .post(place, 'fatal-error', {
+            text: `⚠️ The bot can no longer follow this session: ${event.error.message}`,
+          })
+          .catch((error: unknown) =>
+            this.deps.logger.warn(
+              { err: error, sessionId: session.sessionId },
+              'could not say in Slack that a session can no longer be followed',
+            ),
+          );
         return;
       case 'status':
+        if (event.previousStatus === 'cost_limit' && event.status !== 'cost_limit')
+          await this.#resolveBudgetPrompts(session, event.status);
         return;
     }
   }
@@ -111,6 +131,24 @@ export class SessionPublisher {
   /** The last status seen of a followed session (cost included), for the budget modal. */
   snapshot(sessionId: string): FollowedSession | undefined {
     return this.#snapshots.get(sessionId);
+  }
+
+  /** Budget prompts lose their button once the session left cost_limit, however it left. */
+  async #resolveBudgetPrompts(session: SessionRecord, status: string): Promise<void> {
+    const current = (await this.deps.store.getSession(session.sessionId)) ?? session;
+    const shown = isTerminalStatus(status)
+      ? costLimitResolved(session.startedBy, { resumed: false, status: statusLabel(status) })
+      : costLimitResolved(session.startedBy, { resumed: true, budget: current.budget });
+    for (const { ts } of await this.deps.store.postedWithPrefix(session.sessionId, 'cost_limit:')) {
+      await this.deps.slack.chat
+        .update({ channel: session.channelId, ts, text: shown.text, blocks: shown.blocks as never })
+        .catch((error: unknown) =>
+          this.deps.logger.warn(
+            { err: error, sessionId: session.sessionId },
+            'could not close a budget prompt',
+          ),
+        );
+    }
   }
 
   async #prompt(place: SessionRecord, request: HumanInputRequest): Promise<void> {

@@ -89,6 +89,8 @@ export interface Store extends CursorStore {
   finishPost(sessionId: string, key: string, ts: string): Promise<void>;
   /** The ts a key was posted with, if it was. */
   postedTs(sessionId: string, key: string): Promise<string | undefined>;
+  /** Every message posted with a key that starts with `keyPrefix`, oldest first. */
+  postedWithPrefix(sessionId: string, keyPrefix: string): Promise<Array<{ key: string; ts: string }>>;
   /** The post failed for sure (Slack answered with an error): the key is new again. */
   abandonPost(sessionId: string, key: string): Promise<void>;
 
@@ -304,6 +306,17 @@ export class SqlStore implements Store {
       [sessionId, key],
     );
     return rows[0] ? String(rows[0].ts) : undefined;
+  }
+
+  async postedWithPrefix(sessionId: string, keyPrefix: string): Promise<Array<{ key: string; ts: string }>> {
+    // left() rather than LIKE: keys hold '_' and '%' would need escaping.
+    const { rows } = await this.sql.query<Row>(
+      `SELECT key, ts FROM posted_messages
+        WHERE session_id = $1 AND left(key, length($2)) = $2 AND ts IS NOT NULL
+        ORDER BY ts`,
+      [sessionId, keyPrefix],
+    );
+    return rows.map((r) => ({ key: String(r.key), ts: String(r.ts) }));
   }
 
   async abandonPost(sessionId: string, key: string): Promise<void> {

@@ -8,6 +8,7 @@ import {
   answerModal,
   type CardState,
   costLimitMessage,
+  costLimitResolved,
   decodeRef,
   homeView,
   promptMessage,
@@ -60,6 +61,7 @@ describe('session card', () => {
     ['cost_limit', [ACTIONS.raiseBudget, ACTIONS.redirect, ACTIONS.cancel]],
     ['completed', []],
     ['failed', []],
+    ['unreachable', []],
     ['hibernating', [ACTIONS.pause, ACTIONS.redirect, ACTIONS.cancel]],
   ])('%s -> controls %j', (status, ids) => {
     const { blocks } = sessionCard({ ...card, status, completedAt: '2026-11-22T12:01:00.000Z' });
@@ -134,6 +136,23 @@ describe('prompts', () => {
     expect(JSON.stringify(blocks)).toContain('Only the first 100 of 150 options');
   });
 
+  it('lists a multi-question request’s questions above its Answer button, optional ones marked', () => {
+    const { blocks } = promptMessage(
+      request('multi_question', {
+        questions: [
+          { id: 'name', prompt: 'Release <name>?', kind: 'free_text', required: true },
+          { id: 'notes', prompt: 'n'.repeat(5000), kind: 'free_text', required: false },
+        ],
+      }),
+      { sessionId: 's', startedBy: 'U' },
+    );
+    valid(blocks);
+    const list = JSON.stringify(blocks[1]);
+    expect(list).toContain('• Release &lt;name&gt;?');
+    expect(list).toContain('_(optional)_');
+    expect(actionIds(blocks)).toEqual([ACTIONS.answer]);
+  });
+
   it('shows who answered what and when, without controls', () => {
     const at = new Date('2026-11-22T14:02:00Z');
     const approved = answeredPrompt(request('approval'), { approved: true }, 'U0BOB', at);
@@ -166,6 +185,17 @@ describe('prompts', () => {
     valid(blocks);
     expect(text).toBe('Budget reached at $0.54');
     expect(actionIds(blocks)).toEqual([ACTIONS.raiseBudget]);
+  });
+
+  it('budget prompt, once left: resumed under a new budget, or ended; no button either way', () => {
+    const resumed = costLimitResolved('U0ALICE', { resumed: true, budget: 25 });
+    valid(resumed.blocks);
+    expect(actionIds(resumed.blocks)).toEqual([]);
+    expect(resumed.text).toBe('Budget reached. ✅ The budget was raised to $25.00 and the agent continued.');
+    const ended = costLimitResolved('U0ALICE', { resumed: false, status: '🛑 Cancelled' });
+    valid(ended.blocks);
+    expect(actionIds(ended.blocks)).toEqual([]);
+    expect(ended.text).toContain('The session ended (🛑 Cancelled)');
   });
 });
 

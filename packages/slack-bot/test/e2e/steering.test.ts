@@ -121,6 +121,8 @@ describe('steering with commands', () => {
       response_type: 'ephemeral',
       text: expect.stringContaining('/agent start'),
     });
+    // Shown to Carol alone, as Slack shows a command's immediate ephemeral reply.
+    await h.waitForEphemeral(CAROL, /\/agent redirect/);
     const unknown = await h.driver.command({ user: CAROL, channel: CHANNEL, text: 'frobnicate' });
     expect(JSON.stringify(unknown.body)).toContain('unknown subcommand');
     const bad = await h.driver.command({ user: CAROL, channel: CHANNEL, text: 'start --budget -3 do it' });
@@ -208,6 +210,10 @@ describe('budget', () => {
       30_000,
     );
     expect(await statusOf(sessionId)).toBe('completed');
+    // The budget prompt says what became of it, and its button is gone.
+    const closed = h.thread(cardTs).find((m) => m.ts === prompt.ts);
+    expect(textOf(closed)).toMatch(/raised to \$25\.00 and the agent continued/);
+    expect(actionIds(closed)).toEqual([]);
   });
 
   it('error: the card shows the failure and the thread the error', async () => {

@@ -146,6 +146,26 @@ for (const backend of [pglite, postgres]) {
       expect(await store.beginPost('s5', 'r1#0')).toEqual({ state: 'posted', ts: '1700000000.000200' });
     });
 
+    it('finds posted messages by key prefix, taking _ and % literally', async () => {
+      const posted: Array<[key: string, ts: string]> = [
+        ['cost_limit:2026-01-01T00:00:02Z', '1700000000.000400'],
+        ['cost_limit:2026-01-01T00:00:01Z', '1700000000.000300'],
+        ['costXlimit:1', '1700000000.000500'],
+        ['cost_limit_other', '1700000000.000600'],
+      ];
+      for (const [key, ts] of posted) {
+        await store.beginPost('s9', key);
+        await store.finishPost('s9', key, ts);
+      }
+      await store.beginPost('s9', 'cost_limit:pending');
+      expect(await store.postedWithPrefix('s9', 'cost_limit:')).toEqual([
+        { key: 'cost_limit:2026-01-01T00:00:01Z', ts: '1700000000.000300' },
+        { key: 'cost_limit:2026-01-01T00:00:02Z', ts: '1700000000.000400' },
+      ]);
+      expect(await store.postedWithPrefix('s9', 'cost%')).toEqual([]);
+      expect(await store.postedWithPrefix('other', 'cost_limit:')).toEqual([]);
+    });
+
     it('is a CursorStore for the follower', async () => {
       const state = {
         ...initialFollowState('s6'),
