@@ -7,7 +7,11 @@ import { startSandbox } from '../packages/slack-sandbox/dist/index.js';
 
 const out = (line) => process.stdout.write(`${line}\n`);
 
-const config = loadConfigOrExit(process.env);
+const env = { ...process.env };
+const usesSandbox = !env.SLACK_BOT_TOKEN && !env.SLACK_APP_TOKEN;
+// The sandbox's Bob is its approver, so the user switcher's three people behave as their names say.
+if (usesSandbox && env.AGENT_APPROVERS === undefined) env.AGENT_APPROVERS = 'U0BOB';
+const config = loadConfigOrExit(env);
 
 const port = (name, fallback) => {
   const raw = process.env[name];
@@ -55,6 +59,9 @@ if (sandbox && bot.eventsUrl) {
   out('');
   out(
     `Open ${sandbox.url}/ — a Slack channel in your browser, wired to the bot. Type /agent start scenario:approval ship it`,
+  );
+  out(
+    `Act as Alice (starts sessions), Bob (${env.AGENT_APPROVERS === 'U0BOB' ? 'an approver' : `approvers: ${env.AGENT_APPROVERS || 'none'}`}) or Carol (neither).`,
   );
   if (process.stdin.isTTY) {
     const { startRepl } = await import('./sandbox-repl.mjs');
