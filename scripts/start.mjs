@@ -1,6 +1,8 @@
 // `npm start`: the Slack bot on embedded defaults. Whatever isn't configured runs locally in this process:
 // the Agent Session Service emulator (no AGENT_SERVICE_URL) and the Slack sandbox (no Slack tokens);
 // the store is PGlite in DATA_DIR (./data) unless DATABASE_URL is set.
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { startEmulator } from '../packages/emulator/dist/index.js';
 import { loadConfigOrExit, startBot } from '../packages/slack-bot/dist/index.js';
 import { startSandbox } from '../packages/slack-sandbox/dist/index.js';
@@ -48,9 +50,20 @@ if (!slack) {
   );
 }
 
-const bot = await startBot({ ...config, service, slack });
+// In a terminal the sandbox REPL owns the screen: the bot's JSON log goes to a file beside its store.
+const repl = Boolean(sandbox && process.stdin.isTTY);
+let logFile;
+if (repl) {
+  mkdirSync(config.dataDir, { recursive: true });
+  logFile = join(config.dataDir, 'bot.log');
+}
+const bot = await startBot(
+  { ...config, service, slack },
+  logFile ? { logDestination: createWriteStream(logFile, { flags: 'a' }) } : {},
+);
 stops.unshift(() => bot.stop());
 out(`Store: ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`}`);
+if (logFile) out(`Bot log: ${logFile} (tail -f it to watch)`);
 if (bot.eventsUrl)
   out(`Bot: Slack request URL ${bot.eventsUrl} · health ${bot.url}/healthz · metrics ${bot.url}/metrics`);
 else out('Bot: connected to Slack in Socket Mode');
@@ -63,7 +76,7 @@ if (sandbox && bot.eventsUrl) {
   out(
     `Act as Alice (starts sessions), Bob (${env.AGENT_APPROVERS === 'U0BOB' ? 'an approver' : `approvers: ${env.AGENT_APPROVERS || 'none'}`}) or Carol (neither).`,
   );
-  if (process.stdin.isTTY) {
+  if (repl) {
     const { startRepl } = await import('./sandbox-repl.mjs');
     startRepl({ sandbox, eventsUrl: bot.eventsUrl, channel: 'C0AGENTS' });
   } else out('Run `npm start` in a terminal to type /agent commands here as a sandbox user.');

@@ -121,6 +121,8 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     owner: replicaId,
     ttlMs: config.leaseTtlMs,
     ...tuning.leases,
+    // Another replica edits its card from now on: what this one last showed may no longer be there.
+    onLost: (sessionId) => cards.forget(sessionId),
   });
   const permissions = new Permissions(slack, config, logger);
   const sessions = new SessionService({

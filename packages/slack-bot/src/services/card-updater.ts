@@ -16,6 +16,8 @@ export interface CardUpdaterOptions {
   maxPerMinute?: number;
 }
 
+const MAX_REMEMBERED_CARDS = 2_000;
+
 interface Pending {
   build: () => Promise<CardMessage | undefined>;
   due: number;
@@ -30,6 +32,8 @@ export class CardUpdater {
   readonly #gapMs: number;
   readonly #pending = new Map<string, Pending>();
   readonly #lastSent = new Map<string, number>();
+  /** What each card last showed, so an edit that would change nothing is not sent (bounded). */
+  readonly #shown = new Map<string, string>();
   #nextAllowed = 0;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
@@ -60,6 +64,11 @@ export class CardUpdater {
       : Math.max(Date.now(), earliest);
     this.#pending.set(sessionId, { build, due });
     this.#pump();
+  }
+
+  /** Forgets what the card last showed (someone else may edit it now): the next edit is always sent. */
+  forget(sessionId: string): void {
+    this.#shown.delete(sessionId);
   }
 
   /** Edits the card now (a final state), folding in anything pending for it. */
@@ -116,12 +125,18 @@ export class CardUpdater {
     try {
       const card = await build();
       if (!card) return;
+      const content = JSON.stringify([card.channel, card.ts, card.text, card.blocks]);
+      if (this.#shown.get(sessionId) === content) return;
       await this.slack.chat.update({
         channel: card.channel,
         ts: card.ts,
         text: card.text,
         blocks: card.blocks as never,
       });
+      this.#shown.delete(sessionId);
+      this.#shown.set(sessionId, content);
+      if (this.#shown.size > MAX_REMEMBERED_CARDS)
+        this.#shown.delete(this.#shown.keys().next().value as string);
       this.updates++;
       this.metrics.slackCalls.inc({ method: 'chat.update', outcome: 'ok' });
     } catch (error) {

@@ -13,6 +13,8 @@ export interface LeaseKeeperOptions {
   limit?: number;
   /** How often pokes from other replicas (someone answered there) are picked up. */
   pokeEveryMs?: number;
+  /** Called for each session this replica stops following because another holds it now. */
+  onLost?: (sessionId: string) => void;
 }
 
 /**
@@ -42,7 +44,10 @@ export class LeaseKeeper {
     this.#renewEveryMs = options.renewEveryMs ?? Math.floor(this.#ttlMs / 3);
     this.#limit = options.limit ?? 5_000;
     this.#pokeEveryMs = options.pokeEveryMs ?? 1_000;
+    this.#onLost = options.onLost;
   }
+
+  readonly #onLost: ((sessionId: string) => void) | undefined;
 
   async start(): Promise<void> {
     await this.refresh();
@@ -102,6 +107,7 @@ export class LeaseKeeper {
     for (const sessionId of this.#followed) {
       if (!keep.has(sessionId)) {
         this.follower.unfollow(sessionId);
+        this.#onLost?.(sessionId);
         this.logger.info({ sessionId, owner: this.owner }, 'lease lost: no longer following');
       }
     }

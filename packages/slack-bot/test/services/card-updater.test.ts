@@ -65,3 +65,31 @@ it('edits at once when asked (a final state), and keeps editing other cards', as
   expect(sandbox.workspace.findMessage('C0AGENTS', a)?.text).toBe('a3');
   await cards.stop();
 });
+
+it('does not send an edit that would change nothing', async () => {
+  const posted = await slack.chat.postMessage({
+    channel: 'C0AGENTS',
+    text: 'a',
+    blocks: section('a') as never,
+  });
+  const ts = String(posted.ts);
+  let edits = 0;
+  sandbox.workspace.on('change', (c) => {
+    if (c.kind === 'message_changed' && c.message.ts === ts) edits++;
+  });
+  const logger = createLogger({ secrets: [], level: 'silent' });
+  const cards = new CardUpdater(slack, logger, new BotMetrics(() => undefined), { minIntervalMs: 0 });
+  const card = (text: string) => async () => ({ channel: 'C0AGENTS', ts, text, blocks: section(text) });
+  await cards.updateNow('s3', card('done'));
+  await cards.updateNow('s3', card('done'));
+  await cards.updateNow('s3', card('done'));
+  expect(edits).toBe(1);
+  await cards.updateNow('s3', card('done, edited'));
+  expect(edits).toBe(2);
+  // Once forgotten (another replica took the session over), the same content is sent again.
+  cards.forget('s3');
+  await cards.updateNow('s3', card('done, edited'));
+  expect(edits).toBe(3);
+  expect(cards.updates).toBe(3);
+  await cards.stop();
+});
