@@ -195,6 +195,20 @@ describe('the sandbox page', () => {
     expect(await c.getByText('cancelled the session').count()).toBeGreaterThan(0);
   });
 
+  it('the emulator panel lists the sessions; clicking one brings its card into view', async () => {
+    await actAs('U0ALICE');
+    const first = page.getByTestId('conversation').first();
+    const id = /sess_[\w-]+/.exec((await first.textContent()) ?? '')?.[0] as string;
+    expect(id).toMatch(/^sess_/);
+    const above = await first.boundingBox();
+    expect(above && above.y + above.height).toBeLessThan(0);
+    await page.locator(`[data-session-id="${id}"]`).click({ timeout: 10_000 });
+    const box = await first.boundingBox();
+    expect(box?.y).toBeGreaterThanOrEqual(0);
+    expect(box?.y).toBeLessThan(900);
+    await shot('panel-to-card');
+  });
+
   it('App Home lists the viewer’s sessions', async () => {
     await actAs('U0ALICE');
     await page.getByTestId('home-tab').click();

@@ -154,7 +154,8 @@ describe('blocks', () => {
 
   it('shows a message without blocks as its text, and says what it cannot render', () => {
     expect(renderBlocks(undefined, ctx, 'hello *you*')).toBe(
-      '<div class="block section">hello <strong>you</strong></div>',
+      // In a section body, so inline pieces flow as text rather than as the section's flex items.
+      '<div class="block section"><div class="section-body">hello <strong>you</strong></div></div>',
     );
     expect(renderBlock({ type: 'rich_text' }, 0, ctx)).toContain('[rich_text block]');
   });

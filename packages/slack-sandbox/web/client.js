@@ -257,9 +257,29 @@ async function refreshEmulator() {
     .reverse()
     .map(
       (s) =>
-        `<li><code>${escapeHtml(s.sessionId)}</code> ${escapeHtml(s.scenario)} · <strong>${escapeHtml(s.status)}</strong></li>`,
+        `<li><button type="button" class="session-link" data-session-id="${escapeHtml(s.sessionId)}" title="Show its card"><code>${escapeHtml(s.sessionId)}</code> ${escapeHtml(s.scenario)} · <strong>${escapeHtml(s.status)}</strong></button></li>`,
     )
     .join('');
+}
+
+// From the emulator panel to the session's card: the channel it is in, scrolled to and flashed.
+function showCard(sessionId) {
+  const channel = ui.state.channels.find((c) =>
+    c.messages.some((m) => !m.thread_ts && JSON.stringify(m.blocks ?? []).includes(sessionId)),
+  );
+  if (!channel) {
+    toast(`${sessionId} has no card here (started outside Slack?)`);
+    return;
+  }
+  ui.home = false;
+  ui.channel = channel.id;
+  render();
+  const card = [...document.querySelectorAll('[data-testid="conversation"]')].find((c) =>
+    c.firstElementChild?.textContent.includes(sessionId),
+  );
+  card?.scrollIntoView({ block: 'start' });
+  card?.classList.add('flash');
+  setTimeout(() => card?.classList.remove('flash'), 1500);
 }
 
 // What the person picked in a modal, as the driver wants it: values[blockId][actionId].
@@ -287,6 +307,10 @@ document.addEventListener('click', async (event) => {
     ui.home = false;
     localStorage.setItem('sandbox.channel', ui.channel);
     render();
+    return;
+  }
+  if (target.dataset.sessionId) {
+    showCard(target.dataset.sessionId);
     return;
   }
   if (target.id === 'home-tab') {

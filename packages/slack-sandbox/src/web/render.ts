@@ -223,6 +223,6 @@ export function renderBlock(block: Obj, index: number, ctx: RenderContext): stri
 /** A message's or view's blocks; a message without blocks shows its text as mrkdwn. */
 export function renderBlocks(blocks: unknown, ctx: RenderContext, fallbackText = ''): string {
   if (!Array.isArray(blocks) || blocks.length === 0)
-    return `<div class="block section">${mrkdwn(fallbackText, ctx)}</div>`;
+    return `<div class="block section"><div class="section-body">${mrkdwn(fallbackText, ctx)}</div></div>`;
   return (blocks as Obj[]).map((b, i) => renderBlock(b, i, ctx)).join('');
 }
