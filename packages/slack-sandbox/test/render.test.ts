@@ -29,6 +29,18 @@ describe('mrkdwn', () => {
     );
     expect(mrkdwn('<javascript:alert(1)|click>', ctx)).toContain('href="#"');
     expect(mrkdwn('<@U0NOBODY>', ctx)).toContain('@U0NOBODY');
+    const linkButton = renderBlock(
+      {
+        type: 'actions',
+        elements: [{ type: 'button', action_id: 'x', text: pt('Open'), url: 'javascript:alert(1)' }],
+      },
+      0,
+      ctx,
+    );
+    expect(linkButton).toContain('href="#"');
+    expect(renderBlock({ type: 'image', image_url: 'javascript:alert(1)', alt_text: 'x' }, 0, ctx)).toContain(
+      'href="#"',
+    );
   });
 
   it('never lets text become markup', () => {

@@ -38,6 +38,12 @@ function inlineFormat(escaped: string): string {
     .replace(/(^|[\s(])~([^~\n]+)~(?=[\s).,!?:;]|$)/g, '$1<del>$2</del>');
 }
 
+/** Only web and mail links become hrefs: a bot's `javascript:` URL must not run in the page. */
+const safeHref = (url: unknown): string => {
+  const href = String(url ?? '');
+  return /^(https?:|mailto:)/i.test(href) ? href : '#';
+};
+
 function linkOf(inner: string, ctx: RenderContext): string {
   const [target = '', label] = inner.split('|', 2);
   if (target.startsWith('@')) {
@@ -49,9 +55,7 @@ function linkOf(inner: string, ctx: RenderContext): string {
     return `<span class="channel-link">#${escapeHtml(ctx.channels[id] ?? label ?? id)}</span>`;
   }
   if (target.startsWith('!')) return `<span class="mention">@${escapeHtml(label ?? target.slice(1))}</span>`;
-  const href = decodeSlackEntities(target);
-  const safe = /^(https?:|mailto:)/i.test(href) ? href : '#';
-  return `<a href="${escapeHtml(safe)}" target="_blank" rel="noopener">${escapeHtml(decodeSlackEntities(label ?? target))}</a>`;
+  return `<a href="${escapeHtml(safeHref(decodeSlackEntities(target)))}" target="_blank" rel="noopener">${escapeHtml(decodeSlackEntities(label ?? target))}</a>`;
 }
 
 /** Slack mrkdwn to HTML: *bold*, _italic_, ~strike~, `code`, ```blocks```, quotes, links and mentions. */
@@ -128,7 +132,7 @@ export function renderElement(element: Obj, blockId: string, ctx: RenderContext,
       const style = element.style === 'primary' || element.style === 'danger' ? ` ${element.style}` : '';
       const value = element.value === undefined ? '' : ` data-value="${escapeHtml(String(element.value))}"`;
       if (element.url) {
-        return `<a class="button${style}" href="${escapeHtml(String(element.url))}" target="_blank" rel="noopener">${plain(element.text)}</a>`;
+        return `<a class="button${style}" href="${escapeHtml(safeHref(element.url))}" target="_blank" rel="noopener">${plain(element.text)}</a>`;
       }
       return `<button type="button" class="button${style}" ${attrs}${value}${confirmAttr(element, ctx)}>${plain(element.text)}</button>`;
     }
@@ -172,7 +176,7 @@ export function renderElement(element: Obj, blockId: string, ctx: RenderContext,
         : `<input class="text-input" type="text" ${attrs} data-input value="${initial}"${placeholder}>`;
     }
     case 'image':
-      return `<a class="image-link" href="${escapeHtml(String(element.image_url ?? '#'))}" target="_blank" rel="noopener">🖼 ${escapeHtml(String(element.alt_text ?? 'image'))}</a>`;
+      return `<a class="image-link" href="${escapeHtml(safeHref(element.image_url))}" target="_blank" rel="noopener">🖼 ${escapeHtml(String(element.alt_text ?? 'image'))}</a>`;
     default:
       return `<span class="unsupported">[${escapeHtml(String(element.type))}]</span>`;
   }
