@@ -1,26 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ALICE,
-  allLogLines,
-  BOB,
-  CHANNEL,
-  captureLogs,
-  type Harness,
-  startHarness,
-  textOf,
-} from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, allLogLines, BOB, CHANNEL, captureLogs, textOf, useHarness } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 import { expectNoSecrets, SECRETS } from './secrets.js';
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness();
-}, 60_000);
-
-afterAll(async () => {
-  await h?.stop();
-});
+const h = useHarness();
 
 /** The agent message keys posted in a thread (a split message's parts count once). */
 const messageKeys = (keys: string[]) => [

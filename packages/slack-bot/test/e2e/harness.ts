@@ -6,6 +6,7 @@ import {
   type SlackDriver,
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
+import { afterAll, beforeAll } from 'vitest';
 import { type BotTuning, type RunningBot, startBot } from '../../src/bot.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -86,6 +87,18 @@ export interface Harness {
 
 export const textOf = (m: SandboxMessage | undefined): string =>
   m ? `${m.text ?? ''}\n${JSON.stringify(m.blocks ?? [])}` : '';
+
+/** One harness for a test file: started before its tests, stopped after them. */
+export function useHarness(options: Parameters<typeof startHarness>[0] = {}): Harness {
+  const h = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(h, await startHarness(options));
+  }, 60_000);
+  afterAll(async () => {
+    await h.stop?.();
+  });
+  return h;
+}
 
 export async function startHarness(
   options: { env?: Record<string, string>; tuning?: BotTuning; emulatorSpeed?: number } = {},

@@ -1,19 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHANNEL, type Harness, startHarness, textOf } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { CHANNEL, textOf, useHarness } from './harness.js';
 import { actionIds } from './helpers.js';
 
 // The service forgets sessions (here: the emulator is reset, as when `npm start` runs again with a
 // fresh emulator over a kept store). The bot says so once where it can, and stops following them, even
 // when the Slack thread is gone too.
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness();
-}, 60_000);
-
-afterAll(async () => {
-  await h?.stop();
-});
+const h = useHarness();
 
 describe('a session the service no longer knows', () => {
   it('is reported once in its thread, or silently when the thread is gone, and no longer followed', async () => {

@@ -1,18 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, BOB, CAROL, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOB, CAROL, CHANNEL, textOf, useHarness } from './harness.js';
 import { actionIds, duplicates, HUMAN_INPUT_ROUTE, isPrompt, postKeys } from './helpers.js';
 
 // One emulator (10× speed), one sandbox Slack and one bot process-in-test for the whole file; every
 // interaction goes over HTTP exactly as Slack sends it, signed.
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness();
-}, 60_000);
-
-afterAll(async () => {
-  await h?.stop();
-});
+const h = useHarness();
 
 const humanInputPosts = async () => (await h.emulator.admin.stats()).requests[HUMAN_INPUT_ROUTE] ?? 0;
 

@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, CAROL, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, CAROL, CHANNEL, textOf, useHarness } from './harness.js';
 import { actionIds, isPrompt, SIGNAL_ROUTE } from './helpers.js';
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness();
-}, 60_000);
-
-afterAll(async () => {
-  await h?.stop();
-});
+const h = useHarness();
 
 const statusOf = async (sessionId: string) => (await h.emulator.admin.session(sessionId))?.status;
 const signals = async () => (await h.emulator.admin.stats()).requests[SIGNAL_ROUTE] ?? 0;
