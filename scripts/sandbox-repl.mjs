@@ -14,6 +14,9 @@ const plainText = (message) =>
     .filter(Boolean)
     .join(' | ')
     .replace(/\s+/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
     .slice(0, 400);
 
 /** Every clickable element of a message: buttons, selects and checkboxes, numbered for `click`. */

@@ -1,4 +1,8 @@
-/** `/agent <subcommand> …` into what to do, or a usage error naming what was wrong. */
+/**
+ * `/agent <subcommand> …` into what to do, or a usage error naming what was wrong. Messages are Slack
+ * mrkdwn: what the person typed is escaped, and placeholders are written `&lt;goal&gt;`.
+ */
+import { escapeMrkdwn } from './blocks/text.js';
 
 export type AgentCommand =
   | { kind: 'start'; goal: string; budget?: number; maxIterations?: number }
@@ -12,13 +16,13 @@ export type AgentCommand =
 
 export const USAGE = [
   '*Agent sessions*',
-  '`/agent start <goal> [--budget 5] [--max-iterations 30]` — start a session here (no goal: a form)',
+  '`/agent start &lt;goal&gt; [--budget 5] [--max-iterations 30]` — start a session here (no goal: a form)',
   '`/agent status [session-id]` — a session’s state and any question waiting for you',
   '`/agent list` — this channel’s active sessions',
-  '`/agent pause|resume|cancel <session-id>`',
-  '`/agent redirect <session-id> <new direction>`',
+  '`/agent pause|resume|cancel &lt;session-id&gt;`',
+  '`/agent redirect &lt;session-id&gt; &lt;new direction&gt;`',
   '`/agent help`',
-  'Tip: a `scenario:<name>` word in the goal picks a scripted scenario on the local emulator.',
+  'Tip: a `scenario:&lt;name&gt;` word in the goal picks a scripted scenario on the local emulator.',
 ].join('\n');
 
 const FLAG = /(?:^|\s)--(budget|max-iterations)(?:=|\s+)(\S+)/g;
@@ -40,14 +44,17 @@ export function parseAgentCommand(text: string): AgentCommand {
         const value = Number(raw);
         if (name === 'budget') {
           if (!(Number.isFinite(value) && value > 0))
-            problems.push(`--budget must be a positive number of USD, got "${raw}"`);
+            problems.push(`--budget must be a positive number of USD, got "${escapeMrkdwn(raw)}"`);
           else budget = value;
         } else if (!(Number.isInteger(value) && value > 0)) {
-          problems.push(`--max-iterations must be a whole number above 0, got "${raw}"`);
+          problems.push(`--max-iterations must be a whole number above 0, got "${escapeMrkdwn(raw)}"`);
         } else maxIterations = value;
       }
       const unknown = args.match(/(?:^|\s)(--(?!budget|max-iterations)[\w-]+)/);
-      if (unknown) problems.push(`unknown flag ${unknown[1]}; flags are --budget and --max-iterations`);
+      if (unknown)
+        problems.push(
+          `unknown flag ${escapeMrkdwn(unknown[1] ?? '')}; flags are --budget and --max-iterations`,
+        );
       if (problems.length > 0) return { kind: 'error', message: problems.join('\n') };
       const goal = args
         .replace(FLAG, ' ')
@@ -70,17 +77,20 @@ export function parseAgentCommand(text: string): AgentCommand {
     case 'resume':
     case 'cancel':
       if (!rest[0])
-        return { kind: 'error', message: `\`/agent ${sub} <session-id>\`: the session id is missing` };
+        return { kind: 'error', message: `\`/agent ${sub} &lt;session-id&gt;\`: the session id is missing` };
       return { kind: sub.toLowerCase() as 'pause' | 'resume' | 'cancel', sessionId: rest[0] };
     case 'redirect': {
       // The direction is kept as typed, line breaks included.
       const match = /^(\S+)\s+([\s\S]*\S)/.exec(args);
       if (!match?.[1] || !match[2]) {
-        return { kind: 'error', message: '`/agent redirect <session-id> <new direction>`: both are needed' };
+        return {
+          kind: 'error',
+          message: '`/agent redirect &lt;session-id&gt; &lt;new direction&gt;`: both are needed',
+        };
       }
       return { kind: 'redirect', sessionId: match[1], message: match[2] };
     }
     default:
-      return { kind: 'error', message: `unknown subcommand "${sub}"` };
+      return { kind: 'error', message: `unknown subcommand "${escapeMrkdwn(sub)}"` };
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAgentCommand } from '../src/command-parser.js';
+import { parseAgentCommand, USAGE } from '../src/command-parser.js';
 
 describe('/agent command parsing', () => {
   it.each([
@@ -42,5 +42,17 @@ describe('/agent command parsing', () => {
     const result = parseAgentCommand(text);
     expect(result.kind).toBe('error');
     if (result.kind === 'error') expect(result.message).toMatch(message);
+  });
+
+  it('writes mrkdwn Slack will not read as links: placeholders and what was typed escaped', () => {
+    // A bare <…> in mrkdwn is a link or a mention to Slack.
+    const bare = /<(?![@#!]|https?:|mailto:)/;
+    expect(USAGE).not.toMatch(bare);
+    expect(USAGE).toContain('&lt;goal&gt;');
+    for (const text of ['launch<b>', 'start x --budget <5>', 'start x --turbo<x>', 'pause']) {
+      const parsed = parseAgentCommand(text);
+      expect(parsed.kind).toBe('error');
+      expect(parsed.kind === 'error' && parsed.message).not.toMatch(bare);
+    }
   });
 });

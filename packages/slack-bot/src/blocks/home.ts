@@ -10,7 +10,7 @@ export function homeView(sessions: SessionRecord[]) {
   if (sessions.length === 0) {
     blocks.push({
       type: 'section',
-      text: mrkdwn('No sessions yet. Start one in any channel with `/agent start <goal>`.'),
+      text: mrkdwn('No sessions yet. Start one in any channel with `/agent start &lt;goal&gt;`.'),
     });
   }
   for (const s of sessions.slice(0, MAX_SESSIONS)) {

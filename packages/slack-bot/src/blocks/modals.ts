@@ -73,7 +73,7 @@ export function redirectModal(sessionId: string) {
 export function rejectModal(sessionId: string, inputId: string, prompt: string) {
   return modal(VIEWS.reject, 'Reject', 'Reject', { sessionId, inputId }, [
     { type: 'section', text: mrkdwn(`*The agent asked:*\n${escapeMrkdwn(prompt)}`) },
-    textInput('reason', 'Reason (optional)', {
+    textInput('reason', 'Reason', {
       multiline: true,
       optional: true,
       placeholder: 'Tell the agent why',

@@ -69,7 +69,7 @@ async function run(
       const sessions = await ctx.store.listSessions({ channelId: command.channel_id, activeOnly: true });
       await say(
         sessions.length === 0
-          ? 'No active agent sessions in this channel. Start one with `/agent start <goal>`.'
+          ? 'No active agent sessions in this channel. Start one with `/agent start &lt;goal&gt;`.'
           : [
               `*Active agent sessions in this channel (${sessions.length})*`,
               ...sessions.map(
@@ -129,7 +129,7 @@ async function status(
     await say(
       sessionId
         ? `No session \`${escapeMrkdwn(sessionId)}\` was started from this workspace.`
-        : 'No active session in this channel. `/agent status <session-id>` shows any session.',
+        : 'No active session in this channel. `/agent status &lt;session-id&gt;` shows any session.',
     );
     return;
   }
