@@ -209,6 +209,24 @@ describe('the sandbox page', () => {
     await shot('panel-to-card');
   });
 
+  it('a private channel: refused until the bot is invited with /invite, then the session starts there', async () => {
+    await actAs('U0ALICE');
+    await page.locator('[data-channel-id="G0PRIVATE"]').click();
+    const composer = page.getByTestId('composer');
+    await composer.fill('/agent start scenario:complete audit the keys');
+    await composer.press('Enter');
+    await page.locator('.ephemeral').filter({ hasText: 'Invite me first' }).waitFor({ timeout: 10_000 });
+    await shot('private-refused');
+    await composer.fill('/invite @agents');
+    await composer.press('Enter');
+    await page.getByText('has joined the channel').waitFor();
+    await composer.fill('/agent start scenario:complete audit the keys');
+    await composer.press('Enter');
+    const c = page.getByTestId('conversation').filter({ hasText: 'audit the keys' }).last();
+    await c.getByText('Completed').first().waitFor({ timeout: 20_000 });
+    await page.locator('[data-channel-id="C0AGENTS"]').click();
+  });
+
   it('App Home lists the viewer’s sessions', async () => {
     await actAs('U0ALICE');
     await page.getByTestId('home-tab').click();

@@ -18,6 +18,8 @@ export interface SandboxChannel {
   name: string;
   is_private: boolean;
   is_im: boolean;
+  /** Whether the bot is in it. Public channels take its posts anyway (chat:write.public); private ones don't. */
+  is_member: boolean;
 }
 
 export interface SandboxMessage {
@@ -35,6 +37,9 @@ export interface SandboxMessage {
   files?: SandboxFile[];
   /** Slack message metadata ({event_type, event_payload}), as the bot sent it. */
   metadata?: unknown;
+  /** A system message's kind (`channel_join`) and who caused it. */
+  subtype?: string;
+  inviter?: string;
 }
 
 export interface SandboxEphemeral {
@@ -108,9 +113,10 @@ export function defaultSeed(): WorkspaceSeed {
       user('U0AGENTBOT', 'agents', 'Agent Sessions', teamId, true),
     ],
     channels: [
-      { id: 'C0GENERAL', name: 'general', is_private: false, is_im: false },
-      { id: 'C0AGENTS', name: 'agents', is_private: false, is_im: false },
-      { id: 'G0PRIVATE', name: 'private-ops', is_private: true, is_im: false },
+      { id: 'C0GENERAL', name: 'general', is_private: false, is_im: false, is_member: false },
+      { id: 'C0AGENTS', name: 'agents', is_private: false, is_im: false, is_member: true },
+      // The bot is not invited here: Slack hides the channel from it until someone types /invite.
+      { id: 'G0PRIVATE', name: 'private-ops', is_private: true, is_im: false, is_member: false },
     ],
     userGroups: { S0APPROVERS: ['U0BOB'] },
   };
@@ -159,7 +165,13 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     const found = this.channels.get(id);
     if (found) return found;
     if (this.users.has(id)) {
-      const dm: SandboxChannel = { id: `D${id.slice(1)}`, name: id, is_private: true, is_im: true };
+      const dm: SandboxChannel = {
+        id: `D${id.slice(1)}`,
+        name: id,
+        is_private: true,
+        is_im: true,
+        is_member: true,
+      };
       if (!this.channels.has(dm.id)) {
         this.channels.set(dm.id, dm);
         this.messages.set(dm.id, []);
@@ -167,6 +179,26 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
       return dm;
     }
     return undefined;
+  }
+
+  /** A channel as the bot's token sees it: a private channel it is not in does not exist for it. */
+  channelForBot(id: string): SandboxChannel | undefined {
+    const channel = this.channel(id);
+    return channel && (!channel.is_private || channel.is_member) ? channel : undefined;
+  }
+
+  /** `/invite @bot`: the bot joins, and the channel says so as Slack does. */
+  inviteBot(channelId: string, by: string): void {
+    const channel = this.channels.get(channelId);
+    if (!channel || channel.is_im || channel.is_member) return;
+    channel.is_member = true;
+    this.post({
+      channel: channel.id,
+      user: this.seed.botUserId,
+      subtype: 'channel_join',
+      inviter: by,
+      text: `<@${this.seed.botUserId}> has joined the channel`,
+    });
   }
 
   findMessage(channel: string, ts: string): SandboxMessage | undefined {

@@ -167,4 +167,25 @@ describe('the fake Web API, driven by the real @slack/web-api WebClient', () => 
     });
     expect((await client.usergroups.users.list({ usergroup: 'S0APPROVERS' })).users).toEqual(['U0BOB']);
   });
+
+  it('hides a private channel from the bot until it is invited; public ones take its posts anyway', async () => {
+    expect((await client.chat.postMessage({ channel: 'C0GENERAL', text: 'hello' })).ok).toBe(true);
+    for (const call of [
+      client.chat.postMessage({ channel: 'G0PRIVATE', text: 'hello' }),
+      client.chat.postEphemeral({ channel: 'G0PRIVATE', user: 'U0ALICE', text: 'psst' }),
+      client.conversations.info({ channel: 'G0PRIVATE' }),
+    ]) {
+      expect(await slackError(call)).toMatchObject({ error: 'channel_not_found' });
+    }
+    sandbox.workspace.inviteBot('G0PRIVATE', 'U0ALICE');
+    expect(sandbox.workspace.messages.get('G0PRIVATE')?.at(-1)).toMatchObject({
+      subtype: 'channel_join',
+      user: 'U0AGENTBOT',
+      inviter: 'U0ALICE',
+    });
+    expect((await client.conversations.info({ channel: 'G0PRIVATE' })).channel).toMatchObject({
+      is_member: true,
+    });
+    expect((await client.chat.postMessage({ channel: 'G0PRIVATE', text: 'hello' })).ok).toBe(true);
+  });
 });

@@ -66,7 +66,7 @@ function renderFiles(files) {
     .join('');
 }
 
-function renderMessage(message, channel, extraClass = '') {
+function renderMessage(message, channel, extraClass = message.subtype ? 'system' : '') {
   const ctx = context({ kind: 'message', channel, ts: message.ts });
   const label = extraClass === 'ephemeral' ? '<div class="ephemeral-label">Only visible to you</div>' : '';
   return `<div class="message ${extraClass}" data-ts="${message.ts}" data-testid="message">${label}

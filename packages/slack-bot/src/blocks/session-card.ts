@@ -40,6 +40,20 @@ const STATUS_LABEL: Record<string, string> = {
 
 export const statusLabel = (status: string): string => STATUS_LABEL[status] ?? `❔ ${status}`;
 
+/**
+ * The card before the session exists: posted first, so a channel the bot may not post in refuses
+ * before anything is started.
+ */
+export function startingCard(goal: string, startedBy: string): { text: string; blocks: unknown[] } {
+  return {
+    text: `Starting an agent session: ${goal.slice(0, 200)}`,
+    blocks: [
+      { type: 'header', text: plain(goal, 150) },
+      { type: 'context', elements: [mrkdwn(`⏳ Starting… · started by <@${startedBy}>`)] },
+    ],
+  };
+}
+
 /** The session card: posted where the session started, edited in place as it changes. */
 export function sessionCard(state: CardState): { text: string; blocks: unknown[] } {
   const terminal = isTerminalStatus(state.status) || state.status === UNREACHABLE_STATUS;

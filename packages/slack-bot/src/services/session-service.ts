@@ -11,8 +11,8 @@ import {
   validateAnswer,
 } from '@agent-sessions/core';
 import { promptAsAnswered } from '../blocks/prompt.js';
-import { cardStateOf, sessionCard } from '../blocks/session-card.js';
-import { escapeMrkdwn } from '../blocks/text.js';
+import { startingCard } from '../blocks/session-card.js';
+import { escapeMrkdwn, truncate } from '../blocks/text.js';
 import type { Logger } from '../logger.js';
 import type { PromptRecord, SessionRecord, Store } from '../store/store.js';
 import type { CardUpdater } from './card-updater.js';
@@ -67,6 +67,15 @@ export function describeServiceFailure(error: unknown): string {
   return 'the service could not be reached';
 }
 
+/** Why the bot can't post where a session was asked for, in words for the person who asked. */
+function cannotPostHere(error: unknown): string {
+  const code = (error as { data?: { error?: unknown } } | undefined)?.data?.error;
+  if (code === 'channel_not_found' || code === 'not_in_channel')
+    return 'I can’t post in this channel, so its session card would have nowhere to go. Invite me first (`/invite` and my name), then start it again.';
+  if (code === 'is_archived') return 'This channel is archived.';
+  return `I couldn’t post the session card here (${typeof code === 'string' ? code : 'Slack could not be reached'}).`;
+}
+
 /** What people do from Slack — start, steer, answer — checked, sent once, and shown. */
 export class SessionService {
   constructor(
@@ -86,9 +95,27 @@ export class SessionService {
   ) {}
 
   async start(input: StartInput): Promise<Outcome<{ sessionId: string }>> {
-    const { client, store, metrics } = this.deps;
+    const { client, store, metrics, slack } = this.deps;
     const channel = this.deps.permissions.channel(input.channelId);
     if (!channel.allowed) return { ok: false, message: channel.reason };
+    const typed = `\nYour goal was:\n> ${escapeMrkdwn(truncate(input.goal, 2500))}`;
+    // The card first: where the bot may not post (a private channel it wasn't invited to), nothing is
+    // started, rather than a session nobody can see.
+    let cardTs: string;
+    try {
+      const starting = startingCard(input.goal, input.userId);
+      const posted = await slack.chat.postMessage({
+        channel: input.channelId,
+        text: starting.text,
+        blocks: starting.blocks as never,
+      });
+      cardTs = String(posted.ts);
+    } catch (error) {
+      metrics.actions.inc({ kind: 'start', outcome: 'error' });
+      // Usually a private channel the bot wasn't invited to: the person is told how to fix it.
+      this.deps.logger.info({ err: error, channel: input.channelId }, 'could not post a new session card');
+      return { ok: false, message: `${cannotPostHere(error)} Nothing was started.${typed}` };
+    }
     const guardrails = {
       ...(input.budget === undefined ? {} : { maxCostPerSession: input.budget }),
       ...(input.maxIterations === undefined ? {} : { maxIterations: input.maxIterations }),
@@ -104,26 +131,24 @@ export class SessionService {
     } catch (error) {
       metrics.actions.inc({ kind: 'start', outcome: 'error' });
       this.deps.logger.warn({ err: error }, 'creating a session failed');
-      return { ok: false, message: `Could not start the session: ${describeServiceFailure(error)}` };
+      await slack.chat
+        .delete({ channel: input.channelId, ts: cardTs })
+        .catch((e: unknown) => this.deps.logger.warn({ err: e }, 'could not remove a card nobody needs'));
+      return {
+        ok: false,
+        message: `Could not start the session: ${describeServiceFailure(error)}${typed}`,
+      };
     }
     metrics.actions.inc({ kind: 'start', outcome: 'ok' });
     await store.createSession({
       sessionId,
       channelId: input.channelId,
-      cardTs: null,
+      cardTs,
       startedBy: input.userId,
       goal: input.goal,
       budget: input.budget ?? null,
     });
-    const record = (await store.getSession(sessionId)) as SessionRecord;
-    try {
-      const card = sessionCard(cardStateOf(record, undefined, Date.now()));
-      const ts = await this.deps.poster.post(record, 'card', card);
-      await store.updateSession(sessionId, { cardTs: ts });
-    } catch (error) {
-      // The session runs anyway; the card is posted again when its first event arrives.
-      this.deps.logger.warn({ err: error, sessionId }, 'posting the session card failed');
-    }
+    await this.deps.cards.updateNow(sessionId, () => this.deps.publisher.card(sessionId));
     await this.deps.leases.refresh();
     return { ok: true, sessionId };
   }

@@ -48,8 +48,10 @@ it('SIGKILLed twice (mid-work and with a question pending): nothing lost, nothin
   });
   const card = await ws.waitFor(
     () =>
-      (ws.messages.get(CHANNEL) ?? []).find((m) => !m.thread_ts && /release after a warm-up/.test(textOf(m))),
-    { what: 'the card' },
+      (ws.messages.get(CHANNEL) ?? []).find(
+        (m) => !m.thread_ts && /release after a warm-up/.test(textOf(m)) && /session `/.test(textOf(m)),
+      ),
+    { what: 'the card, with its session' },
   );
   const sessionId = /session `([^`]+)`/.exec(textOf(card))?.[1] as string;
   await ws.waitFor(() => ws.replies(CHANNEL, card.ts).length >= 5, {

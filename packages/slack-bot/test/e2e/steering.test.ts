@@ -158,11 +158,74 @@ describe('steering with commands', () => {
     const card = await h.sandbox.workspace.waitFor(
       () =>
         (h.sandbox.workspace.messages.get(CHANNEL) ?? []).find(
-          (m) => !before.has(m.ts) && /tidy the changelog/.test(textOf(m)),
+          (m) => !before.has(m.ts) && /tidy the changelog/.test(textOf(m)) && /session `/.test(textOf(m)),
         ),
       { what: 'the card' },
     );
     expect(textOf(card)).toContain('$3.00');
+  });
+});
+
+describe('where a session may start', () => {
+  const PRIVATE = 'G0PRIVATE';
+  const sessionsCount = async () => (await h.emulator.admin.sessions()).length;
+  const cardsIn = (channel: string) =>
+    (h.sandbox.workspace.messages.get(channel) ?? []).filter((m) => !m.thread_ts && m.bot_id);
+
+  it('a private channel the bot is not in: refused with how to fix it, nothing started; after /invite it works', async () => {
+    const before = await sessionsCount();
+    await h.driver.command({ user: ALICE, channel: PRIVATE, text: 'start scenario:complete audit the keys' });
+    const refusal = await h.waitForEphemeral(ALICE, /Invite me first/);
+    expect(refusal).toContain('audit the keys');
+    expect(await sessionsCount()).toBe(before);
+    expect(cardsIn(PRIVATE)).toEqual([]);
+
+    // From the form too: the refusal can't be posted in the channel, so it comes as a DM.
+    await h.driver.command({ user: ALICE, channel: PRIVATE, text: 'start' });
+    const modal = await h.sandbox.workspace.waitFor(() => h.driver.openModal(ALICE), { what: 'the form' });
+    await h.driver.submitView({
+      user: ALICE,
+      viewId: modal.id,
+      values: { goal: { value: 'scenario:complete rotate the secrets' } },
+    });
+    await h.sandbox.workspace.waitFor(
+      () =>
+        (h.sandbox.workspace.messages.get('D0ALICE') ?? []).find(
+          (m) => /Invite me first/.test(m.text) && /rotate the secrets/.test(m.text),
+        ),
+      { what: 'the refusal as a DM' },
+    );
+    expect(await sessionsCount()).toBe(before);
+
+    h.sandbox.workspace.inviteBot(PRIVATE, ALICE);
+    await h.driver.command({ user: ALICE, channel: PRIVATE, text: 'start scenario:complete audit the keys' });
+    const card = await h.sandbox.workspace.waitFor(
+      () => cardsIn(PRIVATE).find((m) => /session `/.test(textOf(m))),
+      { what: 'the card in the private channel' },
+    );
+    expect(textOf(card)).toContain('audit the keys');
+    expect(await sessionsCount()).toBe(before + 1);
+  });
+
+  it('the service refusing to create: the person hears why, with the goal, and no card is left behind', async () => {
+    const cardsBefore = cardsIn(CHANNEL).length;
+    await h.emulator.admin.setFaults({ burst5xx: 20, status5xx: 503, pathPattern: '^POST /v1/sessions$' });
+    try {
+      await h.driver.command({
+        user: ALICE,
+        channel: CHANNEL,
+        text: 'start scenario:complete write the digest',
+      });
+      const said = await h.waitForEphemeral(
+        ALICE,
+        /Could not start the session: the service answered 503/,
+        30_000,
+      );
+      expect(said).toContain('write the digest');
+    } finally {
+      await h.emulator.admin.clearFaults();
+    }
+    expect(cardsIn(CHANNEL)).toHaveLength(cardsBefore);
   });
 });
 

@@ -23,7 +23,7 @@ function content(args: Args): { text: string; blocks?: unknown[] } {
 }
 
 function channelOf(workspace: Workspace, args: Args): string {
-  const channel = workspace.channel(required(args, 'channel'));
+  const channel = workspace.channelForBot(required(args, 'channel'));
   if (!channel) throw new SlackApiError('channel_not_found');
   return channel.id;
 }

@@ -16,7 +16,7 @@ export const files: Record<string, Method> = {
     const list = json(args, 'files');
     if (!Array.isArray(list) || list.length === 0) throw new SlackApiError('invalid_arguments');
     const channelId = str(args, 'channel_id');
-    const channel = channelId ? workspace.channel(channelId) : undefined;
+    const channel = channelId ? workspace.channelForBot(channelId) : undefined;
     if (channelId && !channel) throw new SlackApiError('channel_not_found');
     const threadTs = str(args, 'thread_ts');
     const done = list.map((entry: { id?: string; title?: string }) => {

@@ -25,12 +25,12 @@ export const people: Record<string, Method> = {
     return { ok: true, users };
   },
   'conversations.info': (args, { workspace }) => {
-    const channel = workspace.channel(required(args, 'channel'));
+    const channel = workspace.channelForBot(required(args, 'channel'));
     if (!channel) throw new SlackApiError('channel_not_found');
     return { ok: true, channel: { ...channel, is_channel: !channel.is_private && !channel.is_im } };
   },
   'conversations.history': (args, { workspace }) => {
-    const channel = workspace.channel(required(args, 'channel'));
+    const channel = workspace.channelForBot(required(args, 'channel'));
     if (!channel) throw new SlackApiError('channel_not_found');
     const limit = Math.min(Number(args.limit ?? 100) || 100, 1000);
     const top = (workspace.messages.get(channel.id) ?? []).filter(
@@ -39,7 +39,7 @@ export const people: Record<string, Method> = {
     return { ok: true, messages: top.slice(-limit).reverse(), has_more: top.length > limit };
   },
   'conversations.replies': (args, { workspace }) => {
-    const channel = workspace.channel(required(args, 'channel'));
+    const channel = workspace.channelForBot(required(args, 'channel'));
     if (!channel) throw new SlackApiError('channel_not_found');
     const ts = required(args, 'ts');
     const parent = workspace.findMessage(channel.id, ts);

@@ -100,14 +100,21 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
 
   app.post(
     '/sandbox/command',
-    withDriver((d, b) =>
-      d.command({
-        user: asString(b.user, 'user'),
-        channel: asString(b.channel, 'channel'),
+    withDriver((d, b) => {
+      const user = asString(b.user, 'user');
+      const channel = asString(b.channel, 'channel');
+      // Slack's own /invite never reaches the app: the sandbox plays it (the bot is the one app here).
+      if (b.command === '/invite') {
+        ctx.workspace.inviteBot(channel, user);
+        return { invited: ctx.workspace.seed.botUserId };
+      }
+      return d.command({
+        user,
+        channel,
         text: String(b.text ?? ''),
         ...(typeof b.command === 'string' ? { command: b.command } : {}),
-      }),
-    ),
+      });
+    }),
   );
   app.post(
     '/sandbox/act',

@@ -49,10 +49,10 @@ export const startSubmitted =
       ...(context ? { context } : {}),
     });
     if (!result.ok) {
-      await client.chat.postEphemeral({
-        channel: channelId,
-        user: body.user.id,
-        text: `⚠️ ${result.message}`,
-      });
+      const text = `⚠️ ${result.message}`;
+      await client.chat
+        .postEphemeral({ channel: channelId, user: body.user.id, text })
+        // Where the bot may not post (often why it failed), the person hears it in the app's DM.
+        .catch(() => client.chat.postMessage({ channel: body.user.id, text }));
     }
   };
