@@ -215,7 +215,7 @@ describe('the sandbox page', () => {
     const composer = page.getByTestId('composer');
     await composer.fill('/agent start scenario:complete audit the keys');
     await composer.press('Enter');
-    await page.locator('.ephemeral').filter({ hasText: 'Invite me first' }).waitFor({ timeout: 10_000 });
+    await page.locator('.ephemeral').filter({ hasText: 'invite me first' }).waitFor({ timeout: 10_000 });
     await shot('private-refused');
     await composer.fill('/invite @agents');
     await composer.press('Enter');

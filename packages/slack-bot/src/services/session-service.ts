@@ -71,7 +71,7 @@ export function describeServiceFailure(error: unknown): string {
 function cannotPostHere(error: unknown): string {
   const code = (error as { data?: { error?: unknown } } | undefined)?.data?.error;
   if (code === 'channel_not_found' || code === 'not_in_channel')
-    return 'I can’t post in this channel, so its session card would have nowhere to go. Invite me first (`/invite` and my name), then start it again.';
+    return 'I can’t post in this conversation, so its session card would have nowhere to go. In a private channel, invite me first (`/invite` and my name) and start it again; a direct message between people is closed to me, so use a channel or my own DM.';
   if (code === 'is_archived') return 'This channel is archived.';
   return `I couldn’t post the session card here (${typeof code === 'string' ? code : 'Slack could not be reached'}).`;
 }

@@ -175,7 +175,7 @@ describe('where a session may start', () => {
   it('a private channel the bot is not in: refused with how to fix it, nothing started; after /invite it works', async () => {
     const before = await sessionsCount();
     await h.driver.command({ user: ALICE, channel: PRIVATE, text: 'start scenario:complete audit the keys' });
-    const refusal = await h.waitForEphemeral(ALICE, /Invite me first/);
+    const refusal = await h.waitForEphemeral(ALICE, /invite me first/);
     expect(refusal).toContain('audit the keys');
     expect(await sessionsCount()).toBe(before);
     expect(cardsIn(PRIVATE)).toEqual([]);
@@ -191,7 +191,7 @@ describe('where a session may start', () => {
     await h.sandbox.workspace.waitFor(
       () =>
         (h.sandbox.workspace.messages.get('D0ALICE') ?? []).find(
-          (m) => /Invite me first/.test(m.text) && /rotate the secrets/.test(m.text),
+          (m) => /invite me first/.test(m.text) && /rotate the secrets/.test(m.text),
         ),
       { what: 'the refusal as a DM' },
     );
