@@ -99,8 +99,7 @@ function renderChannel() {
   for (const [key, values] of Object.entries(ui.drafts)) {
     const [ts, action] = key.split('|');
     const holder = box.querySelector(`[data-ts="${ts}"][data-action="${action}"]`);
-    for (const input of holder?.querySelectorAll('input') ?? []) input.checked = values.includes(input.value);
-    if (holder?.tagName === 'SELECT') for (const o of holder.options) o.selected = values.includes(o.value);
+    if (holder) setValue(holder, values);
   }
   if (atBottom) box.scrollTop = box.scrollHeight;
 }
@@ -134,35 +133,36 @@ function renderHome() {
     : '<p class="hint">Opening the Home tab…</p>';
 }
 
+// What a control holds: the picks of checkboxes, radios or a select (a list), or the text typed.
+function readValue(el) {
+  if (el.classList.contains('choices')) return [...el.querySelectorAll('input:checked')].map((i) => i.value);
+  if (el.tagName === 'SELECT') return [...el.selectedOptions].map((o) => o.value);
+  return el.value;
+}
+
+// Puts back what readValue gave: picks (a list) on choices and selects, text on a text input.
+function setValue(el, value) {
+  if (el.classList.contains('choices'))
+    for (const input of el.querySelectorAll('input')) input.checked = value.includes(input.value);
+  else if (el.tagName === 'SELECT') for (const o of el.options) o.selected = value.includes(o.value);
+  else el.value = value;
+}
+
 // What the person typed or picked in the open modal. A re-render (inline errors, views.update) puts it
 // back, as Slack keeps an input's state while its block and action ids stay the same.
 function captureInputs(root) {
-  const saved = new Map();
-  for (const el of root.querySelectorAll('[data-input]')) {
-    const key = `${el.dataset.block}|${el.dataset.action}`;
-    if (el.classList.contains('choices'))
-      saved.set(
-        key,
-        [...el.querySelectorAll('input:checked')].map((i) => i.value),
-      );
-    else if (el.tagName === 'SELECT')
-      saved.set(
-        key,
-        [...el.selectedOptions].map((o) => o.value),
-      );
-    else saved.set(key, el.value);
-  }
-  return saved;
+  return new Map(
+    [...root.querySelectorAll('[data-input]')].map((el) => [
+      `${el.dataset.block}|${el.dataset.action}`,
+      readValue(el),
+    ]),
+  );
 }
 
 function restoreInputs(root, saved) {
   for (const el of root.querySelectorAll('[data-input]')) {
     const value = saved.get(`${el.dataset.block}|${el.dataset.action}`);
-    if (value === undefined) continue;
-    if (el.classList.contains('choices'))
-      for (const input of el.querySelectorAll('input')) input.checked = value.includes(input.value);
-    else if (el.tagName === 'SELECT') for (const o of el.options) o.selected = value.includes(o.value);
-    else el.value = value;
+    if (value !== undefined) setValue(el, value);
   }
 }
 
@@ -290,9 +290,9 @@ function modalValues(form) {
     const action = el.dataset.action;
     let value;
     if (el.classList.contains('choices')) {
-      const checked = [...el.querySelectorAll('input:checked')].map((i) => i.value);
+      const checked = readValue(el);
       value = el.dataset.kind === 'checkbox' ? checked : checked[0];
-    } else if (el.tagName === 'SELECT' && el.multiple) value = [...el.selectedOptions].map((o) => o.value);
+    } else if (el.tagName === 'SELECT' && el.multiple) value = readValue(el);
     else value = el.value === '' ? undefined : el.value;
     values[block] = { ...(values[block] ?? {}), [action]: value };
   }
@@ -353,13 +353,13 @@ document.addEventListener('change', async (event) => {
     actionId: holder.dataset.action,
   };
   if (holder.classList.contains('choices')) {
-    const checked = [...holder.querySelectorAll('input:checked')].map((i) => i.value);
+    const checked = readValue(holder);
     if (holder.dataset.kind === 'checkbox') {
       ui.drafts[`${at.ts}|${at.actionId}`] = checked;
       await post('/sandbox/choose', { ...at, value: checked });
     } else await post('/sandbox/act', { ...at, value: checked[0] });
   } else if (holder.tagName === 'SELECT' && holder.multiple) {
-    const picked = [...holder.selectedOptions].map((o) => o.value);
+    const picked = readValue(holder);
     ui.drafts[`${at.ts}|${at.actionId}`] = picked;
     await post('/sandbox/choose', { ...at, value: picked });
   } else if (holder.tagName === 'SELECT') {

@@ -97,20 +97,14 @@ export class SessionPublisher {
           finished: true,
         });
         this.#snapshots.delete(session.sessionId);
-        await this.deps.cards
-          .updateNow(session.sessionId, () => this.card(session.sessionId))
-          .catch((error: unknown) =>
-            this.deps.logger.warn({ err: error, sessionId: session.sessionId }, 'could not close a card'),
-          );
+        // The card updater logs its own failures.
+        await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
         await this.deps.poster
           .post(place, 'fatal-error', {
             text: `⚠️ The bot can no longer follow this session: ${event.error.message}`,
           })
-          .catch((error: unknown) =>
-            this.deps.logger.warn(
-              { err: error, sessionId: session.sessionId },
-              'could not say in Slack that a session can no longer be followed',
-            ),
+          .catch(
+            this.#warn(session.sessionId, 'could not say in Slack that a session can no longer be followed'),
           );
         return;
       case 'status':
@@ -135,20 +129,19 @@ export class SessionPublisher {
 
   /** Budget prompts lose their button once the session left cost_limit, however it left. */
   async #resolveBudgetPrompts(session: SessionRecord, status: string): Promise<void> {
-    const current = (await this.deps.store.getSession(session.sessionId)) ?? session;
     const shown = isTerminalStatus(status)
       ? costLimitResolved(session.startedBy, { resumed: false, status: statusLabel(status) })
-      : costLimitResolved(session.startedBy, { resumed: true, budget: current.budget });
+      : costLimitResolved(session.startedBy, { resumed: true, budget: session.budget });
     for (const { ts } of await this.deps.store.postedWithPrefix(session.sessionId, 'cost_limit:')) {
       await this.deps.slack.chat
         .update({ channel: session.channelId, ts, text: shown.text, blocks: shown.blocks as never })
-        .catch((error: unknown) =>
-          this.deps.logger.warn(
-            { err: error, sessionId: session.sessionId },
-            'could not close a budget prompt',
-          ),
-        );
+        .catch(this.#warn(session.sessionId, 'could not close a budget prompt'));
     }
+  }
+
+  /** For a Slack call whose failure should not stop the session's events: log it and go on. */
+  #warn(sessionId: string, what: string): (error: unknown) => void {
+    return (error) => this.deps.logger.warn({ err: error, sessionId }, what);
   }
 
   async #prompt(place: SessionRecord, request: HumanInputRequest): Promise<void> {
@@ -160,9 +153,7 @@ export class SessionPublisher {
         const shown = promptAsAnswered(existing);
         await this.deps.slack.chat
           .update({ channel: place.channelId, ts, text: shown.text, blocks: shown.blocks as never })
-          .catch((error: unknown) =>
-            this.deps.logger.warn({ err: error }, 'could not mark a prompt answered'),
-          );
+          .catch(this.#warn(place.sessionId, 'could not mark a prompt answered'));
       }
       return;
     }

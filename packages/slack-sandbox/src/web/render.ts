@@ -88,8 +88,10 @@ function textObject(text: unknown, ctx: RenderContext): string {
   return t.type === 'mrkdwn' ? mrkdwn(t.text, ctx) : escapeHtml(t.text);
 }
 
-const plain = (text: unknown): string =>
-  escapeHtml(String((text as { text?: unknown } | undefined)?.text ?? ''));
+/** A text object's text, as is. */
+const rawText = (text: unknown): string => String((text as { text?: unknown } | undefined)?.text ?? '');
+
+const plain = (text: unknown): string => escapeHtml(rawText(text));
 
 function where(ctx: RenderContext, blockId: string): string {
   const c = ctx.container;
@@ -99,8 +101,6 @@ function where(ctx: RenderContext, blockId: string): string {
       : `data-view="${escapeHtml(c.viewId)}"`;
   return `${base} data-block="${escapeHtml(blockId)}"`;
 }
-
-const rawText = (text: unknown): string => String((text as { text?: unknown } | undefined)?.text ?? '');
 
 /**
  * A confirm object, for the page's own dialog (Slack's: title, text, confirm / deny labels, style):
