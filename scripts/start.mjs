@@ -3,7 +3,7 @@
 // the store is PGlite in DATA_DIR (./data) unless DATABASE_URL is set.
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator } from '../packages/emulator/dist/index.js';
+import { parseQuirks, QuirksError, startEmulator } from '../packages/emulator/dist/index.js';
 import { loadConfigOrExit, startBot } from '../packages/slack-bot/dist/index.js';
 import { startSandbox } from '../packages/slack-sandbox/dist/index.js';
 
@@ -25,10 +25,21 @@ const port = (name, fallback) => {
   return value;
 };
 
+/** EMULATOR_QUIRKS makes the embedded emulator as strange as the spec allows (see its README). */
+const quirks = () => {
+  try {
+    return parseQuirks(process.env.EMULATOR_QUIRKS);
+  } catch (error) {
+    if (!(error instanceof QuirksError)) throw error;
+    process.stderr.write(`Configuration error:\n${error.message}\n`);
+    process.exit(2);
+  }
+};
+
 const stops = [];
 let service = config.service;
 if (!service) {
-  const emulator = await startEmulator({ port: port('EMULATOR_PORT', 4010) });
+  const emulator = await startEmulator({ port: port('EMULATOR_PORT', 4010), quirks: quirks() });
   stops.push(() => emulator.close());
   service = { url: emulator.url, apiKey: 'emu_dev_key' };
   out(

@@ -187,8 +187,11 @@ async function heapPerSession(n: number): Promise<number> {
       ...initialFollowState(id),
       cursor: {
         afterRoundId: `round_${i}a_xxxxxxxx`,
-        lastRoundId: `round_${i}b_xxxxxxxx`,
-        seenInLastRound: 12,
+        rounds: [
+          { roundId: `round_${i}a_xxxxxxxx`, seen: 9, before: 9 },
+          { roundId: `round_${i}b_xxxxxxxx`, seen: 12 },
+        ],
+        interleaved: false,
       },
       status: 'running',
       updatedAt: new Date().toISOString(),

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
 import { loadConfig, openStore, type RunningBot, startBot } from '@agent-sessions/slack-bot';
 import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
+import { LogLevel, WebClient } from '@slack/web-api';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -112,7 +113,7 @@ describe('the sandbox page', () => {
     await page.getByRole('button', { name: 'Start', exact: true }).click();
     const c = page.getByTestId('conversation').filter({ hasText: 'pick the environment' }).last();
     await c.getByRole('button', { name: 'Canary (5% of traffic)' }).click({ timeout: 20_000 });
-    await c.getByText('answered: Canary').waitFor();
+    await c.getByText(/^✅ .*answered: Canary/).waitFor();
   });
 
   it('a multi-choice: tick two boxes, Submit', async () => {
@@ -122,7 +123,8 @@ describe('the sandbox page', () => {
     await c.getByLabel('Europe').check();
     await c.getByLabel('Asia Pacific').check();
     await c.getByRole('button', { name: 'Submit' }).click();
-    await c.getByText('answered: Europe, Asia Pacific').waitFor();
+    // The prompt itself (the card's footer says the latest decision too).
+    await c.getByText(/^✅ .*answered: Europe, Asia Pacific/).waitFor();
     await shot('multi-choice');
   });
 
@@ -198,7 +200,12 @@ describe('the sandbox page', () => {
   it('the emulator panel lists the sessions; clicking one brings its card into view', async () => {
     await actAs('U0ALICE');
     const first = page.getByTestId('conversation').first();
-    const id = /sess_[\w-]+/.exec((await first.textContent()) ?? '')?.[0] as string;
+    // The card's context line alone: the page's text runs blocks together ("…sess_abcLatest decision…").
+    const context = await first
+      .getByText(/Started by .* session/)
+      .first()
+      .textContent();
+    const id = /sess_[\w-]+/.exec(context ?? '')?.[0] as string;
     expect(id).toMatch(/^sess_/);
     const above = await first.boundingBox();
     expect(above && above.y + above.height).toBeLessThan(0);
@@ -232,5 +239,46 @@ describe('the sandbox page', () => {
     await page.getByTestId('home-tab').click();
     await page.getByTestId('home').getByText('ship the release notes').waitFor();
     await shot('home');
+  });
+
+  it('the event log shows an injected failure and a rate-limited call, with its Retry-After', async () => {
+    await actAs('U0ALICE');
+    // The bot's own card post in #general fails as Slack would fail it.
+    sandbox.failNext({ method: 'chat.postMessage', channel: 'C0GENERAL', error: 'is_archived' });
+    await page.locator('[data-channel-id="C0GENERAL"]').click();
+    await page.getByTestId('composer').fill('/agent start scenario:complete archived channel');
+    await page.getByTestId('composer').press('Enter');
+    const injected = page.getByTestId('api-call').filter({ hasText: 'is_archived' }).first();
+    await injected.waitFor({ timeout: 10_000 });
+    expect(await injected.textContent()).toContain('injected');
+    expect(await injected.getAttribute('data-outcome')).toBe('failed');
+
+    // Posting faster than Slack allows in one channel: a 429 comes back, and the page shows it.
+    const web = new WebClient(sandbox.botToken, {
+      slackApiUrl: sandbox.apiUrl,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      logLevel: LogLevel.ERROR,
+    });
+    let limited = false;
+    for (let i = 0; i < 20 && !limited; i++)
+      limited = await web.chat.postMessage({ channel: 'C0GENERAL', text: `burst ${i}` }).then(
+        () => false,
+        () => true,
+      );
+    expect(limited).toBe(true);
+    // The bot may meet 429s of its own in #agents meanwhile: this one is in #general.
+    const refused = page
+      .locator('[data-testid="api-call"][data-outcome="ratelimited"]')
+      .filter({ hasText: 'C0GENERAL' })
+      .first();
+    await refused.waitFor({ timeout: 10_000 });
+    expect(await refused.textContent()).toMatch(/chat\.postMessage C0GENERAL\s+→ 429 ratelimited/);
+    expect(await refused.textContent()).toContain('Retry-After: 1s');
+    await page.getByTestId('log-failures').check();
+    expect(await page.locator('[data-testid="api-call"][data-outcome="ok"]').count()).toBe(0);
+    await shot('event-log');
+    await page.getByTestId('log-failures').uncheck();
+    await page.locator('[data-channel-id="C0AGENTS"]').click();
   });
 });

@@ -1,11 +1,12 @@
 import { inspect } from 'node:util';
 import type { Dispatcher } from 'undici';
-import { type Logger, redactingLogger, silentLogger } from './core/logger.js';
-import { defaultRetryPolicy } from './core/retry.js';
-import { Transport } from './core/transport.js';
+import { type Logger, redactingLogger, silentLogger } from './http/logger.js';
+import { defaultRetryPolicy } from './http/retry.js';
+import { sleep } from './http/sleep.js';
+import { Transport } from './http/transport.js';
 import { Auth } from './resources/auth.js';
 import { Sessions } from './resources/sessions.js';
-import type { SessionStatus } from './schemas/sessions.js';
+import type { SessionStatus } from './schemas/responses.js';
 import { type WaitOptions, waitForCompletion } from './wait.js';
 
 export interface ClientOptions {
@@ -94,8 +95,8 @@ export class AgentSessionsClient {
       dispatcher: options.dispatcher,
       userAgent: `agent-sessions-core/${VERSION} node/${process.versions.node}`,
     });
-    this.auth = new Auth(this.#transport);
-    this.sessions = new Sessions(this.#transport, this.#logger);
+    this.auth = new Auth(this.#transport.send);
+    this.sessions = new Sessions({ request: this.#transport.send, sleep, logger: this.#logger });
   }
 
   get baseUrl(): string {

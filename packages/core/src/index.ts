@@ -1,20 +1,32 @@
+export * from './checks.js';
 export { AgentSessionsClient, type ClientOptions } from './client.js';
-export * from './core/errors.js';
-export { type Logger, redactHeaders, redactingLogger, silentLogger } from './core/logger.js';
+export * from './follow/index.js';
+export * from './http/errors.js';
+export { type Logger, redactHeaders, redactingLogger, silentLogger } from './http/logger.js';
+export type {
+  ApiRequest,
+  ApiResponse,
+  RequestFunction,
+  RequestOptions,
+  SleepFunction,
+} from './http/request.js';
 export {
   backoffMs,
   defaultRetryPolicy,
   type RetryPolicy,
   retryVerdict,
   serverRequestedDelayMs,
-} from './core/retry.js';
-export { sleep } from './core/sleep.js';
-export type { RequestOptions } from './core/transport.js';
-export * from './follow/index.js';
+} from './http/retry.js';
+export { sleep } from './http/sleep.js';
 export * from './human-input/index.js';
 export * from './messages-cursor.js';
-export type { ListMessagesOptions } from './resources/sessions.js';
+export {
+  createSessionsApi,
+  type ListMessagesOptions,
+  Sessions,
+  type SessionsApiOptions,
+} from './resources/sessions.js';
 export * from './schemas/index.js';
 export * from './status.js';
 export * from './timestamps.js';
-export { type WaitOptions, WaitTimeoutError, waitForCompletion } from './wait.js';
+export { type WaitableSessions, type WaitOptions, WaitTimeoutError, waitForCompletion } from './wait.js';

@@ -1,21 +1,88 @@
 /**
  * Reading a session's messages without losing or repeating any, though the contract pages by round:
- * `after` takes a roundId, a page may end in the middle of a round, and the newest round may still grow.
+ * `after` takes a roundId, messages come "oldest first, across rounds" (so concurrent rounds, such as
+ * subagents, interleave: r1, r2, r1, r3, r2 …), a page may end anywhere, and rounds may still grow.
  *
- * A message's key is (roundId, position within its round). The cursor never moves past a round that
- * may still grow: the next read starts after the round *before* the newest one seen, re-reads the
- * newest round from its start, and skips what was already delivered by position.
+ * A message's key is (roundId, position within its round): its place among that round's messages in the
+ * stream. The spec's words allow two readings of `after = X`:
+ *   (A) the messages of the rounds created after X;
+ *   (B) the messages that come after X's last message in the stream.
+ * They agree when X is *safe*: X and every round created before it are closed with their last message
+ * seen, and no message of a round created after X comes before X's last message. Then a read from X
+ * returns each later round whole, from its first message, under both readings. The cursor only ever
+ * uses safe rounds as `after`, keeps per-round counts of what it delivered, and skips those by position.
+ *
+ * When a page is full (hasMore) and holds no safe round, no `after` can read further without risking a
+ * wrong position: the cursor then steps to the newest round of the page, reports `gapPossible`, and
+ * picks positions that can only miss a message, never deliver one twice (see `applyPage`).
  *
  * Pure and JSON-serializable (a follower persists it); no timers, no I/O.
  */
 
+export interface CursorRound {
+  roundId: string;
+  /** Messages of this round already delivered: positions 0 … seen-1. */
+  seen: number;
+  /**
+   * Only for rounds created up to `afterRoundId`: how many of their messages lie before the cut (the last
+   * message of `afterRoundId`). Under reading (B) a read returns the rest of such a round from there.
+   */
+  before?: number;
+}
+
 export interface MessagesCursor {
-  /** The `after` of the next read: the round before the newest round seen; null reads from the start. */
+  /** The `after` of the next read: a safe round (see above); null reads from the start. */
   afterRoundId: string | null;
-  /** The newest round seen, which may still grow. */
-  lastRoundId: string | null;
-  /** Messages of `lastRoundId` already delivered. */
-  seenInLastRound: number;
+  /**
+   * Rounds known, in creation order: those up to `afterRoundId` carry `before` (only the newest
+   * ROUNDS_BEFORE_KEPT of them are kept), those after it are the ones a read returns.
+   */
+  rounds: CursorRound[];
+  /** A message of an older round came after one of a newer round: rounds run concurrently here. */
+  interleaved: boolean;
+  /**
+   * Within a read that had to go on from a point that isn't safe (the service's `lastRoundId` past
+   * hidden entries, or a full page with no safe round): where the next page starts, and how many
+   * messages of each round lie before it. Dropped when the read ends, so the next read starts from
+   * `afterRoundId` again and nothing that grew behind that point is lost.
+   */
+  read?: TransientRead;
+}
+
+export interface TransientRead {
+  after: string;
+  /** Messages of each round (up to `after`) that lie before the point the next page starts from. */
+  counts: Record<string, number>;
+  /**
+   * Rounds created after `after` that already had messages in this read: reading (A) sends them whole
+   * again, reading (B) goes on after them. Told apart by their first message: is it the one seen before?
+   */
+  unsure?: Record<string, { count: number; first: string }>;
+}
+
+/** A short fingerprint of a message, to tell whether a page starts a round over. */
+function fingerprint(message: unknown): string {
+  const text = JSON.stringify(message) ?? '';
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `${text.length}:${hash.toString(36)}`;
+}
+
+/** What the session's status says about its rounds; every field is optional. */
+export interface RoundsInfo {
+  /** Round ids in creation order, as the status's `rounds` array lists them. */
+  order?: readonly string[];
+  /** Rounds whose round object says they ended (a final status, or a completedAt/endedAt). */
+  ended?: readonly string[];
+  /** Rounds whose round object says they are still going (a status that isn't final). */
+  running?: readonly string[];
+  /** The session is terminal: no round grows any more. */
+  terminal?: boolean;
+  /** How many messages a round has, where its round object says so (a `messageCount`). */
+  counts?: Readonly<Record<string, number>>;
 }
 
 export interface KeyedMessage<M> {
@@ -28,7 +95,7 @@ export interface KeyedMessage<M> {
 
 export interface PageLike<M extends { roundId: string }> {
   messages: M[];
-  pagination: { hasMore: boolean };
+  pagination: { hasMore: boolean; lastRoundId?: string | null };
 }
 
 export interface AppliedPage<M> {
@@ -36,64 +103,408 @@ export interface AppliedPage<M> {
   /** Messages not delivered before, oldest first. */
   fresh: KeyedMessage<M>[];
   /**
-   * One round filled the whole page and there is more: re-reading it can't get further, so the cursor
-   * moved past it and the rest of that round may be skipped. Read with the largest page (200) to make
-   * this need a round of more than 200 messages.
+   * The page was full (hasMore) with no safe round in it, so the cursor stepped past rounds that may
+   * still grow: messages may be skipped (never repeated). With pages of 200 this needs more than 200
+   * unread messages of rounds still open at once.
    */
   gapPossible: boolean;
+  /** hasMore, yet the next query is the one just sent: reading on would return this page forever. */
+  stalled: boolean;
 }
+
+/** How many rounds before `afterRoundId` a cursor remembers (for late messages under reading (B)). */
+export const ROUNDS_BEFORE_KEPT = 32;
+
+/** Round statuses that say a round is over (lower-cased). */
+const ENDED_ROUND_STATUSES: ReadonlySet<string> = new Set([
+  'completed',
+  'complete',
+  'cancelled',
+  'canceled',
+  'error',
+  'failed',
+  'done',
+  'finished',
+  'responded',
+  'superseded',
+  'succeeded',
+  'success',
+  'stopped',
+  'aborted',
+]);
 
 export const messageKey = (roundId: string, position: number): string => `${roundId}#${position}`;
 
-export function createCursor(): MessagesCursor {
-  return { afterRoundId: null, lastRoundId: null, seenInLastRound: 0 };
+export function createCursor(after: string | null = null): MessagesCursor {
+  return { afterRoundId: after, rounds: [], interleaved: false };
 }
 
 /** The query of the next read. */
 export function nextQuery(cursor: MessagesCursor): { after?: string } {
-  return cursor.afterRoundId === null ? {} : { after: cursor.afterRoundId };
+  const after = cursor.read?.after ?? cursor.afterRoundId;
+  return after === null ? {} : { after };
 }
 
-/** Folds one page (read with `nextQuery(cursor)`) into the cursor. */
+/** The cursor of version 1 (one growing round): still found in saved follow states. */
+export interface MessagesCursorV1 {
+  afterRoundId: string | null;
+  lastRoundId: string | null;
+  seenInLastRound: number;
+}
+
+/**
+ * Any saved cursor to the current shape. A version-1 cursor read after the round before the newest and
+ * had delivered `seenInLastRound` messages of the newest: the same facts in the new shape.
+ */
+export function upgradeCursor(saved: MessagesCursor | MessagesCursorV1 | null | undefined): MessagesCursor {
+  if (!saved || typeof saved !== 'object') return createCursor();
+  if ('rounds' in saved && Array.isArray(saved.rounds)) return saved;
+  const v1 = saved as MessagesCursorV1;
+  const after = typeof v1.afterRoundId === 'string' ? v1.afterRoundId : null;
+  const rounds: CursorRound[] = [];
+  // The after round's count isn't known; it was judged finished, and under (A) is never returned again.
+  if (after !== null) rounds.push({ roundId: after, seen: 0, before: 0 });
+  if (typeof v1.lastRoundId === 'string' && v1.lastRoundId !== after) {
+    rounds.push({ roundId: v1.lastRoundId, seen: Math.max(0, Number(v1.seenInLastRound) || 0) });
+  }
+  return { afterRoundId: after, rounds, interleaved: false };
+}
+
+const roundIdOf = (round: unknown): string | undefined => {
+  if (round && typeof round === 'object') {
+    const r = round as Record<string, unknown>;
+    const id = r.roundId ?? r.id;
+    if (typeof id === 'string' && id !== '') return id;
+  }
+  return undefined;
+};
+
+const present = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
+
+/**
+ * What a session status's round objects say: creation order (the array's order), and which rounds ended
+ * or still run. The objects are free-form in the contract, so each fact is taken only where it is there.
+ */
+export function roundsInfoOf(rounds: unknown, sessionStatusIsTerminal = false): RoundsInfo {
+  const order: string[] = [];
+  const ended: string[] = [];
+  const running: string[] = [];
+  const counts: Record<string, number> = {};
+  for (const round of Array.isArray(rounds) ? rounds : []) {
+    const id = roundIdOf(round);
+    if (id === undefined) continue;
+    order.push(id);
+    const r = round as Record<string, unknown>;
+    const count = r.messageCount;
+    if (typeof count === 'number' && Number.isInteger(count) && count >= 0) counts[id] = count;
+    const status = typeof r.status === 'string' ? r.status.toLowerCase() : undefined;
+    if (
+      (status !== undefined && ENDED_ROUND_STATUSES.has(status)) ||
+      present(r.completedAt) ||
+      present(r.endedAt)
+    ) {
+      ended.push(id);
+    } else if (status !== undefined) {
+      running.push(id);
+    }
+  }
+  return { order, ended, running, terminal: sessionStatusIsTerminal, counts };
+}
+
+/** Creation order: the status's order where it has the round, else the cursor's, else first appearance. */
+function creationOrder(known: readonly string[], statusOrder: readonly string[], page: readonly string[]) {
+  const result = [...new Set(statusOrder)];
+  const placed = new Set(result);
+  // A round the cursor knows but the status doesn't list goes right after its predecessor in the cursor.
+  let previous: string | undefined;
+  for (const id of known) {
+    if (!placed.has(id)) {
+      const at = previous === undefined ? 0 : result.indexOf(previous) + 1;
+      result.splice(at, 0, id);
+      placed.add(id);
+    }
+    previous = id;
+  }
+  for (const id of page) {
+    if (!placed.has(id)) {
+      result.push(id);
+      placed.add(id);
+    }
+  }
+  return result;
+}
+
+/**
+ * Folds one page, read with `nextQuery(cursor)`, into the cursor. `info` (from the session status read
+ * before the page) says which rounds ended; without it, a session whose rounds never interleaved has
+ * only its newest round growing, and once they interleave every round may grow.
+ */
 export function applyPage<M extends { roundId: string }>(
   cursor: MessagesCursor,
   page: PageLike<M>,
+  info: RoundsInfo = {},
+  /** The `limit` the page was read with: a shorter page with hasMore was cut by the service on purpose. */
+  limit?: number,
 ): AppliedPage<M> {
-  const fresh: KeyedMessage<M>[] = [];
-  const roundsInPage: string[] = [];
-  let position = 0;
-  let countInNewest = 0;
-  for (const message of page.messages) {
-    const roundId = message.roundId;
-    if (roundsInPage[roundsInPage.length - 1] !== roundId) {
-      roundsInPage.push(roundId);
-      position = 0;
+  const messages = page.messages;
+  const hasMore = page.pagination.hasMore;
+  const transient = cursor.read ?? undefined;
+  const after = transient ? transient.after : cursor.afterRoundId;
+  const entries = new Map<string, CursorRound>(cursor.rounds.map((r) => [r.roundId, { ...r }]));
+  const knownIds = cursor.rounds.map((r) => r.roundId);
+  if (cursor.afterRoundId !== null && !entries.has(cursor.afterRoundId))
+    knownIds.unshift(cursor.afterRoundId);
+  if (transient && !knownIds.includes(transient.after)) knownIds.push(transient.after);
+  const order = creationOrder(
+    knownIds,
+    info.order ?? [],
+    messages.map((m) => m.roundId),
+  );
+  const rank = new Map(order.map((id, i) => [id, i]));
+  const rankOf = (id: string): number => {
+    let r = rank.get(id);
+    if (r === undefined) {
+      order.push(id);
+      r = order.length - 1;
+      rank.set(id, r);
     }
-    const alreadySeen = roundId === cursor.lastRoundId && position < cursor.seenInLastRound;
-    if (!alreadySeen) fresh.push({ key: messageKey(roundId, position), roundId, position, message });
-    position++;
-    countInNewest = position;
+    return r;
+  };
+  const afterRank = after === null ? -1 : rankOf(after);
+  /** Messages of a round before the cut this page was read from (0 for a round after it: it comes whole). */
+  const decided = new Map<string, number>();
+  const baseOf = (id: string): number => {
+    const known = decided.get(id);
+    if (known !== undefined) return known;
+    if (rankOf(id) > afterRank) return 0;
+    return transient ? (transient.counts[id] ?? 0) : (entries.get(id)?.before ?? 0);
+  };
+  // A round the last step was unsure of: its first message here says whether it came whole again (A)
+  // or goes on after what was read (B).
+  const unsure = transient?.unsure ?? {};
+  for (const message of messages) {
+    const u = unsure[message.roundId];
+    if (u === undefined || decided.has(message.roundId)) continue;
+    decided.set(message.roundId, fingerprint(message) === u.first ? 0 : u.count);
   }
 
-  const newest = roundsInPage[roundsInPage.length - 1];
-  if (newest === undefined) return { cursor, fresh, gapPossible: false };
+  // Positions: a round after the cut comes whole; one before it (reading (B)) comes from its base on.
+  const inRead = new Map<string, number>();
+  const lastIndex = new Map<string, number>();
+  const fresh: KeyedMessage<M>[] = [];
+  let interleaved = cursor.interleaved;
+  let newestRankSoFar = -1;
+  messages.forEach((message, index) => {
+    const roundId = message.roundId;
+    let entry = entries.get(roundId);
+    if (!entry) {
+      entry = { roundId, seen: 0 };
+      entries.set(roundId, entry);
+    }
+    const count = inRead.get(roundId) ?? 0;
+    inRead.set(roundId, count + 1);
+    lastIndex.set(roundId, index);
+    const position = baseOf(roundId) + count;
+    if (position >= entry.seen) {
+      fresh.push({ key: messageKey(roundId, position), roundId, position, message });
+      entry.seen = position + 1;
+    }
+    const r = rankOf(roundId);
+    if (r < newestRankSoFar) interleaved = true;
+    newestRankSoFar = Math.max(newestRankSoFar, r);
+  });
 
-  if (page.pagination.hasMore && roundsInPage.length === 1) {
-    // The newest round alone fills the page: re-reading it would return this same page forever.
+  const newestRank = order.length - 1;
+  const ended = new Set(info.ended ?? []);
+  const running = new Set(info.running ?? []);
+  const mayGrow = (id: string): boolean => {
+    if (info.terminal) return false;
+    if (ended.has(id)) return false;
+    if (running.has(id)) return true;
+    return interleaved || rankOf(id) === newestRank;
+  };
+  // Is its last message in this page? Sure when nothing comes after the page or its round object's count
+  // is reached; a guess when rounds have taken turns so far and a later round spoke after it (a round
+  // may still have talked beyond the page: under (A) that rest can't be read, so the step reports it).
+  const lastSeen = (id: string): 'yes' | 'guess' | 'no' => {
+    if (!hasMore) return 'yes';
+    // The contract doesn't define a round's count: one smaller than what came isn't what we think it
+    // is, and is not trusted.
+    const count = info.counts?.[id];
+    const got = inRead.get(id) ?? 0;
+    if (count !== undefined && got <= count) return got === count ? 'yes' : 'no';
+    if (interleaved) return 'no';
+    const last = lastIndex.get(id) ?? -1;
+    const r = rankOf(id);
+    return messages.some((m, i) => i > last && rankOf(m.roundId) > r) ? 'guess' : 'no';
+  };
+
+  // The newest safe round: every round after the cut up to it closed with its last message seen, and no
+  // message of a later round before its last message. (Rounds before the cut were judged so already.)
+  // Only from a safe cut: once a read went on from a point it can't keep, the saved point waits.
+  let safe: string | undefined;
+  let safeIsGuess = false;
+  if (!transient) {
+    let guessed = false;
+    for (let r = afterRank + 1; r < order.length; r++) {
+      const id = order[r] as string;
+      const seenAll = mayGrow(id) ? 'no' : lastSeen(id);
+      if (seenAll === 'no') break;
+      guessed ||= seenAll === 'guess';
+      const cut = lastIndex.get(id);
+      if (cut === undefined) continue;
+      const laterBefore = messages.some((m, i) => i < cut && rankOf(m.roundId) > r);
+      if (!laterBefore) {
+        safe = id;
+        safeIsGuess = guessed;
+      }
+    }
+  }
+
+  let afterRoundId = cursor.afterRoundId;
+  let read: TransientRead | null = transient ?? null;
+  let gapPossible = safeIsGuess;
+  if (safe !== undefined && safe !== afterRoundId) {
+    // The saved point moves: rounds up to it record how many of their messages lie before it.
+    const safeRank = rankOf(safe);
+    const cut = lastIndex.get(safe) as number;
+    const beforeCut = countsUpTo(messages, cut);
+    for (const id of order) {
+      if (rankOf(id) > safeRank) continue;
+      let entry = entries.get(id);
+      if (!entry) {
+        entry = { roundId: id, seen: 0 };
+        entries.set(id, entry);
+      }
+      entry.before = baseOf(id) + (beforeCut.get(id) ?? 0);
+    }
+    afterRoundId = safe;
+  }
+
+  if (!hasMore) {
+    // The read is over: the next one starts from the saved (safe) point again.
+    read = null;
+  } else if (safe === undefined || transient) {
+    // More to read, but no safe point to read on from. Go on from a point kept for this read only, so a
+    // round that grows later is read again from the saved point next time.
+    const lastRoundId = page.pagination.lastRoundId;
+    const server = typeof lastRoundId === 'string' && lastRoundId !== after ? lastRoundId : undefined;
+    // The service's own cursor, when it cut the page short on purpose (a page cut by the limit may end
+    // in the middle of that round, and going on after it would skip the rest): with no later round in
+    // the page, both readings agree from there (under (B) the page ends at its last message; under (A)
+    // later rounds come whole).
+    const short = limit !== undefined && messages.length < limit;
+    if (server !== undefined && (short || messages.length === 0)) {
+      read = transientFrom(server, messages.length - 1);
+    } else if (messages.length > 0) {
+      // Else the newest round of the page: no later round has a message in it, so under (A) later
+      // rounds still come whole (exact) and under (B) positions can only fall short (a message missed,
+      // never one delivered twice). Reported.
+      let newest: string | undefined;
+      for (const id of inRead.keys()) {
+        if (rankOf(id) > afterRank && (newest === undefined || rankOf(id) > rankOf(newest))) newest = id;
+      }
+      const target = newest ?? (messages[messages.length - 1] as M).roundId;
+      const step = transientFrom(target, lastIndex.get(target) as number);
+      // Kept, not just for this read: a later read from the old point would number the rounds read past
+      // here exactly, where this read may have numbered them short, and deliver a message twice.
+      const targetRank = rankOf(target);
+      for (const id of order) {
+        const entry = entries.get(id);
+        if (rankOf(id) > targetRank) continue;
+        const n = step.counts[id] ?? 0;
+        if (entry) entry.before = n;
+        else entries.set(id, { roundId: id, seen: 0, before: n });
+      }
+      afterRoundId = target;
+      read = null;
+      gapPossible = true;
+    }
+  }
+
+  /**
+   * Goes on after `target`, the page's messages up to `cut` lying before that point. A round created
+   * after `target` with messages in this read is one the two readings disagree on: noted as unsure.
+   */
+  function transientFrom(target: string, cut: number): TransientRead {
+    const targetRank = rankOf(target);
+    const beforeCut = countsUpTo(messages, cut);
+    const counts: Record<string, number> = {};
+    const nextUnsure: Record<string, { count: number; first: string }> = {};
+    for (const id of order) {
+      const n = baseOf(id) + (beforeCut.get(id) ?? 0);
+      if (rankOf(id) <= targetRank) {
+        if (n > 0) counts[id] = n;
+        continue;
+      }
+      const carried = unsure[id];
+      if (carried !== undefined && !decided.has(id)) {
+        nextUnsure[id] = carried;
+      } else if ((beforeCut.get(id) ?? 0) > 0) {
+        const first = messages.find((m) => m.roundId === id) as M;
+        // Its first message here is its first of the read (it came whole, or from where (B) goes on).
+        nextUnsure[id] = { count: n, first: fingerprint(first) };
+      }
+    }
     return {
-      cursor: { afterRoundId: newest, lastRoundId: null, seenInLastRound: 0 },
-      fresh,
-      gapPossible: true,
+      after: target,
+      counts,
+      ...(Object.keys(nextUnsure).length > 0 ? { unsure: nextUnsure } : {}),
     };
   }
 
-  const beforeNewest =
-    roundsInPage.length >= 2 ? (roundsInPage[roundsInPage.length - 2] as string) : cursor.afterRoundId;
-  const seen =
-    newest === cursor.lastRoundId ? Math.max(cursor.seenInLastRound, countInNewest) : countInNewest;
+  const savedRank = afterRoundId === null ? -1 : rankOf(afterRoundId);
+  const ordered = order
+    .map((id) => entries.get(id))
+    .filter((e): e is CursorRound => e !== undefined)
+    .map((e) => {
+      // A round after the saved point has no `before`: it comes whole.
+      if (rankOf(e.roundId) > savedRank && e.before !== undefined) {
+        const { before: _drop, ...rest } = e;
+        return rest;
+      }
+      return e;
+    });
+  // Bounded: the newest rounds before the saved point (and the point itself) stay, with every round
+  // after it.
+  const beforeCount = ordered.filter((e) => rankOf(e.roundId) <= savedRank).length;
+  const rounds = ordered.slice(Math.max(0, beforeCount - ROUNDS_BEFORE_KEPT));
+
+  const next: MessagesCursor = { afterRoundId, rounds, interleaved, ...(read ? { read } : {}) };
   return {
-    cursor: { afterRoundId: beforeNewest, lastRoundId: newest, seenInLastRound: seen },
+    cursor: next,
     fresh,
-    gapPossible: false,
+    gapPossible,
+    stalled: hasMore && (nextQuery(next).after ?? null) === after,
   };
+}
+
+function countsUpTo<M extends { roundId: string }>(messages: M[], cut: number): Map<string, number> {
+  const counts = new Map<string, number>();
+  messages.forEach((m, i) => {
+    if (i <= cut) counts.set(m.roundId, (counts.get(m.roundId) ?? 0) + 1);
+  });
+  return counts;
+}
+
+/** Reading messages could not go on: the service's paging made no progress, or the page cap was hit. */
+export class MessagesPagingError extends Error {
+  override name = 'MessagesPagingError';
+  constructor(
+    readonly reason: 'no_progress' | 'page_cap',
+    message: string,
+    /** The `after` the read had reached: a read from here goes on where this one stopped. */
+    readonly after: string | null,
+  ) {
+    super(message);
+  }
+}
+
+export function noProgressError(after: string | null): MessagesPagingError {
+  return new MessagesPagingError(
+    'no_progress',
+    `reading messages made no progress: the page read with after=${after ?? '(none)'} says hasMore ` +
+      'but neither it nor pagination.lastRoundId leads further',
+    after,
+  );
 }

@@ -1,7 +1,6 @@
-import { AgentSessionsError } from './core/errors.js';
-import { sleep } from './core/sleep.js';
-import type { Sessions } from './resources/sessions.js';
-import type { SessionStatus } from './schemas/sessions.js';
+import { AgentSessionsError } from './http/errors.js';
+import type { RequestOptions, SleepFunction } from './http/request.js';
+import type { SessionStatus } from './schemas/responses.js';
 import { isTerminalStatus, needsPerson } from './status.js';
 
 export interface WaitOptions {
@@ -31,13 +30,20 @@ function checkPositive(name: string, value: number): void {
     throw new RangeError(`${name} must be a positive number, got ${value}`);
 }
 
+/** What the wait loop needs: a read, an abortable sleep and a clock (a `Sessions` has all three). */
+export interface WaitableSessions {
+  get(sessionId: string, options?: RequestOptions): Promise<SessionStatus>;
+  sleep: SleepFunction;
+  now: () => number;
+}
+
 /**
  * Polls a session until it finishes (or needs a person) and returns its last status. An unknown status is
  * polled at the same interval as any other (never a busy loop; `sessions.get` logs it once); every sleep
- * is abortable.
+ * is abortable. Pure: the sleep and the clock come from `sessions` (the n8n node passes its own).
  */
 export async function waitForCompletion(
-  sessions: Sessions,
+  sessions: WaitableSessions,
   sessionId: string,
   options: WaitOptions = {},
 ): Promise<SessionStatus> {
@@ -49,13 +55,13 @@ export async function waitForCompletion(
   const timeoutMs = options.timeoutMs ?? 600_000;
   checkPositive('intervalMs', intervalMs);
   checkPositive('timeoutMs', timeoutMs);
-  const deadline = Date.now() + timeoutMs;
+  const deadline = sessions.now() + timeoutMs;
   for (;;) {
     const status = await sessions.get(sessionId, options.signal ? { signal: options.signal } : {});
     if (isTerminalStatus(status.status)) return status;
     if (until === 'needs-person' && needsPerson(status.status)) return status;
-    const remaining = deadline - Date.now();
+    const remaining = deadline - sessions.now();
     if (remaining <= 0) throw new WaitTimeoutError(sessionId, status, timeoutMs);
-    await sleep(Math.min(intervalMs, remaining), options.signal);
+    await sessions.sleep(Math.min(intervalMs, remaining), options.signal);
   }
 }

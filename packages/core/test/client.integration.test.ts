@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AgentSessionsClient,
   AuthenticationError,
+  isActiveStatus,
+  isKnownStatus,
+  isSuccessStatus,
   isTerminalStatus,
   NotFoundError,
   PermissionDeniedError,
@@ -46,8 +49,15 @@ async function collect(sessionId: string) {
   return out;
 }
 
-async function runUntil(sessionId: string, statuses: string[]) {
-  await advanceUntil(emulator, async () => statuses.includes((await client.sessions.get(sessionId)).status));
+// Spelled both ways by the spec (and by the emulator with EMULATOR_QUIRKS=complete-spelling).
+const DONE = ['completed', 'complete'];
+/** Working: an active status, or one outside the spec's list (EMULATOR_QUIRKS=unknown-status shows one). */
+const working = (status: string) => isActiveStatus(status) || !isKnownStatus(status);
+const RUNNING = (status: string) => status === 'running' || !isKnownStatus(status);
+
+async function runUntil(sessionId: string, statuses: string[] | ((status: string) => boolean)) {
+  const wanted = typeof statuses === 'function' ? statuses : (s: string) => statuses.includes(s);
+  await advanceUntil(emulator, async () => wanted((await client.sessions.get(sessionId)).status));
   return client.sessions.get(sessionId);
 }
 
@@ -96,7 +106,7 @@ describe('sessions', () => {
 
   it('runs the complete scenario to the end with a report', async () => {
     const { sessionId } = await client.sessions.create({ goal: 'ship it' });
-    const final = await runUntil(sessionId, ['completed']);
+    const final = await runUntil(sessionId, DONE);
     expect(final.completedAt).toMatch(/^\d{4}-/);
     expect(final.completionReport).toMatchObject({ summary: 'Completed: ship it' });
     expect(final.cost.totalCost).toBeGreaterThan(0);
@@ -148,7 +158,7 @@ describe('sessions', () => {
 describe('signals', () => {
   it('pauses, resumes in a new round, redirects and cancels', async () => {
     const { sessionId } = await client.sessions.create({ goal: 'scenario:long keep going' });
-    await runUntil(sessionId, ['running']);
+    await runUntil(sessionId, RUNNING);
     const paused = await client.sessions.pause(sessionId, { reason: 'lunch' });
     expect(paused).toMatchObject({ sessionId, signal: 'pause' });
     expect((await client.sessions.get(sessionId)).status).toBe('paused');
@@ -159,8 +169,9 @@ describe('signals', () => {
     const resumed = await client.sessions.resume(sessionId, { message: 'carry on' });
     expect(resumed.roundId).toEqual(expect.any(String));
     const status = await client.sessions.get(sessionId);
-    expect(status.status).toBe('running');
-    expect(status.rounds.at(-1)?.roundId).toBe(resumed.roundId);
+    expect(working(status.status)).toBe(true);
+    // The new round is among the rounds (not necessarily last: subagent rounds may come after it).
+    expect(status.rounds.map((r) => r.roundId)).toContain(resumed.roundId);
 
     const redirected = await client.sessions.redirect(sessionId, { message: 'focus on docs' });
     expect(redirected.signal).toBe('redirect');
@@ -195,7 +206,7 @@ describe('signals', () => {
 
     const resumed = await client.sessions.resume(sessionId, { newBudget: spend + 5 });
     expect(resumed.roundId).toEqual(expect.any(String));
-    const final = await runUntil(sessionId, ['completed']);
+    const final = await runUntil(sessionId, DONE);
     expect(final.completionReport).toMatchObject({ summary: 'Analysed all 6 shards.' });
   });
 });
@@ -236,7 +247,7 @@ describe('human input', () => {
       expect(twice).toBeInstanceOf(SessionError);
       expect(twice.message).toMatch(/already answered at \d{4}-/);
 
-      const final = await runUntil(sessionId, ['completed']);
+      const final = await runUntil(sessionId, DONE);
       expect((final.completionReport as { summary: string }).summary).toContain(summary);
     },
   );
@@ -267,18 +278,22 @@ describe('human input', () => {
 describe('messages', () => {
   it('pages with limit and reads every message of a large round exactly once', async () => {
     const { sessionId } = await client.sessions.create({ goal: 'scenario:chatty talk' });
-    await runUntil(sessionId, ['completed']);
-    const admin = await emulator.admin.session(sessionId);
+    await runUntil(sessionId, DONE);
+    // What a caller can see, per the emulator's rounds (its admin count also counts hidden entries).
+    const visible = (await client.sessions.get(sessionId)).rounds.reduce(
+      (n, r) => n + Number(r.messageCount),
+      0,
+    );
     const page = await client.sessions.messages(sessionId, { limit: 50 });
-    expect(page.messages).toHaveLength(50);
-    expect(page.pagination).toMatchObject({
-      count: 50,
-      hasMore: true,
-      lastRoundId: page.messages[0]?.roundId,
-    });
+    // At most the limit (a service may return fewer and say hasMore: EMULATOR_QUIRKS=hidden-entries).
+    expect(page.messages.length).toBeGreaterThan(0);
+    expect(page.messages.length).toBeLessThanOrEqual(50);
+    expect(page.pagination).toMatchObject({ count: page.messages.length, hasMore: true });
+    expect(page.pagination.lastRoundId).toEqual(expect.any(String));
 
     const all = await collect(sessionId);
-    expect(all).toHaveLength(admin?.messageCount ?? -1);
+    expect(visible).toBeGreaterThan(50);
+    expect(all).toHaveLength(visible);
     expect(new Set(all.map((m) => m.key)).size).toBe(all.length);
     expect(all.some((m) => (m.message.content ?? '').length > 40_000)).toBe(true);
   });
@@ -292,12 +307,13 @@ describe('messages', () => {
         for await (const m of client.sessions.listMessages(sessionId, { pageSize: 7 })) {
           seen.set(m.key, String(m.message.content));
         }
-        return (await client.sessions.get(sessionId)).status === 'completed';
+        return DONE.includes((await client.sessions.get(sessionId)).status);
       },
       { stepMs: 1_500 },
     );
     for await (const m of client.sessions.listMessages(sessionId)) seen.set(m.key, String(m.message.content));
-    const contents = [...seen.values()];
+    // The growing round's notes, each once and in order (subagent rounds may add other messages).
+    const contents = [...seen.values()].filter((c) => c.startsWith('Progress note'));
     expect(contents).toEqual(Array.from({ length: 30 }, (_, i) => `Progress note ${i + 1} of 30.`));
   });
 
@@ -320,10 +336,12 @@ describe('waitForCompletion', () => {
       timeoutMs: 10_000,
     });
     expect(waiting.status).toBe('waiting_human');
-    const inputId = (waiting.rounds.at(-1) as { humanInput: { inputId: string } }).humanInput.inputId;
-    await c.sessions.respond(sessionId, inputId, { approved: true });
+    // In any round: with concurrent rounds the question may come from one older than the newest.
+    const question = waiting.rounds.map((r) => parseHumanInput(r)).find((q) => q !== undefined);
+    if (!question) throw new Error('no question in the rounds of a session waiting on a person');
+    await c.sessions.respond(sessionId, question.inputId, { approved: true });
     const done = await c.waitForCompletion(sessionId, { intervalMs: 50, timeoutMs: 10_000 });
-    expect(done.status).toBe('completed');
+    expect(isSuccessStatus(done.status)).toBe(true);
     await c.close();
     await real.close();
   });
@@ -338,19 +356,32 @@ describe('waitForCompletion', () => {
   });
 });
 
+/** Waits (by polling the emulator's counters, not by a timer) until `route` has seen `count` requests. */
+async function untilRequests(route: string, count: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if ((await requestsTo(emulator, route)) >= count) return;
+    await new Promise((r) => setImmediate(r));
+  }
+  throw new Error(`${route} never reached ${count} requests`);
+}
+
 describe('retries against injected faults', () => {
   it('retries a GET through a 5xx burst and a 429', async () => {
     const { sessionId } = await client.sessions.create({ goal: 'x' });
-    const before = await requestsTo(emulator, 'GET /v1/sessions/:id');
+    const route = 'GET /v1/sessions/:id';
+    const before = await requestsTo(emulator, route);
     await emulator.admin.setFaults({ burst5xx: 1, status5xx: 502 });
     expect((await client.sessions.get(sessionId)).sessionId).toBe(sessionId);
+    // Exactly the 502 and its retry.
+    expect(await requestsTo(emulator, route)).toBe(before + 2);
     await emulator.admin.setFaults({ rate429: 1, retryAfterSeconds: 1 });
     const limited = client.sessions.get(sessionId);
-    await new Promise((r) => setTimeout(r, 300));
+    // By event order, not time: once the 429 was served, lift it; the client's retry (after the
+    // Retry-After second) is then answered.
+    await untilRequests(route, before + 3);
     await emulator.admin.clearFaults();
     expect((await limited).sessionId).toBe(sessionId);
-    expect(await requestsTo(emulator, 'GET /v1/sessions/:id')).toBeGreaterThanOrEqual(before + 3);
-    await emulator.admin.clearFaults();
+    expect(await requestsTo(emulator, route)).toBe(before + 4);
   });
 
   it('never retries a create whose connection dropped: exactly one reached the service', async () => {
@@ -366,7 +397,7 @@ describe('retries against injected faults', () => {
     await emulator.admin.setFaults({ rate429: 1, retryAfterSeconds: 1, pathPattern: '^POST /v1/sessions$' });
     const before = await requestsTo(emulator, 'POST /v1/sessions');
     const pending = client.sessions.create({ goal: 'after 429' });
-    await new Promise((r) => setTimeout(r, 300));
+    await untilRequests('POST /v1/sessions', before + 1);
     await emulator.admin.clearFaults();
     expect((await pending).status).toBe('queued');
     expect(await requestsTo(emulator, 'POST /v1/sessions')).toBe(before + 2);

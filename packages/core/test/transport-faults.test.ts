@@ -1,8 +1,11 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   AgentSessionsClient,
+  createSessionsApi,
   InternalServerError,
   InvalidResponseError,
   type Logger,
@@ -80,16 +83,34 @@ describe('responses the emulator cannot produce', () => {
   });
 
   it('honours Retry-After as an HTTP date', async () => {
-    const date = new Date(Date.now() + 1_000).toUTCString();
+    // 30 s ahead: far above any backoff step (<= 500 ms on a first retry), under the 60 s cap. The
+    // sleep is aborted as soon as its length is logged, so the test doesn't wait it out.
+    const date = new Date(Date.now() + 30_000).toUTCString();
     pool()
       .intercept({ path: '/v1/sessions/s1' })
       .reply(429, { error: 'slow down' }, { headers: { 'retry-after': date } });
-    pool().intercept({ path: '/v1/sessions/s1' }).reply(200, status);
-    const started = Date.now();
-    expect((await client().sessions.get('s1')).status).toBe('running');
-    // The date has one-second precision: the wait is at least what remained of it.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(0);
-    agent.assertNoPendingInterceptors();
+    const controller = new AbortController();
+    const delays: number[] = [];
+    const logger: Logger = {
+      debug: (obj) => {
+        const delay = (obj as { delayMs?: number }).delayMs;
+        if (delay !== undefined) {
+          delays.push(delay);
+          controller.abort();
+        }
+      },
+      info() {},
+      warn() {},
+      error() {},
+    };
+    const error = await client({ logger })
+      .sessions.get('s1', { signal: controller.signal })
+      .catch((e) => e);
+    expect(error.name).toBe('AbortError');
+    // The date has one-second precision: what remained of it is between 29 and 30 seconds.
+    expect(delays).toHaveLength(1);
+    expect(delays[0]).toBeGreaterThan(28_000);
+    expect(delays[0]).toBeLessThanOrEqual(30_000);
   });
 
   it('honours retry-after-ms', async () => {
@@ -199,18 +220,65 @@ describe('unknown statuses and rate-limit headers', () => {
   it('waits through an unknown status at the interval (no busy loop) and logs it once', async () => {
     const warnings: unknown[] = [];
     const logger: Logger = { debug() {}, info() {}, warn: (o) => warnings.push(o), error() {} };
-    pool()
-      .intercept({ path: '/v1/sessions/s1' })
-      .reply(200, { ...status, status: 'hibernating' })
-      .times(3);
-    pool()
-      .intercept({ path: '/v1/sessions/s1' })
-      .reply(200, { ...status, status: 'completed' });
-    const started = Date.now();
-    const final = await client({ logger }).waitForCompletion('s1', { intervalMs: 30, timeoutMs: 5_000 });
+    const replies = [
+      ...Array.from({ length: 3 }, () => ({ ...status, status: 'hibernating' })),
+      { ...status, status: 'completed' },
+    ];
+    // The wait's sleep is injected: each pause is recorded, none is timed.
+    const slept: number[] = [];
+    const sessions = createSessionsApi({
+      request: async () => ({ status: 200, body: replies.shift() }),
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
+      logger,
+    });
+    const final = await sessions.waitForCompletion('s1', { intervalMs: 30, timeoutMs: 5_000 });
     expect(final.status).toBe('completed');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(3 * 30 - 5);
+    expect(slept).toEqual([30, 30, 30]);
     expect(warnings).toEqual([{ sessionId: 's1', status: 'hibernating' }]);
-    agent.assertNoPendingInterceptors();
+  });
+});
+
+describe('a 2xx whose body is cut off', () => {
+  // A real server that sends the status and half a body, then drops the connection.
+  async function cutting(
+    status: number,
+  ): Promise<{ url: string; close: () => Promise<void>; hits: () => number }> {
+    let hits = 0;
+    const server = createServer((_req, res) => {
+      hits++;
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': '200' });
+      res.write('{"sessionId": "s_cut", "sta');
+      setImmediate(() => res.socket?.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      hits: () => hits,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it('returns a POST the service acted on without its body, sent once, never an error', async () => {
+    const server = await cutting(201);
+    const c = new AgentSessionsClient({ baseUrl: server.url, apiKey: SECRET, maxRetries: 2 });
+    const created = await c.sessions.create({ goal: 'g' });
+    expect(created.sessionId).toBe('');
+    expect(created.contractIssues).toEqual(['body: expected a JSON object, got no body']);
+    expect(server.hits()).toBe(1);
+    await c.close();
+    await server.close();
+  });
+
+  it('fails a GET whose body is cut off (and retries it)', async () => {
+    const server = await cutting(200);
+    const c = new AgentSessionsClient({ baseUrl: server.url, apiKey: SECRET, maxRetries: 1 });
+    const error = await c.sessions.get('s_cut').catch((e) => e);
+    expect(error.name).toBe('ConnectionError');
+    expect(server.hits()).toBe(2);
+    await c.close();
+    await server.close();
   });
 });

@@ -35,16 +35,12 @@ describe('requests are validated before sending', () => {
   it.each([
     [
       'redirect without a message',
-      () => client.sessions.redirect('s1', { message: '' }),
+      () => client.sessions.signal('s1', { type: 'redirect' } as never),
       'message',
       /required/,
     ],
-    [
-      'redirect with only spaces',
-      () => client.sessions.signal('s1', { type: 'redirect', message: '   ' }),
-      'message',
-      /required/,
-    ],
+    ['no goal', () => client.sessions.create({} as never), 'goal', /required/],
+    ['a goal that is not a string', () => client.sessions.create({ goal: 42 } as never), 'goal', /string/],
     [
       'unknown signal type',
       () => client.sessions.signal('s1', { type: 'stop' } as never),
@@ -66,8 +62,15 @@ describe('requests are validated before sending', () => {
     ['limit 0', () => client.sessions.messages('s1', { limit: 0 }), 'limit', /between 1 and 200/],
     ['limit 201', () => client.sessions.messages('s1', { limit: 201 }), 'limit', /between 1 and 200/],
     ['limit 2.5', () => client.sessions.messages('s1', { limit: 2.5 }), 'limit', /whole number/],
-    ['newBudget 0', () => client.sessions.resume('s1', { newBudget: 0 }), 'newBudget', /positive/],
-    ['newBudget -3', () => client.sessions.resume('s1', { newBudget: -3 }), 'newBudget', /positive/],
+    ['limit as text', () => client.sessions.messages('s1', { limit: '5' as never }), 'limit', /number/],
+    ['after not a string', () => client.sessions.messages('s1', { after: 5 as never }), 'after', /string/],
+    [
+      'a query that is an array',
+      () => client.sessions.messages('s1', [] as never),
+      'body',
+      /object|expected/,
+    ],
+    ['a messages read of a bad id', () => client.sessions.messages('a/b'), 'sessionId', /'\/'/],
     [
       'newBudget NaN',
       () => client.sessions.resume('s1', { newBudget: Number.NaN }),
@@ -80,18 +83,11 @@ describe('requests are validated before sending', () => {
       'newBudget',
       /number|finite/,
     ],
-    ['an empty goal', () => client.sessions.create({ goal: '  ' }), 'goal', /empty/],
     [
       'maxIterations 1.5',
       () => client.sessions.create({ goal: 'g', guardrails: { maxIterations: 1.5 } }),
       'guardrails.maxIterations',
       /whole number/,
-    ],
-    [
-      'maxCostPerSession 0',
-      () => client.sessions.create({ goal: 'g', guardrails: { maxCostPerSession: 0 } }),
-      'guardrails.maxCostPerSession',
-      /greater than 0/,
     ],
     [
       'context that is an array',
@@ -101,7 +97,8 @@ describe('requests are validated before sending', () => {
     ],
     ['an empty session id', () => client.sessions.get(''), 'sessionId', /empty/],
     ['a session id with a slash', () => client.sessions.get('a/../b'), 'sessionId', /'\/'/],
-    ['an empty answer', () => client.sessions.respond('s1', 'in1', {}), 'body', /at least one/],
+    ['a session id that is a dot segment', () => client.sessions.get('..'), 'sessionId', /'\.\.'/],
+    ['an input id with a #', () => client.sessions.respond('s1', 'in#1', {}), 'inputId', /'#'/],
     [
       'choiceIds that are not strings',
       () => client.sessions.respond('s1', 'in1', { choiceIds: [1] as never }),
@@ -110,10 +107,23 @@ describe('requests are validated before sending', () => {
     ],
   ])('%s', async (_name, call, field, rule) => {
     const error = await refused(call);
-    const issue = error.issues.find((i) => i.field === field);
-    expect(issue, `issues: ${JSON.stringify(error.issues)}`).toBeDefined();
-    expect(issue?.message).toMatch(rule);
+    expect(error.issues.map((i) => i.field)).toContain(field);
+    expect(error.issues.find((i) => i.field === field)?.message).toMatch(rule);
     expect(error.message).toContain(field);
+  });
+
+  it('refuses a bad id every time, and checks an id once per client only after it passed', async () => {
+    // Ids that passed are remembered with their paths; one that failed must fail again, whatever came between.
+    const pool = agent.get('http://service.test');
+    pool.intercept({ path: '/v1/sessions/s%201' }).reply(200, { sessionId: 's 1', status: 'running' });
+    pool
+      .intercept({ path: '/v1/sessions/s%201/messages?limit=5' })
+      .reply(200, { messages: [], pagination: { hasMore: false } });
+    await refused(() => client.sessions.get('x?y'));
+    expect((await client.sessions.get('s 1')).sessionId).toBe('s 1');
+    expect((await client.sessions.messages('s 1', { limit: 5 })).messages).toEqual([]);
+    const again = await refused(() => client.sessions.messages('x?y'));
+    expect(again.issues[0]?.field).toBe('sessionId');
   });
 
   it('keeps extra guardrail keys', async () => {

@@ -3,10 +3,12 @@ import { createMiddleware } from 'hono/factory';
 import type { Deps, Env } from './context.js';
 import { HttpError } from './errors.js';
 import { openApiDocument } from './openapi.js';
+import { presentObject } from './present.js';
 import { adminRoutes } from './routes/admin.js';
 import { requireApiKey } from './routes/auth.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { signupRoutes } from './routes/signup.js';
+import { newId } from './store.js';
 
 const ID_SEGMENT = /\/v1\/sessions\/[^/]+(\/human-input\/[^/]+)?/;
 
@@ -57,14 +59,17 @@ export function createApp(deps: Deps): Hono<Env> {
   app.get('/openapi.json', (c) => c.json(openApiDocument()));
   app.get('/healthz', (c) => c.json({ ok: true, sessions: deps.store.sessions.size }));
 
-  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  // `extra-fields`: a machine-readable code beside the spec's `error` (the spec says codes are not shown).
+  const errorBody = (message: string, status: number) =>
+    presentObject({ error: message }, deps.present, { code: `http_${status}`, requestId: newId('req') });
+  app.notFound((c) => c.json(errorBody(`no route for ${c.req.method} ${c.req.path}`, 404), 404));
   app.onError((error, c) => {
     if (error instanceof HttpError) {
       for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-      return c.json({ error: error.message }, error.status);
+      return c.json(errorBody(error.message, error.status), error.status);
     }
     console.error('emulator: unhandled error', error);
-    return c.json({ error: 'internal error' }, 500);
+    return c.json(errorBody('internal error', 500), 500);
   });
   return app;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig, USAGE } from './config.js';
+import { quirkNames } from './quirks.js';
 import { startEmulator } from './server.js';
 
 async function main(): Promise<void> {
@@ -23,6 +24,10 @@ async function main(): Promise<void> {
   process.stdout.write(
     `  API keys: ${config.apiKeys.join(', ')}\n  clock: ${config.clock}${config.clock === 'real' ? ` (speed ${config.speed}x)` : ''}\n  OpenAPI: ${emulator.url}/openapi.json\n`,
   );
+  const quirks = quirkNames(config.quirks);
+  if (quirks.length > 1 || config.quirks.after !== 'round-created') {
+    process.stdout.write(`  quirks: ${quirks.join(', ')}\n`);
+  }
   const shutdown = () => {
     void emulator.close().then(() => process.exit(0));
     setTimeout(() => process.exit(0), 3000).unref();

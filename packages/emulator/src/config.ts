@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { parseQuirks, QUIRK_NAMES, type Quirks, QuirksError } from './quirks.js';
 
 const list = (raw: string | undefined) =>
   (raw ?? '')
@@ -57,6 +58,7 @@ export interface EmulatorConfig {
   terminalSpelling: 'status' | 'polling';
   timestamps: 'iso' | 'epoch_ms' | 'epoch_s' | 'firestore';
   seed: number;
+  quirks: Quirks;
   faults: {
     rate429?: number;
     retryAfterSeconds?: number;
@@ -72,6 +74,7 @@ export const DEFAULT_API_KEY = 'emu_dev_key';
 export class ConfigError extends Error {}
 
 export const USAGE = `Usage: agent-sessions-emulator [--port P] [--host H] [--speed N] [--clock real|manual]
+                              [--quirks all|q1,q2]
 
 Environment:
   PORT, HOST                          where to listen (default 4010, 127.0.0.1)
@@ -83,6 +86,8 @@ Environment:
   EMULATOR_TERMINAL_SPELLING          status (completed/error) | polling (complete/failed)
   EMULATOR_TIMESTAMPS                 iso | epoch_ms | epoch_s | firestore
   EMULATOR_SEED                       seed for fault randomness
+  EMULATOR_QUIRKS, --quirks           behaviours the spec allows, off by default: all, or a comma list of
+                                      ${QUIRK_NAMES.slice(1).join(', ')}
   EMULATOR_FAULT_RATE_429, EMULATOR_FAULT_RETRY_AFTER, EMULATOR_FAULT_BURST_5XX,
   EMULATOR_FAULT_STATUS_5XX, EMULATOR_FAULT_LATENCY_MS, EMULATOR_FAULT_DROP_RATE`;
 
@@ -95,6 +100,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): EmulatorConf
       host: { type: 'string' },
       speed: { type: 'string' },
       clock: { type: 'string' },
+      quirks: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -135,6 +141,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): EmulatorConf
   if (v.status5xx !== undefined && ![500, 502, 503].includes(v.status5xx)) {
     throw new ConfigError(`EMULATOR_FAULT_STATUS_5XX must be 500, 502 or 503, got "${v.status5xx}"`);
   }
+  let quirks: Quirks;
+  try {
+    quirks = parseQuirks(values.quirks ?? env.EMULATOR_QUIRKS, '--quirks / EMULATOR_QUIRKS');
+  } catch (error) {
+    if (error instanceof QuirksError) throw new ConfigError(error.message);
+    throw error;
+  }
   const apiKeys = list(env.EMULATOR_API_KEYS);
   return {
     port: v.port ?? 4010,
@@ -147,6 +160,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): EmulatorConf
     terminalSpelling: v.spelling ?? 'status',
     timestamps: v.timestamps ?? 'iso',
     seed: v.seed ?? Date.now(),
+    quirks,
     faults: {
       ...(v.rate429 !== undefined ? { rate429: v.rate429 } : {}),
       ...(v.retryAfter !== undefined ? { retryAfterSeconds: v.retryAfter } : {}),

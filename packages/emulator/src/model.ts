@@ -68,9 +68,21 @@ export interface Message {
   toolCallId?: string;
   toolCalls?: Array<Record<string, unknown>>;
   timestamp: number;
+  /** Place in the session's oldest-first stream, across rounds (never presented). */
+  seq: number;
+  /** An internal entry (`hidden-entries` quirk): paged like the others, then filtered out. */
+  hidden?: boolean;
 }
 
-export type RoundTrigger = 'create' | 'resume' | 'human_input' | 'redirect';
+export type RoundTrigger =
+  | 'create'
+  | 'resume'
+  | 'human_input'
+  | 'redirect'
+  /** A subagent's round, open beside the main one (`concurrent-rounds` quirk). */
+  | 'subagent'
+  /** The service's own bookkeeping, every entry hidden (`hidden-entries` quirk). */
+  | 'internal';
 
 export interface Round {
   roundId: string;
@@ -91,6 +103,10 @@ export interface Round {
   messages: Message[];
   humanInput?: PendingInput;
   note?: string;
+  /** `concurrent-rounds`: this main round already opened its researcher subagent. */
+  openedResearcher?: boolean;
+  /** The session's message count when the round was created: where `after` of a round without messages starts. */
+  createdAtSeq: number;
 }
 
 export interface Cost {
@@ -117,6 +133,12 @@ export interface Session {
   completedAt: number | null;
   error: string | null;
   completionReport: Record<string, unknown> | null;
+  /** Messages appended so far, across rounds: the next message's `seq` follows it. */
+  messageSeq: number;
+  /** The round the scripted agent's main line writes to (the newest one unless subagents are open). */
+  mainRoundId: string;
+  /** Virtual time of the last status change (`unknown-status` shows `thinking` for a while after it). */
+  statusSince: number;
   /** Where the scripted agent is in its script. */
   script: { steps: Step[]; next: number; timer: number; repeats: number };
 }

@@ -1,4 +1,5 @@
 import type { Message, Round, Session } from './model.js';
+import type { Quirks } from './quirks.js';
 
 export type TimestampFormat = 'iso' | 'epoch_ms' | 'epoch_s' | 'firestore';
 export type TerminalSpelling = 'status' | 'polling';
@@ -6,7 +7,14 @@ export type TerminalSpelling = 'status' | 'polling';
 export interface PresentOptions {
   timestamps: TimestampFormat;
   terminalSpelling: TerminalSpelling;
+  /** Shared with the engine; the admin endpoint can change it on a running emulator. */
+  quirks: Quirks;
+  /** The emulator's virtual time (`unknown-status` depends on it). */
+  now: () => number;
 }
+
+/** How long after a session starts running it shows `thinking` instead (`unknown-status`). */
+export const THINKING_MS = 3_000;
 
 export function formatTime(ms: number, format: TimestampFormat): unknown {
   switch (format) {
@@ -21,56 +29,116 @@ export function formatTime(ms: number, format: TimestampFormat): unknown {
   }
 }
 
+// The quirks change the spec-given choices only where the variables were left at their default, so a
+// test that asks for epoch timestamps still gets them in the `EMULATOR_QUIRKS=all` run.
+const timestampsOf = (options: PresentOptions): TimestampFormat =>
+  options.quirks.firestoreTimestamps && options.timestamps === 'iso' ? 'firestore' : options.timestamps;
+
+/** A timestamp, or null, in the configured format. */
+export function presentTime(ms: number | null, options: PresentOptions): unknown {
+  return ms === null ? null : formatTime(ms, timestampsOf(options));
+}
+
 // The spec names the terminal statuses two ways; `polling` answers with the polling guidance's names.
 const POLLING_SPELLING: Record<string, string> = { completed: 'complete', error: 'failed' };
 
 export function presentStatus(status: string, options: PresentOptions): string {
-  return options.terminalSpelling === 'polling' ? (POLLING_SPELLING[status] ?? status) : status;
+  const polling = options.terminalSpelling === 'polling' || options.quirks.completeSpelling;
+  return polling ? (POLLING_SPELLING[status] ?? status) : status;
+}
+
+/** `extra-fields`: adds fields no client has heard of; `nulls`: absent optional fields become null. */
+function shape(
+  object: Record<string, unknown>,
+  options: PresentOptions,
+  extra: Record<string, unknown>,
+  optional: readonly string[] = [],
+): Record<string, unknown> {
+  const out = options.quirks.extraFields ? { ...object, ...extra } : { ...object };
+  if (options.quirks.nulls) for (const field of optional) if (out[field] === undefined) out[field] = null;
+  return out;
 }
 
 export function presentRound(round: Round, options: PresentOptions): Record<string, unknown> {
-  const t = (ms: number | null) => (ms === null ? null : formatTime(ms, options.timestamps));
+  const t = (ms: number | null) => presentTime(ms, options);
   const input = round.humanInput;
-  return {
-    roundId: round.roundId,
-    index: round.index,
-    trigger: round.trigger,
-    status: round.status,
-    startedAt: t(round.startedAt),
-    completedAt: t(round.completedAt),
-    iterations: round.iterations,
-    messageCount: round.messages.length,
-    ...(round.note ? { note: round.note } : {}),
-    ...(input
-      ? {
-          humanInput: {
-            ...input.request,
-            status: input.status,
-            askedAt: t(input.askedAt),
-            ...(input.answeredAt !== undefined ? { answeredAt: t(input.answeredAt) } : {}),
-          },
-        }
-      : {}),
-  };
+  return shape(
+    {
+      roundId: round.roundId,
+      index: round.index,
+      trigger: round.trigger,
+      status: round.status,
+      startedAt: t(round.startedAt),
+      completedAt: t(round.completedAt),
+      iterations: round.iterations,
+      messageCount: round.messages.filter((m) => !m.hidden).length,
+      ...(round.note ? { note: round.note } : {}),
+      ...(input
+        ? {
+            humanInput: shape(
+              {
+                ...input.request,
+                status: input.status,
+                askedAt: t(input.askedAt),
+                ...(input.answeredAt !== undefined ? { answeredAt: t(input.answeredAt) } : {}),
+              },
+              options,
+              { channel: 'messages' },
+              ['answeredAt'],
+            ),
+          }
+        : {}),
+    },
+    options,
+    { agent: round.trigger === 'subagent' ? 'subagent' : 'main', model: 'emu-agent-1' },
+    ['note', 'humanInput'],
+  );
 }
 
 export function presentSession(session: Session, options: PresentOptions): Record<string, unknown> {
-  const t = (ms: number | null) => (ms === null ? null : formatTime(ms, options.timestamps));
-  return {
-    sessionId: session.sessionId,
-    status: presentStatus(session.status, options),
-    message: session.goal,
-    cost: { ...session.cost },
-    rounds: session.rounds.map((r) => presentRound(r, options)),
-    createdAt: t(session.createdAt),
-    updatedAt: t(session.updatedAt),
-    completedAt: t(session.completedAt),
-    error: session.error,
-    completionReport: session.completionReport,
-  };
+  const t = (ms: number | null) => presentTime(ms, options);
+  const thinking =
+    options.quirks.unknownStatus &&
+    session.status === 'running' &&
+    options.now() - session.statusSince < THINKING_MS;
+  return shape(
+    {
+      sessionId: session.sessionId,
+      status: thinking ? 'thinking' : presentStatus(session.status, options),
+      message: session.goal,
+      cost: shape({ ...session.cost }, options, { currency: 'USD', cachedTokens: 0 }),
+      rounds: session.rounds.map((r) => presentRound(r, options)),
+      createdAt: t(session.createdAt),
+      updatedAt: t(session.updatedAt),
+      completedAt: t(session.completedAt),
+      error: session.error,
+      completionReport: session.completionReport,
+    },
+    options,
+    { integrationId: 'int_emulator', visibility: 'private', metadata: { source: 'emulator' } },
+  );
 }
 
+const MESSAGE_OPTIONAL = ['name', 'reasoning', 'reasoningDurationMs', 'toolCallId', 'toolCalls'] as const;
+
 export function presentMessage(message: Message, options: PresentOptions): Record<string, unknown> {
-  const { timestamp, ...rest } = message;
-  return { ...rest, timestamp: formatTime(timestamp, options.timestamps) };
+  const { timestamp, seq: _seq, hidden: _hidden, ...rest } = message;
+  const toolCallOnly =
+    options.quirks.toolCallContentNull && rest.role === 'assistant' && (rest.toolCalls?.length ?? 0) > 0;
+  return shape(
+    { ...rest, ...(toolCallOnly ? { content: null } : {}), timestamp: presentTime(timestamp, options) },
+    options,
+    { model: 'emu-agent-1', metadata: { visibility: 'public' } },
+    MESSAGE_OPTIONAL,
+  );
+}
+
+/** The wire shape of any other JSON object the emulator answers with (responses, pagination, errors). */
+export function presentObject(
+  object: Record<string, unknown>,
+  options: PresentOptions,
+  extra: Record<string, unknown>,
+  optional: readonly string[] = [],
+): Record<string, unknown> {
+  return shape(object, options, extra, optional);
 }

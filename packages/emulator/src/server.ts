@@ -6,6 +6,7 @@ import { ManualClock, realClock } from './clock.js';
 import type { EmulatorConfig } from './config.js';
 import type { Deps } from './context.js';
 import { Faults, seededRandom } from './faults.js';
+import { noQuirks } from './quirks.js';
 import { Scheduler } from './scheduler.js';
 import { Store } from './store.js';
 
@@ -23,8 +24,10 @@ export function createEmulator(options: EmulatorOptions = {}): Deps {
   const clock = options.clock === 'manual' ? new ManualClock() : realClock(options.speed ?? 1);
   const scheduler = new Scheduler(clock);
   const store = new Store(options.apiKeys ?? ['emu_dev_key'], options.keysWithoutIntegration ?? []);
+  const quirks = options.quirks ?? noQuirks();
   const engine = new Engine(store, scheduler, clock, {
     humanInputShape: options.humanInputShape ?? 'message',
+    quirks,
   });
   const faults = new Faults(options.faults ?? {}, seededRandom(options.seed ?? Date.now()));
   return {
@@ -35,6 +38,8 @@ export function createEmulator(options: EmulatorOptions = {}): Deps {
     present: {
       timestamps: options.timestamps ?? 'iso',
       terminalSpelling: options.terminalSpelling ?? 'status',
+      quirks,
+      now: () => clock.now(),
     },
   };
 }

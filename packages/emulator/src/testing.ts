@@ -11,6 +11,11 @@ export interface SpawnEmulatorOptions {
   humanInputShape?: 'message' | 'tool_call';
   terminalSpelling?: 'status' | 'polling';
   timestamps?: 'iso' | 'epoch_ms' | 'epoch_s' | 'firestore';
+  /**
+   * `EMULATOR_QUIRKS` of the child: `all`, a comma list, or `''` for none. Left out, the child gets the
+   * test process's own `EMULATOR_QUIRKS`, so a suite can be run again with `EMULATOR_QUIRKS=all`.
+   */
+  quirks?: string;
   env?: Record<string, string>;
   /** How long to wait for the listening line. Default 15 s. */
   startTimeoutMs?: number;
@@ -21,11 +26,16 @@ export interface AdminSession {
   accountId: string;
   scenario: string;
   goal: string;
+  context: Record<string, unknown> | null;
+  maxCostPerSession: number | null;
+  maxIterations: number;
   status: string;
   cost: { totalCost: number; totalTokens: number; promptTokens: number; completionTokens: number };
   rounds: Array<Record<string, unknown>>;
   messageCount: number;
   pendingInput: Record<string, unknown> | null;
+  /** Every question asked, and the answer body as it arrived once answered. */
+  humanInputs: Array<{ inputId: string; kind: string; status: string; answer?: Record<string, unknown> }>;
   createdAt: string;
 }
 
@@ -77,6 +87,14 @@ export class EmulatorAdmin {
   stats(): Promise<EmulatorStats> {
     return this.#call('GET', '/stats');
   }
+  /** The quirks in force (names as `EMULATOR_QUIRKS` takes them; the `after` reading always listed). */
+  async quirks(): Promise<string[]> {
+    return (await this.#call<{ quirks: string[] }>('GET', '/quirks')).quirks;
+  }
+  /** Replaces the quirks: `all`, a comma list, or `''` for none. */
+  async setQuirks(quirks: string): Promise<string[]> {
+    return (await this.#call<{ quirks: string[] }>('POST', '/quirks', { quirks })).quirks;
+  }
   reset(): Promise<{ ok: true }> {
     return this.#call('POST', '/reset');
   }
@@ -106,6 +124,7 @@ export function spawnEmulator(options: SpawnEmulatorOptions = {}): Promise<Spawn
     EMULATOR_HUMAN_INPUT_SHAPE: options.humanInputShape ?? 'message',
     EMULATOR_TERMINAL_SPELLING: options.terminalSpelling ?? 'status',
     EMULATOR_TIMESTAMPS: options.timestamps ?? 'iso',
+    ...(options.quirks !== undefined ? { EMULATOR_QUIRKS: options.quirks } : {}),
     ...options.env,
   };
   delete env.PORT;

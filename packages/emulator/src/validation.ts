@@ -35,7 +35,8 @@ export const guardrailsSchema = z.looseObject({
     .number({ error: 'maxIterations must be an integer' })
     .int('maxIterations must be an integer')
     .positive('maxIterations must be at least 1')
-    .optional(),
+    .optional()
+    .meta({ description: 'Max agent iterations per round; default 50' }),
 });
 
 export const createSchema = z.object({
@@ -67,7 +68,10 @@ export const signalSchema = z
         message: 'message is required for a redirect signal',
       });
     }
-  });
+  })
+  // The refinement above, said in JSON Schema for the OpenAPI document.
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, never awaited
+  .meta({ if: { properties: { type: { const: 'redirect' } } }, then: { required: ['message'] } });
 
 export const answerSchema = z.object({
   approved: z.boolean({ error: 'approved must be a boolean' }).optional(),
@@ -89,6 +93,12 @@ export const messagesQuerySchema = z.object({
         return z.NEVER;
       }
       return n;
-    }),
-  after: z.string().min(1, 'after must be a roundId').optional(),
+    })
+    // What the transform accepts, for the OpenAPI document (a query string is text on the wire).
+    .meta({ type: 'integer', minimum: 1, maximum: 200, description: 'Page size; default 50' }),
+  after: z
+    .string()
+    .min(1, 'after must be a roundId')
+    .optional()
+    .meta({ description: 'A roundId of the session: results start after it' }),
 });

@@ -1,6 +1,7 @@
-// Builds the community package: CommonJS in dist/, as n8n loads nodes. Core's pure modules (statuses,
-// the message cursor, human-input parsing and answers) are bundled in, so the package has no runtime
-// dependency but n8n-workflow, which n8n provides.
+// Builds the community package: CommonJS in dist/, as n8n loads nodes. Core's pure API
+// (@agent-sessions/core/pure: the session endpoints over an injected request function, the readers, the
+// cursor, the wait loop, human-input parsing and answers, and zod under them) is bundled in, so the package
+// has no runtime dependency but n8n-workflow, which n8n provides.
 import { cpSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 

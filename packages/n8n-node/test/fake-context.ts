@@ -40,9 +40,15 @@ async function http(options: IHttpRequestOptions, apiKey: string) {
 }
 
 /** An IExecuteFunctions with what the node uses, its HTTP real (against the emulator). */
-export function fakeContext(options: FakeContextOptions): IExecuteFunctions & { requests: IHttpRequestOptions[] } {
+export type FakeContext = IExecuteFunctions & {
+  requests: IHttpRequestOptions[];
+  /** Called after each request's answer arrives (to stop the execution at a known point). */
+  onRequest?: (request: IHttpRequestOptions) => void;
+};
+
+export function fakeContext(options: FakeContextOptions): FakeContext {
   const requests: IHttpRequestOptions[] = [];
-  const context = {
+  const context: { requests: IHttpRequestOptions[]; onRequest?: (request: IHttpRequestOptions) => void } & Record<string, unknown> = {
     requests,
     getInputData: () => options.items.map(() => ({ json: {} })),
     getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) => {
@@ -59,14 +65,26 @@ export function fakeContext(options: FakeContextOptions): IExecuteFunctions & { 
     continueOnFail: () => options.continueOnFail ?? false,
     getExecutionCancelSignal: () => options.signal,
     helpers: {
-      httpRequestWithAuthentication: async (type: string, request: IHttpRequestOptions) => {
-        if (type !== 'agentSessionsApi') throw new Error(`unexpected credential type ${type}`);
+      // The plain helper: the caller brings its own Authorization header (no credential is applied).
+      httpRequest: async (request: IHttpRequestOptions) => {
         requests.push(request);
-        return http(request, options.credentials.apiKey);
+        const auth = String((request.headers as Record<string, unknown> | undefined)?.Authorization ?? '');
+        const response = await http(request, auth.replace(/^Bearer /, ''));
+        context.onRequest?.(request);
+        return response;
+      },
+      httpRequestWithAuthentication: async (type: string, given: IHttpRequestOptions) => {
+        if (type !== 'agentSessionsApi') throw new Error(`unexpected credential type ${type}`);
+        // As n8n-core 2.x does: the execution's cancel signal replaces any the node passed.
+        const request = { ...given, abortSignal: options.signal };
+        requests.push(request);
+        const response = await http(request, options.credentials.apiKey);
+        context.onRequest?.(request);
+        return response;
       },
     },
   };
-  return context as unknown as IExecuteFunctions & { requests: IHttpRequestOptions[] };
+  return context as unknown as FakeContext;
 }
 
 /** What a credential test gets: the legacy `request` helper, which throws with `statusCode` on non-2xx. */

@@ -1,3 +1,4 @@
+import { isActiveStatus, isSuccessStatus } from '@agent-sessions/core/pure';
 import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
 import { type ICredentialsDecrypted, type IDataObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +46,8 @@ describe('Session', () => {
     ]);
     expect(out).toHaveLength(1);
     expect(out[0]?.pairedItem).toEqual({ item: 0 });
-    expect(out[0]?.json).toMatchObject({ outcome: 'finished', status: 'completed', session: { completionReport: expect.any(Object) } });
+    expect(out[0]?.json).toMatchObject({ outcome: 'finished', session: { completionReport: expect.any(Object) } });
+    expect(isSuccessStatus(String(out[0]?.json.status))).toBe(true);
   });
 
   it('Create, Get, Get Messages (all and a page), Send Signal', async () => {
@@ -70,15 +72,17 @@ describe('Session', () => {
   });
 
   it('refuses bad parameters before any request, naming the field', async () => {
+    // Core's friendly checks, named as the node's parameters.
     const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [session('create', { goal: '  ' }), /"Goal" is required/],
+      [session('create', { goal: '  ' }), /Parameter "Goal": Tell the agent what to do: the goal is empty/],
       [session('create', { goal: 'x', additionalFields: { context: '{"a":' } }), /"Context \(JSON\)" is not valid JSON/],
       [session('create', { goal: 'x', additionalFields: { context: '[1]' } }), /"Context \(JSON\)" must be a JSON object/],
-      [session('create', { goal: 'x', additionalFields: { budget: -2 } }), /"Budget \(USD\)" must be a number above 0/],
-      [session('create', { goal: 'x', additionalFields: { maxIterations: 2.5 } }), /"Max Iterations" must be a whole number/],
+      [session('create', { goal: 'x', additionalFields: { budget: -2 } }), /Parameter "Budget \(USD\)": The budget must be a positive number of USD/],
+      [session('create', { goal: 'x', additionalFields: { maxIterations: 2.5 } }), /Parameter "Max Iterations": Max iterations must be a whole number/],
+      [session('get', { sessionId: 'sess 1' }), /Parameter "Session ID": The session id "sess 1" contains spaces/],
       [session('getMessages', { sessionId: 's', returnAll: false, limit: 500 }), /"Limit" must be a whole number from 1 to 200/],
-      [session('sendSignal', { sessionId: 's', signal: 'redirect', message: '' }), /"Message" is required/],
-      [session('sendSignal', { sessionId: 's', signal: 'resume', signalOptions: { newBudget: 0 } }), /"New Budget \(USD\)"/],
+      [session('sendSignal', { sessionId: 's', signal: 'redirect', message: ' ' }), /Parameter "Message": Say where the agent should go instead/],
+      [session('sendSignal', { sessionId: 's', signal: 'resume', signalOptions: { newBudget: 0 } }), /Parameter "New Budget \(USD\)"/],
       [session('wait', { sessionId: 's', pollIntervalSeconds: 0 }), /"Poll Interval \(Seconds\)"/],
     ];
     for (const [params, message] of cases) {
@@ -116,13 +120,15 @@ describe('Session', () => {
   });
 
   it('continueOnFail: a failed item becomes an error item, the others carry on', async () => {
-    const { out } = await run(
-      [session('get', { sessionId: 'sess_missing' }), session('create', { goal: 'scenario:complete ok' })],
-      { continueOnFail: true },
-    );
+    // Resource and operation are read once (n8n's router does so: they take no expressions).
+    const { out: created } = await run([session('create', { goal: 'scenario:complete ok' })]);
+    const sessionId = String(created[0]?.json.sessionId);
+    const { out } = await run([session('get', { sessionId: 'sess_missing' }), session('get', { sessionId })], {
+      continueOnFail: true,
+    });
     expect(out).toHaveLength(2);
     expect(out[0]).toMatchObject({ json: { error: expect.stringMatching(/not found/i) }, pairedItem: { item: 0 } });
-    expect(out[1]).toMatchObject({ json: { sessionId: expect.any(String) }, pairedItem: { item: 1 } });
+    expect(out[1]).toMatchObject({ json: { sessionId }, pairedItem: { item: 1 } });
   });
 
   it('stops waiting when the execution is cancelled', async () => {
@@ -153,7 +159,8 @@ describe('Human Input', () => {
     const { out: answered } = await run([humanInput('respond', { sessionId, answerType: 'approval', approved: true })]);
     expect(answered[0]?.json).toMatchObject({ sessionId, answer: { approved: true } });
     const { out: done } = await run([session('wait', { sessionId, waitUntil: 'finished', ...fast })]);
-    expect(done[0]?.json).toMatchObject({ outcome: 'finished', status: 'completed' });
+    expect(done[0]?.json.outcome).toBe('finished');
+    expect(isSuccessStatus(String(done[0]?.json.status))).toBe(true);
   });
 
   it('checks an answer against the question before sending it', async () => {
@@ -198,6 +205,100 @@ describe('Human Input', () => {
     await run([session('sendSignal', { sessionId, signal: 'resume', signalOptions: { newBudget: 20 } })]);
     const { out: done } = await run([session('wait', { sessionId, waitUntil: 'finished', ...fast })]);
     expect(done[0]?.json.outcome).toBe('finished');
+  });
+});
+
+describe('Human Input through a form', () => {
+  it('Wait outputs the question as form fields; Respond (From Form Response) maps the reply back and says what it answered', async () => {
+    const { out } = await run([session('createAndWait', { goal: 'scenario:single_select env', waitUntil: 'needsPerson', ...fast })]);
+    const request = out[0]?.json.request as IDataObject;
+    expect(request.formFields).toEqual([
+      {
+        fieldLabel: 'Which environment should I deploy to?',
+        fieldType: 'dropdown',
+        requiredField: true,
+        fieldOptions: { values: [{ option: 'Staging' }, { option: 'Production' }, { option: 'Canary (5% of traffic)' }] },
+      },
+    ]);
+    const sessionId = String(out[0]?.json.sessionId);
+    const { out: pending } = await run([humanInput('getPending', { sessionId })]);
+    expect((pending[0]?.json.request as IDataObject).formFields).toEqual(request.formFields);
+    const before = Date.now();
+    const formReply = { 'Which environment should I deploy to?': 'Canary (5% of traffic)', submittedAt: '2026-01-01T00:00:00Z', formMode: 'production' };
+    const { out: answered } = await run([humanInput('respond', { sessionId, answerType: 'formResponse', formResponse: formReply })]);
+    expect(answered[0]?.json).toMatchObject({
+      sessionId,
+      inputId: request.inputId,
+      answer: { choiceId: 'canary' },
+      question: { inputId: request.inputId, kind: 'single_select', prompt: 'Which environment should I deploy to?' },
+      status: 'responded',
+    });
+    expect(Date.parse(String(answered[0]?.json.answeredAt))).toBeGreaterThanOrEqual(before - 1000);
+    // The answer body as the service received it (the emulator's admin view).
+    const { sessions } = (await (await fetch(`${emulator.url}/_emulator/sessions`)).json()) as {
+      sessions: Array<{ sessionId: string; humanInputs: unknown[] }>;
+    };
+    expect(sessions.find((s) => s.sessionId === sessionId)?.humanInputs).toEqual([
+      { inputId: request.inputId, kind: 'single_select', status: 'responded', answer: { choiceId: 'canary' } },
+    ]);
+  });
+
+  it('a reply whose label is not an option fails the step naming the field, and nothing is sent', async () => {
+    const { out } = await run([session('createAndWait', { goal: 'scenario:multi_select regions', waitUntil: 'needsPerson', ...fast })]);
+    const sessionId = String(out[0]?.json.sessionId);
+    const before = await humanInputPosts();
+    const bad = await run([
+      humanInput('respond', { sessionId, answerType: 'formResponse', formResponse: { 'Which regions should I deploy to?': ['Europe', 'Mars'] } }),
+    ]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(bad).toBeInstanceOf(NodeOperationError);
+    expect((bad as Error).message).toBe(
+      'The form response does not answer the question "Which regions should I deploy to?": Field "Which regions should I deploy to?": "Mars" is not one of the options (Europe, US East, Asia Pacific)',
+    );
+    const tooMany = await run([
+      humanInput('respond', { sessionId, answerType: 'formResponse', formResponse: '{"Which regions should I deploy to?": ["Europe", "US East", "Asia Pacific"]}' }),
+    ]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((tooMany as Error).message).toMatch(/Field "Which regions should I deploy to\?": Choose at most 2 options/);
+    expect(await humanInputPosts()).toBe(before);
+  });
+});
+
+describe('Cancel Session When Stopped', () => {
+  const stoppedWait = async (cancelOnStop: boolean) => {
+    const { out } = await run([session('create', { goal: 'scenario:long forever' })]);
+    const sessionId = String(out[0]?.json.sessionId);
+    const controller = new AbortController();
+    const ctx = fakeContext({
+      items: [session('wait', { sessionId, waitUntil: 'finished', pollIntervalSeconds: 30, maxWaitSeconds: 600, waitOptions: { cancelOnStop } })],
+      credentials: { baseUrl: emulator.url, apiKey: KEY },
+      signal: controller.signal,
+    });
+    // Stop the execution as the wait's first read of the session returns: it then sleeps on a stopped signal.
+    ctx.onRequest = () => controller.abort();
+    const result = await node.execute.call(ctx).then(
+      ([items]) => ({ items: items ?? [] }),
+      (error: unknown) => ({ error }),
+    );
+    const { out: got } = await run([session('get', { sessionId })]);
+    return { result, status: got[0]?.json.status };
+  };
+
+  it('on: stopping the execution cancels the session, and the output says so', async () => {
+    const { result, status } = await stoppedWait(true);
+    expect('items' in result && result.items[0]?.json).toMatchObject({ outcome: 'execution_stopped', sessionCancelled: true, status: 'cancelled' });
+    expect(status).toBe('cancelled');
+  });
+
+  it('off (the default): the step stops, the session runs on', async () => {
+    const { result, status } = await stoppedWait(false);
+    expect('error' in result).toBe(true);
+    expect(status).not.toBe('cancelled');
+    expect(isActiveStatus(String(status)), String(status)).toBe(true);
   });
 });
 

@@ -1,19 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { AgentSessionsClient, Follower, type SchedulePolicy } from '@agent-sessions/core';
-import type { App } from '@slack/bolt';
+import { type App, LogLevel, webApi } from '@slack/bolt';
 import { createSlackApp, registerListeners } from './app.js';
 import type { BotConfig } from './config.js';
-import { createLogger, type Logger } from './logger.js';
+import { boltLogger, createLogger, type Logger } from './logger.js';
+import { AnsweringService } from './services/answering.js';
+import { AuditService } from './services/audit.js';
 import { CardUpdater, type CardUpdaterOptions } from './services/card-updater.js';
+import { ConversationService } from './services/conversation.js';
+import { SessionDirectory } from './services/directory.js';
+import { FeedbackService } from './services/feedback.js';
 import { healthRoutes } from './services/health.js';
 import { LeaseKeeper, type LeaseKeeperOptions } from './services/lease-keeper.js';
 import { BotMetrics } from './services/metrics.js';
-import { Permissions } from './services/permissions.js';
+import { Notifier } from './services/notifier.js';
+import { type OutboundOptions, OutboundQueue, queuedChat } from './services/outbound.js';
+import { Approvers, channelPolicy, choosePolicy } from './services/policy.js';
+import { ReminderService } from './services/reminders.js';
 import { SessionPublisher } from './services/session-publisher.js';
-import { SessionService } from './services/session-service.js';
+import { StartingService } from './services/starting.js';
+import { SteeringService } from './services/steering.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/thread-poster.js';
 import { openStore, type Store } from './store/index.js';
 
@@ -29,6 +37,7 @@ export interface BotTuning {
   leases?: Omit<LeaseKeeperOptions, 'owner'>;
   cards?: CardUpdaterOptions;
   posts?: ThreadPosterOptions;
+  outbound?: Omit<OutboundOptions, 'pacing'>;
   schedule?: Partial<SchedulePolicy>;
   /** Where log lines go (default stdout). */
   logDestination?: NodeJS.WritableStream;
@@ -37,6 +46,8 @@ export interface BotTuning {
   store?: Store;
   /** PostgreSQL schema to use (tests isolate themselves with one). */
   schema?: string;
+  /** Reminders: the clock and how often to look (tests). */
+  reminders?: { now?: () => Date; tickMs?: number };
 }
 
 export interface RunningBot {
@@ -82,32 +93,66 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   });
   const follower = new Follower({
     client,
-    store,
+    store: store.followState,
     requestsPerSecond: config.requestsPerSecond,
     logger: logger.child({ component: 'follower' }),
     ...(tuning.schedule ? { schedule: tuning.schedule } : {}),
   });
   const metrics = new BotMetrics(() => follower.stats());
+  const audit = new AuditService({
+    audit: store.audit,
+    logger: logger.child({ component: 'audit' }),
+    retentionDays: config.approvals.auditRetentionDays,
+    ...(tuning.reminders?.now ? { now: tuning.reminders.now } : {}),
+  });
   const app = createSlackApp({
     botToken: config.slack.botToken,
     signingSecret: config.slack.signingSecret,
     ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
-    routes: healthRoutes({ store, client, metrics }),
+    routes: [...healthRoutes({ store, client, metrics }), ...audit.routes(config.approvals.auditToken)],
     routesPort: config.port,
     logger,
   });
   const slack = app.client;
-  const poster = new ThreadPoster(slack, store, logger, metrics, tuning.posts);
-  const cards = new CardUpdater(slack, logger, metrics, tuning.cards);
+  const outbound = new OutboundQueue(logger, metrics, { ...tuning.outbound, pacing: config.slackPacing });
+  // What goes through the outbound queue uses a client that answers a 429 at once (the queue waits its
+  // Retry-After, once for the channel); with pacing off, Bolt's client retries 429s itself, as before.
+  const paced =
+    config.slackPacing === 'on'
+      ? new webApi.WebClient(config.slack.botToken, {
+          logger: boltLogger(logger),
+          logLevel: LogLevel.INFO,
+          rejectRateLimitedCalls: true,
+          ...(config.slack.apiUrl
+            ? {
+                slackApiUrl: config.slack.apiUrl.endsWith('/')
+                  ? config.slack.apiUrl
+                  : `${config.slack.apiUrl}/`,
+              }
+            : {}),
+        })
+      : slack;
+  // A new session's card and a prompt marked answered wait in the same queue, first in their channel.
+  const chat = config.slackPacing === 'on' ? queuedChat(paced, outbound) : slack;
+  const poster = new ThreadPoster(paced, store.posts, logger, metrics, tuning.posts, outbound);
+  const cards = new CardUpdater(paced, logger, metrics, tuning.cards, outbound);
+  const policy = choosePolicy(
+    config.approvals.policy,
+    slack,
+    new Approvers(slack, config.approvers, logger),
+    logger,
+  );
   const publisher = new SessionPublisher({
     store,
     poster,
     cards,
     metrics,
     logger,
-    slack,
+    slack: paced,
     showReasoning: config.showReasoning,
+    answerers: (session, request) => policy.whoMayAnswer?.(session, request).line,
+    latestDecision: (sessionId) => audit.latestDecision(sessionId),
   });
   publisher.attach(follower);
   follower.on('error', (event) => {
@@ -124,32 +169,111 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     // Another replica edits its card from now on: what this one last showed may no longer be there.
     onLost: (sessionId) => cards.forget(sessionId),
   });
-  const permissions = new Permissions(slack, config, logger);
-  const sessions = new SessionService({
+  const notifier = new Notifier({ slack: paced, follower, leases: store.leases, logger, outbound });
+  const answering = new AnsweringService({
     client,
-    store,
-    slack,
-    follower,
-    leases,
-    poster,
-    cards,
-    publisher,
-    permissions,
+    prompts: store.prompts,
+    slack: chat,
+    policy,
+    notifier,
     metrics,
     logger,
+    audit,
   });
-  registerListeners(app, { sessions, publisher, store, client, config, logger });
+  let botUserId = 'bot';
+  const reminders = new ReminderService({
+    reminders: store.reminders,
+    prompts: store.prompts,
+    slack,
+    poster,
+    notifier,
+    policy,
+    answering,
+    client,
+    audit,
+    settings: config.approvals,
+    logger: logger.child({ component: 'reminders' }),
+    botUserId: () => botUserId,
+    ...tuning.reminders,
+  });
+  const steering = new SteeringService({
+    client,
+    sessions: store.sessions,
+    policy,
+    notifier,
+    metrics,
+    snapshot: (sessionId) => publisher.snapshot(sessionId),
+    audit,
+  });
+  const starting = new StartingService({
+    client,
+    sessions: store.sessions,
+    slack: chat,
+    channelAllowed: channelPolicy(config.allowedChannels),
+    notifier,
+    metrics,
+    logger,
+    started: async (sessionId) => {
+      await cards.updateNow(sessionId, () => publisher.card(sessionId));
+      await leases.refresh();
+    },
+    audit,
+  });
+  registerListeners(app, {
+    answering,
+    steering,
+    starting,
+    conversation: new ConversationService({
+      events: store.events,
+      sessions: store.sessions,
+      prompts: store.prompts,
+      starting,
+      answering,
+      steering,
+      policy,
+      notifier,
+      slack,
+      metrics,
+      logger,
+      threadReplies: config.threadReplies,
+    }),
+    feedback: new FeedbackService({ sessions: store.sessions, feedback: store.feedback, metrics, logger }),
+    directory: new SessionDirectory({
+      client,
+      sessions: store.sessions,
+      prompts: store.prompts,
+      events: store.events,
+      card: (sessionId) => publisher.card(sessionId),
+      policy,
+    }),
+    audit,
+    logger,
+  });
 
   let server: Server | undefined;
   if (config.slack.appToken) await app.start();
   else server = (await app.start({ port: config.port, host: config.host })) as Server;
   follower.start();
   await leases.start();
+  // Who the bot is (it "answers" a question rejected on timeout) and its workspace (the audit's team).
+  await slack.auth
+    .test()
+    .then((me) => {
+      if (me.user_id) botUserId = me.user_id;
+      audit.teamId = me.team_id;
+    })
+    .catch((error: unknown) => logger.warn({ err: error }, 'auth.test failed; audit records carry no team'));
+  reminders.start();
+  // Not awaited: a long recovery (Slack may allow one thread read a minute) must not hold the start.
+  void publisher
+    .recoverUnsent((sessionId) => follower.isFollowing(sessionId))
+    .catch((error: unknown) => logger.warn({ err: error }, 'recovery failed'));
 
-  const address = server?.address() as AddressInfo | null | undefined;
+  const address = server?.address();
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   // Socket Mode serves only the health and metrics routes, on PORT (0 would leave it unknowable).
-  const port = address?.port ?? (config.port > 0 ? config.port : undefined);
+  const port =
+    (typeof address === 'object' ? address?.port : undefined) ?? (config.port > 0 ? config.port : undefined);
   const url = port ? `http://${host}:${port}` : undefined;
   logger.info(
     {
@@ -173,6 +297,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     replicaId,
     stop: () => {
       stopping ??= (async () => {
+        await reminders.stop();
         await leases.stop({ release: true });
         await follower.stop();
         await cards.stop();

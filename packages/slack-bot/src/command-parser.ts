@@ -11,6 +11,7 @@ export type AgentCommand =
   | { kind: 'list' }
   | { kind: 'pause' | 'resume' | 'cancel'; sessionId: string }
   | { kind: 'redirect'; sessionId: string; message: string }
+  | { kind: 'history'; sessionId: string }
   | { kind: 'help' }
   | { kind: 'error'; message: string };
 
@@ -21,6 +22,7 @@ export const USAGE = [
   '`/agent list` — this channel’s active sessions',
   '`/agent pause|resume|cancel &lt;session-id&gt;`',
   '`/agent redirect &lt;session-id&gt; &lt;new direction&gt;`',
+  '`/agent history &lt;session-id&gt;` — who did what on a session, and when (only you see it)',
   '`/agent help`',
   'Tip: a `scenario:&lt;name&gt;` word in the goal picks a scripted scenario on the local emulator.',
 ].join('\n');
@@ -79,6 +81,10 @@ export function parseAgentCommand(text: string): AgentCommand {
       if (!rest[0])
         return { kind: 'error', message: `\`/agent ${sub} &lt;session-id&gt;\`: the session id is missing` };
       return { kind: sub.toLowerCase() as 'pause' | 'resume' | 'cancel', sessionId: rest[0] };
+    case 'history':
+      if (!rest[0])
+        return { kind: 'error', message: '`/agent history &lt;session-id&gt;`: the session id is missing' };
+      return { kind: 'history', sessionId: rest[0] };
     case 'redirect': {
       // The direction is kept as typed, line breaks included.
       const match = /^(\S+)\s+([\s\S]*\S)/.exec(args);

@@ -13,6 +13,35 @@ const list = z
 const url = (name: string) =>
   z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` }).optional();
 
+/** `90s`, `15m`, `2h`, `500ms`, or plain seconds (`900`), into milliseconds. */
+export function parseDuration(raw: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(raw);
+  if (!match) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's').toLowerCase() as 'ms'];
+  return Math.round(Number(match[1]) * unit);
+}
+
+const duration = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') return undefined;
+      const ms = parseDuration(raw);
+      if (ms === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be a duration like 90s, 15m, 2h or a number of seconds`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+/** `NAME=` (an env file's empty line) means unset, as for every approvals variable. */
+const blankAsUnset = <T extends z.ZodType>(inner: T) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), inner);
+
 const schema = z
   .object({
     SLACK_BOT_TOKEN: z
@@ -57,6 +86,54 @@ const schema = z
       .number()
       .positive('FOLLOW_REQUESTS_PER_SECOND must be above 0')
       .default(10),
+    // --- Approvals (issue #15): who may decide, reminders, timeouts, audit ---
+    AGENT_APPROVAL_POLICY: blankAsUnset(
+      z
+        .enum(['starter-or-approvers', 'approvers-only', 'channel-members'], {
+          error: 'AGENT_APPROVAL_POLICY must be starter-or-approvers, approvers-only or channel-members',
+        })
+        .optional(),
+    ),
+    AGENT_REMIND_AFTER: duration('AGENT_REMIND_AFTER'),
+    AGENT_REMIND_MAX: blankAsUnset(
+      z.coerce
+        .number({ error: 'AGENT_REMIND_MAX must be a number' })
+        .int('AGENT_REMIND_MAX must be a whole number')
+        .min(0, 'AGENT_REMIND_MAX must be 0 or more')
+        .max(20, 'AGENT_REMIND_MAX must be at most 20')
+        .optional(),
+    ),
+    AGENT_ESCALATE_TO: blankAsUnset(
+      z
+        .string()
+        .regex(
+          /^[SCG][A-Z0-9]{2,}$/,
+          'AGENT_ESCALATE_TO must be a user group id (S…) or a channel id (C…, G…)',
+        )
+        .optional(),
+    ),
+    AGENT_QUESTION_TIMEOUT: duration('AGENT_QUESTION_TIMEOUT'),
+    AGENT_ON_TIMEOUT: blankAsUnset(
+      z
+        .enum(['leave', 'reject', 'cancel'], { error: 'AGENT_ON_TIMEOUT must be leave, reject or cancel' })
+        .optional(),
+    ),
+    AUDIT_TOKEN: blankAsUnset(z.string().min(16, 'AUDIT_TOKEN must be at least 16 characters').optional()),
+    AUDIT_RETENTION_DAYS: blankAsUnset(
+      z.coerce
+        .number({ error: 'AUDIT_RETENTION_DAYS must be a number' })
+        .int('AUDIT_RETENTION_DAYS must be a whole number')
+        .min(1, 'AUDIT_RETENTION_DAYS must be at least 1')
+        .optional(),
+    ),
+    // Conversational sessions (#14).
+    AGENT_THREAD_REPLIES: z
+      .enum(['steer', 'mention-only'], { error: 'AGENT_THREAD_REPLIES must be steer or mention-only' })
+      .default('steer'),
+    // --- Slack pacing (bot-outbound) ---
+    AGENT_SLACK_PACING: z
+      .enum(['on', 'off'], { error: 'AGENT_SLACK_PACING must be on or off' })
+      .default('on'),
   })
   .superRefine((env, ctx) => {
     if (env.SLACK_BOT_TOKEN && !env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
@@ -97,6 +174,27 @@ export interface BotConfig {
   /** With PostgreSQL: how long a dead replica's sessions wait before another takes them. */
   leaseTtlMs: number;
   replicaId?: string;
+  approvals: ApprovalConfig;
+  /** `steer`: every reply in a session's thread steers it; `mention-only`: only replies that mention the bot. */
+  threadReplies: 'steer' | 'mention-only';
+  /** off: one post per message and 429s left to the Web API client (the benchmark's naive strategy). */
+  slackPacing: 'on' | 'off';
+}
+
+/** Issue #15: who may answer, reminders and escalation, question timeouts, the audit record. */
+export interface ApprovalConfig {
+  policy: 'starter-or-approvers' | 'approvers-only' | 'channel-members';
+  /** 0: no reminders. */
+  remindAfterMs: number;
+  remindMax: number;
+  /** A user group (S…) or channel (C…, G…) told after the last reminder. */
+  escalateTo?: string;
+  /** Unset: questions wait for ever. */
+  questionTimeoutMs?: number;
+  onTimeout: 'leave' | 'reject' | 'cancel';
+  /** Unset: GET /audit answers 404. */
+  auditToken?: string;
+  auditRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -133,6 +231,18 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     requestsPerSecond: e.FOLLOW_REQUESTS_PER_SECOND,
     leaseTtlMs: e.LEASE_TTL_SECONDS * 1000,
     ...(e.REPLICA_ID ? { replicaId: e.REPLICA_ID } : {}),
+    approvals: {
+      policy: e.AGENT_APPROVAL_POLICY ?? 'starter-or-approvers',
+      remindAfterMs: e.AGENT_REMIND_AFTER ?? 15 * 60_000,
+      remindMax: e.AGENT_REMIND_MAX ?? 3,
+      ...(e.AGENT_ESCALATE_TO ? { escalateTo: e.AGENT_ESCALATE_TO } : {}),
+      ...(e.AGENT_QUESTION_TIMEOUT ? { questionTimeoutMs: e.AGENT_QUESTION_TIMEOUT } : {}),
+      onTimeout: e.AGENT_ON_TIMEOUT ?? 'leave',
+      ...(e.AUDIT_TOKEN ? { auditToken: e.AUDIT_TOKEN } : {}),
+      auditRetentionDays: e.AUDIT_RETENTION_DAYS ?? 365,
+    },
+    threadReplies: e.AGENT_THREAD_REPLIES,
+    slackPacing: e.AGENT_SLACK_PACING,
   };
 }
 

@@ -15,6 +15,7 @@ describe('/agent command parsing', () => {
     ['status', { kind: 'status' }],
     ['status sess_1', { kind: 'status', sessionId: 'sess_1' }],
     ['list', { kind: 'list' }],
+    ['history sess_1', { kind: 'history', sessionId: 'sess_1' }],
     ['pause sess_1', { kind: 'pause', sessionId: 'sess_1' }],
     ['CANCEL sess_1', { kind: 'cancel', sessionId: 'sess_1' }],
     [

@@ -33,6 +33,14 @@ describe('configuration', () => {
     });
   });
 
+  it('AGENT_THREAD_REPLIES: steer by default, mention-only when asked, anything else named', () => {
+    expect(loadConfig({}).threadReplies).toBe('steer');
+    expect(loadConfig({ AGENT_THREAD_REPLIES: 'mention-only' }).threadReplies).toBe('mention-only');
+    expect(() => loadConfig({ AGENT_THREAD_REPLIES: 'all' })).toThrow(
+      'AGENT_THREAD_REPLIES: AGENT_THREAD_REPLIES must be steer or mention-only',
+    );
+  });
+
   it('names every variable that is wrong, at once', () => {
     const error = (() => {
       try {
@@ -53,9 +61,94 @@ describe('configuration', () => {
     expect(error?.message).not.toContain('xoxp-user');
   });
 
+  it('AGENT_SLACK_PACING: on by default, off for the naive strategy, anything else named', () => {
+    expect(loadConfig({}).slackPacing).toBe('on');
+    expect(loadConfig({ AGENT_SLACK_PACING: 'off' }).slackPacing).toBe('off');
+    expect(() => loadConfig({ AGENT_SLACK_PACING: 'fast' })).toThrow(
+      'AGENT_SLACK_PACING: AGENT_SLACK_PACING must be on or off',
+    );
+  });
+
   it('requires a signing secret or an app token with a bot token, and a key with a service URL', () => {
     expect(() => loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1' })).toThrow(/SLACK_SIGNING_SECRET/);
     expect(() => loadConfig({ AGENT_SERVICE_URL: 'https://a.example' })).toThrow(/AGENT_API_KEY/);
+  });
+});
+
+describe('approvals configuration (#15)', () => {
+  it("defaults: today's policy, reminders after 15 minutes up to 3, no timeout, audit off, kept a year", () => {
+    expect(loadConfig({}).approvals).toEqual({
+      policy: 'starter-or-approvers',
+      remindAfterMs: 15 * 60_000,
+      remindMax: 3,
+      onTimeout: 'leave',
+      auditRetentionDays: 365,
+    });
+  });
+
+  it('reads durations as 90s, 15m, 2h or plain seconds; 0 turns reminders off', () => {
+    const read = (v: string) => loadConfig({ AGENT_REMIND_AFTER: v }).approvals.remindAfterMs;
+    expect(read('90s')).toBe(90_000);
+    expect(read('15m')).toBe(900_000);
+    expect(read('2h')).toBe(7_200_000);
+    expect(read('45')).toBe(45_000);
+    expect(read('0')).toBe(0);
+    const all = loadConfig({
+      AGENT_APPROVAL_POLICY: 'approvers-only',
+      AGENT_REMIND_MAX: '5',
+      AGENT_ESCALATE_TO: 'S0LEADS',
+      AGENT_QUESTION_TIMEOUT: '4h',
+      AGENT_ON_TIMEOUT: 'reject',
+      AUDIT_TOKEN: 'a-long-enough-audit-token',
+      AUDIT_RETENTION_DAYS: '30',
+    }).approvals;
+    expect(all).toMatchObject({
+      policy: 'approvers-only',
+      remindMax: 5,
+      escalateTo: 'S0LEADS',
+      questionTimeoutMs: 4 * 3_600_000,
+      onTimeout: 'reject',
+      auditRetentionDays: 30,
+    });
+  });
+
+  it("takes an env file's empty lines (NAME=) as unset", () => {
+    const blank = Object.fromEntries(
+      [
+        'AGENT_APPROVAL_POLICY',
+        'AGENT_REMIND_AFTER',
+        'AGENT_REMIND_MAX',
+        'AGENT_ESCALATE_TO',
+        'AGENT_QUESTION_TIMEOUT',
+        'AGENT_ON_TIMEOUT',
+        'AUDIT_TOKEN',
+        'AUDIT_RETENTION_DAYS',
+      ].map((name) => [name, '']),
+    );
+    expect(loadConfig(blank).approvals).toEqual(loadConfig({}).approvals);
+  });
+
+  it('names each bad approvals variable and its rule', () => {
+    let message = '';
+    try {
+      loadConfig({
+        AGENT_APPROVAL_POLICY: 'anyone',
+        AGENT_REMIND_AFTER: 'soon',
+        AGENT_ESCALATE_TO: '@ops',
+        AGENT_ON_TIMEOUT: 'explode',
+        AUDIT_TOKEN: 'short',
+      });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(
+      /AGENT_APPROVAL_POLICY must be starter-or-approvers, approvers-only or channel-members/,
+    );
+    expect(message).toMatch(/AGENT_REMIND_AFTER must be a duration like 90s/);
+    expect(message).toMatch(/AGENT_ESCALATE_TO must be a user group id/);
+    expect(message).toMatch(/AGENT_ON_TIMEOUT must be leave, reject or cancel/);
+    expect(message).toMatch(/AUDIT_TOKEN must be at least 16 characters/);
+    expect(message).not.toContain('short');
   });
 });
 

@@ -13,6 +13,9 @@ const SCOPE_OF: Record<string, string> = {
   'usergroups.users.list': 'usergroups:read',
   'conversations.replies': 'channels:history',
   'views.open': 'commands',
+  'conversations.members': 'channels:read',
+  'chat.getPermalink': 'chat:write',
+  'reactions.add': 'reactions:write',
 };
 
 describe('manifest.yml', () => {
@@ -36,5 +39,18 @@ describe('manifest.yml', () => {
     const scopes: string[] = manifest.oauth_config.scopes.bot;
     for (const [method, scope] of Object.entries(SCOPE_OF)) expect(scopes, method).toContain(scope);
     expect(scopes).toContain('chat:write.public');
+  });
+
+  it('hears mentions, thread replies and DMs: their events, history scopes and the Messages tab', () => {
+    const events: string[] = manifest.settings.event_subscriptions.bot_events;
+    for (const event of ['app_mention', 'message.channels', 'message.groups', 'message.im'])
+      expect(events, event).toContain(event);
+    const scopes: string[] = manifest.oauth_config.scopes.bot;
+    for (const scope of ['app_mentions:read', 'channels:history', 'groups:history', 'im:history'])
+      expect(scopes, scope).toContain(scope);
+    expect(manifest.features.app_home).toMatchObject({
+      messages_tab_enabled: true,
+      messages_tab_read_only_enabled: false,
+    });
   });
 });

@@ -1,7 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import type { Interactions } from './interactions.js';
 import { slackSignature } from './signing.js';
 import type { EnvelopeType, SocketModeHub } from './socket-mode.js';
-import type { SandboxMessage, SandboxView, Workspace } from './workspace.js';
+import {
+  randomId,
+  type SandboxMessage,
+  type SandboxReaction,
+  type SandboxView,
+  type Workspace,
+  type WorkspaceChange,
+} from './workspace.js';
 
 /**
  * Plays the person: sends what Slack sends to a bot's Request URL — slash commands, button clicks,
@@ -16,6 +24,41 @@ export interface SendOptions {
   timestampOffsetSeconds?: number;
   /** Mark an Events API delivery as Slack's retry number N. */
   retryNum?: number;
+  /** `X-Slack-Retry-Reason` with retryNum (default http_timeout). */
+  retryReason?: string;
+  /** Give up waiting for the bot's answer after this long (rejects with a TimeoutError). */
+  timeoutMs?: number;
+}
+
+/** A message's text as the rich_text elements a Slack client sends with it (mentions and links kept). */
+function richTextOf(text: string): Obj[] {
+  const out: Obj[] = [];
+  const pattern = /<@([UW][A-Z0-9]+)>|<#([CG][A-Z0-9]+)(?:\|[^>]*)?>|<(https?:[^>|]+)(?:\|([^>]*))?>/g;
+  let last = 0;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+    if (m.index > last) out.push({ type: 'text', text: text.slice(last, m.index) });
+    if (m[1]) out.push({ type: 'user', user_id: m[1] });
+    else if (m[2]) out.push({ type: 'channel', channel_id: m[2] });
+    else out.push({ type: 'link', url: m[3], ...(m[4] ? { text: m[4] } : {}) });
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) out.push({ type: 'text', text: text.slice(last) });
+  return out;
+}
+
+/** One attempt at delivering an Events API event, as Slack retries it. */
+export interface Delivery {
+  attempt: number;
+  /** The bot's HTTP status, or 'timeout' when it did not answer within the ack window. */
+  status: number | 'timeout';
+  /** Why this attempt was a retry (`X-Slack-Retry-Reason`); empty for the first. */
+  reason: string;
+}
+
+/** What a person's message caused: the message, and each event delivered to the bot. */
+export interface SaidMessage {
+  message: SandboxMessage;
+  events: Array<{ type: string; eventId: string; deliveries: Delivery[] }>;
 }
 
 export interface BotResponse {
@@ -35,7 +78,7 @@ function elementsOf(blocks: unknown): ElementRef[] {
   const out: ElementRef[] = [];
   blocks.forEach((block: Obj, i) => {
     const blockId = typeof block.block_id === 'string' ? block.block_id : `b${i}`;
-    if (Array.isArray(block.elements) && block.type === 'actions') {
+    if (Array.isArray(block.elements) && (block.type === 'actions' || block.type === 'context_actions')) {
       for (const e of block.elements as Obj[]) out.push({ blockId, element: e });
     }
     if (block.accessory && typeof block.accessory === 'object')
@@ -79,6 +122,7 @@ export class SlackDriver {
   readonly #signingSecret: string;
   readonly #socketMode: SocketModeHub | undefined;
   readonly #drafts = new Map<string, Draft>();
+  readonly #eventAckTimeoutMs: number;
 
   constructor(options: {
     workspace: Workspace;
@@ -87,7 +131,10 @@ export class SlackDriver {
     signingSecret: string;
     /** Deliver over Socket Mode instead of POSTing to `eventsUrl`. */
     socketMode?: SocketModeHub;
+    /** How long Slack waits for an event's ack before retrying it (Slack: 3 s). */
+    eventAckTimeoutMs?: number;
   }) {
+    this.#eventAckTimeoutMs = options.eventAckTimeoutMs ?? 3_000;
     this.#socketMode = options.socketMode;
     this.#workspace = options.workspace;
     this.#interactions = options.interactions;
@@ -176,8 +223,8 @@ export class SlackDriver {
   ): Promise<BotResponse & { triggerId: string }> {
     const { message, ephemeral } = this.#message(input.channel, input.ts, input.user);
     const ref = this.#find((message as Obj).blocks, input.actionId);
-    if (input.value !== undefined && ref.element.type !== 'button')
-      this.choose({ ...input, value: input.value });
+    const pressOnly = ['button', 'icon_button', 'feedback_buttons'].includes(String(ref.element.type));
+    if (input.value !== undefined && !pressOnly) this.choose({ ...input, value: input.value });
     const user = this.#user(input.user);
     const channel = this.#workspace.channel(input.channel);
     const triggerId = this.#interactions.issueTrigger(user.id);
@@ -196,10 +243,21 @@ export class SlackDriver {
       block_id: ref.blockId,
       action_ts: `${Date.now() / 1000}`,
     };
-    if (element.type === 'button') {
+    if (element.type === 'button' || element.type === 'icon_button') {
       action.text = element.text;
       if (element.value !== undefined) action.value = element.value;
       if (element.style !== undefined) action.style = element.style;
+    } else if (element.type === 'feedback_buttons') {
+      // A press of 👍 or 👎: the action carries the pressed button's text and value.
+      const pressed = [element.positive_button, element.negative_button].find(
+        (b) => (b as Obj | undefined)?.value === input.value,
+      ) as Obj | undefined;
+      if (!pressed)
+        throw new Error(
+          `sandbox driver: ${String(element.action_id)} has no button with value ${JSON.stringify(input.value)}`,
+        );
+      action.text = pressed.text;
+      action.value = pressed.value;
     } else {
       Object.assign(action, stateValue(element, input.value));
     }
@@ -308,6 +366,234 @@ export class SlackDriver {
     );
   }
 
+  /** The Events API wrapper Slack puts around every event, for this workspace and app. */
+  #eventCallback(event: Obj): Obj {
+    const { seed } = this.#workspace;
+    return {
+      token: 'sandbox-verification-token',
+      team_id: seed.teamId,
+      api_app_id: seed.appId,
+      event,
+      type: 'event_callback',
+      event_id: `Ev${randomId('', 10)}`,
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [
+        {
+          enterprise_id: null,
+          team_id: seed.teamId,
+          user_id: seed.botUserId,
+          is_bot: true,
+          is_enterprise_install: false,
+        },
+      ],
+      is_ext_shared_channel: false,
+      event_context: `4-${randomId('', 16)}`,
+    };
+  }
+
+  /**
+   * Delivers an event as Slack does: when the bot does not answer 2xx within the ack window (3 s), Slack
+   * sends it again with `X-Slack-Retry-Num` and `X-Slack-Retry-Reason`, up to 3 retries. (Slack spaces
+   * its retries out — at once, after 1 minute, after 5 — the sandbox sends them at once.)
+   */
+  async deliverEvent(event: Obj): Promise<{ eventId: string; deliveries: Delivery[] }> {
+    const body = this.#eventCallback(event);
+    const text = JSON.stringify(body);
+    const deliveries: Delivery[] = [];
+    let reason = '';
+    for (let attempt = 0; attempt <= 3; attempt++) {
+      let status: number | 'timeout';
+      if (this.#socketMode) {
+        status = await this.#socketMode
+          .deliver('events_api', body, { attempt, reason })
+          .then(() => 200 as const)
+          .catch(() => 'timeout' as const);
+      } else {
+        status = await this.send(text, 'application/json', {
+          ...(attempt > 0 ? { retryNum: attempt, retryReason: reason } : {}),
+          timeoutMs: this.#eventAckTimeoutMs,
+        }).then(
+          (r) => r.status,
+          (error: Error) => {
+            if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'timeout' as const;
+            throw error;
+          },
+        );
+      }
+      deliveries.push({ attempt, status, reason });
+      const ok = typeof status === 'number' && status >= 200 && status < 300;
+      this.#workspace.recordCall({
+        method: String(event.type) + (event.subtype ? ` (${String(event.subtype)})` : ''),
+        ...(typeof event.channel === 'string' ? { channel: event.channel } : {}),
+        status: status === 'timeout' ? 0 : status,
+        ok,
+        ...(ok ? {} : { error: status === 'timeout' ? 'not acked in time' : `HTTP ${status}` }),
+        event: { id: String(body.event_id), retry: attempt, reason },
+      });
+      if (typeof status === 'number' && status >= 200 && status < 300) break;
+      reason = status === 'timeout' ? (this.#socketMode ? 'timeout' : 'http_timeout') : 'http_error';
+    }
+    return { eventId: String(body.event_id), deliveries };
+  }
+
+  /** Which `message.*` subscription a channel's messages come under. */
+  #channelType(channelId: string): 'channel' | 'group' | 'im' {
+    const channel = this.#workspace.channels.get(channelId);
+    if (channel?.is_im) return 'im';
+    return channel?.is_private ? 'group' : 'channel';
+  }
+
+  /** A message event's body, as Slack shapes it for a person's or a bot's message. */
+  messageEvent(message: SandboxMessage): Obj {
+    const parent = message.thread_ts
+      ? this.#workspace.findMessage(message.channel, message.thread_ts)
+      : undefined;
+    const { reactions, ...rest } = message;
+    return {
+      ...rest,
+      team: this.#workspace.seed.teamId,
+      event_ts: message.ts,
+      channel_type: this.#channelType(message.channel),
+      ...(parent && parent.ts !== message.ts ? { parent_user_id: parent.user ?? parent.bot_id } : {}),
+    };
+  }
+
+  /**
+   * A person writes a message (in a channel, a thread, or the DM with the bot). It lands in the
+   * workspace, and the bot gets what its subscriptions bring: `message` (message.channels / groups / im)
+   * wherever it is a member, and `app_mention` when the text mentions it outside a DM.
+   */
+  async say(input: { user: string; channel: string; text: string; threadTs?: string }): Promise<SaidMessage> {
+    const person = this.#user(input.user);
+    const channel = this.#workspace.channel(input.channel);
+    if (!channel) throw new Error(`sandbox driver: no channel ${input.channel}`);
+    if (input.text.trim() === '') throw new Error('sandbox driver: a message needs some text');
+    if (input.threadTs && !this.#workspace.findMessage(channel.id, input.threadTs))
+      throw new Error(`sandbox driver: no message ${input.threadTs} in ${channel.id} to reply to`);
+    const message = this.#workspace.post({
+      channel: channel.id,
+      user: person.id,
+      text: input.text,
+      client_msg_id: randomUUID(),
+      blocks: [
+        {
+          type: 'rich_text',
+          block_id: randomId('', 5),
+          elements: [{ type: 'rich_text_section', elements: richTextOf(input.text) }],
+        },
+      ],
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    });
+    const events: SaidMessage['events'] = [];
+    if (!channel.is_member && !channel.is_im) return { message, events };
+    const base = this.messageEvent(message);
+    events.push({ type: 'message', ...(await this.deliverEvent(base)) });
+    const botId = this.#workspace.seed.botUserId;
+    if (!channel.is_im && input.text.includes(`<@${botId}>`)) {
+      const { channel_type, ...mention } = base;
+      events.push({ type: 'app_mention', ...(await this.deliverEvent({ ...mention, type: 'app_mention' })) });
+    }
+    return { message, events };
+  }
+
+  /** `@agents <text>` in a channel (or a thread of it), as the composer turns `@agents` into `<@BOTID>`. */
+  mention(input: { user: string; channel: string; text: string; threadTs?: string }): Promise<SaidMessage> {
+    const tag = `<@${this.#workspace.seed.botUserId}>`;
+    return this.say({
+      ...input,
+      text: input.text.includes(tag) ? input.text : `${tag} ${input.text}`.trim(),
+    });
+  }
+
+  /** A reply in a message's thread. */
+  replyInThread(input: {
+    user: string;
+    channel: string;
+    threadTs: string;
+    text: string;
+  }): Promise<SaidMessage> {
+    return this.say(input);
+  }
+
+  /** A message to the bot in its Messages tab (the `im` channel between the person and the bot). */
+  dm(input: { user: string; text: string; threadTs?: string }): Promise<SaidMessage> {
+    return this.say({ ...input, channel: input.user });
+  }
+
+  /** A person edits their message: Slack sends `message` with subtype `message_changed`. */
+  async edit(input: { user: string; channel: string; ts: string; text: string }): Promise<SaidMessage> {
+    const message = this.#workspace.findMessage(input.channel, input.ts);
+    if (!message || message.user !== input.user)
+      throw new Error(`sandbox driver: ${input.user} has no message ${input.ts} in ${input.channel}`);
+    const previous = { ...message };
+    this.#workspace.update(message, { text: input.text });
+    const channel = this.#workspace.channels.get(message.channel);
+    const events: SaidMessage['events'] = [];
+    if (channel && (channel.is_member || channel.is_im)) {
+      const event = {
+        type: 'message',
+        subtype: 'message_changed',
+        hidden: true,
+        channel: message.channel,
+        channel_type: this.#channelType(message.channel),
+        ts: this.#workspace.nextTs(),
+        event_ts: message.edited?.ts,
+        message: { ...message, reactions: undefined },
+        previous_message: { ...previous, reactions: undefined },
+      };
+      events.push({ type: 'message', ...(await this.deliverEvent(event)) });
+    }
+    return { message, events };
+  }
+
+  /**
+   * Slack also sends a bot its own messages (with `bot_id`) and edits, where it is subscribed: a bot that
+   * does not ignore them answers itself. From this call on, the bot's posts and edits are delivered too.
+   * Returns the function that stops it.
+   */
+  echoBotMessages(): () => void {
+    const botId = this.#workspace.seed.botId;
+    const onChange = (change: WorkspaceChange) => {
+      if (change.kind !== 'message' && change.kind !== 'message_changed') return;
+      const message = change.message;
+      const channel = this.#workspace.channels.get(message.channel);
+      if (message.bot_id !== botId || !channel || !(channel.is_member || channel.is_im)) return;
+      const event =
+        change.kind === 'message'
+          ? this.messageEvent(message)
+          : {
+              type: 'message',
+              subtype: 'message_changed',
+              hidden: true,
+              channel: message.channel,
+              channel_type: this.#channelType(message.channel),
+              ts: message.edited?.ts ?? message.ts,
+              event_ts: message.edited?.ts ?? message.ts,
+              message: { ...message, reactions: undefined },
+            };
+      // The bot may be gone (a test stopped it): Slack would give up on it too.
+      this.deliverEvent(event).catch(() => {});
+    };
+    this.#workspace.on('change', onChange);
+    return () => this.#workspace.off('change', onChange);
+  }
+
+  /** Resolves when `name` is among the reactions on a message (by default the bot's), e.g. 👀 on a reply. */
+  waitForReaction(
+    input: { channel: string; ts: string; name: string; user?: string },
+    options: { timeoutMs?: number } = {},
+  ): Promise<SandboxReaction> {
+    const channel = this.#workspace.channel(input.channel)?.id ?? input.channel;
+    const by = input.user ?? this.#workspace.seed.botUserId;
+    return this.#workspace.waitFor(
+      () =>
+        this.#workspace
+          .findMessage(channel, input.ts)
+          ?.reactions?.find((r) => r.name === input.name && r.users.includes(by)),
+      { timeoutMs: options.timeoutMs ?? 10_000, what: `reaction :${input.name}: by ${by} on ${input.ts}` },
+    );
+  }
+
   /** The Events API `app_home_opened` callback. */
   async appHomeOpened(
     input: { user: string; eventId?: string },
@@ -353,9 +639,14 @@ export class SlackDriver {
     };
     if (options.retryNum !== undefined) {
       headers['x-slack-retry-num'] = String(options.retryNum);
-      headers['x-slack-retry-reason'] = 'http_timeout';
+      headers['x-slack-retry-reason'] = options.retryReason ?? 'http_timeout';
     }
-    const response = await fetch(this.#eventsUrl, { method: 'POST', headers, body });
+    const response = await fetch(this.#eventsUrl, {
+      method: 'POST',
+      headers,
+      body,
+      ...(options.timeoutMs !== undefined ? { signal: AbortSignal.timeout(options.timeoutMs) } : {}),
+    });
     const text = await response.text();
     let parsed: unknown = text;
     try {

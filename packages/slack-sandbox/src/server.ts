@@ -1,19 +1,29 @@
-import type { Server as HttpServer } from 'node:http';
+import { appendFileSync } from 'node:fs';
+import type { Server as HttpServer, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { chat } from './api/chat.js';
 import { files, pendingUploads } from './api/files.js';
 import { people } from './api/people.js';
+import { reactions } from './api/reactions.js';
 import { type ApiContext, type Args, type Method, SlackApiError } from './api/types.js';
 import { views } from './api/views.js';
+import { MAX_BLOCKS_CHARS } from './blockkit/size.js';
 import { SlackDriver } from './driver.js';
 import { Interactions } from './interactions.js';
+import { type Fault, type FaultSpec, Faults, parseFaultSpec } from './limits/faults.js';
+import {
+  RateLimiter,
+  type RateLimitOptions,
+  rateLimitsFromEnv,
+  resolveRateLimits,
+} from './limits/rate-limits.js';
 import { SocketModeHub } from './socket-mode.js';
 import { addWebRoutes } from './web/routes.js';
 import { defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
 
-const METHODS: Record<string, Method> = { ...chat, ...views, ...people, ...files };
+const METHODS: Record<string, Method> = { ...chat, ...views, ...people, ...files, ...reactions };
 
 export interface SandboxOptions {
   port?: number;
@@ -29,6 +39,17 @@ export interface SandboxOptions {
   triggerTtlMs?: number;
   /** The emulator whose sessions the web page lists (optional). */
   emulatorUrl?: string;
+  /**
+   * Slack's rate limits: on by default with Slack's figures, overridable here; `false` turns them off.
+   * When not given, the environment decides (SANDBOX_RATE_LIMITS=off, SANDBOX_RATE_* figures).
+   */
+  rateLimits?: RateLimitOptions | false;
+  /** The limiter's clock (ms), for tests that move time themselves. */
+  now?: () => number;
+  /** The per-message block budget behind `msg_blocks_too_long` (default 13,200). */
+  maxBlocksChars?: number;
+  /** How long Slack waits for the bot to ack an event before retrying it (Slack: 3 s). */
+  eventAckTimeoutMs?: number;
 }
 
 export interface RunningSandbox {
@@ -45,6 +66,15 @@ export interface RunningSandbox {
   /** A driver for a bot connected in Socket Mode: requests travel as envelopes over its WebSocket. */
   socketDriver(): SlackDriver;
   socketMode: SocketModeHub;
+  /** Failures waiting to happen (see failNext). */
+  faults: Faults;
+  /** Slack's rate limits as this sandbox enforces them; undefined when they are off. */
+  rateLimiter: RateLimiter | undefined;
+  /**
+   * Makes the next `times` calls of `method` (optionally only for `channel`) answer Slack's `error`, or
+   * lose their connection (`drop: true`). The same as POST /sandbox/faults.
+   */
+  failNext(fault: FaultSpec): Fault;
   /** Points the web page at a bot: its Request URL, or 'socket' for one connected in Socket Mode. */
   connectBot(eventsUrl: string | 'socket'): void;
   close(): Promise<void>;
@@ -61,11 +91,26 @@ async function readArgs(request: Request): Promise<Args> {
   return { ...args, ...Object.fromEntries(new URLSearchParams(text)) };
 }
 
+/** The channel ids a call names (a user id given for a DM counts as its im channel too). */
+function channelsOf(args: Args, ctx: ApiContext): string[] {
+  const out: string[] = [];
+  for (const key of ['channel', 'channel_id']) {
+    const v = args[key];
+    if (typeof v !== 'string' || v === '') continue;
+    out.push(v);
+    const resolved = ctx.workspace.channels.get(v)?.id ?? (ctx.workspace.users.has(v) ? `D${v.slice(1)}` : v);
+    if (resolved !== v) out.push(resolved);
+  }
+  return out;
+}
+
 export function createSandboxApp(
   ctx: ApiContext & {
     botToken: string;
     appToken: string;
     socketMode: SocketModeHub;
+    faults?: Faults;
+    rateLimiter?: RateLimiter;
     pageDriver?: () => SlackDriver | undefined;
     emulatorUrl?: () => string | undefined;
   },
@@ -77,30 +122,111 @@ export function createSandboxApp(
     emulatorUrl: ctx.emulatorUrl ?? (() => undefined),
   });
   app.all('/api/:method', async (c) => {
+    const name = c.req.param('method');
     let args: Args;
     try {
       args = await readArgs(c.req.raw);
     } catch {
+      ctx.workspace.recordCall({ method: name, status: 200, ok: false, error: 'invalid_json' });
       return c.json({ ok: false, error: 'invalid_json' });
     }
+    const channels = channelsOf(args, ctx);
+    const channel = channels.at(-1);
+    const answer = (body: Record<string, unknown>, extra: { limit?: string; injected?: boolean } = {}) => {
+      const ok = body.ok === true;
+      ctx.workspace.recordCall({
+        method: name,
+        ...(channel ? { channel } : {}),
+        status: 200,
+        ok,
+        ...(ok ? {} : { error: String(body.error) }),
+        ...extra,
+      });
+      return c.json(body);
+    };
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
     const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
-    if (c.req.param('method') === 'apps.connections.open') {
-      // Socket Mode: only an app-level token opens a connection.
-      if (!token) return c.json({ ok: false, error: 'not_authed' });
-      if (token !== ctx.appToken) return c.json({ ok: false, error: 'invalid_auth' });
-      return c.json({ ok: true, url: ctx.socketMode.open(ctx.baseUrl()) });
+    const isSocketOpen = name === 'apps.connections.open';
+    const method = METHODS[name];
+    if (!isSocketOpen && !method) return answer({ ok: false, error: 'unknown_method' });
+    if (!token) return answer({ ok: false, error: 'not_authed' });
+    if (token !== (isSocketOpen ? ctx.appToken : ctx.botToken))
+      return answer({ ok: false, error: 'invalid_auth' });
+
+    const fault = ctx.faults?.take(name, channels);
+    if (fault?.drop) {
+      ctx.workspace.recordCall({
+        method: name,
+        ...(channel ? { channel } : {}),
+        status: 0,
+        ok: false,
+        injected: true,
+        dropped: true,
+      });
+      // A connection lost mid-call: the socket closes with no answer at all.
+      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+      incoming?.socket.destroy();
+      return new Response(null, { status: 502 });
     }
-    const method = METHODS[c.req.param('method')];
-    if (!method) return c.json({ ok: false, error: 'unknown_method' });
-    if (!token) return c.json({ ok: false, error: 'not_authed' });
-    if (token !== ctx.botToken) return c.json({ ok: false, error: 'invalid_auth' });
+    if (fault) {
+      const body = { ok: false, error: fault.error as string };
+      ctx.workspace.recordCall({
+        method: name,
+        ...(channel ? { channel } : {}),
+        status: fault.status,
+        ok: false,
+        error: fault.error as string,
+        injected: true,
+        ...(fault.retryAfter !== undefined ? { retryAfter: fault.retryAfter } : {}),
+      });
+      if (fault.retryAfter !== undefined) c.header('Retry-After', String(fault.retryAfter));
+      return c.json(body, fault.status as 200);
+    }
+
+    const verdict = ctx.rateLimiter?.check(name, channel);
+    if (verdict && !verdict.ok) {
+      ctx.workspace.recordCall({
+        method: name,
+        ...(channel ? { channel } : {}),
+        status: 429,
+        ok: false,
+        error: 'ratelimited',
+        retryAfter: verdict.retryAfterSeconds,
+        limit: verdict.limit,
+      });
+      c.header('Retry-After', String(verdict.retryAfterSeconds));
+      return c.json({ ok: false, error: 'ratelimited' }, 429);
+    }
+
+    if (isSocketOpen) return answer({ ok: true, url: ctx.socketMode.open(ctx.baseUrl()) });
     try {
-      return c.json(method(args, ctx));
+      return answer((method as Method)(args, ctx));
     } catch (error) {
-      if (error instanceof SlackApiError) return c.json({ ok: false, error: error.code, ...error.extra });
+      if (error instanceof SlackApiError) return answer({ ok: false, error: error.code, ...error.extra });
       throw error;
     }
+  });
+  app.get('/sandbox/faults', (c) => c.json({ ok: true, faults: ctx.faults?.list() ?? [] }));
+  app.post('/sandbox/faults', async (c) => {
+    if (!ctx.faults) return c.json({ ok: false, error: 'this sandbox takes no faults' }, 404);
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json(
+        { ok: false, error: 'the body must be JSON: {method, error | drop, times?, channel?}' },
+        400,
+      );
+    }
+    try {
+      return c.json({ ok: true, fault: ctx.faults.add(parseFaultSpec(body)) });
+    } catch (error) {
+      return c.json({ ok: false, error: (error as Error).message }, 400);
+    }
+  });
+  app.delete('/sandbox/faults', (c) => {
+    ctx.faults?.clear();
+    return c.json({ ok: true });
   });
   app.post('/upload/:id', async (c) => {
     const pending = pendingUploads.get(c.req.param('id'));
@@ -137,8 +263,24 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   const botToken = options.botToken ?? 'xoxb-sandbox-token';
   const appToken = options.appToken ?? 'xapp-sandbox-token';
   const signingSecret = options.signingSecret ?? 'sandbox-signing-secret';
-  const socketMode = new SocketModeHub(workspace.seed.appId);
+  const eventAckTimeoutMs = options.eventAckTimeoutMs ?? 3_000;
+  const socketMode = new SocketModeHub(workspace.seed.appId, eventAckTimeoutMs);
+  const limitOptions = options.rateLimits === undefined ? rateLimitsFromEnv() : options.rateLimits;
+  const rateLimiter = limitOptions === false ? undefined : new RateLimiter(limitOptions, options.now);
+  const faults = new Faults();
+  const maxBlocksChars = options.maxBlocksChars ?? MAX_BLOCKS_CHARS;
+  if (!Number.isInteger(maxBlocksChars) || maxBlocksChars < 1)
+    throw new Error(`maxBlocksChars must be a whole number of at least 1, got ${maxBlocksChars}`);
+  // History pages are capped even with rate limits off: the cap is what Slack gives the app at all.
+  const historyPage = resolveRateLimits(limitOptions === false ? {} : limitOptions).historyPage;
   let pageDriver: SlackDriver | undefined;
+  const callLog = process.env.SANDBOX_CALL_LOG;
+  if (callLog) {
+    // For measuring a suite (how many 429s, which methods): one JSON line per Web API call.
+    workspace.on('change', (change) => {
+      if (change.kind === 'api_call') appendFileSync(callLog, `${JSON.stringify(change.call)}\n`);
+    });
+  }
   const app = createSandboxApp({
     workspace,
     interactions,
@@ -146,6 +288,9 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
     botToken,
     appToken,
     socketMode,
+    faults,
+    ...(rateLimiter ? { rateLimiter } : {}),
+    limits: { maxBlocksChars, historyPage },
     pageDriver: () => pageDriver,
     emulatorUrl: () => options.emulatorUrl,
   });
@@ -164,14 +309,32 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
           workspace,
           interactions,
           socketMode,
-          driver: (eventsUrl) => new SlackDriver({ workspace, interactions, eventsUrl, signingSecret }),
+          faults,
+          rateLimiter,
+          failNext: (fault) => faults.add(fault),
+          driver: (eventsUrl) =>
+            new SlackDriver({ workspace, interactions, eventsUrl, signingSecret, eventAckTimeoutMs }),
           socketDriver: () =>
-            new SlackDriver({ workspace, interactions, eventsUrl: '', signingSecret, socketMode }),
+            new SlackDriver({
+              workspace,
+              interactions,
+              eventsUrl: '',
+              signingSecret,
+              socketMode,
+              eventAckTimeoutMs,
+            }),
           connectBot: (eventsUrl) => {
             pageDriver =
               eventsUrl === 'socket'
-                ? new SlackDriver({ workspace, interactions, eventsUrl: '', signingSecret, socketMode })
-                : new SlackDriver({ workspace, interactions, eventsUrl, signingSecret });
+                ? new SlackDriver({
+                    workspace,
+                    interactions,
+                    eventsUrl: '',
+                    signingSecret,
+                    socketMode,
+                    eventAckTimeoutMs,
+                  })
+                : new SlackDriver({ workspace, interactions, eventsUrl, signingSecret, eventAckTimeoutMs });
           },
           close: () =>
             new Promise<void>((done) => {

@@ -57,7 +57,11 @@ export class SocketModeHub {
   }
 
   /** Sends one envelope to a connected app and resolves with its acknowledgement's payload. */
-  deliver(type: EnvelopeType, payload: unknown): Promise<unknown> {
+  deliver(
+    type: EnvelopeType,
+    payload: unknown,
+    retry: { attempt: number; reason: string } = { attempt: 0, reason: '' },
+  ): Promise<unknown> {
     const ws = [...this.#sockets][0];
     if (!ws) return Promise.reject(new Error('sandbox: no app is connected in Socket Mode'));
     const envelopeId = randomUUID();
@@ -73,8 +77,8 @@ export class SocketModeHub {
           type,
           payload,
           accepts_response_payload: type !== 'events_api',
-          retry_attempt: 0,
-          retry_reason: '',
+          retry_attempt: retry.attempt,
+          retry_reason: retry.reason,
         }),
       );
     });

@@ -37,9 +37,19 @@ export interface SandboxMessage {
   files?: SandboxFile[];
   /** Slack message metadata ({event_type, event_payload}), as the bot sent it. */
   metadata?: unknown;
+  /** Emoji reactions, as Slack lists them on a message. */
+  reactions?: SandboxReaction[];
+  /** A person's message: the id their Slack client gave it. */
+  client_msg_id?: string;
   /** A system message's kind (`channel_join`) and who caused it. */
   subtype?: string;
   inviter?: string;
+}
+
+export interface SandboxReaction {
+  name: string;
+  users: string[];
+  count: number;
 }
 
 export interface SandboxEphemeral {
@@ -122,13 +132,39 @@ export function defaultSeed(): WorkspaceSeed {
   };
 }
 
+/** One Web API call as the event log shows it. */
+export interface ApiCall {
+  seq: number;
+  /** When it was answered (ISO 8601). */
+  at: string;
+  method: string;
+  channel?: string;
+  /** The HTTP status answered (0 when the connection was dropped, or an event's ack timed out). */
+  status: number;
+  ok: boolean;
+  error?: string;
+  /** `Retry-After` in seconds, on a 429. */
+  retryAfter?: number;
+  /** Which of Slack's limits refused it. */
+  limit?: string;
+  /** Set when the failure was injected by a test or the admin endpoint. */
+  injected?: boolean;
+  dropped?: boolean;
+  /** Set on an event Slack sent the bot (not a Web API call): its type is `method`, e.g. `app_mention`. */
+  event?: { id: string; retry: number; reason: string };
+}
+
+const MAX_API_CALLS = 300;
+
 export type WorkspaceChange =
   | { kind: 'message'; message: SandboxMessage }
   | { kind: 'message_changed'; message: SandboxMessage }
   | { kind: 'message_deleted'; channel: string; ts: string }
   | { kind: 'ephemeral'; ephemeral: SandboxEphemeral }
   | { kind: 'view'; view: SandboxView }
-  | { kind: 'file'; file: SandboxFile };
+  | { kind: 'file'; file: SandboxFile }
+  | { kind: 'api_call'; call: ApiCall }
+  | { kind: 'reaction'; channel: string; ts: string; name: string; user: string; added: boolean };
 
 export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   readonly seed: WorkspaceSeed;
@@ -139,7 +175,10 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   readonly views = new Map<string, SandboxView>();
   readonly homeViews = new Map<string, string>();
   readonly files = new Map<string, SandboxFile>();
+  /** The latest Web API calls, oldest first (a bounded log). */
+  readonly apiCalls: ApiCall[] = [];
   #lastTs = 0;
+  #callSeq = 0;
 
   constructor(seed: WorkspaceSeed = defaultSeed()) {
     super();
@@ -224,6 +263,47 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     return message;
   }
 
+  /** Adds `user`'s reaction; false when they had already reacted so. */
+  react(message: SandboxMessage, name: string, user: string): boolean {
+    message.reactions ??= [];
+    const reactions = message.reactions;
+    let reaction = reactions.find((r) => r.name === name);
+    if (reaction?.users.includes(user)) return false;
+    if (!reaction) {
+      reaction = { name, users: [], count: 0 };
+      reactions.push(reaction);
+    }
+    reaction.users.push(user);
+    reaction.count = reaction.users.length;
+    this.emit('change', {
+      kind: 'reaction',
+      channel: message.channel,
+      ts: message.ts,
+      name,
+      user,
+      added: true,
+    });
+    return true;
+  }
+
+  /** Removes `user`'s reaction; false when there was none. */
+  unreact(message: SandboxMessage, name: string, user: string): boolean {
+    const reaction = message.reactions?.find((r) => r.name === name);
+    if (!reaction?.users.includes(user)) return false;
+    reaction.users = reaction.users.filter((u) => u !== user);
+    reaction.count = reaction.users.length;
+    if (reaction.count === 0) message.reactions = message.reactions?.filter((r) => r !== reaction);
+    this.emit('change', {
+      kind: 'reaction',
+      channel: message.channel,
+      ts: message.ts,
+      name,
+      user,
+      added: false,
+    });
+    return true;
+  }
+
   remove(channel: string, ts: string): boolean {
     const list = this.messages.get(channel);
     const index = list?.findIndex((m) => m.ts === ts) ?? -1;
@@ -249,6 +329,14 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   addFile(file: SandboxFile): void {
     this.files.set(file.id, file);
     this.emit('change', { kind: 'file', file });
+  }
+
+  recordCall(call: Omit<ApiCall, 'seq' | 'at'>): ApiCall {
+    const full: ApiCall = { seq: ++this.#callSeq, at: new Date().toISOString(), ...call };
+    this.apiCalls.push(full);
+    if (this.apiCalls.length > MAX_API_CALLS) this.apiCalls.splice(0, this.apiCalls.length - MAX_API_CALLS);
+    this.emit('change', { kind: 'api_call', call: full });
+    return full;
   }
 
   /** Thread replies of a message, oldest first (without the parent). */
@@ -289,6 +377,7 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
       users: [...this.users.values()],
       channels: [...this.channels.values()].map((c) => ({ ...c, messages: this.messages.get(c.id) ?? [] })),
       ephemerals: this.ephemerals,
+      apiCalls: this.apiCalls.slice(-100),
       views: [...this.views.values()],
       files: [...this.files.values()].map(({ content, ...rest }) => ({
         ...rest,

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, mrkdwn, type RenderContext, renderBlock, renderBlocks } from '../src/web/render.js';
+import {
+  escapeHtml,
+  markdown,
+  mrkdwn,
+  type RenderContext,
+  renderBlock,
+  renderBlocks,
+} from '../src/web/render.js';
+import { mentionsToSlack } from '../src/web/routes.js';
+import { Workspace } from '../src/workspace.js';
 
 const ctx: RenderContext = {
   users: { U0ALICE: 'alice' },
@@ -169,6 +178,86 @@ describe('blocks', () => {
       // In a section body, so inline pieces flow as text rather than as the section's flex items.
       '<div class="block section"><div class="section-body">hello <strong>you</strong></div></div>',
     );
-    expect(renderBlock({ type: 'rich_text' }, 0, ctx)).toContain('[rich_text block]');
+    expect(renderBlock({ type: 'video' }, 0, ctx)).toContain('[video block]');
+  });
+});
+
+describe('the markdown block', () => {
+  it('renders headings, emphasis, lists, quotes, code and links', () => {
+    expect(markdown('# Report\n\n**Done** in *2 steps* with `npm test` ~~maybe~~')).toBe(
+      '<h3 class="md-heading">Report</h3><p><strong>Done</strong> in <em>2 steps</em> with <code>npm test</code> <del>maybe</del></p>',
+    );
+    expect(markdown('- one\n- two\n1. first\n> said')).toBe(
+      '<ul><li>one</li><li>two</li></ul><ol><li>first</li></ol><blockquote>said</blockquote>',
+    );
+    expect(markdown('```\nconst a = 1 < 2;\n```')).toBe('<pre>const a = 1 &lt; 2;</pre>');
+    expect(markdown('[docs](https://x.io/a?b=1&c=2)')).toBe(
+      '<p><a href="https://x.io/a?b=1&amp;c=2" target="_blank" rel="noopener">docs</a></p>',
+    );
+  });
+
+  it('never lets raw HTML or script links through', () => {
+    const html = markdown('<img src=x onerror=alert(1)> <script>alert(1)</script> [x](javascript:alert(1))');
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('javascript:');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('href="#"');
+    expect(markdown('`<b>` **<i>x</i>**')).toBe(
+      '<p><code>&lt;b&gt;</code> <strong>&lt;i&gt;x&lt;/i&gt;</strong></p>',
+    );
+  });
+
+  it('as a block, and feedback buttons as buttons that carry their value', () => {
+    expect(renderBlock({ type: 'markdown', text: '**hi**' }, 0, ctx)).toBe(
+      '<div class="block markdown" data-testid="markdown"><p><strong>hi</strong></p></div>',
+    );
+    const html = renderBlock(
+      {
+        type: 'context_actions',
+        block_id: 'fb',
+        elements: [
+          {
+            type: 'feedback_buttons',
+            action_id: 'feedback',
+            positive_button: { text: pt('👍'), value: 'good' },
+            negative_button: { text: pt('👎'), value: 'bad', accessibility_label: 'Not helpful' },
+          },
+        ],
+      },
+      0,
+      ctx,
+    );
+    expect(html).toContain('data-action="feedback" data-press-value data-value="good">👍</button>');
+    expect(html).toContain('data-value="bad" aria-label="Not helpful">👎</button>');
+  });
+
+  it('a person’s rich_text message shows its mentions', () => {
+    const html = renderBlock(
+      {
+        type: 'rich_text',
+        elements: [
+          {
+            type: 'rich_text_section',
+            elements: [
+              { type: 'user', user_id: 'U0ALICE' },
+              { type: 'text', text: ' look <here>' },
+            ],
+          },
+        ],
+      },
+      0,
+      ctx,
+    );
+    expect(html).toContain('@alice</span> look &lt;here&gt;');
+  });
+});
+
+describe('the composer’s mentions', () => {
+  it('turns @name into <@ID> for people and the bot, and leaves unknown names and e-mail addresses', () => {
+    const workspace = new Workspace();
+    expect(mentionsToSlack('@agents ship it, cc @Bob and @nobody (mail a@b.io)', workspace)).toBe(
+      '<@U0AGENTBOT> ship it, cc <@U0BOB> and @nobody (mail a@b.io)',
+    );
   });
 });

@@ -249,4 +249,59 @@ describe('Block Kit validation', () => {
     const many = { type: 'home', blocks: Array.from({ length: 101 }, () => ({ type: 'divider' })) };
     expect(pointers(validateView(many))).toContain('/view/blocks must provide no more than 100 items');
   });
+
+  it('markdown blocks: at most 12,000 characters across the message, in messages only', () => {
+    expect(validateBlocks([{ type: 'markdown', text: '# Title\n\n**bold**' }], 'message')).toEqual([]);
+    expect(
+      pointers(
+        validateBlocks(
+          [
+            { type: 'markdown', text: 'a'.repeat(7_000) },
+            { type: 'markdown', text: 'b'.repeat(5_001) },
+          ],
+          'message',
+        ),
+      ),
+    ).toEqual(['/blocks markdown blocks must be less than 12001 characters in total']);
+    expect(pointers(validateBlocks([{ type: 'markdown', text: '' }], 'message'))).toEqual([
+      '/blocks/0/text must be more than 0 characters',
+    ]);
+    expect(pointers(validateBlocks([{ type: 'markdown', text: 'x' }], 'home'))).toEqual([
+      '/blocks/0 markdown blocks are only allowed in messages',
+    ]);
+  });
+
+  it('context_actions: feedback buttons and icon buttons, at most 5', () => {
+    const feedback = {
+      type: 'feedback_buttons',
+      action_id: 'feedback',
+      positive_button: { text: text('👍'), value: 'good' },
+      negative_button: { text: text('👎'), value: 'bad' },
+    };
+    expect(validateBlocks([{ type: 'context_actions', elements: [feedback] }], 'message')).toEqual([]);
+    expect(
+      pointers(
+        validateBlocks(
+          [
+            {
+              type: 'context_actions',
+              elements: [
+                { ...feedback, negative_button: { text: text('👎', 'mrkdwn'), value: '' } },
+                { type: 'button', action_id: 'x', text: text('x') },
+              ],
+            },
+          ],
+          'message',
+        ),
+      ),
+    ).toEqual([
+      '/blocks/0/elements/0/negative_button/text/type must be plain_text',
+      '/blocks/0/elements/0/negative_button/value must be more than 0 characters',
+      '/blocks/0/elements/1/type must be one of feedback_buttons, icon_button',
+    ]);
+    const six = Array.from({ length: 6 }, (_, i) => ({ ...feedback, action_id: `f${i}` }));
+    expect(pointers(validateBlocks([{ type: 'context_actions', elements: six }], 'message'))).toEqual([
+      '/blocks/0/elements must provide no more than 5 items',
+    ]);
+  });
 });

@@ -8,6 +8,10 @@ const ui = {
   user: localStorage.getItem('sandbox.user') ?? 'U0ALICE',
   channel: localStorage.getItem('sandbox.channel') ?? 'C0AGENTS',
   home: false,
+  // The DM with the bot (its Messages tab) is shown instead of a channel.
+  dm: false,
+  // Where the composer writes: a thread of the current conversation, or the conversation itself.
+  replyTo: undefined,
   state: undefined,
   viewErrors: {},
   drafts: {},
@@ -66,19 +70,60 @@ function renderFiles(files) {
     .join('');
 }
 
+// Emoji names Slack shows as pictures; any other name shows as :name:.
+const EMOJI = {
+  eyes: '👀',
+  white_check_mark: '✅',
+  heavy_check_mark: '✔️',
+  warning: '⚠️',
+  x: '❌',
+  thumbsup: '👍',
+  '+1': '👍',
+  thumbsdown: '👎',
+  '-1': '👎',
+  hourglass_flowing_sand: '⏳',
+  tada: '🎉',
+  rocket: '🚀',
+  arrows_counterclockwise: '🔄',
+};
+
+function renderReactions(message) {
+  if (!message.reactions?.length) return '';
+  const names = (ids) => ids.map((id) => ui.state.users.find((u) => u.id === id)?.name ?? id).join(', ');
+  return `<div class="reactions">${message.reactions
+    .map(
+      (r) =>
+        `<span class="reaction" data-testid="reaction" data-name="${escapeHtml(r.name)}" title="${escapeHtml(`:${r.name}: by ${names(r.users)}`)}">${EMOJI[r.name] ?? `:${escapeHtml(r.name)}:`} ${r.count}</span>`,
+    )
+    .join('')}</div>`;
+}
+
 function renderMessage(message, channel, extraClass = message.subtype ? 'system' : '') {
   const ctx = context({ kind: 'message', channel, ts: message.ts });
   const label = extraClass === 'ephemeral' ? '<div class="ephemeral-label">Only visible to you</div>' : '';
   return `<div class="message ${extraClass}" data-ts="${message.ts}" data-testid="message">${label}
     <div class="meta"><strong>${authorOf(message)}</strong> ${time(message.ts)}${message.edited ? ' <span class="edited">(edited)</span>' : ''}</div>
-    ${renderBlocks(message.blocks, ctx, message.text ?? '')}${renderFiles(message.files)}
+    ${renderBlocks(message.blocks, ctx, message.text ?? '')}${renderFiles(message.files)}${renderReactions(message)}
   </div>`;
 }
 
+// The DM between the person acting and the bot: Slack's im channel, D + the user id's rest.
+const dmId = () => `D${ui.user.slice(1)}`;
+
 function renderChannel() {
   const s = ui.state;
-  const channel = s.channels.find((c) => c.id === ui.channel) ?? s.channels[0];
-  $('channel-header').textContent = `${channel.is_private ? '🔒' : '#'} ${channel.name}`;
+  const channel = ui.dm
+    ? (s.channels.find((c) => c.id === dmId()) ?? { id: dmId(), name: 'agents', is_im: true, messages: [] })
+    : (s.channels.find((c) => c.id === ui.channel) ?? s.channels[0]);
+  $('channel-header').textContent = ui.dm
+    ? '🤖 agents · Messages'
+    : `${channel.is_private ? '🔒' : '#'} ${channel.name}`;
+  $('reply-chip').hidden = !ui.replyTo;
+  $('composer').placeholder = ui.replyTo
+    ? 'Reply in the thread (mention with @agents)'
+    : ui.dm
+      ? 'Message agents'
+      : '@agents <goal>, a message, or /agent start scenario:approval ship the release notes';
   const top = channel.messages.filter((m) => !m.thread_ts || m.thread_ts === m.ts);
   const mine = s.ephemerals.filter((e) => e.user === ui.user && e.channel === channel.id);
   const items = [
@@ -94,7 +139,9 @@ function renderChannel() {
   const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 60;
   box.innerHTML =
     items.map((i) => i.html).join('') ||
-    '<p class="hint">No messages yet. Type <code>/agent help</code> below.</p>';
+    (ui.dm
+      ? '<p class="hint">Write to the bot here: a message starts a session.</p>'
+      : '<p class="hint">No messages yet. Type <code>/agent help</code> below.</p>');
   // Ticked but not yet submitted: keep the person's picks across re-renders.
   for (const [key, values] of Object.entries(ui.drafts)) {
     const [ts, action] = key.split('|');
@@ -119,9 +166,13 @@ function renderThreaded(parent, channel) {
     .sort((a, b) => Number(a.ts) - Number(b.ts))
     .map((x) => x.html)
     .join('');
-  return `<div class="conversation" data-testid="conversation">${renderMessage(parent, channel.id)}${
+  const replying = ui.replyTo?.ts === parent.ts;
+  const reply = parent.subtype
+    ? ''
+    : `<button type="button" class="reply-link${replying ? ' active' : ''}" data-reply-ts="${parent.ts}" data-testid="reply-in-thread">${replying ? 'Replying in this thread' : 'Reply in thread'}</button>`;
+  return `<div class="conversation${replying ? ' replying' : ''}" data-testid="conversation">${renderMessage(parent, channel.id)}${
     thread ? `<div class="thread" data-testid="thread">${thread}</div>` : ''
-  }</div>`;
+  }${reply}</div>`;
 }
 
 function renderHome() {
@@ -216,8 +267,46 @@ function askToConfirm(dialog) {
   });
 }
 
+// The event log: the bot's Web API calls as the sandbox answered them, newest first. A 429 shows its
+// Retry-After and which of Slack's limits refused it; an injected failure is marked as such.
+function renderEventLog() {
+  const failuresOnly = $('log-failures').checked;
+  const calls = (ui.state.apiCalls ?? [])
+    .filter((c) => !failuresOnly || !c.ok)
+    .slice(-60)
+    .reverse();
+  $('event-log').innerHTML =
+    calls
+      .map((c) => {
+        const kind = c.error === 'ratelimited' ? 'ratelimited' : c.ok ? 'ok' : 'failed';
+        const outcome = c.dropped
+          ? 'connection dropped'
+          : c.ok
+            ? `${c.status} ok`
+            : `${c.status} ${escapeHtml(c.error ?? '')}`;
+        const details = [
+          c.retryAfter !== undefined ? `Retry-After: ${c.retryAfter}s` : '',
+          c.limit ? `(${escapeHtml(c.limit)})` : '',
+        ]
+          .filter(Boolean)
+          .join(' ');
+        if (c.event) {
+          // An event Slack sent the bot; a retry carries Slack's retry number and reason.
+          const retry = c.event.retry > 0 ? ` retry ${c.event.retry} (${escapeHtml(c.event.reason)})` : '';
+          return `<li class="api-call event ${kind}" data-testid="api-call" data-method="${escapeHtml(c.method)}" data-outcome="${kind}" data-retry="${c.event.retry}">
+          <span class="when">${new Date(c.at).toLocaleTimeString()}</span> ⇢ bot: ${escapeHtml(c.method)}${c.channel ? ` ${escapeHtml(c.channel)}` : ''}${retry}
+          → ${c.ok ? `${c.status} acked` : escapeHtml(c.error ?? 'failed')}</li>`;
+        }
+        return `<li class="api-call ${kind}" data-testid="api-call" data-method="${escapeHtml(c.method)}" data-outcome="${kind}">
+          <span class="when">${new Date(c.at).toLocaleTimeString()}</span> ${escapeHtml(c.method)}${c.channel ? ` ${escapeHtml(c.channel)}` : ''}
+          → ${outcome}${c.injected ? '<span class="badge">injected</span>' : ''}${details ? `<br>${details}` : ''}</li>`;
+      })
+      .join('') || '<li class="hint">No calls yet.</li>';
+}
+
 function render() {
   if (!ui.state) return;
+  renderEventLog();
   const s = ui.state;
   $('workspace').textContent = s.team?.domain ?? 'Sandbox';
   const users = s.users.filter((u) => !u.is_bot);
@@ -232,10 +321,11 @@ function render() {
     .filter((c) => !c.is_im)
     .map(
       (c) =>
-        `<li><button class="nav-item${!ui.home && c.id === ui.channel ? ' active' : ''}" data-channel-id="${c.id}">${c.is_private ? '🔒' : '#'} ${escapeHtml(c.name)}</button></li>`,
+        `<li><button class="nav-item${!ui.home && !ui.dm && c.id === ui.channel ? ' active' : ''}" data-channel-id="${c.id}">${c.is_private ? '🔒' : '#'} ${escapeHtml(c.name)}</button></li>`,
     )
     .join('');
   $('home-tab').classList.toggle('active', ui.home);
+  $('dm-tab').classList.toggle('active', ui.dm && !ui.home);
   if (ui.home) renderHome();
   else renderChannel();
   renderModal();
@@ -272,6 +362,7 @@ function showCard(sessionId) {
     return;
   }
   ui.home = false;
+  ui.dm = false;
   ui.channel = channel.id;
   render();
   const card = [...document.querySelectorAll('[data-testid="conversation"]')].find((c) =>
@@ -302,9 +393,29 @@ function modalValues(form) {
 document.addEventListener('click', async (event) => {
   const target = event.target.closest('button');
   if (!target) return;
+  if (target.dataset.replyTs) {
+    ui.replyTo = ui.replyTo?.ts === target.dataset.replyTs ? undefined : { ts: target.dataset.replyTs };
+    render();
+    $('composer').focus();
+    return;
+  }
+  if (target.id === 'reply-cancel') {
+    ui.replyTo = undefined;
+    render();
+    return;
+  }
+  if (target.id === 'dm-tab') {
+    ui.dm = true;
+    ui.home = false;
+    ui.replyTo = undefined;
+    render();
+    return;
+  }
   if (target.dataset.channelId) {
     ui.channel = target.dataset.channelId;
     ui.home = false;
+    ui.dm = false;
+    ui.replyTo = undefined;
     localStorage.setItem('sandbox.channel', ui.channel);
     render();
     return;
@@ -331,13 +442,20 @@ document.addEventListener('click', async (event) => {
       channel: target.dataset.channel,
       ts: target.dataset.ts,
       actionId: target.dataset.action,
+      // Feedback buttons share one action_id: the pressed button's value says which was pressed.
+      ...(target.dataset.pressValue !== undefined ? { value: target.dataset.value } : {}),
     });
   }
 });
 
 document.addEventListener('change', async (event) => {
   const el = event.target;
+  if (el.id === 'log-failures') {
+    renderEventLog();
+    return;
+  }
   if (el.id === 'user') {
+    ui.replyTo = undefined;
     ui.user = el.value;
     localStorage.setItem('sandbox.user', ui.user);
     render();
@@ -375,13 +493,21 @@ document.addEventListener('submit', async (event) => {
     const text = input.value.trim();
     if (!text) return;
     const match = /^(\/\w+)\s*([\s\S]*)$/.exec(text);
-    if (!match) {
-      toast('Only slash commands reach the bot here: try /agent help');
-      return;
-    }
     input.value = '';
     ui.home = false;
-    await post('/sandbox/command', { user: ui.user, channel: ui.channel, command: match[1], text: match[2] });
+    if (match && !ui.replyTo) {
+      // Slack runs slash commands from the channel (and DM) composer, never from a thread.
+      const channel = ui.dm ? dmId() : ui.channel;
+      await post('/sandbox/command', { user: ui.user, channel, command: match[1], text: match[2] });
+      return;
+    }
+    // A message: `@agents` becomes a mention of the bot, as Slack's composer makes it.
+    await post('/sandbox/say', {
+      user: ui.user,
+      ...(ui.dm ? { dm: true } : { channel: ui.channel }),
+      ...(ui.replyTo ? { threadTs: ui.replyTo.ts } : {}),
+      text,
+    });
     return;
   }
   if (form.id === 'scenario-form') {

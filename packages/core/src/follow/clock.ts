@@ -1,43 +1,22 @@
+import { AbortError } from '../http/errors.js';
+import { sleep } from '../http/sleep.js';
+
 /**
  * Time as the follower sees it. Injected so tests can move time by hand instead of waiting, and so a
  * scheduler never reads `Date.now()` directly.
  */
 export interface Clock {
   now(): number;
-  /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+  /** Resolves after `ms`, or rejects with an `AbortError` (cause: the signal's reason) as soon as it aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-// Node fires a timer longer than this after 1 ms instead of never (TimeoutOverflowWarning).
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+function abortError(signal: AbortSignal): AbortError {
+  return new AbortError('aborted', { cause: signal.reason });
 }
 
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep(ms, signal) {
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(abortReason(signal));
-        return;
-      }
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(abortReason(signal as AbortSignal));
-      };
-      const timer = setTimeout(
-        () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        Math.min(Math.max(0, ms), MAX_TIMER_MS),
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  },
-};
+/** Real time: `Date.now()` and core's one abortable sleep. */
+export const systemClock: Clock = { now: () => Date.now(), sleep };
 
 interface PendingSleep {
   wakeAt: number;
@@ -71,7 +50,7 @@ export class ManualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {
-        reject(abortReason(signal));
+        reject(abortError(signal));
         return;
       }
       const sleeper: PendingSleep = {
@@ -84,7 +63,7 @@ export class ManualClock implements Clock {
       if (signal) {
         sleeper.onAbort = () => {
           this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
-          reject(abortReason(signal));
+          reject(abortError(signal));
         };
         signal.addEventListener('abort', sleeper.onAbort, { once: true });
       }

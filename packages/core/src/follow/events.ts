@@ -72,6 +72,24 @@ export interface InvalidHumanInputEvent extends EventBase {
   raw: unknown;
 }
 
+/**
+ * The session waits on a person, but no pending question could be read from its messages or round
+ * objects: raised once per wait, with the raw data, so a person can still answer (as text, to `inputId`
+ * when one was found) or cancel instead of the session waiting forever with nothing to click.
+ */
+export interface HumanInputUnreadableEvent extends EventBase {
+  type: 'human_input_unreadable';
+  status: string;
+  /** An input id found in the raw data, when there is one. */
+  inputId?: string;
+  raw: {
+    /** The status's round objects as sent. */
+    rounds: unknown[];
+    /** The session's most recent messages as read (bounded: RECENT_MESSAGES_KEPT). */
+    messages: unknown[];
+  };
+}
+
 export type FollowEvent =
   | MessageEvent
   | StatusEvent
@@ -80,7 +98,8 @@ export type FollowEvent =
   | CostLimitEvent
   | FinishedEvent
   | ErrorEvent
-  | InvalidHumanInputEvent;
+  | InvalidHumanInputEvent
+  | HumanInputUnreadableEvent;
 
 export type FollowEventType = FollowEvent['type'];
 export type FollowEventOf<T extends FollowEventType> = Extract<FollowEvent, { type: T }>;

@@ -1,9 +1,15 @@
 import { setMaxListeners } from 'node:events';
+import { type Logger, silentLogger } from '../http/logger.js';
 import { type Clock, systemClock } from './clock.js';
 import { type CursorStore, InMemoryCursorStore } from './cursor-store.js';
 import { DueQueue } from './due-queue.js';
 import type { FollowEvent, FollowEventOf, FollowEventType } from './events.js';
-import { initialFollowState } from './follow-state.js';
+import {
+  type FollowState,
+  type FollowStateV1,
+  initialFollowState,
+  upgradeFollowState,
+} from './follow-state.js';
 import {
   defaultSchedulePolicy,
   errorBackoffMs,
@@ -15,15 +21,8 @@ import { SessionFollower } from './session-follower.js';
 import type { SessionsReader } from './sessions-reader.js';
 import { TokenBucket } from './token-bucket.js';
 
-/** The pino-compatible subset the follower logs through. */
-export interface FollowerLogger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
-
-const silentLogger: FollowerLogger = { debug() {}, info() {}, warn() {}, error() {} };
+/** The follower logs through core's one logger type (pino-compatible). Kept as a name for callers. */
+export type FollowerLogger = Logger;
 
 export interface FollowerOptions {
   /** The client of the default API key. Sessions of other keys pass their own client to `follow`. */
@@ -154,6 +153,7 @@ export class Follower {
     finished: 0,
     error: 0,
     invalid_human_input: 0,
+    human_input_unreadable: 0,
   };
 
   constructor(options: FollowerOptions) {
@@ -205,7 +205,9 @@ export class Follower {
       throw new TypeError('sessionId must be a non-empty string');
     }
     if (this.#laneOf.has(sessionId)) return false;
-    const state = (await this.#store.load(sessionId)) ?? initialFollowState(sessionId);
+    const saved = (await this.#store.load(sessionId)) as FollowState | FollowStateV1 | undefined;
+    // A state saved by an older version is upgraded here, whichever store kept it.
+    const state = saved ? upgradeFollowState(saved) : initialFollowState(sessionId);
     if (state.finished || this.#laneOf.has(sessionId)) return false;
     const lane = this.#laneFor(options.client ?? this.#client);
     lane.followers.set(sessionId, new SessionFollower(lane.reader, state, this.#policy));
@@ -360,7 +362,7 @@ export class Follower {
       if (result.gapPossible) {
         this.#logger.warn(
           { sessionId },
-          'a round is larger than a page of messages: the service paging may have skipped messages',
+          'the service paging may have skipped messages: a page was full of rounds that may still grow, or a round was taken as finished without its size known',
         );
       }
       try {

@@ -8,11 +8,19 @@ export type {
   FollowEventOf,
   FollowEventType,
   HumanInputNeededEvent,
+  HumanInputUnreadableEvent,
   InvalidHumanInputEvent,
   MessageEvent,
   StatusEvent,
 } from './events.js';
-export { ANNOUNCED_INPUTS_KEPT, type FollowState, initialFollowState } from './follow-state.js';
+export {
+  ANNOUNCED_INPUTS_KEPT,
+  type FollowState,
+  type FollowStateV1,
+  initialFollowState,
+  upgradeFollowState,
+  type WaitingEpisode,
+} from './follow-state.js';
 export {
   type FollowEventHandler,
   Follower,
@@ -28,6 +36,7 @@ export {
   MESSAGES_PAGE_SIZE,
   type PollContext,
   type PollResult,
+  RECENT_MESSAGES_KEPT,
   SessionFollower,
 } from './session-follower.js';
 export type {

@@ -13,17 +13,28 @@ export interface SchedulePolicy {
   activeBackoff: number;
   /** A session waiting on a person, paused or in cost_limit. */
   needsPersonMs: number;
-  /** A status we don't know: not terminal, so keep looking, but never in a tight loop. */
+  /**
+   * Ceiling of the interval for a status we don't know. The spec lists every waiting and terminal status,
+   * so an unlisted one is most likely the service working (`thinking`, `planning`…): it is polled like an
+   * active session — at once again after a change, backing off while nothing changes — up to this ceiling.
+   */
   unknownStatusMs: number;
   /** First retry after a failed poll; doubles per consecutive failure up to `errorMaxMs`. */
   errorBaseMs: number;
   errorMaxMs: number;
   /**
-   * While the budget is saturated, an active session whose status did not change has its messages read
-   * only every this many polls (a status change, a new round or a pending question is always read at
-   * once). This is what keeps one poll ~1 request, so questions surface within one status interval.
+   * While the budget is saturated, an active session that was quiet at its last poll (read status first)
+   * whose status did not change has its messages read only every this many polls (a status change, a new
+   * round or a pending question is always read at once).
    */
   messageReadEveryPollsWhenBusy: number;
+  /**
+   * While the budget is saturated, an active session that was chatty at its last poll (read messages
+   * first) has its status read at least every this many polls; otherwise only when a message suggests
+   * it changed (a question, a final report, a new round) or nothing new came. This is what keeps one
+   * poll of a busy session ~1 request, so messages and questions surface within one interval.
+   */
+  statusReadEveryPollsWhenBusy: number;
 }
 
 export const defaultSchedulePolicy: SchedulePolicy = {
@@ -35,6 +46,7 @@ export const defaultSchedulePolicy: SchedulePolicy = {
   errorBaseMs: 2_000,
   errorMaxMs: 300_000,
   messageReadEveryPollsWhenBusy: 4,
+  statusReadEveryPollsWhenBusy: 20,
 };
 
 export type SessionActivity = 'active' | 'needs_person' | 'unknown' | 'terminal';
@@ -52,15 +64,19 @@ export function nextIntervalMs(policy: SchedulePolicy, outcome: PollOutcome): nu
     case 'needs_person':
       return policy.needsPersonMs;
     case 'unknown':
-      return policy.unknownStatusMs;
+      return backedOff(policy, outcome, policy.unknownStatusMs);
     case 'terminal':
       return 0;
-    case 'active': {
-      if (outcome.changed || outcome.previousIntervalMs === undefined) return policy.activeMinMs;
-      const grown = Math.max(policy.activeMinMs, outcome.previousIntervalMs) * policy.activeBackoff;
-      return Math.min(policy.activeMaxMs, Math.round(grown));
-    }
+    case 'active':
+      return backedOff(policy, outcome, policy.activeMaxMs);
   }
+}
+
+function backedOff(policy: SchedulePolicy, outcome: PollOutcome, ceilingMs: number): number {
+  const floor = Math.min(policy.activeMinMs, ceilingMs);
+  if (outcome.changed || outcome.previousIntervalMs === undefined) return floor;
+  const grown = Math.max(floor, outcome.previousIntervalMs) * policy.activeBackoff;
+  return Math.min(ceilingMs, Math.round(grown));
 }
 
 export function errorBackoffMs(policy: SchedulePolicy, consecutiveFailures: number): number {
@@ -83,7 +99,7 @@ export function validateSchedulePolicy(policy: SchedulePolicy): void {
   if (policy.errorMaxMs < policy.errorBaseMs) {
     throw new RangeError('schedule.errorMaxMs must be >= schedule.errorBaseMs');
   }
-  if (!Number.isInteger(policy.messageReadEveryPollsWhenBusy)) {
-    throw new RangeError('schedule.messageReadEveryPollsWhenBusy must be a whole number');
+  for (const name of ['messageReadEveryPollsWhenBusy', 'statusReadEveryPollsWhenBusy'] as const) {
+    if (!Number.isInteger(policy[name])) throw new RangeError(`schedule.${name} must be a whole number`);
   }
 }

@@ -1,15 +1,71 @@
 import { parseHumanInputDetailed } from '../human-input/index.js';
-import { applyPage, nextQuery } from '../messages-cursor.js';
-import { isKnownStatus, isSuccessStatus, isTerminalStatus, needsPerson } from '../status.js';
+import { ANSWERED_INPUT_STATUSES, ROUND_INPUT_KEYS } from '../human-input/parse.js';
+import { applyPage, nextQuery, noProgressError, type RoundsInfo, roundsInfoOf } from '../messages-cursor.js';
+import { isActiveStatus, isKnownStatus, isSuccessStatus, isTerminalStatus, needsPerson } from '../status.js';
 import type { FollowEvent } from './events.js';
-import { ANNOUNCED_INPUTS_KEPT, type FollowState } from './follow-state.js';
+import { ANNOUNCED_INPUTS_KEPT, type FollowState, type WaitingEpisode } from './follow-state.js';
 import type { SchedulePolicy, SessionActivity } from './schedule-policy.js';
-import type { FollowedMessage, SessionsReader } from './sessions-reader.js';
+import type { FollowedMessage, FollowedSession, SessionsReader } from './sessions-reader.js';
 
 /** The largest page the contract allows: fewer requests per poll. */
 export const MESSAGES_PAGE_SIZE = 200;
 /** A poll stops reading pages after this many and comes back at once, so one session can't hog a key. */
 export const MAX_PAGES_PER_POLL = 10;
+/** Messages a follower keeps in memory to show with a question it could not read. */
+export const RECENT_MESSAGES_KEPT = 20;
+const WAITING_HUMAN = 'waiting_human';
+
+const INPUT_ID_KEYS = ['inputId', 'input_id', 'pendingInputId', 'requestId', 'request_id'];
+
+/** inputIds whose round object says they were answered (or superseded): never announced again. */
+function answeredInputIds(rounds: unknown[]): Set<string> {
+  const ids = new Set<string>();
+  for (const round of rounds) {
+    if (!round || typeof round !== 'object') continue;
+    for (const key of ROUND_INPUT_KEYS) {
+      const input = (round as Record<string, unknown>)[key];
+      if (!input || typeof input !== 'object') continue;
+      const r = input as Record<string, unknown>;
+      const status = typeof r.status === 'string' ? r.status.toLowerCase() : undefined;
+      const id = r.inputId ?? r.id ?? r.input_id ?? r.requestId;
+      if (status !== undefined && ANSWERED_INPUT_STATUSES.has(status) && typeof id === 'string') ids.add(id);
+    }
+  }
+  return ids;
+}
+
+/** The newest input id anywhere in raw data (JSON text in a message's content included), not answered. */
+function findInputId(values: unknown[], answered: Set<string>): string | undefined {
+  let found: string | undefined;
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 6 || value === null || value === undefined) return;
+    if (typeof value === 'string') {
+      const t = value.trim();
+      if (depth > 0 && t.startsWith('{') && t.length < 100_000) {
+        try {
+          visit(JSON.parse(t), depth + 1);
+        } catch {
+          // Not JSON: plain text holds no id we could trust.
+        }
+      }
+      return;
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1);
+      return;
+    }
+    if (typeof value !== 'object') return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (INPUT_ID_KEYS.includes(key) && typeof inner === 'string' && inner !== '' && !answered.has(inner)) {
+        found = inner;
+      } else {
+        visit(inner, depth + 1);
+      }
+    }
+  };
+  for (const value of values) visit(value, 0);
+  return found;
+}
 
 export interface PollContext {
   /** Resolves when the session's API key may send one more request. */
@@ -28,7 +84,7 @@ export interface PollResult {
   changed: boolean;
   /** Pages are left to read: poll again at once. */
   moreToRead: boolean;
-  /** The service's paging may have skipped messages (a round larger than a page). */
+  /** The service's paging may have skipped messages (see AppliedPage.gapPossible). */
   gapPossible: boolean;
 }
 
@@ -53,9 +109,71 @@ function comparable(value: unknown): string | null {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** Names a message may carry when it ends the session's work: its status has surely changed. */
+const FINAL_MESSAGE_NAMES = new Set([
+  'final_report',
+  'completion_report',
+  'completion',
+  'complete',
+  'completed',
+  'finish',
+  'finished',
+  'final',
+  'error',
+]);
+
+/** Does this message say the session's status changed (a question, a final report)? */
+function suggestsStatusChange(message: FollowedMessage): boolean {
+  if (parseHumanInputDetailed(message) !== undefined) return true;
+  for (const key of ['name', 'type', 'event']) {
+    const value = message[key];
+    if (typeof value === 'string' && FINAL_MESSAGE_NAMES.has(value.toLowerCase())) return true;
+  }
+  return false;
+}
+
+/**
+ * What a status says of its rounds, for a messages read that comes after it but not right after it:
+ * what it says ended stays ended, so that stands; a round's message count may have grown since, so only
+ * the counts of ended rounds are kept. (A round it says runs may have ended since: taken as running, the
+ * cursor just waits for a later status to step past it.)
+ */
+function olderInfo(info: RoundsInfo): RoundsInfo {
+  const ended = info.ended ?? [];
+  const counts: Record<string, number> = {};
+  for (const id of ended) {
+    const count = info.counts?.[id];
+    if (count !== undefined) counts[id] = count;
+  }
+  return { ...info, counts };
+}
+
+/** What a status read says, as the rest of a poll uses it. */
+interface StatusRead {
+  session: FollowedSession;
+  rounds: unknown[];
+  info: RoundsInfo;
+}
+
+/**
+ * The last status read of an active session, kept in memory (not in the saved state) for the polls that
+ * read messages first: what they need of it, not the whole status.
+ */
+interface LastStatus {
+  status: string;
+  rounds: unknown[];
+  info: RoundsInfo;
+  /** The round ids it lists. */
+  roundIds: ReadonlySet<string>;
+}
+
 /**
  * Follows one session: each `poll` reads its status, then its messages when something changed, and turns
- * what is new into events. It never moves its state itself: the caller commits the returned state after
+ * what is new into events. A session that is active and was chatty at its last poll is read the other
+ * way round: its messages first (a question arrives as a message, so one request surfaces chatter and
+ * questions), and its status only when the budget allows, when a message suggests it changed (a
+ * question, a final report, a round the last status didn't list), when nothing new came (it may have
+ * stopped), or every `statusReadEveryPollsWhenBusy` polls. It never moves its state itself: the caller commits the returned state after
  * the events were handled, so a failure in between re-reads (and re-delivers) instead of losing.
  */
 export class SessionFollower {
@@ -63,6 +181,14 @@ export class SessionFollower {
   #state: FollowState;
   /** Polls since messages were last read. */
   #pollsSinceMessages = 0;
+  /** Polls since the status was last read. */
+  #pollsSinceStatus = 0;
+  /** The last status read (in this process). */
+  #last: LastStatus | undefined;
+  /** The last poll delivered messages. */
+  #chatty = false;
+  /** The newest messages delivered (bounded), shown raw with a question that could not be read. */
+  readonly #recent: FollowedMessage[] = [];
   intervalMs: number | undefined;
   consecutiveFailures = 0;
 
@@ -83,34 +209,66 @@ export class SessionFollower {
     this.#state = result.state;
   }
 
+  /** Reads the status (one request); an active session's is remembered for the polls that read messages first. */
+  async #readStatus(options: { signal: AbortSignal; maxRetries: number }): Promise<StatusRead> {
+    const session = await this.reader.sessions.get(this.sessionId, options);
+    const rounds = Array.isArray(session.rounds) ? session.rounds : [];
+    const activity = activityOf(session.status);
+    const info = roundsInfoOf(rounds, activity === 'terminal');
+    this.#last =
+      activity === 'active'
+        ? { status: session.status, rounds, info, roundIds: new Set(info.order ?? []) }
+        : undefined;
+    this.#pollsSinceStatus = 0;
+    return { session, rounds, info };
+  }
+
   async poll(ctx: PollContext): Promise<PollResult> {
     const previous = this.#state;
     const readOptions = { signal: ctx.signal, maxRetries: 0 };
-    const session = await this.reader.sessions.get(this.sessionId, readOptions);
+    // Messages first: only for an active session that was chatty at its last poll, with a status read
+    // earlier in this process (its rounds tell the cursor which rounds ended).
+    const known =
+      this.#chatty &&
+      previous.status !== null &&
+      activityOf(previous.status) === 'active' &&
+      this.#last?.status === previous.status
+        ? this.#last
+        : undefined;
+    const messagesFirst = known !== undefined;
 
-    const status = session.status;
-    const activity = activityOf(status);
-    const rounds = Array.isArray(session.rounds) ? session.rounds : [];
-    const updatedAt = comparable(session.updatedAt);
-    const first = previous.status === null;
-    const statusChanged = status !== previous.status;
-    const roundsChanged = rounds.length !== previous.roundCount;
-    // A service that sends no updatedAt can't tell us nothing changed: assume it did.
-    const updatedChanged = updatedAt === null || updatedAt !== previous.updatedAt;
-
+    let current: StatusRead | undefined;
+    let readMessages: boolean;
+    // What the cursor is told of the rounds: always from a status read BEFORE the pages, so a round it
+    // says ended has all its messages in them.
+    let info: RoundsInfo;
     const pollsSince = this.#pollsSinceMessages + 1;
-    const mustRead = first || statusChanged || roundsChanged || activity === 'terminal';
-    const everyBusy = this.policy.messageReadEveryPollsWhenBusy;
-    const mayRead =
-      activity !== 'needs_person'
-        ? (updatedChanged && (!ctx.busy || pollsSince >= everyBusy)) || pollsSince >= 2 * everyBusy
-        : updatedChanged;
-    const readMessages = mustRead || mayRead || previous.moreToRead;
+    if (known !== undefined) {
+      info = olderInfo(known.info);
+      readMessages = true;
+    } else {
+      current = await this.#readStatus(readOptions);
+      const status = current.session.status;
+      const activity = activityOf(status);
+      const updatedAt = comparable(current.session.updatedAt);
+      const statusChanged = status !== previous.status;
+      const roundsChanged = current.rounds.length !== previous.roundCount;
+      const updatedChanged = updatedAt === null || updatedAt !== previous.updatedAt;
+      const mustRead = previous.status === null || statusChanged || roundsChanged || activity === 'terminal';
+      const everyBusy = this.policy.messageReadEveryPollsWhenBusy;
+      const mayRead =
+        activity !== 'needs_person'
+          ? (updatedChanged && (!ctx.busy || pollsSince >= everyBusy)) || pollsSince >= 2 * everyBusy
+          : updatedChanged;
+      readMessages = mustRead || mayRead || previous.moreToRead;
+      info = current.info;
+    }
 
     const events: FollowEvent[] = [];
     let cursor = previous.cursor;
     let moreToRead = false;
     let gapPossible = false;
+    let lastPage: FollowedMessage[] = [];
     const fresh: Array<{ message: FollowedMessage; key: string; roundId: string; position: number }> = [];
 
     if (readMessages) {
@@ -119,23 +277,75 @@ export class SessionFollower {
           moreToRead = true;
           break;
         }
-        // The status read used the token the scheduler took; every further request takes its own.
-        await ctx.takeToken(ctx.signal);
+        // The scheduler's token paid for the poll's first request; every further request takes its own.
+        if (!messagesFirst || page > 0) await ctx.takeToken(ctx.signal);
         const query = nextQuery(cursor);
         const result = await this.reader.sessions.messages(
           this.sessionId,
           { limit: MESSAGES_PAGE_SIZE, ...query },
           readOptions,
         );
-        const applied = applyPage(cursor, result);
+        const applied = applyPage(cursor, result, info, MESSAGES_PAGE_SIZE);
         cursor = applied.cursor;
         gapPossible ||= applied.gapPossible;
+        lastPage = result.messages;
         for (const m of applied.fresh) {
           fresh.push({ message: m.message, key: m.key, roundId: m.roundId, position: m.position });
         }
         if (!result.pagination.hasMore) break;
+        if (applied.stalled) {
+          // Reading on would fetch this page forever: deliver what came, say why reading stopped.
+          events.push({
+            type: 'error',
+            sessionId: this.sessionId,
+            key: `paging:${cursor.afterRoundId ?? ''}`,
+            error: noProgressError(cursor.afterRoundId),
+            fatal: false,
+            consecutiveFailures: this.consecutiveFailures,
+          });
+          break;
+        }
       }
     }
+
+    if (known !== undefined) {
+      const readStatus =
+        !ctx.busy ||
+        fresh.length === 0 ||
+        this.#pollsSinceStatus + 1 >= this.policy.statusReadEveryPollsWhenBusy ||
+        fresh.some(
+          (m) =>
+            (known.roundIds.size > 0 && !known.roundIds.has(m.roundId)) || suggestsStatusChange(m.message),
+        );
+      if (readStatus) {
+        await ctx.takeToken(ctx.signal);
+        current = await this.#readStatus(readOptions);
+        // Read after the pages: a session that stopped running (finished, waiting, paused) may have said
+        // more between the two reads. Poll again at once, status first, before finishing or deciding a
+        // wait has no question.
+        if (activityOf(current.session.status) !== 'active') moreToRead = true;
+      } else {
+        this.#pollsSinceStatus++;
+      }
+    }
+    this.#chatty = fresh.length > 0;
+
+    // What is known of the session now: read this poll, or (messages first, status not read) as before.
+    // (Events that carry the session, status, update and finished, only come from a status read here.)
+    const statusRead = current !== undefined;
+    const latest = (current ?? known) as StatusRead | LastStatus;
+    const session = current?.session as FollowedSession;
+    const status = current ? current.session.status : (previous.status as string);
+    const activity = activityOf(status);
+    const rounds = latest.rounds;
+    const updatedAt = current ? comparable(current.session.updatedAt) : previous.updatedAt;
+    const first = previous.status === null;
+    const statusChanged = status !== previous.status;
+    const roundsChanged = statusRead && rounds.length !== previous.roundCount;
+    // A service that sends no updatedAt can't tell us nothing changed: assume it did.
+    const updatedChanged = statusRead && (updatedAt === null || updatedAt !== previous.updatedAt);
+    // Questions are judged with the newest word on the rounds (they are not the cursor's business).
+    const roundsInfo = latest.info;
 
     for (const m of fresh) {
       events.push({
@@ -146,25 +356,46 @@ export class SessionFollower {
         position: m.position,
         message: m.message,
       });
+      this.#recent.push(m.message);
     }
+    if (this.#recent.length > RECENT_MESSAGES_KEPT)
+      this.#recent.splice(0, this.#recent.length - RECENT_MESSAGES_KEPT);
 
     const announced = new Set(previous.announcedInputs);
+    const answered = answeredInputIds(rounds);
     const newlyAnnounced: string[] = [];
+    let roundPending = false;
     if (activity !== 'terminal') {
-      // An answer starts a new round, so a question in an older round than the newest was answered.
+      const ended = new Set(roundsInfo.ended);
+      const running = new Set(roundsInfo.running);
+      const listed = roundsInfo.order ?? [];
+      const order = listed.length > 0 ? listed : cursor.rounds.map((r) => r.roundId);
+      // A round the status doesn't list yet but messages came from is newer than every round it lists.
+      const listedIds = new Set(listed);
+      const unlisted = cursor.rounds.filter(
+        (r) => listed.length > 0 && !listedIds.has(r.roundId) && fresh.some((m) => m.roundId === r.roundId),
+      );
       const newestRound =
-        roundIdOf(rounds[rounds.length - 1]) ?? fresh[fresh.length - 1]?.roundId ?? cursor.lastRoundId;
-      const candidates: Array<{ source: unknown; key: string }> = [];
+        unlisted[unlisted.length - 1]?.roundId ?? order[order.length - 1] ?? fresh[fresh.length - 1]?.roundId;
+      const candidates: Array<{ source: unknown; key: string; round?: string }> = [];
       for (const m of fresh) {
-        if (m.roundId === newestRound) candidates.push({ source: m.message, key: m.key });
+        // A question in any round may be pending (subagents ask too), unless its round ended, or (its
+        // round object saying nothing) rounds take turns here and a newer one started: an answer starts
+        // a new round.
+        if (ended.has(m.roundId)) continue;
+        const turnTaking = !cursor.interleaved && !running.has(m.roundId);
+        if (turnTaking && newestRound !== undefined && m.roundId !== newestRound) continue;
+        candidates.push({ source: m.message, key: m.key });
       }
-      for (const round of rounds) candidates.push({ source: round, key: `round:${roundIdOf(round) ?? '?'}` });
-      for (const { source, key } of candidates) {
+      for (const round of rounds) {
+        candidates.push({ source: round, key: `round:${roundIdOf(round) ?? '?'}`, round: roundIdOf(round) });
+      }
+      for (const { source, key, round } of candidates) {
         const parsed = parseHumanInputDetailed(source);
         if (!parsed) continue;
         if (!parsed.ok) {
           // Only report a broken request the first time its message is read.
-          if (!key.startsWith('round:')) {
+          if (round === undefined && !key.startsWith('round:')) {
             events.push({
               type: 'invalid_human_input',
               sessionId: this.sessionId,
@@ -176,6 +407,8 @@ export class SessionFollower {
           continue;
         }
         const { request } = parsed;
+        if (answered.has(request.inputId)) continue;
+        if (key.startsWith('round:')) roundPending = true;
         if (announced.has(request.inputId)) continue;
         announced.add(request.inputId);
         newlyAnnounced.push(request.inputId);
@@ -185,6 +418,34 @@ export class SessionFollower {
           key: `input:${request.inputId}`,
           request,
         });
+      }
+    }
+
+    // Questions asked since the session last resumed: one still unanswered means the wait has a question.
+    // (A question is asked while the session runs, before its status says it waits.)
+    const resumed = isActiveStatus(status) && previous.status !== null && !isActiveStatus(previous.status);
+    const askedBefore = resumed ? [] : (previous.askedSinceRun ?? []);
+    const askedSinceRun = [...askedBefore, ...newlyAnnounced].slice(-ANNOUNCED_INPUTS_KEPT);
+    let waiting: WaitingEpisode | null = null;
+    if (status === WAITING_HUMAN) {
+      waiting = previous.waiting ?? {
+        since: updatedAt ?? `${rounds.length}:${previous.announcedInputs.length}`,
+        unreadableRaised: false,
+      };
+      const pending = roundPending || askedSinceRun.some((id) => !answered.has(id));
+      // Only once every page was read this poll: the question may be in a page not read yet.
+      if (!pending && readMessages && !moreToRead && !waiting.unreadableRaised) {
+        const recent = this.#recent.length > 0 ? [...this.#recent] : lastPage.slice(-RECENT_MESSAGES_KEPT);
+        const inputId = findInputId([...rounds, ...recent], answered);
+        events.push({
+          type: 'human_input_unreadable',
+          sessionId: this.sessionId,
+          key: `unreadable:${waiting.since}`,
+          status,
+          ...(inputId === undefined ? {} : { inputId }),
+          raw: { rounds, messages: recent },
+        });
+        waiting = { ...waiting, unreadableRaised: true };
       }
     }
 
@@ -236,8 +497,10 @@ export class SessionFollower {
       moreToRead,
       status,
       updatedAt,
-      roundCount: rounds.length,
+      roundCount: statusRead ? rounds.length : previous.roundCount,
       announcedInputs: [...previous.announcedInputs, ...newlyAnnounced].slice(-ANNOUNCED_INPUTS_KEPT),
+      askedSinceRun,
+      waiting,
       finished,
     };
     const changed =

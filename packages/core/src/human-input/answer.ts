@@ -52,20 +52,20 @@ function checkText(
     issues.push({ field, rule: 'type', message: 'The answer must be text' });
     return undefined;
   }
-  const trimmed = value.trim();
-  if (trimmed === '') {
+  // Blank is "no answer"; anything else goes as typed (spaces and line breaks included), never trimmed.
+  if (value.trim() === '') {
     if (required) issues.push({ field, rule: 'empty', message: 'The answer must not be empty' });
     return undefined;
   }
-  if (trimmed.length > MAX_FREE_TEXT_LENGTH) {
+  if (value.length > MAX_FREE_TEXT_LENGTH) {
     issues.push({
       field,
       rule: 'too_long',
-      message: `Keep it under ${MAX_FREE_TEXT_LENGTH.toLocaleString('en-US')} characters (this is ${trimmed.length.toLocaleString('en-US')})`,
+      message: `Keep it under ${MAX_FREE_TEXT_LENGTH.toLocaleString('en-US')} characters (this is ${value.length.toLocaleString('en-US')})`,
     });
     return undefined;
   }
-  return trimmed;
+  return value;
 }
 
 function checkChoice(

@@ -215,7 +215,8 @@ function fromJson(value: unknown, source: HumanInputSource, raw: unknown): Human
   }
 }
 
-const ROUND_KEYS = [
+/** Where a round object may carry its question (the spec shows no round fields). */
+export const ROUND_INPUT_KEYS: readonly string[] = [
   'humanInput',
   'pendingInput',
   'humanInputRequest',
@@ -223,7 +224,8 @@ const ROUND_KEYS = [
   'human_input',
   'pendingHumanInput',
 ];
-const ANSWERED = new Set([
+/** A round's question in one of these states was answered (or will never be): not to be asked again. */
+export const ANSWERED_INPUT_STATUSES: ReadonlySet<string> = new Set([
   'responded',
   'answered',
   'resolved',
@@ -256,11 +258,11 @@ export function parseHumanInputDetailed(source: unknown): HumanInputParseResult 
     }
   }
 
-  for (const key of ROUND_KEYS) {
+  for (const key of ROUND_INPUT_KEYS) {
     const pending = source[key];
     if (!isObj(pending)) continue;
     const status = text(pending.status)?.toLowerCase();
-    if (status !== undefined && ANSWERED.has(status)) return undefined;
+    if (status !== undefined && ANSWERED_INPUT_STATUSES.has(status)) return undefined;
     return normalizeHumanInputRequest(pending, 'round', pending);
   }
   return undefined;

@@ -1,36 +1,40 @@
 import { z } from 'zod';
 
+export type { SignalResponse } from './responses.js';
+
 const optionalText = (field: string) => z.string({ error: `${field} must be a string` }).optional();
+const newBudget = z
+  .number({ error: 'newBudget must be a number' })
+  .refine(Number.isFinite, 'newBudget must be a finite number')
+  .optional();
+
+/**
+ * The spec's signal table lists `reason`, `message` and `newBudget` for every signal, so each type
+ * takes all of them (a reason on a resume or a redirect goes through). The spec's only rule here is that
+ * a redirect needs a message: a missing one is refused; a blank one is the caller's to refuse. Whether
+ * `newBudget` exceeds the spend is the service's rule (it answers 400). Unknown keys pass through.
+ */
+const fields = { reason: optionalText('reason'), message: optionalText('message'), newBudget };
 
 export const signalRequestSchema = z.discriminatedUnion(
   'type',
   [
-    z.object({ type: z.literal('pause'), reason: optionalText('reason') }),
-    z.object({
-      type: z.literal('resume'),
-      message: optionalText('message'),
-      newBudget: z
-        .number({ error: 'newBudget must be a number' })
-        .refine(Number.isFinite, 'newBudget must be a finite number')
-        .refine((n) => n > 0, 'newBudget must be a positive number')
-        .optional(),
-    }),
-    z.object({ type: z.literal('cancel'), reason: optionalText('reason') }),
-    z.object({
+    z.looseObject({ type: z.literal('pause'), ...fields }),
+    z.looseObject({ type: z.literal('resume'), ...fields }),
+    z.looseObject({ type: z.literal('cancel'), ...fields }),
+    z.looseObject({
       type: z.literal('redirect'),
-      message: z
-        .string({ error: 'message is required for a redirect' })
-        .refine((m) => m.trim() !== '', 'message is required for a redirect and must not be empty'),
+      ...fields,
+      message: z.string({ error: 'message is required for a redirect' }),
     }),
   ],
   { error: 'type must be one of pause, resume, cancel, redirect' },
 );
-export type SignalRequest = z.input<typeof signalRequestSchema>;
-
-export const signalResponseSchema = z.looseObject({
-  sessionId: z.string(),
-  signal: z.string(),
-  roundId: z.string().optional(),
-  message: z.string().optional(),
-});
-export type SignalResponse = z.output<typeof signalResponseSchema>;
+interface SignalFields {
+  reason?: string;
+  message?: string;
+  newBudget?: number;
+}
+export type SignalRequest =
+  | ({ type: 'pause' | 'resume' | 'cancel' } & SignalFields)
+  | ({ type: 'redirect'; message: string } & SignalFields);

@@ -58,14 +58,16 @@ function issuesOf(request: HumanInputRequest, input: object) {
 }
 
 describe('buildAnswer', () => {
-  it('builds each kind of answer', () => {
+  it('builds each kind of answer, free text as typed (never trimmed)', () => {
     expect(buildAnswer(approval, { approved: false, reason: '  too risky ' })).toEqual({
       approved: false,
-      freeText: 'too risky',
+      freeText: '  too risky ',
     });
     expect(buildAnswer(single, { choiceId: 'prod' })).toEqual({ choiceId: 'prod' });
     expect(buildAnswer(multi, { choiceIds: ['eu', 'us'] })).toEqual({ choiceIds: ['eu', 'us'] });
-    expect(buildAnswer(text, { freeText: ' Aurora ' })).toEqual({ freeText: 'Aurora' });
+    expect(buildAnswer(text, { freeText: ' Aurora\n\n- north ' })).toEqual({
+      freeText: ' Aurora\n\n- north ',
+    });
     expect(buildAnswer(form, { answers: { name: 'Aurora' } })).toEqual({ answers: { name: 'Aurora' } });
   });
 

@@ -1,24 +1,20 @@
 import type { EmulatorClock } from '../clock.js';
 import { badRequest, HttpError } from '../errors.js';
-import type {
-  Account,
-  HumanInputAnswer,
-  HumanInputRequest,
-  Message,
-  Round,
-  RoundTrigger,
-  Session,
-  SessionStatus,
-} from '../model.js';
+import type { Account, HumanInputAnswer, HumanInputRequest, Round, Session } from '../model.js';
 import { TERMINAL } from '../model.js';
+import type { Quirks } from '../quirks.js';
 import type { Scheduler } from '../scheduler.js';
 import { newId, type Store } from '../store.js';
 import { validateAnswer } from './answers.js';
+import { SessionRecords } from './records.js';
 import { SCENARIO_NAMES, SCENARIOS, workSteps } from './scenarios.js';
 import type { Step } from './steps.js';
+import { ASKED_BY_SUBAGENT, askerSteps, helperSteps, researcherSteps, type Subagent } from './subagents.js';
 
 export interface EngineOptions {
   humanInputShape: 'message' | 'tool_call';
+  /** Read at every step, so the admin endpoint can switch quirks on a running emulator. */
+  quirks: Quirks;
 }
 
 export interface CreateInput {
@@ -37,9 +33,6 @@ export interface SignalInput {
   newBudget?: number;
 }
 
-// Prices in USD per token, like a mid-size hosted model.
-const PROMPT_PRICE = 3 / 1_000_000;
-const COMPLETION_PRICE = 15 / 1_000_000;
 const QUEUED_MS = 400;
 const ORCHESTRATING_MS = 600;
 
@@ -50,13 +43,18 @@ const ORCHESTRATING_MS = 600;
 export class Engine {
   /** What an agent does with an answer, per pending inputId (functions can't live in the records). */
   readonly #continuations = new Map<string, (answer: HumanInputAnswer) => Step[]>();
+  /** Open subagents by roundId (`concurrent-rounds`). */
+  readonly #subagents = new Map<string, Subagent>();
+  readonly #records: SessionRecords;
 
   constructor(
     readonly store: Store,
     readonly scheduler: Scheduler,
     readonly clock: EmulatorClock,
     readonly options: EngineOptions,
-  ) {}
+  ) {
+    this.#records = new SessionRecords(store, clock, options.quirks);
+  }
 
   create(account: Account, input: CreateInput): Session {
     const scenario = SCENARIOS[input.scenario];
@@ -83,6 +81,9 @@ export class Engine {
       completedAt: null,
       error: null,
       completionReport: null,
+      messageSeq: 0,
+      mainRoundId: '',
+      statusSince: now,
       script: {
         steps: [...workSteps(input.context), ...scenario.steps(input.goal)],
         next: 0,
@@ -91,15 +92,15 @@ export class Engine {
       },
     };
     this.store.sessions.set(session.sessionId, session);
-    this.#newRound(session, 'create');
-    this.#setStatus(session, 'queued');
+    this.#records.newRound(session, 'create');
+    this.#records.setStatus(session, 'queued');
     const timer = session.script.timer;
     this.scheduler.after(QUEUED_MS, () => {
       if (session.script.timer !== timer || session.status !== 'queued') return;
-      this.#setStatus(session, 'orchestrating');
+      this.#records.setStatus(session, 'orchestrating');
       this.scheduler.after(ORCHESTRATING_MS, () => {
         if (session.script.timer !== timer || session.status !== 'orchestrating') return;
-        this.#setStatus(session, 'running');
+        this.#records.setStatus(session, 'running');
         this.#scheduleNext(session);
       });
     });
@@ -142,14 +143,29 @@ export class Engine {
     pending.status = 'responded';
     pending.answeredAt = now;
     pending.answer = answer;
+    if (round.trigger === 'subagent') {
+      // The asking subagent (older than the helper beside it) says one more thing.
+      this.#records.append(session, round, {
+        role: 'assistant',
+        content: 'Subagent: got the answer, handing back to the main agent.',
+      });
+    }
     round.status = 'completed';
     round.completedAt = now;
+    const main = this.#records.mainRound(session);
+    if (main.completedAt === null) {
+      main.status = 'completed';
+      main.completedAt = now;
+    }
+    // The main agent stops its helpers once it has the answer: every round before the new one is done,
+    // so the stream before it is settled (and `hidden-entries` pages can end right there).
+    this.#closeSubagents(session, 'completed');
     const then = this.#continuations.get(inputId);
     this.#continuations.delete(inputId);
     const steps = then ? then(answer) : [];
     session.script.steps.splice(session.script.next, 0, ...steps);
-    const next = this.#newRound(session, 'human_input');
-    this.#setStatus(session, 'running');
+    const next = this.#records.newRound(session, 'human_input');
+    this.#records.setStatus(session, 'running');
     this.#scheduleNext(session);
     return { roundId: next.roundId, message: 'Input recorded; the session resumes' };
   }
@@ -165,10 +181,11 @@ export class Engine {
       throw badRequest('session is waiting for human input: answer the request or cancel the session');
     }
     session.script.timer++;
-    const round = this.#currentRound(session);
+    const round = this.#records.mainRound(session);
     round.status = 'paused';
     if (reason) round.note = `paused: ${reason}`;
-    this.#setStatus(session, 'paused');
+    this.#closeSubagents(session, 'cancelled');
+    this.#records.setStatus(session, 'paused');
     return { message: reason ? `Session paused: ${reason}` : 'Session paused' };
   }
 
@@ -189,9 +206,9 @@ export class Engine {
       session.maxCostPerSession = input.newBudget;
       session.guardrails = { ...session.guardrails, maxCostPerSession: input.newBudget };
     }
-    const round = this.#newRound(session, 'resume');
-    if (input.message) this.#append(session, round, { role: 'user', content: input.message });
-    this.#setStatus(session, 'running');
+    const round = this.#records.newRound(session, 'resume');
+    if (input.message) this.#records.append(session, round, { role: 'user', content: input.message });
+    this.#records.setStatus(session, 'running');
     this.#scheduleNext(session);
     return { roundId: round.roundId, message: 'Session resumed' };
   }
@@ -206,9 +223,10 @@ export class Engine {
       }
       if (round.humanInput?.status === 'pending') round.humanInput.status = 'superseded';
     }
-    if (reason) this.#currentRound(session).note = `cancelled: ${reason}`;
+    for (const round of session.rounds) this.#subagents.delete(round.roundId);
+    if (reason) this.#records.mainRound(session).note = `cancelled: ${reason}`;
     session.completedAt = now;
-    this.#setStatus(session, 'cancelled');
+    this.#records.setStatus(session, 'cancelled');
     return { message: reason ? `Session cancelled: ${reason}` : 'Session cancelled' };
   }
 
@@ -218,20 +236,25 @@ export class Engine {
     }
     session.script.timer++;
     const now = this.clock.now();
-    const previous = this.#currentRound(session);
+    const previous = this.#records.mainRound(session);
     if (previous.completedAt === null) {
       previous.status = 'superseded';
       previous.completedAt = now;
     }
     if (previous.humanInput?.status === 'pending') previous.humanInput.status = 'superseded';
-    const round = this.#newRound(session, 'redirect');
-    this.#append(session, round, { role: 'user', content: message });
+    // Subagents (and a question one of them asked) are superseded with the line they worked for.
+    for (const r of this.#records.openSubagents(session)) {
+      if (r.humanInput?.status === 'pending') r.humanInput.status = 'superseded';
+    }
+    this.#closeSubagents(session, 'superseded');
+    const round = this.#records.newRound(session, 'redirect');
+    this.#records.append(session, round, { role: 'user', content: message });
     session.script.steps.splice(session.script.next, 0, {
       kind: 'say',
       delayMs: 1000,
       text: `Changing direction as asked: ${message}`,
     });
-    this.#setStatus(session, 'running');
+    this.#records.setStatus(session, 'running');
     this.#scheduleNext(session);
     return { roundId: round.roundId, message: 'Session redirected' };
   }
@@ -246,7 +269,7 @@ export class Engine {
   }
 
   #runStep(session: Session): void {
-    const round = this.#currentRound(session);
+    const round = this.#records.mainRound(session);
     const step = session.script.steps[session.script.next];
     if (!step) {
       // A script that runs out of steps (e.g. after a redirect replaced a question) ends well.
@@ -257,41 +280,24 @@ export class Engine {
       round.status = 'paused';
       round.completedAt = this.clock.now();
       round.note = `maxIterations (${session.maxIterations}) reached in this round`;
-      this.#setStatus(session, 'paused');
+      this.#closeSubagents(session, 'cancelled');
+      this.#records.setStatus(session, 'paused');
       return;
+    }
+    if ((step.kind === 'say' || step.kind === 'tool') && this.options.quirks.concurrentRounds) {
+      this.#spawnResearcher(session, round);
     }
     session.script.next++;
     switch (step.kind) {
       case 'say':
-        round.iterations++;
-        this.#append(session, round, {
-          role: 'assistant',
-          content: step.text,
-          ...(step.reasoning
-            ? { reasoning: step.reasoning, reasoningDurationMs: 800 + step.reasoning.length }
-            : {}),
-        });
-        this.#charge(session, step.tokens, step.text.length);
+      case 'tool':
+        this.#work(session, round, step);
         break;
-      case 'tool': {
-        round.iterations++;
-        const toolCallId = newId('call');
-        this.#append(session, round, {
-          role: 'assistant',
-          content: '',
-          toolCalls: [
-            {
-              id: toolCallId,
-              type: 'function',
-              function: { name: step.name, arguments: JSON.stringify(step.args) },
-            },
-          ],
-        });
-        this.#append(session, round, { role: 'tool', content: step.result, name: step.name, toolCallId });
-        this.#charge(session, step.tokens, step.result.length + 100);
-        break;
-      }
       case 'ask':
+        if (this.options.quirks.concurrentRounds) {
+          this.#askBesideSubagents(session, round, step);
+          return;
+        }
         this.#ask(session, round, { inputId: newId('in'), ...step.request }, step.onAnswer);
         return;
       case 'complete':
@@ -313,10 +319,115 @@ export class Engine {
     if (max !== null && session.cost.totalCost >= max) {
       round.status = 'cost_limit';
       round.completedAt = this.clock.now();
-      this.#setStatus(session, 'cost_limit');
+      this.#closeSubagents(session, 'cancelled');
+      this.#records.setStatus(session, 'cost_limit');
       return;
     }
     this.#scheduleNext(session);
+  }
+
+  /** A `say` or `tool` step: one iteration of the round's agent, with its messages and cost. */
+  #work(session: Session, round: Round, step: Step & { kind: 'say' | 'tool' }): void {
+    round.iterations++;
+    if (step.kind === 'say') {
+      this.#records.append(session, round, {
+        role: 'assistant',
+        content: step.text,
+        ...(step.reasoning
+          ? { reasoning: step.reasoning, reasoningDurationMs: 800 + step.reasoning.length }
+          : {}),
+      });
+      this.#records.charge(session, step.tokens, step.text.length);
+      return;
+    }
+    const toolCallId = newId('call');
+    this.#records.append(session, round, {
+      role: 'assistant',
+      content: '',
+      toolCalls: [
+        {
+          id: toolCallId,
+          type: 'function',
+          function: { name: step.name, arguments: JSON.stringify(step.args) },
+        },
+      ],
+    });
+    this.#records.append(session, round, { role: 'tool', content: step.result, name: step.name, toolCallId });
+    if (this.options.quirks.hiddenEntries) {
+      this.#records.append(session, round, {
+        role: 'system',
+        content: 'internal: tool usage recorded',
+        hidden: true,
+      });
+    }
+    this.#records.charge(session, step.tokens, step.result.length + 100);
+  }
+
+  /** `concurrent-rounds`: the main round's first piece of work opens a researcher subagent beside it. */
+  #spawnResearcher(session: Session, main: Round): void {
+    if (main.openedResearcher) return;
+    main.openedResearcher = true;
+    this.#spawnSubagent(session, researcherSteps(session.rounds.length));
+  }
+
+  /**
+   * `concurrent-rounds`: a question is asked while a newer subagent round is open, either by a subagent
+   * (the main round waits for it) or by the main round itself.
+   */
+  #askBesideSubagents(session: Session, main: Round, step: Step & { kind: 'ask' }): void {
+    const request: HumanInputRequest = { inputId: newId('in'), ...step.request };
+    if (ASKED_BY_SUBAGENT.has(session.scenario)) {
+      this.#spawnSubagent(session, askerSteps(step, request));
+      this.#spawnSubagent(session, helperSteps());
+      return;
+    }
+    this.#spawnSubagent(session, helperSteps());
+    this.#ask(session, main, request, step.onAnswer);
+  }
+
+  #spawnSubagent(session: Session, steps: Step[]): Round {
+    const round = this.#records.newRound(session, 'subagent');
+    this.#subagents.set(round.roundId, { steps, next: 0 });
+    this.#scheduleSubagent(session, round);
+    return round;
+  }
+
+  #scheduleSubagent(session: Session, round: Round): void {
+    const agent = this.#subagents.get(round.roundId);
+    const step = agent?.steps[agent.next];
+    if (!agent || !step) return;
+    const timer = session.script.timer;
+    this.scheduler.after(step.delayMs, () => {
+      const live = session.status === 'running' || session.status === 'waiting_human';
+      if (session.script.timer !== timer || !live || round.status !== 'running') return;
+      agent.next++;
+      switch (step.kind) {
+        case 'say':
+        case 'tool':
+          this.#work(session, round, step);
+          break;
+        case 'ask':
+          this.#ask(session, round, step.request as HumanInputRequest, step.onAnswer);
+          return;
+        default:
+          round.status = 'completed';
+          round.completedAt = this.clock.now();
+          this.#subagents.delete(round.roundId);
+          session.updatedAt = this.clock.now();
+          return;
+      }
+      this.#scheduleSubagent(session, round);
+    });
+  }
+
+  /** Ends every open subagent round (the main line stopped, finished or changed direction). */
+  #closeSubagents(session: Session, status: Round['status']): void {
+    const now = this.clock.now();
+    for (const round of this.#records.openSubagents(session)) {
+      round.status = status;
+      round.completedAt = now;
+      this.#subagents.delete(round.roundId);
+    }
   }
 
   #ask(
@@ -327,7 +438,7 @@ export class Engine {
   ): void {
     const content = JSON.stringify(request);
     if (this.options.humanInputShape === 'tool_call') {
-      this.#append(session, round, {
+      this.#records.append(session, round, {
         role: 'assistant',
         content: '',
         toolCalls: [
@@ -339,12 +450,14 @@ export class Engine {
         ],
       });
     } else {
-      this.#append(session, round, { role: 'assistant', name: 'human_input_needed', content });
+      this.#records.append(session, round, { role: 'assistant', name: 'human_input_needed', content });
     }
     const now = this.clock.now();
     round.humanInput = { request, roundId: round.roundId, status: 'pending', askedAt: now };
     round.status = 'waiting_human';
     round.completedAt = null;
+    // A subagent asked: the main line waits for the answer as well.
+    if (round.trigger === 'subagent') this.#records.mainRound(session).status = 'waiting_human';
     this.#continuations.set(request.inputId, then);
     this.store.record({
       virtualAt: now,
@@ -353,7 +466,7 @@ export class Engine {
       roundId: round.roundId,
       inputId: request.inputId,
     });
-    this.#setStatus(session, 'waiting_human');
+    this.#records.setStatus(session, 'waiting_human');
   }
 
   #finish(
@@ -363,9 +476,10 @@ export class Engine {
     error?: string,
   ): void {
     const now = this.clock.now();
-    const round = this.#currentRound(session);
+    const round = this.#records.mainRound(session);
     round.status = status;
     round.completedAt = now;
+    this.#closeSubagents(session, status);
     session.completedAt = now;
     session.error = error ?? null;
     session.completionReport = report
@@ -376,62 +490,7 @@ export class Engine {
           totalCost: Number(session.cost.totalCost.toFixed(6)),
         }
       : null;
-    this.#setStatus(session, status);
+    this.#records.setStatus(session, status);
     this.store.record({ virtualAt: now, sessionId: session.sessionId, type: 'finished', status });
-  }
-
-  #charge(session: Session, tokens: number | undefined, textLength: number): void {
-    const total = tokens ?? 400 + Math.ceil(textLength / 4);
-    const completion = Math.ceil(total * 0.2);
-    const prompt = total - completion;
-    const cost = session.cost;
-    cost.promptTokens += prompt;
-    cost.completionTokens += completion;
-    cost.totalTokens += total;
-    cost.totalCost = Number(
-      (cost.totalCost + prompt * PROMPT_PRICE + completion * COMPLETION_PRICE).toFixed(6),
-    );
-  }
-
-  #currentRound(session: Session): Round {
-    const round = session.rounds[session.rounds.length - 1];
-    if (!round) throw new Error(`session ${session.sessionId} has no round`);
-    return round;
-  }
-
-  #newRound(session: Session, trigger: RoundTrigger): Round {
-    const round: Round = {
-      roundId: newId('round'),
-      index: session.rounds.length,
-      trigger,
-      status: 'running',
-      startedAt: this.clock.now(),
-      completedAt: null,
-      iterations: 0,
-      messages: [],
-    };
-    session.rounds.push(round);
-    session.updatedAt = this.clock.now();
-    return round;
-  }
-
-  #append(session: Session, round: Round, message: Omit<Message, 'roundId' | 'timestamp'>): void {
-    const now = this.clock.now();
-    round.messages.push({ ...message, roundId: round.roundId, timestamp: now });
-    session.updatedAt = now;
-    this.store.record({
-      virtualAt: now,
-      sessionId: session.sessionId,
-      type: 'message',
-      roundId: round.roundId,
-      position: round.messages.length - 1,
-    });
-  }
-
-  #setStatus(session: Session, status: SessionStatus): void {
-    const now = this.clock.now();
-    session.status = status;
-    session.updatedAt = now;
-    this.store.record({ virtualAt: now, sessionId: session.sessionId, type: 'status', status });
   }
 }

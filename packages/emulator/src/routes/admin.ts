@@ -5,7 +5,12 @@ import type { Deps, Env } from '../context.js';
 import { badRequest } from '../errors.js';
 import { faultsSchema } from '../faults.js';
 import { presentRound } from '../present.js';
+import { parseQuirks, QuirksError, quirkNames } from '../quirks.js';
 import { parseOr400 } from '../validation.js';
+
+const quirksBodySchema = z.object({
+  quirks: z.string({ error: 'quirks is required: "all", "" or a comma list of quirk names' }),
+});
 
 const advanceSchema = z.object({
   ms: z
@@ -34,6 +39,22 @@ export function adminRoutes(deps: Deps) {
   });
   app.delete('/faults', (c) => c.json(deps.faults.clear()));
 
+  // Quirks switched here apply from the next request or scripted step on (sessions already made keep
+  // the rounds they have).
+  app.get('/quirks', (c) => c.json({ quirks: quirkNames(deps.present.quirks) }));
+  app.post('/quirks', async (c) => {
+    const { quirks } = parseOr400(quirksBodySchema, await jsonBody(c));
+    let parsed: ReturnType<typeof parseQuirks>;
+    try {
+      parsed = parseQuirks(quirks, 'quirks');
+    } catch (error) {
+      if (error instanceof QuirksError) throw badRequest(error.message);
+      throw error;
+    }
+    Object.assign(deps.present.quirks, parsed);
+    return c.json({ quirks: quirkNames(deps.present.quirks) });
+  });
+
   app.get('/sessions', (c) => {
     const sessions = [...deps.store.sessions.values()].map((s) => {
       const pending = s.rounds.map((r) => r.humanInput).find((h) => h?.status === 'pending');
@@ -42,11 +63,29 @@ export function adminRoutes(deps: Deps) {
         accountId: s.accountId,
         scenario: s.scenario,
         goal: s.goal,
+        // What the caller asked for, as it arrived: tests check what a client sent (context, guardrails).
+        context: s.context,
+        maxCostPerSession: s.maxCostPerSession,
+        maxIterations: s.maxIterations,
         status: s.status,
         cost: s.cost,
         rounds: s.rounds.map((r) => presentRound(r, deps.present)),
-        messageCount: s.rounds.reduce((n, r) => n + r.messages.length, 0),
+        // What a caller can see: hidden entries (a quirk) are not messages to it.
+        messageCount: s.rounds.reduce((n, r) => n + r.messages.filter((m) => !m.hidden).length, 0),
         pendingInput: pending ? pending.request : null,
+        // Every question asked and the answer body as it arrived: what end-to-end tests check.
+        humanInputs: s.rounds.flatMap((r) =>
+          r.humanInput
+            ? [
+                {
+                  inputId: r.humanInput.request.inputId,
+                  kind: r.humanInput.request.kind,
+                  status: r.humanInput.status,
+                  ...(r.humanInput.answer !== undefined ? { answer: r.humanInput.answer } : {}),
+                },
+              ]
+            : [],
+        ),
         createdAt: new Date(s.createdAt).toISOString(),
       };
     });

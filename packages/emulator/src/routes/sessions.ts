@@ -3,9 +3,10 @@ import { Hono } from 'hono';
 import { scenarioFor } from '../agent/scenarios.js';
 import { jsonBody } from '../body.js';
 import type { Deps, Env } from '../context.js';
-import { badRequest, HttpError } from '../errors.js';
+import { HttpError } from '../errors.js';
 import type { Session } from '../model.js';
-import { presentMessage, presentSession } from '../present.js';
+import { pageMessages } from '../pager.js';
+import { presentMessage, presentObject, presentSession, presentTime } from '../present.js';
 import { answerSchema, createSchema, messagesQuerySchema, parseOr400, signalSchema } from '../validation.js';
 
 function ownedSession(deps: Deps, c: Context<Env>): Session {
@@ -33,7 +34,16 @@ export function sessionRoutes(deps: Deps) {
       scenario: scenarioFor(body.goal, context) ?? 'complete',
     });
     const first = session.rounds[0];
-    return c.json({ sessionId: session.sessionId, roundId: first?.roundId, status: 'queued' }, 201);
+    return c.json(
+      presentObject(
+        { sessionId: session.sessionId, roundId: first?.roundId, status: 'queued' },
+        deps.present,
+        {
+          createdAt: presentTime(session.createdAt, deps.present),
+        },
+      ),
+      201,
+    );
   });
 
   app.get('/:id', (c) => c.json(presentSession(ownedSession(deps, c), deps.present)));
@@ -43,12 +53,17 @@ export function sessionRoutes(deps: Deps) {
     const body = parseOr400(signalSchema, await jsonBody(c));
     const result = deps.engine.signal(session, body);
     return c.json(
-      {
-        sessionId: session.sessionId,
-        signal: body.type,
-        ...(result.roundId ? { roundId: result.roundId } : {}),
-        message: result.message,
-      },
+      presentObject(
+        {
+          sessionId: session.sessionId,
+          signal: body.type,
+          ...(result.roundId ? { roundId: result.roundId } : {}),
+          message: result.message,
+        },
+        deps.present,
+        { acceptedAt: presentTime(deps.scheduler.clock.now(), deps.present) },
+        ['roundId'],
+      ),
       202,
     );
   });
@@ -58,12 +73,19 @@ export function sessionRoutes(deps: Deps) {
     const inputId = c.req.param('inputId');
     const body = parseOr400(answerSchema, await jsonBody(c));
     const result = deps.engine.answer(session, inputId, body);
-    return c.json({
-      inputId,
-      status: 'responded',
-      ...(result.roundId ? { roundId: result.roundId } : {}),
-      message: result.message,
-    });
+    return c.json(
+      presentObject(
+        {
+          inputId,
+          status: 'responded',
+          ...(result.roundId ? { roundId: result.roundId } : {}),
+          message: result.message,
+        },
+        deps.present,
+        { respondedAt: presentTime(deps.scheduler.clock.now(), deps.present) },
+        ['roundId'],
+      ),
+    );
   });
 
   app.get('/:id/messages', (c) => {
@@ -72,24 +94,22 @@ export function sessionRoutes(deps: Deps) {
       limit: c.req.query('limit'),
       after: c.req.query('after'),
     });
-    let start = 0;
-    if (query.after !== undefined) {
-      const index = session.rounds.findIndex((r) => r.roundId === query.after);
-      if (index < 0) throw badRequest(`after: "${query.after}" is not a roundId of this session`);
-      start = index + 1;
-    }
-    const all = session.rounds.slice(start).flatMap((r) => r.messages);
-    const page = all.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return c.json({
-      sessionId: session.sessionId,
-      messages: page.map((m) => presentMessage(m, deps.present)),
-      pagination: {
-        count: page.length,
-        hasMore: all.length > page.length,
-        lastRoundId: last?.roundId ?? null,
-      },
-    });
+    const page = pageMessages(session, query, deps.present.quirks);
+    return c.json(
+      presentObject(
+        {
+          sessionId: session.sessionId,
+          messages: page.messages.map((m) => presentMessage(m, deps.present)),
+          pagination: presentObject(
+            { count: page.messages.length, hasMore: page.hasMore, lastRoundId: page.lastRoundId },
+            deps.present,
+            { limit: query.limit, order: 'asc' },
+          ),
+        },
+        deps.present,
+        { fetchedAt: presentTime(deps.scheduler.clock.now(), deps.present) },
+      ),
+    );
   });
 
   return app;

@@ -1,26 +1,20 @@
 import type {
 	ICredentialsDecrypted,
 	ICredentialTestFunctions,
-	IDataObject,
 	IExecuteFunctions,
 	INodeCredentialTestResult,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import { humanInputFields, humanInputOperations, resourceProperty, sessionFields, sessionOperations } from './descriptions';
-import {
-	createSession,
-	getMessages,
-	getPending,
-	getSession,
-	respond,
-	sendSignal,
-	waitFor,
-} from './operations';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import * as humanInput from './actions/humanInput';
+import { router } from './actions/router';
+import * as session from './actions/session';
 
 export class AgentSessions implements INodeType {
+	// n8n's layout for versioned nodes (one file per operation under actions/, a router), with the
+	// description kept here: n8n's community-node lint reads the icon and credential test from this file.
 	description: INodeTypeDescription = {
 		displayName: 'Agent Sessions',
 		name: 'agentSessions',
@@ -34,7 +28,21 @@ export class AgentSessions implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'agentSessionsApi', required: true, testedBy: 'agentSessionsApiTest' }],
-		properties: [resourceProperty, sessionOperations, humanInputOperations, ...sessionFields, ...humanInputFields],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Session', value: 'session' },
+					{ name: 'Human Input', value: 'humanInput' },
+				],
+				default: 'session',
+			},
+			...session.description,
+			...humanInput.description,
+		],
 	};
 
 	methods = {
@@ -72,66 +80,6 @@ export class AgentSessions implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const items = this.getInputData();
-		const out: INodeExecutionData[] = [];
-		for (let i = 0; i < items.length; i++) {
-			try {
-				const resource = this.getNodeParameter('resource', i) as string;
-				const operation = this.getNodeParameter('operation', i) as string;
-				const result = await run.call(this, resource, operation, i);
-				for (const json of Array.isArray(result) ? result : [result]) out.push({ json, pairedItem: { item: i } });
-			} catch (error) {
-				if (this.continueOnFail()) {
-					out.push({ json: { error: (error as Error).message }, pairedItem: { item: i } });
-					continue;
-				}
-				// Ours are NodeApiError (the service said no) or NodeOperationError (a bad parameter); anything
-				// else (a cancelled execution, a dropped connection) is reported as the node's error.
-				const nodeError =
-					error instanceof NodeApiError || error instanceof NodeOperationError
-						? error
-						: new NodeOperationError(this.getNode(), error as Error, { itemIndex: i });
-				throw nodeError;
-			}
-		}
-		return [out];
+		return router.call(this);
 	}
-}
-
-async function run(
-	this: IExecuteFunctions,
-	resource: string,
-	operation: string,
-	i: number,
-): Promise<IDataObject | IDataObject[]> {
-	const id = () => {
-		const value = String(this.getNodeParameter('sessionId', i, '') ?? '').trim();
-		if (!value) throw new NodeOperationError(this.getNode(), 'Parameter "Session ID" is required', { itemIndex: i });
-		return value;
-	};
-	if (resource === 'session') {
-		switch (operation) {
-			case 'create':
-				return createSession.call(this, i);
-			case 'createAndWait': {
-				const created = await createSession.call(this, i);
-				return waitFor.call(this, String(created.sessionId), i);
-			}
-			case 'get':
-				return getSession.call(this, id(), i);
-			case 'getMessages':
-				return getMessages.call(this, i);
-			case 'sendSignal':
-				return sendSignal.call(this, i);
-			case 'wait':
-				return waitFor.call(this, id(), i);
-		}
-	}
-	if (resource === 'humanInput') {
-		if (operation === 'getPending') return getPending.call(this, i);
-		if (operation === 'respond') return respond.call(this, i);
-	}
-	throw new NodeOperationError(this.getNode(), `Unknown operation "${operation}" for resource "${resource}"`, {
-		itemIndex: i,
-	});
 }

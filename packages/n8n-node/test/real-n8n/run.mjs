@@ -1,11 +1,18 @@
 // The node inside a real n8n (2.8.4, the newest that runs on Node 20): pack the package, install the
-// tarball where n8n keeps community packages, import credentials and the README's example workflows, and
-// run each with `n8n execute` against a local emulator. n8n itself is installed once into a cache folder
-// outside the workspace (minutes the first time) and reused.
+// tarball where n8n keeps community packages, import credentials and the README's example workflows (read
+// from the README's JSON blocks: one source), run the manual ones with `n8n execute`, then run n8n as a
+// server (`n8n start`) and answer the agent's questions through n8n's own forms over HTTP, as a browser
+// does. Everything talks to a local emulator. n8n itself is installed once into a cache folder outside the
+// workspace (minutes the first time) and reused.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+// Core's rules for a successful end: `completed`, or `complete` as some services spell it (EMULATOR_QUIRKS).
+import { isActiveStatus, isSuccessStatus, isTerminalStatus } from '@agent-sessions/core/pure';
 
 const N8N_VERSION = '2.8.4';
 const packageDir = new URL('../..', import.meta.url).pathname;
@@ -59,8 +66,11 @@ function startEmulator() {
   });
 }
 
-/** `n8n execute --rawOutput` prints log lines first: the result is the JSON from the first `{`. */
-function execute(n8n, env, id) {
+/**
+ * `n8n execute --rawOutput` prints log lines first: the result is the JSON from the first `{`. Output
+ * that can't be parsed fails the run (a check that then reads `undefined` must never pass by accident).
+ */
+function execute(n8n, env, id, { fails = false } = {}) {
   const result = spawnSync(n8n, ['execute', `--id=${id}`, '--rawOutput'], { env, encoding: 'utf8', timeout: 180_000 });
   const text = result.stdout ?? '';
   const start = text.indexOf('{');
@@ -70,14 +80,184 @@ function execute(n8n, env, id) {
   } catch {
     parsed = undefined;
   }
-  return { code: result.status, parsed, stdout: text, stderr: result.stderr ?? '' };
+  const ok = typeof parsed === 'object' && parsed !== null && typeof parsed.status === 'string';
+  // A failed execution makes `n8n execute` exit 1 and print the error, not the run.
+  if (fails) {
+    check(result.status === 1 && !ok, `n8n execute reports the failure of ${id} (exit ${result.status})`);
+    return { code: result.status, parsed: ok ? parsed : undefined, stdout: text, stderr: result.stderr ?? '' };
+  }
+  check(ok, `n8n's output for ${id} is a run as JSON${ok ? '' : ` (exit ${result.status}${result.error ? `, ${result.error.message}` : ''}; stdout ends: ${text.slice(-300)}; stderr ends: ${(result.stderr ?? '').slice(-300)})`}`);
+  return { code: result.status, parsed: ok ? parsed : undefined, stdout: text, stderr: result.stderr ?? '' };
 }
 
 const items = (run, node) => run?.data?.resultData?.runData?.[node]?.[0]?.data?.main?.[0]?.map((i) => i.json) ?? [];
+const runsOf = (run, node) => run?.data?.resultData?.runData?.[node] ?? [];
+
+/** The README's example workflows: its JSON blocks that are workflows (an `id` and `nodes`), exactly as written. */
+function readmeWorkflows() {
+  const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```json\n([\s\S]*?)\n```/g)].map((m) => JSON.parse(m[1]));
+  return blocks.filter((w) => typeof w?.id === 'string' && Array.isArray(w.nodes));
+}
+
+/**
+ * The hours-long wait, in seconds instead of minutes, with a scripted agent that works a few seconds: the
+ * only changes the test makes to a README workflow, so it loops within the run.
+ */
+function shortened(workflow) {
+  const copy = structuredClone(workflow);
+  const byName = (name) => copy.nodes.find((n) => n.name === name);
+  byName('Start the agent').parameters.goal = 'scenario:complete Migrate the billing service to the v2 payments API';
+  byName('Start the agent').parameters.additionalFields.context = '{"workSteps": 15}';
+  Object.assign(byName('Check on the agent').parameters, { pollIntervalSeconds: 1, maxWaitSeconds: 1 });
+  Object.assign(byName('Come back later').parameters, { amount: 1, unit: 'seconds' });
+  return copy;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Every request bounded: a page n8n never answers fails the run instead of hanging it. */
+const fetch = (url, init = {}) => globalThis.fetch(url, { signal: AbortSignal.timeout(30_000), ...init });
+
+/** Polls `read` until `done` holds, at most `seconds`: every wait in this run is bounded. */
+async function until(what, read, done, seconds = 60) {
+  const deadline = Date.now() + seconds * 1000;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await read();
+      if (done(last)) return last;
+    } catch (error) {
+      last = error;
+    }
+    await sleep(300);
+  }
+  throw new Error(`Gave up after ${seconds} s waiting for ${what} (last: ${String(last?.message ?? JSON.stringify(last)).slice(0, 300)})`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `n8n start` on a free port; its log is kept to show when something fails. */
+async function startN8n(n8n, env) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(n8n, ['start'], {
+    env: { ...env, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', WEBHOOK_URL: `${base}/`, N8N_HOST: '127.0.0.1', N8N_SECURE_COOKIE: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk).slice(-200_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, sleep(20_000).then(() => 'timeout')]);
+    if (code === 'timeout') {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  };
+  return { base, stop, log: () => output, exited };
+}
+
+/** A form post as the page's script sends it: multipart, one `field-<n>` per field. */
+function formBody(fields) {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  return body;
+}
+
+const executionStatus = async (formWaitingUrl) => (await (await fetch(`${formWaitingUrl}/n8n-execution-status`)).text()).trim();
+
+/**
+ * What a person does with the "ask through a form" workflow: open the form, type a goal, wait for the
+ * question's page, fill it in and submit, then read the end page. `fields` are the answers by field id,
+ * as the page's own script posts them (a dropdown's option text, checkboxes as a JSON list of labels).
+ */
+async function askThroughForm(base, emulatorUrl, scenario, { expectOnPage, fields, answer }) {
+  const formUrl = `${base}/form/agent-sessions-ask`;
+  const first = await fetch(formUrl);
+  check(first.status === 200, `${scenario}: the goal form opens (${first.status})`);
+  const started = await fetch(formUrl, { method: 'POST', body: formBody({ 'field-0': `scenario:${scenario} Ask through a form` }) });
+  const startedText = await started.text();
+  let formWaitingUrl;
+  try {
+    ({ formWaitingUrl } = JSON.parse(startedText));
+  } catch {
+    throw new Error(`posting the goal form answered ${started.status}: ${startedText.slice(0, 500)}`);
+  }
+  check(typeof formWaitingUrl === 'string' && formWaitingUrl.startsWith(`${base}/form-waiting/`), `${scenario}: n8n answers with its form-waiting URL (${formWaitingUrl})`);
+  await until(`${scenario}: the question's page`, () => executionStatus(formWaitingUrl), (s) => s === 'form-waiting' || ['error', 'crashed', 'canceled', 'success'].includes(s));
+  const page = await (await fetch(formWaitingUrl)).text();
+  const shown = expectOnPage.filter((text) => page.includes(text));
+  check(shown.length === expectOnPage.length, `${scenario}: the page asks the question (${expectOnPage.filter((t) => !shown.includes(t)).join(', ') || 'all shown'})`);
+  const submitted = await fetch(formWaitingUrl, { method: 'POST', body: formBody(fields) });
+  const reply = await submitted.text();
+  check(submitted.status === 200, `${scenario}: n8n accepts the submitted form (${submitted.status} ${reply.slice(0, 200)})`);
+  // The answer reached the service and the agent finished; n8n then shows the end page (a Form Ending
+  // waits for the browser to fetch it). A page fetched while the execution runs would hang: not before.
+  const goal = `scenario:${scenario} Ask through a form`;
+  const session = await until(
+    `${scenario}: the session to finish`,
+    async () => (await (await fetch(`${emulatorUrl}/_emulator/sessions`)).json()).sessions.find((s) => s.goal === goal),
+    (s) => s !== undefined && !['queued', 'running', 'waiting_human', 'paused'].includes(s.status),
+  );
+  const got = session.humanInputs?.[0]?.answer;
+  check(isDeepStrictEqual(got, answer), `${scenario}: the service received ${JSON.stringify(answer)} (got ${JSON.stringify(got)})`);
+  check(session.status === 'completed', `${scenario}: the session completed (${session.status})`);
+  const ending = await until(`${scenario}: the end page`, () => executionStatus(formWaitingUrl), (s) => s !== 'running' && s !== 'new');
+  check(ending === 'form-waiting', `${scenario}: n8n waits to show the end page (${ending})`);
+  const end = await (await fetch(formWaitingUrl)).text();
+  const shownEnd = /<h1>The agent has finished<\/h1>/.test(end) && /Status: completed?\./.test(end) && /You answered (&quot;|")[^<]+\1 at \d{4}-\d\d-\d\dT/.test(end);
+  check(shownEnd, `${scenario}: the end page shows the result, the question answered and answeredAt${shownEnd ? '' : `: ${end.replace(/\s+/g, ' ').match(/<h1>.*?<\/p>/)?.[0] ?? end.slice(0, 300)}`}`);
+  // The end page's script then posts an empty body (`fetch('', { method: 'POST', body: {} })`), which ends the execution.
+  await fetch(formWaitingUrl, { method: 'POST', body: String({}) });
+  const status = await until(`${scenario}: the execution to end`, () => executionStatus(formWaitingUrl), (s) => ['success', 'error', 'crashed', 'canceled'].includes(s), 30);
+  check(status === 'success', `${scenario}: the execution succeeded (${status})`);
+}
+
+/** The owner n8n's REST API needs to stop an execution: set up once, then its cookie and browser id. */
+async function ownerSession(base) {
+  const browserId = 'agent-sessions-real-n8n-test';
+  const response = await fetch(`${base}/rest/owner/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'browser-id': browserId },
+    body: JSON.stringify({ email: 'owner@agent-sessions.test', firstName: 'Test', lastName: 'Owner', password: 'Real-n8n-test-1' }),
+  });
+  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
+  if (response.status !== 200 || !cookie.startsWith('n8n-auth=')) {
+    throw new Error(`owner setup answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  }
+  const headers = { cookie, 'browser-id': browserId };
+  return {
+    get: async (path) => (await fetch(`${base}${path}`, { headers })).json(),
+    post: async (path) => fetch(`${base}${path}`, { method: 'POST', headers }),
+  };
+}
+
+/** n8n stores an execution's data with `flatted` (circular references kept): its own copy reads it. */
+function readExecutionData(text) {
+  const require = createRequire(join(cacheDir, 'node_modules', 'n8n', 'package.json'));
+  return require('flatted').parse(text);
+}
 
 const n8n = ensureN8n();
 const work = mkdtempSync(join(tmpdir(), 'n8n-real-'));
 const emulator = await startEmulator();
+const startedAt = Date.now();
+let server;
 try {
   const { tarball, name } = pack(work);
   // Where n8n keeps community packages: <user folder>/.n8n/nodes/node_modules/<name>.
@@ -108,24 +288,48 @@ try {
   execFileSync(n8n, ['import:credentials', `--input=${join(work, 'credentials.json')}`], { env, stdio: 'inherit' });
   const wfDir = join(work, 'workflows');
   cpSync(workflowsDir, wfDir, { recursive: true });
+  const examples = readmeWorkflows();
+  const ids = examples.map((w) => w.id);
+  const expected = ['asCreateWait01', 'asApproval0001', 'asAskForm00001', 'asLongWait0001'];
+  check(isDeepStrictEqual([...ids].sort(), [...expected].sort()), `the README holds the example workflows (${ids.join(', ')})`);
+  for (const workflow of examples) {
+    const runnable = workflow.id === 'asLongWait0001' ? shortened(workflow) : workflow;
+    writeFileSync(join(wfDir, `${workflow.id}.json`), JSON.stringify(runnable));
+  }
   execFileSync(n8n, ['import:workflow', '--separate', `--input=${wfDir}`], { env, stdio: 'inherit' });
   log(`Workflows imported: ${readdirSync(wfDir).join(', ')}`);
+  // The form workflow starts from a Form Trigger, the stop test from a webhook: published, `n8n start` serves them.
+  execFileSync(n8n, ['publish:workflow', '--id=asAskForm00001'], { env, stdio: 'inherit' });
+  execFileSync(n8n, ['publish:workflow', '--id=asStopWait0001'], { env, stdio: 'inherit' });
 
+  // N8N_TEST_ONLY=server skips the `n8n execute` runs (to iterate on the form test).
+  const only = process.env.N8N_TEST_ONLY;
+  if (only !== 'server') {
   log('create and wait');
   const created = execute(n8n, env, 'asCreateWait01');
   check(created.parsed?.status === 'success', `status success (got ${created.parsed?.status ?? created.stderr.slice(-400)})`);
   const [done] = items(created.parsed, 'Run the agent');
-  check(done?.outcome === 'finished' && done?.status === 'completed', `the agent finished (${done?.outcome} ${done?.status})`);
+  check(done?.outcome === 'finished' && isSuccessStatus(String(done?.status)), `the agent finished (${done?.outcome} ${done?.status})`);
 
   log('approval answered inside the workflow');
   const approval = execute(n8n, env, 'asApproval0001');
   check(approval.parsed?.status === 'success', `status success (got ${approval.parsed?.status ?? approval.stderr.slice(-400)})`);
   const [asked] = items(approval.parsed, 'Start the release');
   check(asked?.outcome === 'needs_person' && asked?.request?.kind === 'approval', 'the first wait stopped at the approval');
+  check(Array.isArray(asked?.request?.formFields) && asked.request.formFields[0]?.fieldType === 'dropdown', 'the question comes with its form fields');
   const [approved] = items(approval.parsed, 'Approve');
-  check(approved?.answer?.approved === true, 'the Respond step approved it');
+  check(approved?.answer?.approved === true && approved?.question?.kind === 'approval' && typeof approved?.answeredAt === 'string', 'the Respond step approved it, and says what it answered and when');
   const [finished] = items(approval.parsed, 'Wait for the result');
-  check(finished?.outcome === 'finished' && finished?.status === 'completed', `the session then completed (${finished?.status})`);
+  check(finished?.outcome === 'finished' && isSuccessStatus(String(finished?.status)), `the session then completed (${finished?.status})`);
+
+  log('hours-long wait without a worker (in seconds)');
+  const long = execute(n8n, env, 'asLongWait0001');
+  check(long.parsed?.status === 'success', `status success (got ${long.parsed?.status ?? long.stderr.slice(-400)})`);
+  const checks = runsOf(long.parsed, 'Check on the agent').map((r) => r?.data?.main?.[0]?.[0]?.json?.outcome);
+  const parked = runsOf(long.parsed, 'Come back later').length;
+  check(checks.length >= 2 && checks.slice(0, -1).every((o) => o === 'timed_out') && checks.at(-1) === 'finished', `it checked, waited in n8n's Wait node and checked again until finished (${checks.join(' → ')})`);
+  check(parked === checks.length - 1, `n8n's Wait node ran between the checks (${parked} times)`);
+  check(isSuccessStatus(String(items(long.parsed, 'Finished or needs a person')[0]?.status)), 'and ended on the finished branch');
 
   log('a signal');
   const signal = execute(n8n, env, 'asSignal000001');
@@ -134,15 +338,91 @@ try {
   check(cancelled?.status === 'cancelled', `the session was cancelled (${cancelled?.status})`);
 
   log('a wrong key');
-  const wrong = execute(n8n, env, 'asWrongKey0001');
-  const error = JSON.stringify(wrong.parsed?.data?.resultData?.error ?? wrong.stdout + wrong.stderr);
-  check(wrong.parsed?.status !== 'success', 'the execution failed');
-  check(/401|refused|invalid/i.test(error), 'with an error that says the key was refused (401)');
+  const wrong = execute(n8n, env, 'asWrongKey0001', { fails: true });
+  const error = wrong.stdout + wrong.stderr;
+  check(/invalid API key|401/i.test(error), 'with an error that says the key was refused (401)');
   check(!error.includes(API_KEY) && !error.includes('wrong_key_for_the_test'), 'and without the key in it');
+
+  }
+
+  log('n8n as a server: questions answered through its own forms');
+  const serverStarted = Date.now();
+  server = await startN8n(n8n, env);
+  // While it starts, n8n answers 200 "n8n is starting up": ready is the form page itself.
+  await until('n8n to serve the published form', async () => (await fetch(`${server.base}/form/agent-sessions-ask`)).text(), (page) => page.includes("id='n8n-form'"), 120);
+  log(`  (n8n start took ${((Date.now() - serverStarted) / 1000).toFixed(1)} s)`);
+  const scenarios = {
+    approval: {
+      expectOnPage: ['Deploy v2.3.1 to production?', 'Approve', 'Reject', 'Reason'],
+      fields: { 'field-0': 'Approve', 'field-1': 'Ship it before the freeze' },
+      answer: { approved: true, freeText: 'Ship it before the freeze' },
+    },
+    single_select: {
+      expectOnPage: ['Which environment should I deploy to?', 'Staging', 'Canary (5% of traffic)'],
+      fields: { 'field-0': 'Canary (5% of traffic)' },
+      answer: { choiceId: 'canary' },
+    },
+    multi_select: {
+      expectOnPage: ['Which regions should I deploy to?', 'Europe', 'US East', 'Asia Pacific', "data-max-select='2'"],
+      fields: { 'field-0': JSON.stringify(['Europe', 'Asia Pacific']) },
+      answer: { choiceIds: ['eu', 'ap'] },
+    },
+    free_text: {
+      expectOnPage: ['What should the release be called?'],
+      fields: { 'field-0': 'Aurora' },
+      answer: { freeText: 'Aurora' },
+    },
+    multi_question: {
+      expectOnPage: ['Release name?', 'Channel?', 'Stable', 'Beta'],
+      fields: { 'field-0': 'Aurora', 'field-1': 'Beta' },
+      answer: { answers: { name: 'Aurora', channel: 'beta' } },
+    },
+  };
+  for (const [scenario, plan] of Object.entries(scenarios)) {
+    log(`${scenario} through a form`);
+    await askThroughForm(server.base, emulator.url, scenario, plan);
+  }
+
+  log('stopping the execution cancels the session (Cancel Session When Stopped)');
+  const rest = await ownerSession(server.base);
+  const goal = 'scenario:long Watch the queue until stopped';
+  const hook = await fetch(`${server.base}/webhook/agent-sessions-stop`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ goal }),
+  });
+  check(hook.status === 200, `the webhook started the workflow (${hook.status})`);
+  const sessionOf = async () => (await (await fetch(`${emulator.url}/_emulator/sessions`)).json()).sessions.find((s) => s.goal === goal);
+  await until('the session to run', sessionOf, (s) => s !== undefined && isActiveStatus(s.status));
+  const filter = encodeURIComponent(JSON.stringify({ workflowId: 'asStopWait0001' }));
+  const running = await until(
+    'the execution waiting on it',
+    async () => (await rest.get(`/rest/executions?filter=${filter}`)).data.results.find((e) => e.status === 'running'),
+    (e) => e !== undefined,
+  );
+  const stopped = await rest.post(`/rest/executions/${running.id}/stop`);
+  check(stopped.status === 200, `n8n stopped execution ${running.id} (${stopped.status})`);
+  const after = await until('the session to be cancelled', sessionOf, (s) => isTerminalStatus(s.status), 30);
+  check(after.status === 'cancelled', `the session was cancelled with the execution (${after.status})`);
+  // n8n keeps no output of a stopped execution's step (it saves it "canceled"): the node's log line says it.
+  const said = `the execution was stopped, so session ${after.sessionId} was cancelled`;
+  await until("the node's log line", async () => server.log(), (text) => text.includes(said), 15).then(
+    () => check(true, `n8n's log says so ("${said}")`),
+    () => check(false, `n8n's log says so ("${said}")`),
+  );
+  const execution = await until('the execution to be saved', async () => (await rest.get(`/rest/executions/${running.id}`)).data, (e) => e?.status !== 'running', 30);
+  const runData = readExecutionData(execution.data)?.resultData?.runData?.['Run until stopped'];
+  const output = runData?.[0]?.data?.main?.[0]?.[0]?.json;
+  log(`  (n8n saved the execution as "${execution.status}"; the step's output: ${JSON.stringify(output ?? null)})`);
+} catch (error) {
+  check(false, `the run went through (${error.stack ?? error})`);
+  if (server) log(`n8n's log ends:\n${server.log().slice(process.env.N8N_TEST_DEBUG ? -150_000 : -4000)}`);
 } finally {
+  await server?.stop();
   emulator.stop();
   rmSync(work, { recursive: true, force: true });
 }
+log(`\nThe real-n8n run took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
 if (failures.length > 0) {
   log(`\n${failures.length} check(s) failed`);
   process.exit(1);

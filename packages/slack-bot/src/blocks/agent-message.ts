@@ -1,24 +1,39 @@
-import { escapeMrkdwn, splitText } from './text.js';
+import type { KnownBlock } from '@slack/types';
+import { escapeMrkdwn, type SlackMessage, section, splitText, truncate } from './text.js';
 
 /** Section text holds 3000 characters; longer parts become several messages, then a file. */
 export const SECTION_MAX = 3000;
+/**
+ * One `markdown` block per message, below Slack's 12,000 characters of markdown per message and its
+ * ~13,200 of blocks (the notification text and a trailer such as feedback buttons fit beside it).
+ */
+export const MARKDOWN_MAX = 11_000;
+/** The plain-text fallback beside a markdown block (notifications, screen readers): a glance, not all. */
+export const FALLBACK_MAX = 3000;
 export const MAX_SPLIT_PARTS = 4;
 const TOOL_ARGS_SHOWN = 300;
 const TOOL_RESULT_SHOWN = 500;
 
 /** What to post for one agent message: text in one or more thread messages, or a file when too long. */
 export type Rendered =
-  | { kind: 'text'; parts: Array<{ text: string; blocks: unknown[] }> }
+  | { kind: 'text'; parts: SlackMessage[] }
   | { kind: 'file'; filename: string; content: string; comment: string };
 
 interface ToolCallLike {
-  function?: { name?: unknown; arguments?: unknown };
   name?: unknown;
   arguments?: unknown;
 }
 
-const str = (v: unknown): string =>
-  typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v, null, 2);
+function str(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === undefined || v === null) return '';
+  try {
+    return JSON.stringify(v, null, 2) ?? String(v);
+  } catch {
+    // A value JSON can't write (a BigInt from a custom parser): its own text, rather than nothing.
+    return String(v);
+  }
+}
 
 const count = (n: number) => n.toLocaleString('en-US');
 
@@ -36,16 +51,52 @@ function excerpt(text: string, max: number): string {
   return `${text.slice(0, max)}… (${count(text.length - max)} more characters not shown)`;
 }
 
-function isHumanInputCall(call: ToolCallLike): boolean {
-  return (call.function?.name ?? call.name) === 'human_input_needed';
-}
-
 export interface MessageText {
   /** For Slack messages: escaped, Markdown turned into mrkdwn. */
   mrkdwn: string;
   /** The same words unescaped, for a file upload. */
   plain: string;
+  /** Standard Markdown for Slack's `markdown` block, pings defused; when set, it is what is posted. */
+  markdown?: string;
+  /** Blocks that close the (last) message, e.g. the report's feedback buttons. */
+  trailer?: KnownBlock[];
 }
+
+// U+2060 WORD JOINER: invisible, and enough that Slack no longer reads a mention or a broadcast.
+const JOINER = '\u2060';
+
+/**
+ * Whatever the agent wrote can never ping anyone: broadcasts (`<!channel>`, `<!here>`, `<!everyone>`,
+ * and the bare `@channel` / `@here` / `@everyone`), user groups (`<!subteam^S…>`) and people (`<@U…>`)
+ * become plain look-alike text, in the markdown block as in mrkdwn.
+ */
+export function defuseMentions(text: string): string {
+  return text
+    .replace(
+      /<!subteam\^([A-Z0-9]+)(?:\|([^>]*))?>/g,
+      (_m, id: string, label?: string) => `@${JOINER}${label ? label.replace(/^@/, '') : id}`,
+    )
+    .replace(/<!(channel|here|everyone)(?:\|[^>]*)?>/g, `@${JOINER}$1`)
+    .replace(
+      /<@([UW][A-Z0-9]+)(?:\|([^>]*))?>/g,
+      (_m, id: string, label?: string) => `@${JOINER}${label ?? id}`,
+    )
+    .replace(/<!([^>]*)>/g, `!${JOINER}$1`)
+    .replace(/(^|[^\w\u2060])@(channel|here|everyone)\b/gi, `$1@${JOINER}$2`);
+}
+
+const MRKDWN = {
+  esc: (s: string) => escapeMrkdwn(defuseMentions(s)),
+  md: (s: string) => markdownToMrkdwn(escapeMrkdwn(defuseMentions(s))),
+  fence: (s: string) => `\`\`\`${s}\`\`\``,
+};
+const PLAIN = { esc: (s: string) => s, md: (s: string) => s, fence: (s: string) => `\`\`\`${s}\`\`\`` };
+/** Standard Markdown: a fence on its own lines (a one-line fence is not code in CommonMark). */
+const MARKDOWN = {
+  esc: defuseMentions,
+  md: defuseMentions,
+  fence: (s: string) => `\n\`\`\`\n${s}\n\`\`\``,
+};
 
 /**
  * The text a person reads for one message of the session; undefined when the message is shown another
@@ -55,41 +106,59 @@ export function agentMessageText(
   message: Record<string, unknown>,
   options: { showReasoning: boolean },
 ): MessageText | undefined {
-  const mrkdwn = render(message, options, escapeMrkdwn, (s) => markdownToMrkdwn(escapeMrkdwn(s)));
+  const mrkdwn = render(message, options, MRKDWN);
   if (mrkdwn === undefined) return undefined;
-  const identity = (s: string) => s;
-  return { mrkdwn, plain: render(message, options, identity, identity) ?? '' };
+  return {
+    mrkdwn,
+    plain: render(message, options, PLAIN) ?? '',
+    markdown: render(message, options, MARKDOWN) ?? '',
+  };
 }
 
+/** The tool calls of a message, whatever shape they came in (entries that aren't objects are shown as text). */
+function toolCallsOf(message: Record<string, unknown>): ToolCallLike[] {
+  const calls = message.toolCalls ?? message.tool_calls;
+  if (!Array.isArray(calls)) return [];
+  return calls
+    .filter((call) => call !== null && call !== undefined)
+    .map((call): ToolCallLike => {
+      if (typeof call !== 'object') return { name: String(call) };
+      const fields: Record<string, unknown> = { ...call };
+      const fn = fields.function;
+      const inner: Record<string, unknown> = typeof fn === 'object' && fn !== null ? { ...fn } : {};
+      return { name: inner.name ?? fields.name, arguments: inner.arguments ?? fields.arguments };
+    });
+}
+
+/**
+ * One message as text. Tolerant of what the service may send: no role (shown as the agent's), no
+ * content or `content: null` beside tool calls, content that isn't a string (shown as JSON), tool calls
+ * on any role. Never throws; undefined only when there is truly nothing to show.
+ */
 function render(
   message: Record<string, unknown>,
   options: { showReasoning: boolean },
-  esc: (s: string) => string,
-  md: (s: string) => string,
+  dialect: { esc: (s: string) => string; md: (s: string) => string; fence: (s: string) => string },
 ): string | undefined {
+  const { esc, md, fence } = dialect;
   if (message.name === 'human_input_needed') return undefined;
-  const role = typeof message.role === 'string' ? message.role : 'agent';
+  const calls = toolCallsOf(message);
+  const role =
+    typeof message.role === 'string' && message.role ? message.role : calls.length ? 'assistant' : 'agent';
   const content = str(message.content).trim();
   const lines: string[] = [];
   if (options.showReasoning && typeof message.reasoning === 'string' && message.reasoning.trim()) {
     lines.push(`💭 _${esc(message.reasoning.trim())}_`);
   }
-  const calls = Array.isArray(message.toolCalls) ? (message.toolCalls as ToolCallLike[]) : [];
   switch (role) {
     case 'assistant':
       if (content) lines.push(md(content));
-      for (const call of calls) {
-        if (isHumanInputCall(call)) continue;
-        const name = str(call.function?.name ?? call.name) || 'tool';
-        const args = str(call.function?.arguments ?? call.arguments);
-        lines.push(`🔧 \`${esc(name)}\`${args ? ` \`${esc(excerpt(args, TOOL_ARGS_SHOWN))}\`` : ''}`);
-      }
       break;
     case 'tool': {
       const name = str(message.name) || 'tool';
       lines.push(
         content
-          ? `↳ \`${esc(name)}\` returned:\n\`\`\`${esc(excerpt(content, TOOL_RESULT_SHOWN))}\`\`\``
+          ? `↳ \`${esc(name)}\` returned:\n${fence(esc(excerpt(content, TOOL_RESULT_SHOWN)))}`
           : `↳ \`${esc(name)}\` returned nothing`,
       );
       break;
@@ -100,12 +169,58 @@ function render(
     default:
       if (content) lines.push(`_${esc(role)}:_ ${esc(content)}`);
   }
+  for (const call of calls) {
+    if (call.name === 'human_input_needed') continue;
+    const name = str(call.name) || 'tool';
+    const args = str(call.arguments);
+    lines.push(`🔧 \`${esc(name)}\`${args ? ` \`${esc(excerpt(args, TOOL_ARGS_SHOWN))}\`` : ''}`);
+  }
   const text = lines.join('\n');
   return text === '' ? undefined : text;
 }
 
 /** Lays text out for Slack: one message, several, or a file — whichever keeps every character. */
 export function layoutText(message: MessageText, fileStem: string): Rendered {
+  const laid =
+    message.markdown === undefined ? layoutMrkdwn(message, fileStem) : layoutMarkdown(message, fileStem);
+  if (laid.kind === 'text' && message.trailer?.length) {
+    const last = laid.parts[laid.parts.length - 1];
+    if (last) last.blocks = [...last.blocks, ...message.trailer];
+  }
+  return laid;
+}
+
+/** Markdown in `markdown` blocks, one per message; past MAX_SPLIT_PARTS messages, a file. */
+function layoutMarkdown(message: MessageText, fileStem: string): Rendered {
+  const text = message.markdown ?? '';
+  const fallback = (s: string) => truncate(escapeMrkdwn(defuseMentions(s)), FALLBACK_MAX);
+  if (text.length <= MARKDOWN_MAX) {
+    return { kind: 'text', parts: [{ text: fallback(message.plain), blocks: [{ type: 'markdown', text }] }] };
+  }
+  const parts = splitText(text, MARKDOWN_MAX - 30);
+  if (parts.length <= MAX_SPLIT_PARTS) {
+    return {
+      kind: 'text',
+      parts: parts.map((part, i) => {
+        const labelled = `${part}\n\n_(part ${i + 1} of ${parts.length})_`;
+        return { text: fallback(labelled), blocks: [{ type: 'markdown', text: labelled }] };
+      }),
+    };
+  }
+  return asFile(message, fileStem);
+}
+
+function asFile(message: MessageText, fileStem: string): Rendered {
+  const firstLine = message.plain.split('\n', 1)[0] ?? '';
+  return {
+    kind: 'file',
+    filename: `${fileStem}.md`,
+    content: message.plain,
+    comment: `📎 ${count(message.plain.length)} characters, too long for a message: the whole text is in the attached file.\n> ${escapeMrkdwn(defuseMentions(firstLine.slice(0, 200)))}${firstLine.length > 200 ? '…' : ''}`,
+  };
+}
+
+function layoutMrkdwn(message: MessageText, fileStem: string): Rendered {
   const text = message.mrkdwn;
   if (text.length <= SECTION_MAX) {
     return { kind: 'text', parts: [{ text, blocks: [section(text)] }] };
@@ -120,13 +235,5 @@ export function layoutText(message: MessageText, fileStem: string): Rendered {
       }),
     };
   }
-  const firstLine = message.plain.split('\n', 1)[0] ?? '';
-  return {
-    kind: 'file',
-    filename: `${fileStem}.md`,
-    content: message.plain,
-    comment: `📎 ${count(message.plain.length)} characters, too long for a message: the whole text is in the attached file.\n> ${escapeMrkdwn(firstLine.slice(0, 200))}${firstLine.length > 200 ? '…' : ''}`,
-  };
+  return asFile(message, fileStem);
 }
-
-const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });

@@ -1,19 +1,57 @@
-import type { SessionRecord } from '../store/store.js';
+import type { HomeView, KnownBlock } from '@slack/types';
+import type { PromptRecord, SessionRecord } from '../store/records.js';
+import { promptMessage } from './prompt.js';
 import { statusLabel } from './session-card.js';
 import { escapeMrkdwn, mrkdwn, plain, truncate } from './text.js';
 
 /** Sessions shown on the Home tab: each takes 2 blocks, under Slack's 100 with room for the header. */
 const MAX_SESSIONS = 45;
 
-export function homeView(sessions: SessionRecord[]) {
-  const blocks: unknown[] = [{ type: 'header', text: plain('Your agent sessions', 150) }];
+/** Questions the viewer may answer, shown first (each with its controls: App Home is a way to answer). */
+export interface WaitingOnYou {
+  session: SessionRecord;
+  prompt: Pick<PromptRecord, 'request'>;
+  answerers?: string;
+}
+
+const MAX_WAITING = 5;
+
+export function homeView(sessions: SessionRecord[], waiting: WaitingOnYou[] = []): HomeView {
+  const blocks: KnownBlock[] = [];
+  if (waiting.length > 0) {
+    blocks.push({ type: 'header', text: plain(`Waiting on you (${waiting.length})`, 150) });
+    for (const w of waiting.slice(0, MAX_WAITING)) {
+      const shown = promptMessage(w.prompt.request, {
+        sessionId: w.session.sessionId,
+        startedBy: w.session.startedBy,
+        ...(w.answerers ? { answerers: w.answerers } : {}),
+      });
+      blocks.push(
+        {
+          type: 'context',
+          elements: [mrkdwn(`*${escapeMrkdwn(truncate(w.session.goal, 150))}* · <#${w.session.channelId}>`)],
+        },
+        ...shown.blocks,
+        { type: 'divider' },
+      );
+    }
+    if (waiting.length > MAX_WAITING) {
+      blocks.push({
+        type: 'context',
+        elements: [mrkdwn(`…and ${waiting.length - MAX_WAITING} more; see each session's thread.`)],
+      });
+    }
+  }
+  // Slack allows 100 blocks in a view: the sessions list gets what the questions left.
+  const room = Math.max(0, Math.min(MAX_SESSIONS, Math.floor((100 - blocks.length - 3) / 2)));
+  blocks.push({ type: 'header', text: plain('Your agent sessions', 150) });
   if (sessions.length === 0) {
     blocks.push({
       type: 'section',
       text: mrkdwn('No sessions yet. Start one in any channel with `/agent start &lt;goal&gt;`.'),
     });
   }
-  for (const s of sessions.slice(0, MAX_SESSIONS)) {
+  for (const s of sessions.slice(0, room)) {
     blocks.push(
       {
         type: 'section',
@@ -31,11 +69,11 @@ export function homeView(sessions: SessionRecord[]) {
       },
     );
   }
-  if (sessions.length > MAX_SESSIONS) {
+  if (sessions.length > room) {
     blocks.push({
       type: 'context',
-      elements: [mrkdwn(`…and ${sessions.length - MAX_SESSIONS} older sessions.`)],
+      elements: [mrkdwn(`…and ${sessions.length - room} older sessions.`)],
     });
   }
-  return { type: 'home' as const, blocks };
+  return { type: 'home', blocks };
 }

@@ -12,6 +12,7 @@ export const ACTIONS = {
   submitChoices: 'input_submit_choices',
   answer: 'input_answer',
   raiseBudget: 'budget_raise',
+  feedback: 'session_feedback',
 } as const;
 
 export const VIEWS = {
@@ -22,22 +23,4 @@ export const VIEWS = {
   raiseBudget: 'raise_budget',
 } as const;
 
-/** What a button carries: which session and request it acts on (values are capped at 2000 characters). */
-export interface ActionRef {
-  sessionId: string;
-  inputId?: string;
-  /** For option buttons: the option's index in the request (option ids may be longer than Slack allows). */
-  option?: number;
-}
-
-export const encodeRef = (ref: ActionRef): string => JSON.stringify(ref);
-
-export function decodeRef(value: string | undefined): ActionRef | undefined {
-  if (!value) return undefined;
-  try {
-    const parsed = JSON.parse(value) as ActionRef;
-    return typeof parsed.sessionId === 'string' ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { type ActionRef, type DecodedRef, decodeRef, encodeRef, REF_LIMITS, refKeyOf } from '../refs.js';

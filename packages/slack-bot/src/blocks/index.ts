@@ -6,3 +6,4 @@ export * from './prompt.js';
 export * from './report.js';
 export * from './session-card.js';
 export * from './text.js';
+export * from './unreadable.js';

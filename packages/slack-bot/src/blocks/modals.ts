@@ -1,6 +1,7 @@
 import type { HumanInputQuestion, HumanInputRequest } from '@agent-sessions/core';
-import { VIEWS } from './ids.js';
-import { escapeMrkdwn, mrkdwn, plain } from './text.js';
+import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import { encodeRef, REF_LIMITS, VIEWS } from './ids.js';
+import { escapeMrkdwn, mrkdwn, plain, section } from './text.js';
 
 /** Slack's text inputs take at most 3000 characters. */
 const INPUT_MAX = 3000;
@@ -15,7 +16,7 @@ const textInput = (
     hint?: string;
     initial?: string;
   } = {},
-) => ({
+): InputBlock => ({
   type: 'input',
   block_id: blockId,
   optional: opts.optional ?? false,
@@ -31,8 +32,21 @@ const textInput = (
   },
 });
 
-const modal = (callbackId: string, title: string, submit: string, metadata: object, blocks: unknown[]) => ({
-  type: 'modal' as const,
+/** What a form carries back on submit: the ref of what it acts on (keyed when too long), and extras. */
+export interface FormMetadata {
+  ref?: string;
+  channelId?: string;
+  spend?: number;
+}
+
+const modal = (
+  callbackId: string,
+  title: string,
+  submit: string,
+  metadata: FormMetadata,
+  blocks: KnownBlock[],
+): ModalView => ({
+  type: 'modal',
   callback_id: callbackId,
   title: plain(title, 24),
   submit: plain(submit, 24),
@@ -42,7 +56,7 @@ const modal = (callbackId: string, title: string, submit: string, metadata: obje
 });
 
 /** `/agent start` without a goal: everything a session takes. */
-export function startModal(channelId: string, initialGoal = '') {
+export function startModal(channelId: string, initialGoal = ''): ModalView {
   return modal(VIEWS.start, 'Start an agent', 'Start', { channelId }, [
     textInput('goal', 'Goal', {
       multiline: true,
@@ -64,15 +78,18 @@ export function startModal(channelId: string, initialGoal = '') {
   ]);
 }
 
-export function redirectModal(sessionId: string) {
-  return modal(VIEWS.redirect, 'Redirect the agent', 'Redirect', { sessionId }, [
+const sessionRef = (sessionId: string) => encodeRef({ sessionId }, REF_LIMITS.metadata);
+
+export function redirectModal(sessionId: string): ModalView {
+  return modal(VIEWS.redirect, 'Redirect the agent', 'Redirect', { ref: sessionRef(sessionId) }, [
     textInput('message', 'New direction', { multiline: true, placeholder: 'Focus on the API docs instead' }),
   ]);
 }
 
-export function rejectModal(sessionId: string, inputId: string, prompt: string) {
-  return modal(VIEWS.reject, 'Reject', 'Reject', { sessionId, inputId }, [
-    { type: 'section', text: mrkdwn(`*The agent asked:*\n${escapeMrkdwn(prompt)}`) },
+export function rejectModal(sessionId: string, inputId: string, prompt: string): ModalView {
+  const ref = encodeRef({ sessionId, inputId }, REF_LIMITS.metadata);
+  return modal(VIEWS.reject, 'Reject', 'Reject', { ref }, [
+    section(`*The agent asked:*\n${escapeMrkdwn(prompt)}`),
     textInput('reason', 'Reason', {
       multiline: true,
       optional: true,
@@ -81,8 +98,8 @@ export function rejectModal(sessionId: string, inputId: string, prompt: string) 
   ]);
 }
 
-export function raiseBudgetModal(sessionId: string, spend: number, budget: number | null) {
-  return modal(VIEWS.raiseBudget, 'Raise the budget', 'Resume', { sessionId, spend }, [
+export function raiseBudgetModal(sessionId: string, spend: number, budget: number | null): ModalView {
+  return modal(VIEWS.raiseBudget, 'Raise the budget', 'Resume', { ref: sessionRef(sessionId), spend }, [
     {
       type: 'section',
       text: mrkdwn(
@@ -93,13 +110,13 @@ export function raiseBudgetModal(sessionId: string, spend: number, budget: numbe
   ]);
 }
 
-const questionBlock = (question: HumanInputQuestion, index: number) => {
+const questionBlock = (question: HumanInputQuestion, index: number): InputBlock => {
   const blockId = `q_${index}`;
-  const options = (question.options ?? [])
+  const options: PlainTextOption[] = (question.options ?? [])
     .slice(0, 100)
     .map((o, i) => ({ text: plain(o.label, 75), value: String(i) }));
   const base = {
-    type: 'input',
+    type: 'input' as const,
     block_id: blockId,
     optional: !question.required,
     label: plain(question.prompt, 2000),
@@ -127,14 +144,12 @@ const questionBlock = (question: HumanInputQuestion, index: number) => {
 };
 
 /** Free text and multi-question requests: one input per question. Block ids are `q_<index>` (or `answer`). */
-export function answerModal(sessionId: string, request: HumanInputRequest) {
-  const intro = { type: 'section', text: mrkdwn(`*The agent asks:*\n${escapeMrkdwn(request.prompt)}`) };
+export function answerModal(sessionId: string, request: HumanInputRequest): ModalView {
+  const intro = section(`*The agent asks:*\n${escapeMrkdwn(request.prompt)}`);
+  const ref = encodeRef({ sessionId, inputId: request.inputId }, REF_LIMITS.metadata);
   const inputs =
     request.kind === 'multi_question'
       ? (request.questions ?? []).slice(0, 98).map(questionBlock)
       : [textInput('answer', 'Your answer', { multiline: true })];
-  return modal(VIEWS.answer, 'Answer the agent', 'Send', { sessionId, inputId: request.inputId }, [
-    intro,
-    ...inputs,
-  ]);
+  return modal(VIEWS.answer, 'Answer the agent', 'Send', { ref }, [intro, ...inputs]);
 }

@@ -1,6 +1,8 @@
 import { describeAnswer, type HumanInputAnswer, type HumanInputRequest } from '@agent-sessions/core';
-import { ACTIONS, encodeRef } from './ids.js';
-import { escapeMrkdwn, mrkdwn, plain, truncate } from './text.js';
+import type { ActionsBlock, Checkboxes, KnownBlock, MultiStaticSelect, PlainTextOption } from '@slack/types';
+import type { PromptRecord } from '../store/records.js';
+import { ACTIONS, encodeRef, REF_LIMITS } from './ids.js';
+import { escapeMrkdwn, mrkdwn, plain, type SlackMessage, truncate } from './text.js';
 
 const MAX_BUTTON_CHOICES = 5;
 const MAX_CHECKBOXES = 10;
@@ -10,22 +12,21 @@ export interface PromptContext {
   sessionId: string;
   /** Mentioned, so the person who started the session is notified. */
   startedBy: string;
+  /** Who may answer ("Waiting for an approver: <!subteam^S1>"), from the policy; shown under the controls. */
+  answerers?: string;
 }
 
-const option = (label: string, index: number, description?: string) => ({
+const option = (label: string, index: number, description?: string): PlainTextOption => ({
   text: plain(label, 75),
   value: String(index),
   ...(description ? { description: plain(description, 75) } : {}),
 });
 
 /** A human-input request as a message in the session's thread, with controls to answer it. */
-export function promptMessage(
-  request: HumanInputRequest,
-  ctx: PromptContext,
-): { text: string; blocks: unknown[] } {
+export function promptMessage(request: HumanInputRequest, ctx: PromptContext): SlackMessage {
   const ref = { sessionId: ctx.sessionId, inputId: request.inputId };
-  const value = encodeRef(ref);
-  const blocks: unknown[] = [
+  const value = encodeRef(ref, REF_LIMITS.value);
+  const blocks: KnownBlock[] = [
     {
       type: 'section',
       text: mrkdwn(`<@${ctx.startedBy}> *The agent asks:*\n${escapeMrkdwn(request.prompt)}`),
@@ -52,14 +53,15 @@ export function promptMessage(
             type: 'button',
             action_id: `${ACTIONS.choose}_${i}`,
             text: plain(o.label, 75),
-            value: encodeRef({ ...ref, option: i }),
+            value: encodeRef({ ...ref, option: i }, REF_LIMITS.value),
           })),
         });
       } else {
         blocks.push({
           type: 'section',
-          // The select's value is the option, so the prompt's ref rides in the block_id (<= 255).
-          block_id: value.length <= 255 ? value : 'answer',
+          // The select's value is the option, so the prompt's ref rides in the block_id: its short key
+          // when the ref is longer than a block_id may be.
+          block_id: encodeRef(ref, REF_LIMITS.blockId),
           text: mrkdwn('Choose one:'),
           accessory: {
             type: 'static_select',
@@ -73,7 +75,7 @@ export function promptMessage(
     case 'multi_select': {
       const min = request.minSelections ?? 1;
       const max = request.maxSelections ?? options.length;
-      const element =
+      const element: Checkboxes | MultiStaticSelect =
         options.length <= MAX_CHECKBOXES
           ? {
               type: 'checkboxes',
@@ -87,7 +89,8 @@ export function promptMessage(
               max_selected_items: max,
               options: options.slice(0, MAX_SELECT_OPTIONS).map((o, i) => option(o.label, i)),
             };
-      blocks.push({ type: 'actions', block_id: 'choices', elements: [element] });
+      const choices: ActionsBlock = { type: 'actions', block_id: 'choices', elements: [element] };
+      blocks.push(choices);
       blocks.push({
         type: 'actions',
         block_id: 'answer',
@@ -131,6 +134,7 @@ export function promptMessage(
       elements: [mrkdwn(`Only the first ${MAX_SELECT_OPTIONS} of ${options.length} options fit in Slack.`)],
     });
   }
+  if (ctx.answerers) blocks.push({ type: 'context', elements: [mrkdwn(`👤 ${ctx.answerers}`)] });
   return { text: `The agent asks: ${truncate(request.prompt, 200)}`, blocks };
 }
 
@@ -141,7 +145,7 @@ export function answeredPrompt(
   by: string,
   at: Date,
   timeZone = 'UTC',
-): { text: string; blocks: unknown[] } {
+): SlackMessage {
   const time = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone });
   const rejected = request.kind === 'approval' && answer.approved === false;
   const summary = describeAnswer(request, answer);
@@ -160,11 +164,7 @@ export function answeredPrompt(
 }
 
 /** cost_limit: the budget is spent; a person may raise it and resume. */
-export function costLimitMessage(
-  sessionId: string,
-  startedBy: string,
-  spend: number,
-): { text: string; blocks: unknown[] } {
+export function costLimitMessage(sessionId: string, startedBy: string, spend: number): SlackMessage {
   const text = `Budget reached at $${spend.toFixed(2)}`;
   return {
     text,
@@ -197,7 +197,7 @@ export function costLimitMessage(
 export function costLimitResolved(
   startedBy: string,
   outcome: { resumed: true; budget: number | null } | { resumed: false; status: string },
-): { text: string; blocks: unknown[] } {
+): SlackMessage {
   const result = outcome.resumed
     ? `✅ The budget was raised${outcome.budget === null ? '' : ` to $${outcome.budget.toFixed(2)}`} and the agent continued.`
     : `The session ended (${escapeMrkdwn(outcome.status)}) without more budget.`;
@@ -208,17 +208,14 @@ export function costLimitResolved(
 }
 
 /** How a prompt looks once answered, from what the store recorded (an answer null: answered elsewhere). */
-export function promptAsAnswered(record: {
-  request: unknown;
-  answer: unknown;
-  answeredBy: string | null;
-  answeredAt: string | null;
-}): { text: string; blocks: unknown[] } {
-  const request = record.request as HumanInputRequest;
+export function promptAsAnswered(
+  record: Pick<PromptRecord, 'request' | 'answer' | 'answeredBy' | 'answeredAt'>,
+): SlackMessage {
+  const { request } = record;
   if (record.answer && record.answeredBy) {
     return answeredPrompt(
       request,
-      record.answer as HumanInputAnswer,
+      record.answer,
       record.answeredBy,
       record.answeredAt ? new Date(record.answeredAt) : new Date(),
     );

@@ -1,6 +1,8 @@
 import { isSuccessStatus } from '@agent-sessions/core';
-import type { MessageText } from './agent-message.js';
-import { statusLabel } from './session-card.js';
+import type { ContextActionsBlock } from '@slack/types';
+import { defuseMentions, type MessageText } from './agent-message.js';
+import { ACTIONS } from './ids.js';
+import { statusLabel, totalCostOf } from './session-card.js';
 import { escapeMrkdwn, formatUsd } from './text.js';
 
 const asText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
@@ -21,7 +23,8 @@ export function finalReport(session: {
     const report = session.completionReport;
     if (report !== null && report !== undefined) {
       if (typeof report === 'object' && !Array.isArray(report)) {
-        const { summary, details, ...rest } = report as Record<string, unknown>;
+        const fields: Record<string, unknown> = { ...report };
+        const { summary, details, ...rest } = fields;
         if (summary !== undefined) lines.push(f(asText(summary)));
         if (Array.isArray(details)) for (const d of details) lines.push(`• ${f(asText(d))}`);
         const extra = Object.entries(rest).filter(([k]) => k !== 'rounds' && k !== 'totalCost');
@@ -36,7 +39,7 @@ export function finalReport(session: {
     else if (!isSuccessStatus(session.status) && session.status !== 'cancelled' && !session.error) {
       lines.push('The service gave no error message.');
     }
-    const cost = (session.cost as { totalCost?: unknown } | undefined)?.totalCost;
+    const cost = totalCostOf(session);
     const rounds = Array.isArray(session.rounds) ? session.rounds.length : undefined;
     const facts = [
       typeof cost === 'number' ? `cost ${formatUsd(cost)}` : undefined,
@@ -45,7 +48,37 @@ export function finalReport(session: {
     if (facts.length > 0) lines.push(`_${facts.join(' · ')}_`);
     return lines.join('\n');
   };
-  return { mrkdwn: both(escapeMrkdwn), plain: both((s) => s) };
+  return {
+    mrkdwn: both((s) => escapeMrkdwn(defuseMentions(s))),
+    plain: both((s) => s),
+    trailer: [feedbackButtons()],
+  };
+}
+
+/** Slack's 👍/👎 under the report; a press arrives as a block action (ACTIONS.feedback) with its value. */
+export const FEEDBACK_VALUES = { good: 'good', bad: 'bad' } as const;
+
+export function feedbackButtons(): ContextActionsBlock {
+  return {
+    type: 'context_actions',
+    block_id: 'session_feedback',
+    elements: [
+      {
+        type: 'feedback_buttons',
+        action_id: ACTIONS.feedback,
+        positive_button: {
+          text: { type: 'plain_text', text: '👍' },
+          value: FEEDBACK_VALUES.good,
+          accessibility_label: 'This session went well',
+        },
+        negative_button: {
+          text: { type: 'plain_text', text: '👎' },
+          value: FEEDBACK_VALUES.bad,
+          accessibility_label: 'This session went badly',
+        },
+      },
+    ],
+  };
 }
 
 /** A request the bot could not turn into a prompt: shown with its raw content, never dropped. */

@@ -1,3 +1,5 @@
+import type { KnownBlock, MrkdwnElement, PlainTextElement, SectionBlock } from '@slack/types';
+
 /** Text helpers for Block Kit: Slack's escaping and its length limits (display text only, never ids). */
 
 /** Escapes what Slack's mrkdwn treats as markup (it only needs &, < and >). */
@@ -10,12 +12,27 @@ export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }
 
-export const plain = (text: string, max: number) => ({
-  type: 'plain_text' as const,
+export const plain = (text: string, max: number): PlainTextElement => ({
+  type: 'plain_text',
   text: truncate(text, max),
   emoji: true,
 });
-export const mrkdwn = (text: string, max = 3000) => ({ type: 'mrkdwn' as const, text: truncate(text, max) });
+export const mrkdwn = (text: string, max = 3000): MrkdwnElement => ({
+  type: 'mrkdwn',
+  text: truncate(text, max),
+});
+
+/** A message as the builders make it: the notification text and its blocks. */
+export interface SlackMessage {
+  text: string;
+  blocks: KnownBlock[];
+}
+
+/** A section of mrkdwn text. */
+export const section = (text: string, max?: number): SectionBlock => ({
+  type: 'section',
+  text: mrkdwn(text, max),
+});
 
 /**
  * Splits long text into parts of at most `max` characters, preferring paragraph, then line, then word

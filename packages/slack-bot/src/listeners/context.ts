@@ -1,16 +1,21 @@
-import type { AgentSessionsClient } from '@agent-sessions/core';
-import type { BotConfig } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { SessionPublisher } from '../services/session-publisher.js';
-import type { SessionService } from '../services/session-service.js';
-import type { Store } from '../store/store.js';
+import type { AnsweringService } from '../services/answering.js';
+import type { AuditService } from '../services/audit.js';
+import type { ConversationService } from '../services/conversation.js';
+import type { SessionDirectory } from '../services/directory.js';
+import type { FeedbackService } from '../services/feedback.js';
+import type { StartingService } from '../services/starting.js';
+import type { SteeringService } from '../services/steering.js';
 
-/** What every listener may use: the services, never Slack's or the service's raw plumbing. */
+/** What every listener may use: the services, never the store or the service's client. */
 export interface ListenerContext {
-  sessions: SessionService;
-  publisher: SessionPublisher;
-  store: Store;
-  client: AgentSessionsClient;
-  config: Pick<BotConfig, 'allowedChannels'>;
+  answering: Pick<AnsweringService, 'answer' | 'openForm' | 'submitForm'>;
+  steering: Pick<SteeringService, 'signal' | 'openForm' | 'resume' | 'submitRedirect' | 'submitBudget'>;
+  starting: Pick<StartingService, 'start' | 'submitForm'>;
+  directory: Pick<SessionDirectory, 'list' | 'status' | 'home'>;
+  /** `/agent history` (optional so a listener test's context needn't have it). */
+  audit?: Pick<AuditService, 'history'>;
+  conversation: Pick<ConversationService, 'handle'>;
+  feedback: Pick<FeedbackService, 'record'>;
   logger: Logger;
 }

@@ -1,12 +1,15 @@
+import { type Clock, systemClock } from '@agent-sessions/core';
+import type { KnownBlock } from '@slack/types';
 import type { Logger } from '../logger.js';
 import type { BotMetrics } from './metrics.js';
+import type { OutboundQueue } from './outbound.js';
 import type { SlackClient } from './slack.js';
 
 export interface CardMessage {
   channel: string;
   ts: string;
   text: string;
-  blocks: unknown[];
+  blocks: KnownBlock[];
 }
 
 export interface CardUpdaterOptions {
@@ -14,6 +17,8 @@ export interface CardUpdaterOptions {
   minIntervalMs?: number;
   /** All card edits of this process together stay under this (chat.update is Tier 3, ~50/min). */
   maxPerMinute?: number;
+  /** Time and waiting (tests move it by hand). */
+  clock?: Clock;
 }
 
 const MAX_REMEMBERED_CARDS = 2_000;
@@ -35,7 +40,9 @@ export class CardUpdater {
   /** What each card last showed, so an edit that would change nothing is not sent (bounded). */
   readonly #shown = new Map<string, string>();
   #nextAllowed = 0;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #clock: Clock;
+  /** Aborts the wait for the next due edit (a new one may be due sooner, or we are stopping). */
+  #timer: AbortController | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
   updates = 0;
@@ -45,9 +52,12 @@ export class CardUpdater {
     private readonly logger: Logger,
     private readonly metrics: BotMetrics,
     options: CardUpdaterOptions = {},
+    /** Card edits wait behind prompts and answers in their channel's queue. */
+    private readonly outbound?: OutboundQueue,
   ) {
     this.#minIntervalMs = options.minIntervalMs ?? 3_000;
     this.#gapMs = 60_000 / (options.maxPerMinute ?? 40);
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** Asks for the card to show the latest state; `build` runs when the edit is sent. */
@@ -60,8 +70,8 @@ export class CardUpdater {
     const earliest = options.now ? 0 : (this.#lastSent.get(sessionId) ?? 0) + this.#minIntervalMs;
     const existing = this.#pending.get(sessionId);
     const due = existing
-      ? Math.min(existing.due, Math.max(Date.now(), earliest))
-      : Math.max(Date.now(), earliest);
+      ? Math.min(existing.due, Math.max(this.#clock.now(), earliest))
+      : Math.max(this.#clock.now(), earliest);
     this.#pending.set(sessionId, { build, due });
     this.#pump();
   }
@@ -74,7 +84,7 @@ export class CardUpdater {
   /** Edits the card now (a final state), folding in anything pending for it. */
   async updateNow(sessionId: string, build: () => Promise<CardMessage | undefined>): Promise<void> {
     this.#pending.delete(sessionId);
-    this.#lastSent.set(sessionId, Date.now());
+    this.#lastSent.set(sessionId, this.#clock.now());
     await this.#send(sessionId, build);
   }
 
@@ -84,7 +94,7 @@ export class CardUpdater {
    */
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer?.abort();
     this.#timer = undefined;
     await this.#running;
   }
@@ -95,7 +105,9 @@ export class CardUpdater {
     for (const entry of this.#pending) if (!next || entry[1].due < next[1].due) next = entry;
     if (!next) return;
     const at = Math.max(next[1].due, this.#nextAllowed);
-    this.#timer = setTimeout(
+    const timer = new AbortController();
+    this.#timer = timer;
+    this.#clock.sleep(Math.max(0, at - this.#clock.now()), timer.signal).then(
       () => {
         this.#timer = undefined;
         this.#running = this.#sendDue().finally(() => {
@@ -103,13 +115,12 @@ export class CardUpdater {
           this.#pump();
         });
       },
-      Math.max(0, at - Date.now()),
+      () => {}, // stopped
     );
-    this.#timer.unref?.();
   }
 
   async #sendDue(): Promise<void> {
-    const now = Date.now();
+    const now = this.#clock.now();
     let next: [string, Pending] | undefined;
     for (const entry of this.#pending)
       if (entry[1].due <= now && (!next || entry[1].due < next[1].due)) next = entry;
@@ -127,16 +138,15 @@ export class CardUpdater {
       if (!card) return;
       const content = JSON.stringify([card.channel, card.ts, card.text, card.blocks]);
       if (this.#shown.get(sessionId) === content) return;
-      await this.slack.chat.update({
-        channel: card.channel,
-        ts: card.ts,
-        text: card.text,
-        blocks: card.blocks as never,
-      });
+      const edit = () =>
+        this.slack.chat.update({ channel: card.channel, ts: card.ts, text: card.text, blocks: card.blocks });
+      await (this.outbound
+        ? this.outbound.run({ channel: card.channel, priority: 'edit', method: 'update', run: edit })
+        : edit());
       this.#shown.delete(sessionId);
       this.#shown.set(sessionId, content);
-      if (this.#shown.size > MAX_REMEMBERED_CARDS)
-        this.#shown.delete(this.#shown.keys().next().value as string);
+      const oldest = this.#shown.keys().next();
+      if (this.#shown.size > MAX_REMEMBERED_CARDS && !oldest.done) this.#shown.delete(oldest.value);
       this.updates++;
       this.metrics.slackCalls.inc({ method: 'chat.update', outcome: 'ok' });
     } catch (error) {

@@ -10,7 +10,7 @@ type Check = { ok: boolean; detail?: string };
  * endpoint in its contract, so we read a session that can't exist: 404 means reachable and authorized.
  */
 export function healthRoutes(deps: {
-  store: Store;
+  store: Pick<Store, 'ping'>;
   client: AgentSessionsClient;
   metrics: BotMetrics;
 }): CustomRoute[] {
@@ -19,7 +19,7 @@ export function healthRoutes(deps: {
     if (cached && Date.now() - cached.at < 5_000) return cached.body;
     const store: Check = await deps.store.ping().then(
       () => ({ ok: true }),
-      (error: unknown) => ({ ok: false, detail: (error as Error).message }),
+      (error: unknown) => ({ ok: false, detail: messageOf(error) }),
     );
     const service: Check = await deps.client.sessions
       .get('healthcheck-probe', { timeoutMs: 3_000, maxRetries: 0 })
@@ -30,7 +30,7 @@ export function healthRoutes(deps: {
             ? { ok: true }
             : error instanceof AuthenticationError
               ? { ok: false, detail: 'the API key was refused (401)' }
-              : { ok: false, detail: (error as Error).message },
+              : { ok: false, detail: messageOf(error) },
       );
     const body = { ok: store.ok && service.ok, store, service };
     cached = { at: Date.now(), body };
@@ -71,3 +71,5 @@ export function healthRoutes(deps: {
     },
   ];
 }
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -1,6 +1,7 @@
 import type { Follower } from '@agent-sessions/core';
 import type { Logger } from '../logger.js';
-import type { Store } from '../store/store.js';
+import type { LeaseRepository } from '../store/leases.js';
+import type { SessionRepository } from '../store/sessions.js';
 
 export interface LeaseKeeperOptions {
   /** This replica's name in the leases table. */
@@ -34,7 +35,7 @@ export class LeaseKeeper {
   #stopped = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: { leases: LeaseRepository; sessions: Pick<SessionRepository, 'update'> },
     private readonly follower: Follower,
     private readonly logger: Logger,
     options: LeaseKeeperOptions,
@@ -63,7 +64,7 @@ export class LeaseKeeper {
 
   async #takePokes(): Promise<void> {
     if (this.#stopped) return;
-    for (const sessionId of await this.store.takePokes(this.owner)) this.follower.poke(sessionId);
+    for (const sessionId of await this.store.leases.takePokes(this.owner)) this.follower.poke(sessionId);
   }
 
   /** Renews and takes leases now (also right after a session is started here). */
@@ -86,7 +87,7 @@ export class LeaseKeeper {
     if (this.#stopped) return;
     let held: string[];
     try {
-      held = await this.store.acquireLeases(this.owner, { limit: this.#limit, ttlMs: this.#ttlMs });
+      held = await this.store.leases.acquire(this.owner, { limit: this.#limit, ttlMs: this.#ttlMs });
     } catch (error) {
       // Without the store we can't prove we still hold leases: stop following rather than double-post.
       this.logger.error({ err: error }, 'could not renew leases; following nothing until the store is back');
@@ -101,7 +102,7 @@ export class LeaseKeeper {
       });
       if (started === false && !this.follower.isFollowing(sessionId)) {
         // Its saved state says it finished: the session record just hadn't caught up.
-        await this.store.updateSession(sessionId, { finished: true }).catch(() => {});
+        await this.store.sessions.update(sessionId, { finished: true }).catch(() => {});
       } else if (started) this.logger.info({ sessionId, owner: this.owner }, 'following a session');
     }
     for (const sessionId of this.#followed) {
@@ -121,6 +122,6 @@ export class LeaseKeeper {
     if (this.#timer) clearInterval(this.#timer);
     if (this.#pokeTimer) clearInterval(this.#pokeTimer);
     await this.#tick;
-    if (options.release) await this.store.releaseLeases(this.owner).catch(() => {});
+    if (options.release) await this.store.leases.release(this.owner).catch(() => {});
   }
 }

@@ -8,6 +8,14 @@ export class BotMetrics {
   readonly actions: Counter<'kind' | 'outcome'>;
   readonly errors: Counter<'where'>;
   readonly surfacing: Histogram<'kind'>;
+  readonly feedback: Counter<'value'>;
+  /** 429s Slack answered to calls of the outbound queue. */
+  readonly rateLimited: Counter<'method'>;
+  /** Agent messages per thread post (1 when the thread keeps up). */
+  readonly batchSize: Histogram<string>;
+  /** What became of each thread post: posted, as_text, as_file, cant_post_here, gave_up, … */
+  readonly postOutcomes: Counter<'outcome'>;
+  #depths: () => Map<string, number> = () => new Map();
 
   constructor(follower: () => FollowerStats | undefined) {
     const registry = this.registry;
@@ -64,8 +72,49 @@ export class BotMetrics {
       buckets: [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
       registers: [registry],
     });
+    this.feedback = new Counter({
+      name: 'agent_report_feedback_total',
+      help: 'Presses of 👍 (good) and 👎 (bad) under session reports',
+      labelNames: ['value'],
+      registers: [registry],
+    });
+    for (const value of ['good', 'bad']) this.feedback.inc({ value }, 0);
+    this.rateLimited = new Counter({
+      name: 'slack_rate_limited_total',
+      help: 'Slack calls answered 429 (the outbound queue waited their Retry-After once per channel)',
+      labelNames: ['method'],
+      registers: [registry],
+    });
+    this.batchSize = new Histogram({
+      name: 'slack_post_batch_size',
+      help: 'Agent messages sent as one thread post (more than 1 when a thread was behind)',
+      buckets: [1, 2, 3, 5, 8, 13, 20],
+      registers: [registry],
+    });
+    this.postOutcomes = new Counter({
+      name: 'slack_post_outcomes_total',
+      help: 'What became of thread posts: posted, as_text, as_file, cant_post_here, retried, gave_up',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    const depths = () => this.#depths();
+    new Gauge({
+      name: 'slack_outbound_queue_depth',
+      help: 'Slack calls waiting in the outbound queue, per channel',
+      labelNames: ['channel'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [channel, depth] of depths()) this.set({ channel }, depth);
+      },
+    });
     // Known series exist from the start (Prometheus advice), so dashboards see zeros, not gaps.
     for (const kind of ['message', 'human_input']) this.surfacing.zero({ kind });
+  }
+
+  /** The outbound queue reports its depths through this (it is built after the metrics). */
+  registerOutbound(depths: () => Map<string, number>): void {
+    this.#depths = depths;
   }
 
   text(): Promise<string> {

@@ -1,29 +1,39 @@
 import {
   type FollowEvent,
+  type FollowEventOf,
   type FollowedSession,
   type Follower,
   type HumanInputRequest,
   isTerminalStatus,
   parseTimestamp,
 } from '@agent-sessions/core';
+import type { KnownBlock } from '@slack/types';
 import { agentMessageText } from '../blocks/agent-message.js';
 import { costLimitMessage, costLimitResolved, promptAsAnswered, promptMessage } from '../blocks/prompt.js';
 import { finalReport, unreadableRequest } from '../blocks/report.js';
-import { cardStateOf, sessionCard, statusLabel, UNREACHABLE_STATUS } from '../blocks/session-card.js';
+import {
+  CANT_POST_STATUS,
+  cardStateOf,
+  currentStepOf,
+  sessionCard,
+  statusLabel,
+  totalCostOf,
+  UNREACHABLE_STATUS,
+} from '../blocks/session-card.js';
+import { UNREADABLE_PROMPT, unreadableAsFreeText, unreadableQuestionMessage } from '../blocks/unreadable.js';
 import type { Logger } from '../logger.js';
-import type { SessionRecord, Store } from '../store/store.js';
+import { refKeyOf } from '../refs.js';
+import type { PostRepository } from '../store/posts.js';
+import type { PromptRepository } from '../store/prompts.js';
+import type { SessionRecord } from '../store/records.js';
+import type { SessionRepository } from '../store/sessions.js';
 import type { CardMessage, CardUpdater } from './card-updater.js';
 import type { BotMetrics } from './metrics.js';
 import type { SlackClient } from './slack.js';
-import type { ThreadPoster } from './thread-poster.js';
+import { CannotPostHereError, type ThreadPoster } from './thread-poster.js';
 
 /** The latest snapshot of each followed session, for its card. */
 type Snapshots = Map<string, FollowedSession>;
-
-const costOf = (s: FollowedSession | undefined): number => {
-  const total = (s?.cost as { totalCost?: unknown } | undefined)?.totalCost;
-  return typeof total === 'number' ? total : 0;
-};
 
 /**
  * Turns what the follower sees into Slack: the card edited in place, the agent's messages in the card's
@@ -31,38 +41,120 @@ const costOf = (s: FollowedSession | undefined): number => {
  */
 export class SessionPublisher {
   readonly #snapshots: Snapshots = new Map();
+  /** The card's "now" line: each followed session's latest step. */
+  readonly #steps = new Map<string, string>();
 
   constructor(
     private readonly deps: {
-      store: Store;
+      store: {
+        sessions: Pick<SessionRepository, 'get' | 'update'>;
+        prompts: Pick<PromptRepository, 'get' | 'save'>;
+        posts: Pick<PostRepository, 'withPrefix' | 'unsentSessions'>;
+      };
       poster: ThreadPoster;
       cards: CardUpdater;
       metrics: BotMetrics;
       logger: Logger;
       slack: SlackClient;
       showReasoning: boolean;
+      /** Who may answer a question (the approval policy's line), shown on its prompt. */
+      answerers?: (session: SessionRecord, request: HumanInputRequest) => string | undefined;
+      /** The latest decision recorded on a session (the audit), for the card's footer. */
+      latestDecision?: (sessionId: string) => Promise<string | undefined>;
     },
   ) {}
 
   attach(follower: Follower): void {
     follower.on('*', (event) => this.handle(event));
+    this.deps.poster.onCannotPost = async (place, error) => {
+      const session = await this.deps.store.sessions.get(place.sessionId);
+      if (session && session.status !== CANT_POST_STATUS) await this.#cannotPostHere(session, error);
+    };
+  }
+
+  /**
+   * At start: sessions with posts recorded and never sent (a crash after the follower moved on) get them
+   * sent, even when nothing new happens in them (a finished session's final report).
+   */
+  async recoverUnsent(mine: (sessionId: string) => boolean, limit = 500): Promise<void> {
+    for (const sessionId of await this.deps.store.posts.unsentSessions(limit)) {
+      const session = await this.deps.store.sessions.get(sessionId);
+      if (!session?.cardTs || session.status === CANT_POST_STATUS) continue;
+      // Another replica's session may have these queued in its memory still: it recovers its own. A
+      // finished one is nobody's any more.
+      if (!session.finished && !mine(sessionId)) continue;
+      await this.deps.poster
+        .recover(session)
+        .catch(this.#warn(sessionId, 'could not recover the posts a crash left unsent'));
+    }
   }
 
   async handle(event: FollowEvent): Promise<void> {
-    const session = await this.deps.store.getSession(event.sessionId);
+    const session = await this.deps.store.sessions.get(event.sessionId);
     // Sessions started elsewhere (another bot, n8n) have no place in Slack.
     if (!session) return;
-    const place = await this.#ensureCard(session);
+    // Slack refused its channel: followed no further there (the starter was told where to look).
+    if (session.status === CANT_POST_STATUS) return;
+    try {
+      await this.#handle(session, event);
+    } catch (error) {
+      if (!(error instanceof CannotPostHereError)) throw error;
+      await this.#cannotPostHere(session, error);
+    }
+  }
+
+  /**
+   * not_in_channel, channel_not_found, is_archived: the session is marked so and no longer followed (its
+   * record is finished, so no lease picks it up), the starter gets a DM, and the card says why if it can.
+   */
+  async #cannotPostHere(session: SessionRecord, error: CannotPostHereError): Promise<void> {
+    const { sessionId } = session;
+    this.deps.logger.warn(
+      { sessionId, code: error.code },
+      "Slack refused the session's channel: not following it there",
+    );
+    await this.deps.store.sessions.update(sessionId, { status: CANT_POST_STATUS, finished: true });
+    this.#snapshots.delete(sessionId);
+    await this.deps.cards.updateNow(sessionId, () => this.card(sessionId));
+    const slack = this.deps.slack;
+    await this.deps.poster.outbound
+      .run({
+        channel: session.startedBy,
+        priority: 'urgent',
+        method: 'post',
+        run: () =>
+          slack.chat.postMessage({
+            channel: session.startedBy,
+            text: `⚠️ I can't post in <#${session.channelId}> any more (Slack said \`${error.code}\`), so the thread of your session \`${sessionId}\` stops there. The session itself goes on: \`/agent status ${sessionId}\` shows where it is.`,
+          }),
+      })
+      .catch(this.#warn(sessionId, 'could not tell the starter that the channel refused the session'));
+  }
+
+  async #handle(session: SessionRecord, event: FollowEvent): Promise<void> {
+    // Posts go in the session's thread: the card's own, or the mention's the card replied in (#14).
+    const carded = await this.#ensureCard(session);
+    const place = carded.threadTs ? { ...carded, cardTs: carded.threadTs } : carded;
+    // After a crash: what was queued and never posted goes out (once) before anything new of it.
+    await this.deps.poster.recover(place);
     switch (event.type) {
       case 'message': {
+        const step = currentStepOf(event.message);
+        if (step) this.#steps.set(session.sessionId, step);
         const text = agentMessageText(event.message, { showReasoning: this.deps.showReasoning });
         if (!text) return;
-        await this.deps.poster.postText(place, `msg:${event.key}`, text);
-        this.#observe('message', event.message.timestamp);
+        // Recorded, not yet posted: the thread may be behind, and its chatter then goes out batched.
+        const timestamp = event.message.timestamp;
+        await this.deps.poster.enqueueText(place, `msg:${event.key}`, text, () =>
+          this.#observe('message', timestamp),
+        );
         return;
       }
       case 'human_input_needed':
         await this.#prompt(place, event.request);
+        return;
+      case 'human_input_unreadable':
+        await this.#unreadable(place, event);
         return;
       case 'invalid_human_input':
         await this.deps.poster.postText(place, event.key, unreadableRequest(event.reason, event.raw));
@@ -71,28 +163,32 @@ export class SessionPublisher {
         await this.deps.poster.post(
           place,
           event.key,
-          costLimitMessage(session.sessionId, session.startedBy, costOf(event.session)),
+          costLimitMessage(session.sessionId, session.startedBy, totalCostOf(event.session) ?? 0),
         );
         return;
       case 'update':
         this.#snapshots.set(session.sessionId, event.session);
         if (event.session.status !== session.status) {
-          await this.deps.store.updateSession(session.sessionId, { status: event.session.status });
+          await this.deps.store.sessions.update(session.sessionId, { status: event.session.status });
         }
         this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId));
         return;
       case 'finished':
         this.#snapshots.set(session.sessionId, event.session);
-        await this.deps.store.updateSession(session.sessionId, { status: event.status, finished: true });
+        await this.deps.store.sessions.update(session.sessionId, { status: event.status });
         await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
         await this.deps.poster.postText(place, 'final-report', finalReport(event.session));
+        // Finished only once the report is out: a crash while it waits in the channel's queue (behind the
+        // thread's backlog) leaves the session followed, so the next start posts it (once, by its key).
+        await this.deps.store.sessions.update(session.sessionId, { finished: true });
         this.#snapshots.delete(session.sessionId);
+        this.#steps.delete(session.sessionId);
         return;
       case 'error':
         if (!event.fatal) return;
         // 403/404: the service no longer lets us see it. Stop following it first, so a thread that is
         // gone too (a deleted channel, a fresh sandbox) cannot make every restart try again.
-        await this.deps.store.updateSession(session.sessionId, {
+        await this.deps.store.sessions.update(session.sessionId, {
           status: UNREACHABLE_STATUS,
           finished: true,
         });
@@ -116,9 +212,13 @@ export class SessionPublisher {
 
   /** The card as it should look now. */
   async card(sessionId: string): Promise<CardMessage | undefined> {
-    const session = await this.deps.store.getSession(sessionId);
+    const session = await this.deps.store.sessions.get(sessionId);
     if (!session?.cardTs) return undefined;
-    const card = sessionCard(cardStateOf(session, this.#snapshots.get(sessionId), Date.now()));
+    const decision = await this.deps.latestDecision?.(sessionId).catch(() => undefined);
+    const card = sessionCard({
+      ...cardStateOf(session, this.#snapshots.get(sessionId), Date.now(), this.#steps.get(sessionId)),
+      ...(decision ? { latestDecision: decision } : {}),
+    });
     return { channel: session.channelId, ts: session.cardTs, ...card };
   }
 
@@ -132,11 +232,21 @@ export class SessionPublisher {
     const shown = isTerminalStatus(status)
       ? costLimitResolved(session.startedBy, { resumed: false, status: statusLabel(status) })
       : costLimitResolved(session.startedBy, { resumed: true, budget: session.budget });
-    for (const { ts } of await this.deps.store.postedWithPrefix(session.sessionId, 'cost_limit:')) {
-      await this.deps.slack.chat
-        .update({ channel: session.channelId, ts, text: shown.text, blocks: shown.blocks as never })
-        .catch(this.#warn(session.sessionId, 'could not close a budget prompt'));
+    for (const { ts } of await this.deps.store.posts.withPrefix(session.sessionId, 'cost_limit:')) {
+      await this.#update(session.channelId, ts, shown).catch(
+        this.#warn(session.sessionId, 'could not close a budget prompt'),
+      );
     }
+  }
+
+  /** An edit of a message the bot posted, paced by the outbound queue. */
+  #update(channel: string, ts: string, shown: { text: string; blocks?: KnownBlock[] }): Promise<unknown> {
+    return this.deps.poster.outbound.run({
+      channel,
+      priority: 'urgent',
+      method: 'update',
+      run: () => this.deps.slack.chat.update({ channel, ts, ...shown }),
+    });
   }
 
   /** For a Slack call whose failure should not stop the session's events: log it and go on. */
@@ -145,39 +255,74 @@ export class SessionPublisher {
   }
 
   async #prompt(place: SessionRecord, request: HumanInputRequest): Promise<void> {
-    const existing = await this.deps.store.getPrompt(place.sessionId, request.inputId);
+    const existing = await this.deps.store.prompts.get(place.sessionId, request.inputId);
     if (existing?.state === 'answered') {
       // Answered while its posting was being redone (a restart): make sure it shows the answer.
       const ts = existing.messageTs ?? (await this.deps.poster.locate(place, `input:${request.inputId}`));
       if (ts) {
         const shown = promptAsAnswered(existing);
-        await this.deps.slack.chat
-          .update({ channel: place.channelId, ts, text: shown.text, blocks: shown.blocks as never })
-          .catch(this.#warn(place.sessionId, 'could not mark a prompt answered'));
+        await this.#update(place.channelId, ts, shown).catch(
+          this.#warn(place.sessionId, 'could not mark a prompt answered'),
+        );
       }
       return;
     }
-    await this.deps.store.savePrompt({
+    await this.deps.store.prompts.save({
       sessionId: place.sessionId,
       inputId: request.inputId,
       channelId: place.channelId,
       messageTs: existing?.messageTs ?? null,
       request,
+      refKey: refKeyOf(place.sessionId, request.inputId),
     });
     const ts = await this.deps.poster.post(
       place,
       `input:${request.inputId}`,
-      promptMessage(request, { sessionId: place.sessionId, startedBy: place.startedBy }),
+      promptMessage(request, {
+        sessionId: place.sessionId,
+        startedBy: place.startedBy,
+        ...answerersOf(this.deps.answerers?.(place, request)),
+      }),
     );
-    await this.deps.store.savePrompt({
+    await this.deps.store.prompts.save({
       sessionId: place.sessionId,
       inputId: request.inputId,
       channelId: place.channelId,
       messageTs: ts,
       request,
+      refKey: refKeyOf(place.sessionId, request.inputId),
     });
-    const raw = request.raw as { askedAt?: unknown; timestamp?: unknown } | undefined;
-    this.#observe('human_input', raw?.timestamp ?? raw?.askedAt);
+    this.#observe('human_input', askedAt(request.raw));
+  }
+
+  /**
+   * A wait on a question nobody could read: said once per event, with the raw data and something to click.
+   * With an input id, the question is recorded as free text so Answer as text is answered like any other.
+   */
+  async #unreadable(place: SessionRecord, event: FollowEventOf<'human_input_unreadable'>): Promise<void> {
+    const { inputId } = event;
+    // A question read before under this id keeps its form; otherwise it is free text to that id.
+    const existing = inputId ? await this.deps.store.prompts.get(place.sessionId, inputId) : undefined;
+    const record = async (messageTs: string | null) => {
+      if (!inputId || (existing && existing.request.prompt !== UNREADABLE_PROMPT)) return;
+      await this.deps.store.prompts.save({
+        sessionId: place.sessionId,
+        inputId,
+        channelId: place.channelId,
+        messageTs,
+        request: unreadableAsFreeText(inputId, event.raw),
+        refKey: refKeyOf(place.sessionId, inputId),
+      });
+    };
+    // Recorded before posting, so a click on the message always finds its question.
+    await record(existing?.messageTs ?? null);
+    const message = unreadableQuestionMessage({
+      sessionId: place.sessionId,
+      startedBy: place.startedBy,
+      ...(inputId ? { inputId } : {}),
+      raw: event.raw,
+    });
+    await record(await this.deps.poster.post(place, event.key, message));
   }
 
   /** The card is the thread's root: posted once, before anything goes in its thread. */
@@ -185,7 +330,7 @@ export class SessionPublisher {
     if (session.cardTs) return session;
     const initial = sessionCard(cardStateOf(session, undefined, Date.now()));
     const ts = await this.deps.poster.post({ ...session, cardTs: null }, 'card', initial);
-    await this.deps.store.updateSession(session.sessionId, { cardTs: ts });
+    await this.deps.store.sessions.update(session.sessionId, { cardTs: ts });
     return { ...session, cardTs: ts };
   }
 
@@ -197,3 +342,12 @@ export class SessionPublisher {
     if (seconds >= 0 && seconds < 3600) this.deps.metrics.surfacing.observe({ kind }, seconds);
   }
 }
+
+/** When the agent asked, if the raw request says (for the surfacing-delay metric). */
+function askedAt(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  if ('timestamp' in raw && raw.timestamp !== undefined && raw.timestamp !== null) return raw.timestamp;
+  return 'askedAt' in raw ? raw.askedAt : undefined;
+}
+
+const answerersOf = (line: string | undefined): { answerers?: string } => (line ? { answerers: line } : {});

@@ -2,9 +2,16 @@ import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
 import { SqlStore } from './store.js';
 
+export type { EventLog } from './events.js';
+export type { FeedbackRepository, FeedbackValue } from './feedback.js';
+export type { LeaseRepository } from './leases.js';
 export { MIGRATIONS, migrate } from './migrations.js';
-export type { SqlClient } from './sql.js';
-export * from './store.js';
+export type { PostRepository } from './posts.js';
+export type { NewPrompt, PromptLocator, PromptRepository } from './prompts.js';
+export * from './records.js';
+export type { SessionFilter, SessionRepository } from './sessions.js';
+export type { SqlClient, SqlExecutor } from './sql.js';
+export { SqlStore, type Store } from './store.js';
 export { openPglite, openPostgres };
 
 /** PostgreSQL when `databaseUrl` is set, else PGlite in `dataDir` (in memory without one); migrated. */

@@ -56,6 +56,57 @@ export const MIGRATIONS: readonly string[] = [
      owner    text PRIMARY KEY,
      seen_at  timestamptz NOT NULL
    );`,
+  // A prompt whose ref is too long for a block_id or value is found by this key instead.
+  `ALTER TABLE prompts ADD COLUMN ref_key text;
+   CREATE INDEX prompts_ref_key ON prompts (ref_key);`,
+  // Issue #15: every human action on a session, append-only (pruned by age only).
+  `CREATE TABLE IF NOT EXISTS audit_log (
+     id           bigserial PRIMARY KEY,
+     at           timestamptz NOT NULL DEFAULT now(),
+     session_id   text NOT NULL,
+     input_id     text,
+     action       text NOT NULL,
+     user_id      text NOT NULL,
+     team_id      text,
+     channel_id   text,
+     thread_ts    text,
+     detail       jsonb,
+     outcome      text NOT NULL,
+     http_status  integer,
+     request_id   text
+   );
+   CREATE INDEX IF NOT EXISTS audit_log_session ON audit_log (session_id, at);
+   CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at);`,
+  // Issue #15: each waiting question's reminder schedule; a step is claimed by one replica, once.
+  `CREATE TABLE IF NOT EXISTS question_reminders (
+     session_id   text NOT NULL,
+     input_id     text NOT NULL,
+     sent         integer NOT NULL DEFAULT 0,
+     next_at      timestamptz NOT NULL,
+     timeout_at   timestamptz,
+     timed_out    boolean NOT NULL DEFAULT false,
+     delivered    integer NOT NULL DEFAULT 0,
+     claimed_at   timestamptz,
+     PRIMARY KEY (session_id, input_id)
+   );
+   CREATE INDEX IF NOT EXISTS question_reminders_next ON question_reminders (next_at);`,
+  // Conversational sessions (#14): started by a mention or a DM, the session's thread is the one the
+  // mention was in (the card is a reply there), and the card says where it came from.
+  `ALTER TABLE sessions ADD COLUMN thread_ts text;
+   ALTER TABLE sessions ADD COLUMN origin text;
+   CREATE INDEX sessions_thread ON sessions (channel_id, thread_ts);`,
+  // 👍/👎 under a session's report (#14).
+  `CREATE TABLE session_feedback (
+     session_id  text NOT NULL,
+     user_id     text NOT NULL,
+     value       text NOT NULL CHECK (value IN ('good', 'bad')),
+     at          timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (session_id, user_id)
+   );`,
+  // bot-outbound: a batched message is recorded with what it says, so a crash after the follower moved on
+  // (the handler returned before the post was sent) still posts it; found again by its pending row.
+  `ALTER TABLE posted_messages ADD COLUMN body text;
+   CREATE INDEX posted_messages_pending ON posted_messages (session_id) WHERE ts IS NULL AND body IS NOT NULL;`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

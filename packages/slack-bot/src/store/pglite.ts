@@ -1,11 +1,60 @@
-import { mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
+import {
+  isTemplateStamp,
+  isUsableTemplate,
+  PGLITE_TEMPLATE_DIR,
+  PGLITE_TEMPLATE_TAR,
+} from './pglite-template.js';
 import type { SqlClient } from './sql.js';
 
+/**
+ * PostgreSQL settings for the one backend PGlite runs. Its cluster is sized for a server (initdb writes
+ * shared_buffers = 128MB and max_connections = 100), and in WebAssembly shared memory is part of the bot's
+ * heap, which never shrinks: about 140 MB of RSS for buffers a bot's small tables never fill. The operating
+ * system's page cache still holds the files; `-c` on the command line wins over postgresql.conf, so data
+ * directories made before this apply it too. PGlite's own parameters (single-user mode, its fsync setting)
+ * are kept as they are.
+ */
+export const PGLITE_START_PARAMS: readonly string[] = [
+  ...PGlite.defaultStartParams,
+  ...['shared_buffers=8MB', 'max_connections=5'].flatMap((setting) => ['-c', setting]),
+];
+
+/**
+ * PGlite's 9 MB WebAssembly module compiled by V8's baseline compiler (Liftoff) alone. By default V8 also
+ * recompiles hot functions with its optimizing compiler (TurboFan) on background threads, and the memory
+ * those compilations take stays with the process: about 45 MB more RSS for the bot, measured, for no gain
+ * in the store's speed on 2 cores (the same work took 4-5 s with Liftoff alone, 6-9 s with tier-up). The
+ * flag concerns WebAssembly only and is left alone when the process was started with a wasm flag of its
+ * own. It must be set before the module is compiled, hence here rather than in main.
+ */
+function compileWasmWithBaselineOnly(): void {
+  if (process.execArgv.some((arg) => /wasm|liftoff|turbofan/.test(arg))) return;
+  setFlagsFromString('--liftoff-only');
+}
+
+export interface PgliteOptions {
+  /** The initialized cluster copied into an empty data directory (tests point it elsewhere). */
+  templateDir?: string;
+}
+
 /** PostgreSQL in WebAssembly, persisted in a folder: the embedded default (no server to run). */
-export async function openPglite(dataDir: string | undefined): Promise<SqlClient> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const db = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
+export async function openPglite(
+  dataDir: string | undefined,
+  options: PgliteOptions = {},
+): Promise<SqlClient> {
+  if (dataDir) await ensureCluster(dataDir, options.templateDir ?? PGLITE_TEMPLATE_DIR);
+  compileWasmWithBaselineOnly();
+  const db = await PGlite.create({
+    ...(dataDir ? { dataDir } : inMemoryTemplate()),
+    startParams: [...PGLITE_START_PARAMS],
+  });
   return {
     query: async <Row>(text: string, params: unknown[] = []) => {
       const result = await db.query<Row>(text, params);
@@ -21,4 +70,81 @@ export async function openPglite(dataDir: string | undefined): Promise<SqlClient
       ),
     close: () => db.close(),
   };
+}
+
+/** An in-memory store starts from the build's template when there is one (else PGlite runs initdb). */
+function inMemoryTemplate(): { loadDataDir?: Blob } {
+  if (!isUsableTemplate() || !existsSync(PGLITE_TEMPLATE_TAR)) return {};
+  return { loadDataDir: new Blob([readFileSync(PGLITE_TEMPLATE_TAR)]) };
+}
+
+/** A data directory holds a cluster once PG_VERSION is there (PGlite's own test, too). */
+const CLUSTER_MARK = 'PG_VERSION';
+/** Where a new cluster is put together inside the data directory (same file system, so renames are atomic). */
+const STAGING_PREFIX = '.pglite-init-';
+
+/**
+ * Gives an empty data directory its cluster without initdb in this process: a copy of the template made at
+ * build time, or, without one, initdb in a short-lived child process. Either way the cluster is assembled in
+ * a staging folder and moved in with PG_VERSION last, so a kill at any point leaves either no cluster (the
+ * next start begins again) or a whole one. Other files in the folder (a log) are left alone.
+ */
+async function ensureCluster(dataDir: string, templateDir: string = PGLITE_TEMPLATE_DIR): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  if (existsSync(join(dataDir, CLUSTER_MARK))) return;
+  for (const name of readdirSync(dataDir)) {
+    if (name.startsWith(STAGING_PREFIX)) rmSync(join(dataDir, name), { recursive: true, force: true });
+  }
+  const staging = join(dataDir, `${STAGING_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    if (isUsableTemplate(templateDir)) {
+      cpSync(templateDir, staging, {
+        recursive: true,
+        filter: (source) => !isTemplateStamp(basename(source)),
+      });
+    } else {
+      await initdbInChild(staging);
+    }
+    const names = readdirSync(staging).filter((name) => name !== CLUSTER_MARK);
+    for (const name of [...names, CLUSTER_MARK]) {
+      // Without PG_VERSION nothing here is a cluster: these are the remains of a start killed while moving.
+      rmSync(join(dataDir, name), { recursive: true, force: true });
+      renameSync(join(staging, name), join(dataDir, name));
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * initdb in a child Node process with the same PGlite, so its memory is returned when the child exits. The
+ * program is inline (CommonJS, `require` of the path resolved here) so it runs the same from src/ under the
+ * test runner and from dist/.
+ */
+function initdbInChild(dir: string): Promise<void> {
+  const pglite = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const program = [
+    'const { PGlite } = require(process.argv[1]);',
+    'PGlite.create(process.argv[2]).then((db) => db.close()).then(',
+    '  () => process.exit(0),',
+    '  (error) => { process.stderr.write(String(error && error.message ? error.message : error)); process.exit(1); },',
+    ');',
+  ].join('\n');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', program, pglite, dir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4_000);
+    });
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      if (code === 0) resolve();
+      else
+        reject(
+          new Error(`PGlite could not initialize ${dir} (initdb ${signal ?? `exit ${code}`}): ${stderr}`),
+        );
+    });
+  });
 }

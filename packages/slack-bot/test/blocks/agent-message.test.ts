@@ -2,7 +2,9 @@ import { validateBlocks } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
 import {
   agentMessageText,
+  defuseMentions,
   layoutText,
+  MARKDOWN_MAX,
   MAX_SPLIT_PARTS,
   SECTION_MAX,
 } from '../../src/blocks/agent-message.js';
@@ -48,6 +50,29 @@ describe('agentMessageText', () => {
         opts,
       ),
     ).toBeUndefined();
+  });
+
+  it('never throws or drops a message missing its role or content, or with content null beside tool calls', () => {
+    const call = { function: { name: 'search', arguments: '{"q":"x"}' } };
+    expect(agentMessageText({ content: null, toolCalls: [call] }, opts)?.mrkdwn).toBe(
+      '🔧 `search` `{"q":"x"}`',
+    );
+    expect(agentMessageText({ role: 'assistant', toolCalls: [call] }, opts)?.mrkdwn).toBe(
+      '🔧 `search` `{"q":"x"}`',
+    );
+    expect(agentMessageText({ content: 'Hello' }, opts)?.mrkdwn).toBe('_agent:_ Hello');
+    expect(agentMessageText({ role: 'tool', content: null }, opts)?.mrkdwn).toBe('↳ `tool` returned nothing');
+    expect(
+      agentMessageText({ role: 'assistant', content: [{ type: 'text', text: 'hi' }] }, opts)?.plain,
+    ).toContain('"text": "hi"');
+    expect(
+      agentMessageText({ role: 'assistant', toolCalls: [null, 'ping', { name: 'flat', arguments: 1 }] }, opts)
+        ?.mrkdwn,
+    ).toBe('🔧 `ping`\n🔧 `flat` `1`');
+    expect(agentMessageText({ role: 42, content: 'x', tool_calls: [{ name: 'snake' }] }, opts)?.mrkdwn).toBe(
+      'x\n🔧 `snake`',
+    );
+    expect(agentMessageText({}, opts)).toBeUndefined();
   });
 
   it('shows reasoning only when asked to, and people’s messages as theirs', () => {
@@ -124,5 +149,71 @@ describe('finalReport and unreadableRequest', () => {
     const shown = unreadableRequest('no inputId', { kind: 'approval', prompt: 'Ship?' });
     expect(shown.plain).toContain('"prompt": "Ship?"');
     expect(shown.mrkdwn).toContain('no inputId');
+  });
+});
+
+describe('the markdown block (#14)', () => {
+  it('posts the agent’s Markdown as it wrote it, in a markdown block with an escaped plain fallback', () => {
+    const text = agentMessageText(
+      { role: 'assistant', content: '## Plan\n**Bold** <b> & [docs](https://x.io)' },
+      opts,
+    );
+    const laid = layoutText(text as NonNullable<typeof text>, 'stem');
+    expect(laid).toEqual({
+      kind: 'text',
+      parts: [
+        {
+          text: '## Plan\n**Bold** &lt;b&gt; &amp; [docs](https://x.io)',
+          blocks: [{ type: 'markdown', text: '## Plan\n**Bold** <b> & [docs](https://x.io)' }],
+        },
+      ],
+    });
+    expect(validateBlocks(laid.kind === 'text' ? laid.parts[0]?.blocks : [], 'message')).toEqual([]);
+  });
+
+  it('splits below the per-message markdown limit, then uploads a file', () => {
+    const long = (n: number) =>
+      agentMessageText({ role: 'assistant', content: 'word '.repeat(n).trim() }, opts) as NonNullable<
+        ReturnType<typeof agentMessageText>
+      >;
+    const split = layoutText(long(4_000), 's');
+    expect(split.kind).toBe('text');
+    if (split.kind !== 'text') return;
+    expect(split.parts.length).toBe(2);
+    for (const part of split.parts) {
+      const md = part.blocks[0] as { type: string; text: string };
+      expect(md.type).toBe('markdown');
+      expect(md.text.length).toBeLessThanOrEqual(MARKDOWN_MAX);
+      expect(validateBlocks(part.blocks, 'message')).toEqual([]);
+    }
+    expect(layoutText(long(12_000), 's').kind).toBe('file');
+  });
+
+  it('never pings: broadcasts, user groups and people become look-alike text, in markdown and mrkdwn', () => {
+    const content =
+      'Heads up <!channel> and <!here|here>, @channel @here @everyone, <!subteam^S0APPROVERS|@approvers> and <@U0BOB> <@W0X|bob>; mail a@channel.io';
+    const text = agentMessageText({ role: 'assistant', content }, opts) as NonNullable<
+      ReturnType<typeof agentMessageText>
+    >;
+    for (const out of [text.markdown ?? '', text.mrkdwn, defuseMentions(content)]) {
+      expect(out).not.toMatch(/<!|<@|(^|[^\w\u2060])@(channel|here|everyone)\b/);
+      expect(out).toContain('@\u2060approvers');
+    }
+    expect(text.markdown).toContain('a@channel.io');
+    const laid = layoutText(text, 's');
+    expect(laid.kind === 'text' && laid.parts[0]?.text).not.toMatch(/<!|<@|(^|\s)@(channel|here)\b/);
+  });
+
+  it('the final report ends with Slack’s feedback buttons', () => {
+    const report = finalReport({ status: 'completed', completionReport: { summary: 'Done @here' } });
+    const laid = layoutText(report, 's');
+    if (laid.kind !== 'text') throw new Error('a short report is a message');
+    const last = laid.parts[laid.parts.length - 1];
+    expect(last?.blocks.at(-1)).toMatchObject({
+      type: 'context_actions',
+      elements: [{ type: 'feedback_buttons', action_id: 'session_feedback' }],
+    });
+    expect(validateBlocks(last?.blocks, 'message')).toEqual([]);
+    expect(report.mrkdwn).not.toMatch(/(^|\s)@here\b/);
   });
 });

@@ -223,7 +223,7 @@ describe('modals and home', () => {
     ['multi-question answer', answerModal('sess_1', questions)],
   ])('%s modal passes Slack limits', (_name, view) => {
     expect(validateView(view)).toEqual([]);
-    expect(JSON.parse(view.private_metadata)).toBeTypeOf('object');
+    expect(JSON.parse(view.private_metadata ?? '')).toBeTypeOf('object');
     // Slack marks optional inputs itself; a label saying so too would read "(optional) (optional)".
     for (const block of view.blocks as Array<{ type: string; label?: { text: string } }>)
       if (block.type === 'input') expect(block.label?.text).not.toMatch(/optional/i);

@@ -1,8 +1,9 @@
+import { blocksChars, MAX_BLOCKS_CHARS } from '../blockkit/size.js';
 import { describeProblem, MAX_MESSAGE_TEXT, validateBlocks } from '../blockkit/validate.js';
 import type { Workspace } from '../workspace.js';
-import { type Args, json, type Method, required, SlackApiError, str } from './types.js';
+import { type ApiContext, type Args, json, type Method, required, SlackApiError, str } from './types.js';
 
-function content(args: Args): { text: string; blocks?: unknown[] } {
+function content(args: Args, ctx: ApiContext): { text: string; blocks?: unknown[] } {
   const text = str(args, 'text') ?? '';
   const blocks = json(args, 'blocks');
   if (text === '' && (blocks === undefined || (Array.isArray(blocks) && blocks.length === 0)))
@@ -17,6 +18,8 @@ function content(args: Args): { text: string; blocks?: unknown[] } {
         response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) },
       });
     }
+    if (blocksChars(blocks) > (ctx.limits?.maxBlocksChars ?? MAX_BLOCKS_CHARS))
+      throw new SlackApiError('msg_blocks_too_long');
     return { text, blocks: blocks as unknown[] };
   }
   return { text };
@@ -29,14 +32,15 @@ function channelOf(workspace: Workspace, args: Args): string {
 }
 
 export const chat: Record<string, Method> = {
-  'chat.postMessage': (args, { workspace }) => {
+  'chat.postMessage': (args, ctx) => {
+    const { workspace } = ctx;
     const channel = channelOf(workspace, args);
     const threadTs = str(args, 'thread_ts');
     if (threadTs && !workspace.findMessage(channel, threadTs)) throw new SlackApiError('thread_not_found');
     const { seed } = workspace;
     const message = workspace.post({
       channel,
-      ...content(args),
+      ...content(args, ctx),
       bot_id: seed.botId,
       app_id: seed.appId,
       user: seed.botUserId,
@@ -45,12 +49,13 @@ export const chat: Record<string, Method> = {
     });
     return { ok: true, channel, ts: message.ts, message };
   },
-  'chat.update': (args, { workspace }) => {
+  'chat.update': (args, ctx) => {
+    const { workspace } = ctx;
     const channel = channelOf(workspace, args);
     const message = workspace.findMessage(channel, required(args, 'ts'));
     if (!message) throw new SlackApiError('message_not_found');
     if (message.bot_id !== workspace.seed.botId) throw new SlackApiError('cant_update_message');
-    const updated = workspace.update(message, content(args));
+    const updated = workspace.update(message, content(args, ctx));
     return { ok: true, channel, ts: updated.ts, text: updated.text, message: updated };
   },
   'chat.delete': (args, { workspace }) => {
@@ -62,7 +67,8 @@ export const chat: Record<string, Method> = {
     workspace.remove(channel, ts);
     return { ok: true, channel, ts };
   },
-  'chat.postEphemeral': (args, { workspace }) => {
+  'chat.postEphemeral': (args, ctx) => {
+    const { workspace } = ctx;
     const channel = channelOf(workspace, args);
     const user = required(args, 'user');
     if (!workspace.users.has(user)) throw new SlackApiError('user_not_found');
@@ -70,7 +76,7 @@ export const chat: Record<string, Method> = {
     const ephemeral = workspace.postEphemeral({
       channel,
       user,
-      ...content(args),
+      ...content(args, ctx),
       ...(threadTs ? { thread_ts: threadTs } : {}),
       via: 'api',
     });

@@ -8,6 +8,15 @@ export interface ApiContext {
   interactions: Interactions;
   /** The sandbox's own base URL, for URLs it hands out (uploads, permalinks). */
   baseUrl: () => string;
+  /** Size limits Slack applies whether or not rate limits are on. */
+  limits?: ApiLimits;
+}
+
+export interface ApiLimits {
+  /** The per-message block budget past which Slack answers `msg_blocks_too_long`. */
+  maxBlocksChars: number;
+  /** conversations.history / replies: the largest `limit`, and the one used when none is given. */
+  historyPage: { max: number; default: number };
 }
 
 export type Method = (args: Args, ctx: ApiContext) => Record<string, unknown>;

@@ -25,7 +25,12 @@ const BLOCK_TYPES = new Set([
   'rich_text',
   'video',
   'file',
+  'markdown',
+  'context_actions',
 ]);
+/** Slack's `markdown` block: standard Markdown, at most 12,000 characters across a message's markdown blocks. */
+export const MAX_MARKDOWN_CHARS = 12_000;
+const MESSAGE_ONLY = new Set(['markdown', 'context_actions']);
 const INPUT_ELEMENTS = new Set([
   'plain_text_input',
   'static_select',
@@ -273,7 +278,48 @@ class Checker {
         this.string(block.image_url, `${pointer}/image_url`, 3000, true);
         this.string(block.alt_text, `${pointer}/alt_text`, 2000, true);
         break;
+      case 'markdown':
+        this.string(block.text, `${pointer}/text`, MAX_MARKDOWN_CHARS, true);
+        break;
+      case 'context_actions': {
+        const elements = block.elements;
+        if (!Array.isArray(elements) || elements.length === 0) {
+          this.fail(`${pointer}/elements`, 'must provide at least 1 item');
+          break;
+        }
+        if (elements.length > 5) this.fail(`${pointer}/elements`, 'must provide no more than 5 items');
+        elements.forEach((e, i) => {
+          const p = `${pointer}/elements/${i}`;
+          if (!isObj(e)) {
+            this.fail(p, 'must provide an object');
+            return;
+          }
+          if (e.action_id !== undefined) this.string(e.action_id, `${p}/action_id`, 255, true);
+          trackAction(typeof e.action_id === 'string' ? e.action_id : undefined, p);
+          if (e.type === 'feedback_buttons') {
+            for (const side of ['positive_button', 'negative_button'] as const) {
+              const button = e[side];
+              if (!isObj(button)) {
+                this.fail(`${p}/${side}`, 'must provide an object');
+                continue;
+              }
+              this.text(button.text, `${p}/${side}/text`, 75, { plainOnly: true });
+              this.string(button.value, `${p}/${side}/value`, 2000, true);
+              this.string(button.accessibility_label, `${p}/${side}/accessibility_label`, 75);
+            }
+          } else if (e.type === 'icon_button') {
+            this.string(e.icon, `${p}/icon`, 255, true);
+            this.text(e.text, `${p}/text`, 75, { plainOnly: true });
+            this.string(e.value, `${p}/value`, 2000);
+          } else {
+            this.fail(`${p}/type`, 'must be one of feedback_buttons, icon_button');
+          }
+        });
+        break;
+      }
     }
+    if (MESSAGE_ONLY.has(type) && surface !== 'message')
+      this.fail(pointer, `${type} blocks are only allowed in messages`);
   }
 }
 
@@ -294,6 +340,17 @@ export function validateBlocks(
   blocks.forEach((b, i) => {
     checker.block(b, `${basePointer}/${i}`, surface, blockIds);
   });
+  // The markdown limit is per message, across all its markdown blocks.
+  const markdown = blocks.reduce(
+    (sum: number, b) =>
+      sum + (isObj(b) && b.type === 'markdown' && typeof b.text === 'string' ? b.text.length : 0),
+    0,
+  );
+  if (markdown > MAX_MARKDOWN_CHARS)
+    checker.fail(
+      basePointer,
+      `markdown blocks must be less than ${MAX_MARKDOWN_CHARS + 1} characters in total`,
+    );
   return checker.problems;
 }
 

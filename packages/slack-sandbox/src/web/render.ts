@@ -82,6 +82,90 @@ export function mrkdwn(text: string, ctx: RenderContext): string {
     .join('');
 }
 
+/** Standard Markdown's inline marks, on text already escaped: code, bold, italic, strike, links. */
+function markdownInline(escaped: string): string {
+  const codes: string[] = [];
+  return escaped
+    .replace(/`([^`\n]+)`/g, (_m, code: string) => {
+      codes.push(code);
+      return `\uE000${codes.length - 1}\uE000`;
+    })
+    .replace(/\[([^\]\n]+)\]\(([^)\s]+)\)/g, (_m, label: string, url: string) => {
+      const href = safeHref(url.replace(/&amp;/g, '&'));
+      return `<a href="${escapeHtml(href)}" target="_blank" rel="noopener">${label}</a>`;
+    })
+    .replace(/\*\*([^*\n]+)\*\*/g, '<strong>$1</strong>')
+    .replace(/__([^_\n]+)__/g, '<strong>$1</strong>')
+    .replace(/(^|[\s(])[*_]([^*_\n]+)[*_](?=[\s).,!?:;]|$)/g, '$1<em>$2</em>')
+    .replace(/~~([^~\n]+)~~/g, '<del>$1</del>')
+    .replace(/\uE000(\d+)\uE000/g, (_m, i: string) => `<code>${codes[Number(i)]}</code>`);
+}
+
+/**
+ * Slack's `markdown` block: standard Markdown (headings, lists, quotes, code, emphasis, links). The
+ * text is escaped first, so raw HTML in it shows as text and never reaches the page as markup.
+ */
+export function markdown(text: string): string {
+  const out: string[] = [];
+  const lines = text.split('\n');
+  let list: 'ul' | 'ol' | undefined;
+  const closeList = () => {
+    if (list) out.push(`</${list}>`);
+    list = undefined;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (line.startsWith('```')) {
+      closeList();
+      const code: string[] = [];
+      for (i++; i < lines.length && !(lines[i] ?? '').startsWith('```'); i++) code.push(lines[i] ?? '');
+      out.push(`<pre>${escapeHtml(code.join('\n'))}</pre>`);
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    const bullet = /^\s*[-*+]\s+(.*)$/.exec(line);
+    const numbered = /^\s*\d+[.)]\s+(.*)$/.exec(line);
+    if (bullet || numbered) {
+      const kind = bullet ? 'ul' : 'ol';
+      if (list !== kind) {
+        closeList();
+        out.push(`<${kind}>`);
+        list = kind;
+      }
+      out.push(`<li>${markdownInline(escapeHtml((bullet ?? numbered)?.[1] ?? ''))}</li>`);
+      continue;
+    }
+    closeList();
+    if (heading) {
+      const level = Math.min((heading[1]?.length ?? 1) + 2, 6);
+      out.push(`<h${level} class="md-heading">${markdownInline(escapeHtml(heading[2] ?? ''))}</h${level}>`);
+    } else if (line.startsWith('>')) {
+      out.push(`<blockquote>${markdownInline(escapeHtml(line.replace(/^>\s?/, '')))}</blockquote>`);
+    } else if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) {
+      out.push('<hr>');
+    } else if (line.trim() !== '') {
+      out.push(`<p>${markdownInline(escapeHtml(line))}</p>`);
+    }
+  }
+  closeList();
+  return out.join('');
+}
+
+/** A person's message as Slack's client sends it: rich_text sections of text, mentions and links. */
+function richText(block: Obj, ctx: RenderContext): string {
+  const render = (e: Obj): string => {
+    if (e.type === 'text') return escapeHtml(String(e.text ?? '')).replace(/\n/g, '<br>');
+    if (e.type === 'user') return linkOf(`@${String(e.user_id)}`, ctx);
+    if (e.type === 'channel') return linkOf(`#${String(e.channel_id)}`, ctx);
+    if (e.type === 'link')
+      return `<a href="${escapeHtml(safeHref(e.url))}" target="_blank" rel="noopener">${escapeHtml(String(e.text ?? e.url ?? ''))}</a>`;
+    if (e.type === 'emoji') return `:${escapeHtml(String(e.name ?? ''))}:`;
+    return '';
+  };
+  const sections = (block.elements as Obj[] | undefined) ?? [];
+  return sections.map((s) => ((s.elements as Obj[] | undefined) ?? []).map(render).join('')).join('<br>');
+}
+
 function textObject(text: unknown, ctx: RenderContext): string {
   const t = text as { type?: string; text?: string } | undefined;
   if (!t || typeof t.text !== 'string') return '';
@@ -219,6 +303,28 @@ export function renderBlock(block: Obj, index: number, ctx: RenderContext): stri
         block.hint ? `<div class="hint">${plain(block.hint)}</div>` : ''
       }${error ? `<div class="error" role="alert">${escapeHtml(error)}</div>` : ''}</div>`;
     }
+    case 'markdown':
+      return `<div class="block markdown" data-testid="markdown">${markdown(String(block.text ?? ''))}</div>`;
+    case 'rich_text':
+      return `<div class="block section"><div class="section-body">${richText(block, ctx)}</div></div>`;
+    case 'context_actions':
+      return `<div class="block context-actions">${((block.elements as Obj[] | undefined) ?? [])
+        .map((e) => {
+          const actionId = escapeHtml(String(e.action_id ?? ''));
+          const attrs = `${where(ctx, blockId)} data-action="${actionId}" data-press-value`;
+          if (e.type === 'feedback_buttons')
+            return (['positive_button', 'negative_button'] as const)
+              .map((side) => {
+                const b = (e[side] ?? {}) as Obj;
+                const label = b.accessibility_label
+                  ? ` aria-label="${escapeHtml(String(b.accessibility_label))}"`
+                  : '';
+                return `<button type="button" class="button feedback" data-testid="feedback" ${attrs} data-value="${escapeHtml(String(b.value ?? ''))}"${label}>${plain(b.text)}</button>`;
+              })
+              .join('');
+          return `<button type="button" class="button icon" ${attrs} data-value="${escapeHtml(String(e.value ?? ''))}">${plain(e.text)}</button>`;
+        })
+        .join('')}</div>`;
     default:
       return `<div class="block unsupported">[${escapeHtml(String(block.type))} block]</div>`;
   }

@@ -27,6 +27,15 @@ const asString = (v: unknown, name: string): string => {
   return v;
 };
 
+/** `@agents` and `@alice` as Slack stores them once picked from the composer's list: `<@U…>`. */
+export function mentionsToSlack(text: string, workspace: Workspace): string {
+  const byName = new Map([...workspace.users.values()].map((u) => [u.name.toLowerCase(), u.id]));
+  return text.replace(/(^|[\s(])@([a-z0-9._-]+)/gi, (whole, before: string, name: string) => {
+    const id = byName.get(name.toLowerCase());
+    return id ? `${before}<@${id}>` : whole;
+  });
+}
+
 /**
  * The sandbox as a web page: the page is a client of these routes only. Everything a person does goes to
  * the bot through the driver — signed and shaped exactly as Slack would send it.
@@ -113,6 +122,23 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
         channel,
         text: String(b.text ?? ''),
         ...(typeof b.command === 'string' ? { command: b.command } : {}),
+      });
+    }),
+  );
+  // A person writes: in a channel, in a thread (threadTs), or to the bot in its Messages tab (dm: true).
+  // `@name` becomes Slack's `<@ID>`, as Slack's composer does when a person picks a name.
+  app.post(
+    '/sandbox/say',
+    withDriver((d, b) => {
+      const user = asString(b.user, 'user');
+      const text = mentionsToSlack(asString(b.text, 'text'), ctx.workspace);
+      const threadTs = typeof b.threadTs === 'string' && b.threadTs !== '' ? b.threadTs : undefined;
+      if (b.dm === true) return d.dm({ user, text, ...(threadTs ? { threadTs } : {}) });
+      return d.say({
+        user,
+        channel: asString(b.channel, 'channel'),
+        text,
+        ...(threadTs ? { threadTs } : {}),
       });
     }),
   );

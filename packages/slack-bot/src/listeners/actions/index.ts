@@ -1,22 +1,27 @@
 import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/ids.js';
 import type { ListenerContext } from '../context.js';
-import { acknowledgeOnly, directAnswer, formAnswer } from './human-input.js';
-import { modalButton, signalButton } from './session-controls.js';
+import { acknowledgeOnly } from './acknowledge-only.js';
+import { answerClick } from './answer-click.js';
+import { answerFormButton } from './answer-form-button.js';
+import { feedbackButton } from './feedback-button.js';
+import { signalButton } from './signal-button.js';
+import { steerFormButton } from './steer-form-button.js';
 
 export function registerActions(app: App, ctx: ListenerContext): void {
   app.action(ACTIONS.pause, signalButton(ctx, 'pause'));
   app.action(ACTIONS.resume, signalButton(ctx, 'resume'));
   app.action(ACTIONS.cancel, signalButton(ctx, 'cancel'));
-  app.action(ACTIONS.redirect, modalButton(ctx, 'redirect'));
-  app.action(ACTIONS.raiseBudget, modalButton(ctx, 'raise_budget'));
+  app.action(ACTIONS.redirect, steerFormButton(ctx, 'redirect'));
+  app.action(ACTIONS.raiseBudget, steerFormButton(ctx, 'raise_budget'));
 
-  const answer = directAnswer(ctx);
+  const answer = answerClick(ctx);
   app.action(ACTIONS.approve, answer);
   app.action(new RegExp(`^${ACTIONS.choose}_\\d+$`), answer);
   app.action(ACTIONS.select, answer);
   app.action(ACTIONS.submitChoices, answer);
   app.action(ACTIONS.multiChoice, acknowledgeOnly);
-  app.action(ACTIONS.reject, formAnswer(ctx, 'reject'));
-  app.action(ACTIONS.answer, formAnswer(ctx, 'answer'));
+  app.action(ACTIONS.reject, answerFormButton(ctx));
+  app.action(ACTIONS.answer, answerFormButton(ctx));
+  app.action(ACTIONS.feedback, feedbackButton(ctx));
 }

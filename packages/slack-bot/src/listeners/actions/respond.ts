@@ -4,8 +4,15 @@ import type { BlockAction, RespondFn } from '@slack/bolt';
 export const tell = (respond: RespondFn, text: string) =>
   respond({ response_type: 'ephemeral', replace_original: false, text });
 
-/** The `value` of the clicked button or element. */
+/** The `value` of the clicked button (select and checkbox actions have none). */
 export function clickedValue(body: BlockAction): string | undefined {
-  const action = body.actions[0] as { value?: string } | undefined;
-  return action?.value;
+  const action = body.actions[0];
+  return action && 'value' in action && typeof action.value === 'string' ? action.value : undefined;
+}
+
+/** The prompt message clicked, when it is a real message (an ephemeral copy can't be edited). */
+export function clickedMessage(body: BlockAction): string | undefined {
+  if (body.container?.is_ephemeral) return undefined;
+  const ts: unknown = body.container?.message_ts;
+  return typeof ts === 'string' ? ts : undefined;
 }

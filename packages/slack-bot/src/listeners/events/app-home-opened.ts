@@ -1,17 +1,13 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
-import { homeView } from '../../blocks/home.js';
 import type { ListenerContext } from '../context.js';
 
 type Args = SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs;
 
-/** The Home tab: the viewer's own sessions, newest first. */
+/** The Home tab: the viewer's own sessions, newest first (once per event: Slack re-delivers). */
 export const appHomeOpened =
   (ctx: ListenerContext) =>
   async ({ event, client, body }: Args): Promise<void> => {
     if (event.tab !== 'home') return;
-    // Slack re-delivers events it thinks were missed; publish once per event.
-    const eventId = (body as { event_id?: string }).event_id;
-    if (eventId && !(await ctx.store.markEventProcessed(eventId))) return;
-    const sessions = await ctx.store.listSessions({ startedBy: event.user, limit: 50 });
-    await client.views.publish({ user_id: event.user, view: homeView(sessions) as never });
+    const view = await ctx.directory.home(event.user, body.event_id);
+    if (view) await client.views.publish({ user_id: event.user, view });
   };

@@ -1,9 +1,11 @@
 import type { App } from '@slack/bolt';
 import { VIEWS } from '../../blocks/ids.js';
 import type { ListenerContext } from '../context.js';
-import { answerSubmitted, rejectSubmitted } from './answer.js';
-import { startSubmitted } from './start.js';
-import { raiseBudgetSubmitted, redirectSubmitted } from './steer.js';
+import { answerSubmitted } from './answer-submitted.js';
+import { raiseBudgetSubmitted } from './raise-budget-submitted.js';
+import { redirectSubmitted } from './redirect-submitted.js';
+import { rejectSubmitted } from './reject-submitted.js';
+import { startSubmitted } from './start-submitted.js';
 
 export function registerViews(app: App, ctx: ListenerContext): void {
   app.view(VIEWS.start, startSubmitted(ctx));

@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../../packages/slack-bot/dist/main.js', import.meta.url));
+
+export interface Bot {
+  child: ChildProcess;
+  eventsUrl: string;
+  /** The last lines it wrote (its JSON log), for a report when something goes wrong. */
+  tail(): string;
+  stop(): Promise<void>;
+}
+
+/** The bot as production runs it (`node dist/main.js`, configured by its environment). */
+export function spawnBot(env: Record<string, string>, startTimeoutMs = 120_000): Promise<Bot> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let output = '';
+  const onData = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the bot did not start within ${startTimeoutMs / 1000} s:\n${output.slice(-2000)}`));
+    }, startTimeoutMs);
+    const onEarlyExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`the bot exited (${code}) before listening:\n${output.slice(-2000)}`));
+    };
+    const check = () => {
+      const url = /Slack request URL: (\S+)/.exec(output)?.[1];
+      if (!url) return;
+      clearTimeout(timer);
+      child.off('exit', onEarlyExit);
+      child.stdout?.off('data', check);
+      child.stderr?.off('data', check);
+      resolve({
+        child,
+        eventsUrl: url,
+        tail: () => output.slice(-4000),
+        stop: async () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          await exited;
+          clearTimeout(killer);
+        },
+      });
+    };
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    child.once('exit', onEarlyExit);
+  });
+}

@@ -1,0 +1,135 @@
+import { iso } from './rows.js';
+import type { SqlExecutor } from './sql.js';
+
+export type AuditAction =
+  | 'start'
+  | 'answer'
+  | 'reject'
+  | 'pause'
+  | 'resume'
+  | 'cancel'
+  | 'redirect'
+  | 'raise_budget'
+  | 'timeout';
+
+/** One human action on a session (or the bot acting for nobody, `user_id` "bot", on a timeout). */
+export interface AuditEntry {
+  sessionId: string;
+  inputId?: string | null;
+  action: AuditAction;
+  /** Slack user id. */
+  userId: string;
+  teamId?: string | null;
+  channelId?: string | null;
+  threadTs?: string | null;
+  /** What was sent: the answer, the reason, the new budget, the goal. */
+  detail?: Record<string, unknown> | null;
+  /** `ok`, `error` (the service refused or failed). */
+  outcome: 'ok' | 'error';
+  /** The service's HTTP status, when known (2xx is not reported by the client: null). */
+  httpStatus?: number | null;
+  requestId?: string | null;
+}
+
+export interface AuditRecord extends Required<AuditEntry> {
+  id: number;
+  at: string;
+}
+
+/** Append-only: records are added and, past the retention, deleted by age; never edited. */
+export interface AuditRepository {
+  append(entry: AuditEntry): Promise<void>;
+  /** Oldest first; `since` (ISO) excludes older records. */
+  list(filter: { sessionId?: string; since?: string; limit?: number }): Promise<AuditRecord[]>;
+  /** The newest record of a session, of the given actions when named. */
+  latest(sessionId: string, actions?: AuditAction[]): Promise<AuditRecord | undefined>;
+  /** Deletes records older than `before`; returns how many. */
+  prune(before: Date): Promise<number>;
+}
+
+interface AuditRow {
+  id: string | number;
+  at: Date | string;
+  session_id: string;
+  input_id: string | null;
+  action: AuditAction;
+  user_id: string;
+  team_id: string | null;
+  channel_id: string | null;
+  thread_ts: string | null;
+  detail: Record<string, unknown> | null;
+  outcome: 'ok' | 'error';
+  http_status: number | null;
+  request_id: string | null;
+}
+
+const toRecord = (r: AuditRow): AuditRecord => ({
+  id: Number(r.id),
+  at: iso(r.at) ?? '',
+  sessionId: r.session_id,
+  inputId: r.input_id,
+  action: r.action,
+  userId: r.user_id,
+  teamId: r.team_id,
+  channelId: r.channel_id,
+  threadTs: r.thread_ts,
+  detail: r.detail,
+  outcome: r.outcome,
+  httpStatus: r.http_status,
+  requestId: r.request_id,
+});
+
+export class SqlAuditRepository implements AuditRepository {
+  constructor(private readonly sql: SqlExecutor) {}
+
+  async append(e: AuditEntry): Promise<void> {
+    await this.sql.query(
+      `INSERT INTO audit_log (session_id, input_id, action, user_id, team_id, channel_id, thread_ts, detail,
+                              outcome, http_status, request_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        e.sessionId,
+        e.inputId ?? null,
+        e.action,
+        e.userId,
+        e.teamId ?? null,
+        e.channelId ?? null,
+        e.threadTs ?? null,
+        e.detail ? JSON.stringify(e.detail) : null,
+        e.outcome,
+        e.httpStatus ?? null,
+        e.requestId ?? null,
+      ],
+    );
+  }
+
+  async list(filter: { sessionId?: string; since?: string; limit?: number }): Promise<AuditRecord[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.sessionId) where.push(`session_id = $${params.push(filter.sessionId)}`);
+    if (filter.since) where.push(`at >= $${params.push(filter.since)}`);
+    const limit = `$${params.push(filter.limit ?? 10_000)}`;
+    const { rows } = await this.sql.query<AuditRow>(
+      `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at, id LIMIT ${limit}`,
+      params,
+    );
+    return rows.map(toRecord);
+  }
+
+  async latest(sessionId: string, actions?: AuditAction[]): Promise<AuditRecord | undefined> {
+    const { rows } = await this.sql.query<AuditRow>(
+      `SELECT * FROM audit_log WHERE session_id = $1 ${actions ? 'AND action = ANY($2::text[])' : ''}
+        ORDER BY at DESC, id DESC LIMIT 1`,
+      actions ? [sessionId, actions] : [sessionId],
+    );
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
+  async prune(before: Date): Promise<number> {
+    const { rows } = await this.sql.query<{ id: string }>(
+      'DELETE FROM audit_log WHERE at < $1 RETURNING id',
+      [before.toISOString()],
+    );
+    return rows.length;
+  }
+}

@@ -1,0 +1,81 @@
+import type { SqlClient } from './sql.js';
+
+/** Which replica follows which session, and the pokes that ask it to look now. */
+export interface LeaseRepository {
+  /**
+   * Renews this replica's leases and takes unleased or expired ones, up to its fair share of the
+   * unfinished sessions among live replicas (and `limit`); leases beyond it are released.
+   */
+  acquire(owner: string, options: { limit: number; ttlMs: number }): Promise<string[]>;
+  release(owner: string): Promise<void>;
+  /** Asks whichever replica follows the session to poll it now (someone just acted on it). */
+  poke(sessionId: string): Promise<void>;
+  /** The pokes waiting for sessions `owner` holds, taken (each is returned once). */
+  takePokes(owner: string): Promise<string[]>;
+}
+
+export class SqlLeaseRepository implements LeaseRepository {
+  constructor(private readonly sql: SqlClient) {}
+
+  acquire(owner: string, options: { limit: number; ttlMs: number }): Promise<string[]> {
+    return this.sql.transaction(async (tx) => {
+      // A heartbeat per replica: the live ones split the unfinished sessions fairly between them.
+      await tx.query(
+        `INSERT INTO replicas (owner, seen_at) VALUES ($1, now())
+         ON CONFLICT (owner) DO UPDATE SET seen_at = now()`,
+        [owner],
+      );
+      const { rows: counts } = await tx.query<{ live: number | string; active: number | string }>(
+        `SELECT (SELECT count(*) FROM replicas WHERE seen_at > now() - $1 * interval '1 millisecond') AS live,
+                (SELECT count(*) FROM sessions WHERE NOT finished) AS active`,
+        [options.ttlMs],
+      );
+      const live = Math.max(1, Number(counts[0]?.live ?? 1));
+      const share = Math.min(options.limit, Math.ceil(Number(counts[0]?.active ?? 0) / live));
+      // Own leases first (no churn), then free or expired ones. SKIP LOCKED: replicas acquiring at the
+      // same moment split the sessions instead of waiting on each other.
+      const { rows } = await tx.query<{ session_id: string }>(
+        `WITH candidates AS (
+           SELECT s.session_id FROM sessions s
+           LEFT JOIN leases l ON l.session_id = s.session_id
+           WHERE NOT s.finished AND (l.session_id IS NULL OR l.expires_at < now() OR l.owner = $1)
+           ORDER BY (l.owner IS NOT DISTINCT FROM $1) DESC, s.created_at
+           LIMIT $2
+           FOR UPDATE OF s SKIP LOCKED
+         )
+         INSERT INTO leases (session_id, owner, expires_at)
+         SELECT session_id, $1, now() + $3 * interval '1 millisecond' FROM candidates
+         ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+           WHERE leases.expires_at < now() OR leases.owner = EXCLUDED.owner
+         RETURNING session_id`,
+        [owner, share, options.ttlMs],
+      );
+      const held = rows.map((r) => r.session_id);
+      // Beyond the fair share (a replica joined): hand the rest over.
+      await tx.query(`DELETE FROM leases WHERE owner = $1 AND NOT (session_id = ANY($2::text[]))`, [
+        owner,
+        held,
+      ]);
+      return held;
+    });
+  }
+
+  async release(owner: string): Promise<void> {
+    await this.sql.query('DELETE FROM leases WHERE owner = $1', [owner]);
+    await this.sql.query('DELETE FROM replicas WHERE owner = $1', [owner]);
+  }
+
+  async poke(sessionId: string): Promise<void> {
+    await this.sql.query('UPDATE sessions SET poked_at = now() WHERE session_id = $1', [sessionId]);
+  }
+
+  async takePokes(owner: string): Promise<string[]> {
+    const { rows } = await this.sql.query<{ session_id: string }>(
+      `UPDATE sessions s SET poked_at = NULL FROM leases l
+       WHERE l.session_id = s.session_id AND l.owner = $1 AND s.poked_at IS NOT NULL
+       RETURNING s.session_id`,
+      [owner],
+    );
+    return rows.map((r) => r.session_id);
+  }
+}

@@ -1,0 +1,85 @@
+import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
+import { describe, expect, it } from 'vitest';
+import { appHomeOpened } from '../../src/listeners/events/app-home-opened.js';
+import { appMentioned, incomingOf, messageReceived } from '../../src/listeners/events/message.js';
+import { args, asContext, fakeContext, recorder } from './fake-args.js';
+
+type Args = SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs;
+
+function open(tab: string) {
+  const r = recorder();
+  const ctx = fakeContext(r.rec);
+  const a = args<Args>({
+    event: { type: 'app_home_opened', user: 'U0ALICE', tab },
+    body: { event_id: 'Ev1' },
+    client: r.client,
+  });
+  return { ...r, ctx, go: () => appHomeOpened(asContext(ctx))(a) };
+}
+
+describe('app_home_opened', () => {
+  it('publishes the viewer’s sessions', async () => {
+    const r = open('home');
+    await r.go();
+    expect(r.ctx.directory.home).toHaveBeenCalledWith('U0ALICE', 'Ev1');
+    expect(r.rec.published).toEqual([{ user_id: 'U0ALICE', view: { type: 'home', blocks: [] } }]);
+  });
+
+  it('publishes nothing for a re-delivered event, or another tab', async () => {
+    const again = open('home');
+    again.ctx.directory.home.mockResolvedValueOnce(undefined);
+    await again.go();
+    expect(again.rec.published).toEqual([]);
+    const messages = open('messages');
+    await messages.go();
+    expect(messages.rec.order).toEqual([]);
+  });
+});
+
+describe('message and app_mention', () => {
+  const body = { event_id: 'Ev9', team_id: 'T0SANDBOX' };
+  const event = {
+    type: 'message',
+    user: 'U0ALICE',
+    channel: 'C0AGENTS',
+    channel_type: 'channel',
+    text: 'hi',
+    ts: '1.5',
+  };
+
+  it('a person’s message (a reply, a file share) becomes one IncomingMessage', () => {
+    expect(incomingOf({ ...event, thread_ts: '1.1' }, body, 'U0BOT')).toEqual({
+      eventId: 'Ev9',
+      teamId: 'T0SANDBOX',
+      channelId: 'C0AGENTS',
+      channelType: 'channel',
+      userId: 'U0ALICE',
+      text: 'hi',
+      ts: '1.5',
+      threadTs: '1.1',
+      botUserId: 'U0BOT',
+    });
+    expect(incomingOf({ ...event, subtype: 'file_share' }, body, 'U0BOT')).toBeDefined();
+  });
+
+  it('edits, deletions, bots and the bot itself are not', () => {
+    expect(incomingOf({ ...event, subtype: 'message_changed' }, body, 'U0BOT')).toBeUndefined();
+    expect(incomingOf({ ...event, subtype: 'message_deleted' }, body, 'U0BOT')).toBeUndefined();
+    expect(incomingOf({ ...event, bot_id: 'B0OTHER' }, body, 'U0BOT')).toBeUndefined();
+    expect(incomingOf({ ...event, user: 'U0BOT' }, body, 'U0BOT')).toBeUndefined();
+  });
+
+  it('both listeners hand the message to the conversation service', async () => {
+    const r = recorder();
+    const ctx = asContext(fakeContext(r.rec));
+    const a = { event, body, context: { botUserId: 'U0BOT' } };
+    await messageReceived(ctx)(args<Parameters<ReturnType<typeof messageReceived>>[0]>(a));
+    await appMentioned(ctx)(
+      args<Parameters<ReturnType<typeof appMentioned>>[0]>({
+        ...a,
+        event: { ...event, type: 'app_mention' },
+      }),
+    );
+    expect(r.rec.order).toEqual(['conversation.handle', 'conversation.handle']);
+  });
+});

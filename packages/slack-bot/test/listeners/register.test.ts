@@ -1,0 +1,26 @@
+import type { App } from '@slack/bolt';
+import { describe, expect, it } from 'vitest';
+import { registerListeners } from '../../src/app.js';
+import { ACTIONS, VIEWS } from '../../src/blocks/ids.js';
+import { args, asContext, fakeContext, recorder } from './fake-args.js';
+
+describe('registerListeners', () => {
+  it('registers a listener for every action, view, command and event the bot builds', () => {
+    const registered: Record<string, string[]> = { action: [], view: [], command: [], event: [] };
+    const note = (kind: string) => (id: string | RegExp) => void registered[kind]?.push(String(id));
+    const app = args<App>({
+      action: note('action'),
+      view: note('view'),
+      command: note('command'),
+      event: note('event'),
+    });
+    registerListeners(app, asContext(fakeContext(recorder().rec)));
+    const actions = registered.action ?? [];
+    for (const id of Object.values(ACTIONS).filter((a) => a !== ACTIONS.choose))
+      expect(actions).toContain(id);
+    expect(actions).toContain(`/^${ACTIONS.choose}_\\d+$/`);
+    expect(registered.view).toEqual(expect.arrayContaining(Object.values(VIEWS)));
+    expect(registered.command).toEqual(['/agent']);
+    expect(registered.event).toEqual(['app_home_opened', 'message', 'app_mention']);
+  });
+});

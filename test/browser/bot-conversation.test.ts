@@ -1,0 +1,141 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { loadConfig, openStore, type RunningBot, startBot } from '@agent-sessions/slack-bot';
+import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Issue #14's "done when", in the page with the real bot: mention it in a thread of a discussion, see
+// the card in that thread with the discussion as context, reply to steer it, answer its question by
+// replying, press 👍 on the report.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
+const ARTIFACTS = new URL('../../test-results/browser/', import.meta.url).pathname;
+const API_KEY = 'emu_browser_conv_key_8d21';
+
+let emulator: SpawnedEmulator;
+let sandbox: RunningSandbox;
+let bot: RunningBot;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install chromium-headless-shell`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  // Real time: the scenario asks its question ~5 s in, time enough to steer it by a reply first.
+  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 1 });
+  // Slack's rate limits off: the bot does not pace itself yet (bot-outbound).
+  sandbox = await startSandbox({ emulatorUrl: emulator.url, triggerTtlMs: 10_000, rateLimits: false });
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: sandbox.botToken,
+    SLACK_SIGNING_SECRET: sandbox.signingSecret,
+    SLACK_API_URL: sandbox.apiUrl,
+    AGENT_SERVICE_URL: emulator.url,
+    AGENT_API_KEY: API_KEY,
+    PORT: '0',
+    HOST: '127.0.0.1',
+  });
+  if (!config.slack || !config.service) throw new Error('configured above');
+  bot = await startBot(
+    { ...config, slack: config.slack, service: config.service },
+    {
+      store: await openStore({}),
+      logLevel: 'warn',
+      schedule: { activeMinMs: 200, activeMaxMs: 800, needsPersonMs: 1_000 },
+      cards: { minIntervalMs: 200, maxPerMinute: 3_000 },
+    },
+  );
+  sandbox.connectBot(bot.eventsUrl as string);
+  browser = await chromium.launch({ executablePath: CHROMIUM });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(sandbox.url);
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await bot?.stop();
+  await bot?.store.close();
+  await sandbox?.close();
+  await emulator?.close();
+});
+
+const shot = (name: string) => page.screenshot({ path: `${ARTIFACTS}${name}.png` });
+const composer = () => page.getByTestId('composer');
+async function write(text: string) {
+  await composer().fill(text);
+  await composer().press('Enter');
+}
+async function actAs(userId: string) {
+  await page.getByTestId('user-switcher').selectOption(userId);
+}
+async function replyIn(conversation: Locator, text: string) {
+  await conversation.getByTestId('reply-in-thread').first().click();
+  await page.getByTestId('reply-chip').waitFor();
+  await write(text);
+  await conversation.getByTestId('thread').getByText(text).first().waitFor();
+}
+const reaction = (message: Locator, name: string) =>
+  message.locator(`[data-testid="reaction"][data-name="${name}"]`).waitFor({ timeout: 15_000 });
+
+describe('the bot in conversation, in the page', () => {
+  it('mention in a discussion’s thread → card with context → steer by reply → answer by reply → 👍', async () => {
+    await actAs('U0BOB');
+    await write('The release is blocked: nobody has named it yet');
+    const conversation = page
+      .getByTestId('conversation')
+      .filter({ hasText: 'The release is blocked' })
+      .last();
+    await actAs('U0CAROL');
+    await replyIn(conversation, 'Last time we used a star name');
+    await page.locator('#reply-cancel').click();
+
+    await actAs('U0ALICE');
+    await replyIn(conversation, '@agents scenario:free_text prepare the release');
+    const thread = conversation.getByTestId('thread');
+    await thread
+      .getByText('Started from this thread (2 messages as context)')
+      .first()
+      .waitFor({ timeout: 15_000 });
+    await shot('bot-conversation-card');
+
+    // No question yet: the reply steers the agent.
+    await write('Check the changelog first');
+    const steer = thread.getByTestId('message').filter({ hasText: 'Check the changelog first' }).first();
+    await reaction(steer, 'white_check_mark');
+    await thread
+      .getByText(/redirected the agent: Check the changelog first/)
+      .first()
+      .waitFor();
+    await thread
+      .getByText(/Changing direction as asked/)
+      .first()
+      .waitFor({ timeout: 15_000 });
+
+    // The question: answered by a reply, through the same claim as the buttons.
+    await thread.getByText('What should the release be called?').first().waitFor({ timeout: 20_000 });
+    await write('Vega');
+    const answer = thread
+      .getByTestId('message')
+      .filter({ has: page.getByText('Vega', { exact: true }) })
+      .first();
+    await reaction(answer, 'white_check_mark');
+    await thread.getByText('Naming the release "Vega".').first().waitFor({ timeout: 15_000 });
+    await shot('bot-conversation-answered');
+
+    // The report, with Slack's feedback buttons: 👍 is recorded and acknowledged privately.
+    const thumbsUp = thread.getByTestId('feedback').filter({ hasText: '👍' }).last();
+    await thumbsUp.waitFor({ timeout: 20_000 });
+    await thumbsUp.click();
+    await page.locator('.ephemeral').filter({ hasText: 'Thanks — noted 👍' }).waitFor();
+    await expect
+      .poll(
+        async () =>
+          (await (await fetch(`${bot.url}/metrics`)).text()).match(
+            /agent_report_feedback_total\{value="good"\} (\d+)/,
+          )?.[1],
+      )
+      .toBe('1');
+    await page.locator('#reply-cancel').click();
+    await shot('bot-conversation-feedback');
+  });
+});

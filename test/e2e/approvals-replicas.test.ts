@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { type RunningSandbox, type SandboxMessage, startSandbox } from '@agent-sessions/slack-sandbox';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BotProcess, spawnBot } from './bot-process.js';
+import { ALICE, API_KEY, botEnv, CHANNEL, textOf } from './harness.js';
+import { isPrompt } from './helpers.js';
+import { expectNoSecrets, SECRETS } from './secrets.js';
+
+const baseUrl = process.env.TEST_DATABASE_URL;
+const ESCALATION_CHANNEL = 'C0GENERAL';
+
+// Reminders are claimed from the store, so each is sent exactly once however many replicas tick and
+// however they die. Real processes (`node dist/main.js`) on one PostgreSQL, with short real settings:
+// the assertions wait for what happens (event order), never for an amount of time.
+describe.skipIf(!baseUrl)('reminders across replicas and a SIGKILL, on PostgreSQL', () => {
+  let emulator: SpawnedEmulator;
+  let sandbox: RunningSandbox;
+  let databaseUrl: string;
+  const database = `bot_reminders_${randomBytes(6).toString('hex')}`;
+  const output: string[] = [];
+  const bots: BotProcess[] = [];
+
+  const admin = async <T>(run: (client: pg.Client) => Promise<T>, url = baseUrl): Promise<T> => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await run(client);
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    await admin((c) => c.query(`CREATE DATABASE ${database}`));
+    const url = new URL(baseUrl as string);
+    url.pathname = `/${database}`;
+    databaseUrl = url.toString();
+    emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 5 });
+    // Three sessions' reminders and DMs at once would meet Slack's per-channel limits; pacing is not
+    // what this test is about.
+    sandbox = await startSandbox({ triggerTtlMs: 10_000, rateLimits: false });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const bot of bots) await bot.kill();
+    await sandbox?.close();
+    await emulator?.close();
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+  });
+
+  it('two replicas tick together and one is SIGKILLed and restarted: every reminder and escalation once', async () => {
+    const env = (id: string) => ({
+      ...botEnv(sandbox, emulator),
+      DATABASE_URL: databaseUrl,
+      REPLICA_ID: id,
+      LEASE_TTL_SECONDS: '2',
+      AGENT_REMIND_AFTER: '1s',
+      AGENT_REMIND_MAX: '3',
+      AGENT_ESCALATE_TO: ESCALATION_CHANNEL,
+    });
+    const a = await spawnBot(env('replica-a'), output);
+    const b = await spawnBot(env('replica-b'), output);
+    bots.push(a, b);
+    const ws = sandbox.workspace;
+    const goals = ['open the gates', 'rotate the keys', 'drain the queue'];
+    for (const [i, goal] of goals.entries()) {
+      await sandbox
+        .driver((i % 2 ? b : a).eventsUrl)
+        .command({ user: ALICE, channel: CHANNEL, text: `start scenario:approval ${goal}` });
+    }
+    const cards = await ws.waitFor(
+      () => {
+        const found = (ws.messages.get(CHANNEL) ?? []).filter(
+          (m) => !m.thread_ts && goals.some((g) => textOf(m).includes(g)),
+        );
+        return found.length === goals.length ? found : undefined;
+      },
+      { what: 'three cards' },
+    );
+    const thread = (card: SandboxMessage) => ws.replies(CHANNEL, card.ts);
+    for (const card of cards) {
+      await ws.waitFor(() => thread(card).find(isPrompt), { what: 'a prompt', timeoutMs: 30_000 });
+    }
+    // Replica A dies without a word once the first reminders are out; a new A starts on the same store.
+    for (const card of cards) {
+      await ws.waitFor(() => thread(card).find((m) => /Reminder 1 of 3/.test(textOf(m))), {
+        what: 'the first reminder',
+        timeoutMs: 30_000,
+      });
+    }
+    await a.kill('SIGKILL');
+    const restarted = await spawnBot(env('replica-a'), output);
+    bots.push(restarted);
+
+    const escalations = () => ws.messages.get(ESCALATION_CHANNEL) ?? [];
+    await ws.waitFor(() => (escalations().length >= goals.length ? true : undefined), {
+      what: 'an escalation for each session',
+      timeoutMs: 60_000,
+    });
+    for (const card of cards) {
+      await ws.waitFor(() => thread(card).find((m) => /Escalated to/.test(textOf(m))), {
+        what: 'the escalation note in the thread',
+        timeoutMs: 20_000,
+      });
+    }
+    // A step the killed replica had claimed but not yet posted (its post waited in the outbound queue) is
+    // claimed again once its claim lapses, so it may come after the escalation: wait for each, then count.
+    for (const card of cards) {
+      for (const step of [1, 2, 3]) {
+        await ws.waitFor(() => thread(card).find((m) => textOf(m).includes(`Reminder ${step} of 3`)), {
+          what: `reminder ${step}`,
+          timeoutMs: 45_000,
+        });
+      }
+    }
+    for (const card of cards) {
+      const texts = thread(card).map((m) => textOf(m));
+      for (const step of [1, 2, 3]) {
+        expect(
+          texts.filter((t) => t.includes(`Reminder ${step} of 3`)),
+          `reminder ${step}`,
+        ).toHaveLength(1);
+      }
+      expect(texts.filter((t) => /Escalated to/.test(t))).toHaveLength(1);
+      expect(texts.find((t) => t.includes('Reminder 1 of 3'))).toContain('<@U0ALICE>');
+    }
+    expect(escalations()).toHaveLength(goals.length);
+    expect(textOf(escalations()[0])).toMatch(/needs a decision.*\/archives\/C0AGENTS\/p\d+/s);
+    const dms = () => (ws.messages.get('D0ALICE') ?? []).filter((m) => /still waiting/.test(textOf(m)));
+    // The reclaimed step's DM may come a moment after its thread reminder: wait for all, then count.
+    await ws.waitFor(() => (dms().length >= goals.length * 3 ? true : undefined), {
+      what: 'a DM for every reminder',
+      timeoutMs: 30_000,
+    });
+    expect(dms()).toHaveLength(goals.length * 3);
+    expectNoSecrets(output, SECRETS);
+  }, 180_000);
+});
+
+// The same on the embedded store (PGlite on disk): runs everywhere, no PostgreSQL needed.
+describe('reminders across a SIGKILL on PGlite', () => {
+  let emulator: SpawnedEmulator;
+  let sandbox: RunningSandbox;
+  let dataDir: string;
+  const output: string[] = [];
+  const bots: BotProcess[] = [];
+
+  beforeAll(async () => {
+    emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 5 });
+    sandbox = await startSandbox({ triggerTtlMs: 10_000 });
+    dataDir = mkdtempSync(join(tmpdir(), 'bot-reminders-'));
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const bot of bots) await bot.kill();
+    await sandbox?.close();
+    await emulator?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a reminder sent before the kill is not sent again; the next one comes after the restart', async () => {
+    const env = {
+      ...botEnv(sandbox, emulator),
+      DATA_DIR: dataDir,
+      AGENT_REMIND_AFTER: '1s',
+      AGENT_REMIND_MAX: '2',
+    };
+    const first = await spawnBot(env, output);
+    bots.push(first);
+    const ws = sandbox.workspace;
+    await sandbox.driver(first.eventsUrl).command({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'start scenario:approval ship the hotfix',
+    });
+    const card = await ws.waitFor(
+      () => (ws.messages.get(CHANNEL) ?? []).find((m) => !m.thread_ts && /ship the hotfix/.test(textOf(m))),
+      { what: 'the card' },
+    );
+    const thread = () => ws.replies(CHANNEL, card.ts).map((m) => textOf(m));
+    await ws.waitFor(() => thread().find((t) => t.includes('Reminder 1 of 2')), {
+      what: 'the first reminder',
+      timeoutMs: 30_000,
+    });
+    await first.kill('SIGKILL');
+    const second = await spawnBot(env, output);
+    bots.push(second);
+    await ws.waitFor(() => thread().find((t) => t.includes('Reminder 2 of 2')), {
+      what: 'the second reminder, from the restarted bot',
+      timeoutMs: 30_000,
+    });
+    expect(thread().filter((t) => t.includes('Reminder 1 of 2'))).toHaveLength(1);
+    expect(thread().filter((t) => t.includes('Reminder 2 of 2'))).toHaveLength(1);
+    expectNoSecrets(output, SECRETS);
+  }, 120_000);
+});

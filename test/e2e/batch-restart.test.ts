@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { type RunningSandbox, type SandboxMessage, startSandbox } from '@agent-sessions/slack-sandbox';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type BotProcess, spawnBot } from './bot-process.js';
+import { ALICE, API_KEY, botEnv, CHANNEL, textOf } from './harness.js';
+import { duplicates, postKeys } from './helpers.js';
+
+// Batches across SIGKILL, with Slack's limits on: the bot records a batch's messages (keys and content)
+// before it posts them and lets the follower move on; killed with posts still queued, the next start
+// finds what was posted by its metadata and posts the rest, each message exactly once.
+let emulator: SpawnedEmulator;
+let sandbox: RunningSandbox;
+let dataDir: string;
+let bot: BotProcess | undefined;
+const output: string[] = [];
+
+beforeAll(async () => {
+  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10 });
+  sandbox = await startSandbox({ triggerTtlMs: 10_000 });
+  dataDir = mkdtempSync(join(tmpdir(), 'bot-batch-restart-'));
+}, 60_000);
+
+afterAll(async () => {
+  await bot?.kill();
+  await sandbox?.close();
+  await emulator?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+const isBatch = (m: SandboxMessage) => /"keys"/.test(JSON.stringify(m.metadata ?? {}));
+
+it('SIGKILLed while batched chatter is queued: every message exactly once after the restart', async () => {
+  const ws = sandbox.workspace;
+  const start = () => spawnBot({ ...botEnv(sandbox, emulator), DATA_DIR: dataDir }, output);
+  bot = await start();
+  const driver = sandbox.driver(bot.eventsUrl);
+  const cards: string[] = [];
+  for (const part of ['one', 'two']) {
+    const before = new Set((ws.messages.get(CHANNEL) ?? []).map((m) => m.ts));
+    await driver.command({
+      user: ALICE,
+      channel: CHANNEL,
+      text: `start scenario:chatty review part ${part}`,
+    });
+    const card = await ws.waitFor(
+      () =>
+        (ws.messages.get(CHANNEL) ?? []).find(
+          (m) => !before.has(m.ts) && !m.thread_ts && /session `/.test(textOf(m)),
+        ),
+      { what: 'a card' },
+    );
+    cards.push(card.ts);
+  }
+  // The channel is behind (a batch went out), and more is still to come: kill it now.
+  await ws.waitFor(() => cards.some((ts) => ws.replies(CHANNEL, ts).some(isBatch)), {
+    what: 'a batched post',
+    timeoutMs: 60_000,
+  });
+  const done = (ts: string) => ws.replies(CHANNEL, ts).some((m) => /Reviewed 24 modules/.test(textOf(m)));
+  expect(cards.every(done)).toBe(false);
+  await bot.kill('SIGKILL');
+
+  bot = await start();
+  await ws.waitFor(() => cards.every(done), { what: 'both final reports', timeoutMs: 240_000 });
+  // 72 from the script each; with EMULATOR_QUIRKS=concurrent-rounds their subagents write a few more.
+  const written = new Map<string, number>();
+  for (const s of await emulator.admin.sessions()) written.set(s.sessionId, s.messageCount);
+  for (const ts of cards) {
+    const thread = ws.replies(CHANNEL, ts);
+    const sessionId = /session `([^`]+)`/.exec(textOf(ws.findMessage(CHANNEL, ts)))?.[1] ?? '';
+    const total = written.get(sessionId) ?? 0;
+    expect(total).toBeGreaterThanOrEqual(72);
+    const keys = postKeys(thread);
+    expect(duplicates(keys)).toEqual([]);
+    const messages = new Set(keys.filter((k) => k.startsWith('msg:')).map((k) => k.replace(/~\d+$/, '')));
+    const uploads = thread.filter((m) => /too long for a message/.test(m.text ?? ''));
+    expect(messages.size + uploads.length).toBe(total);
+  }
+}, 360_000);

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { ALICE, allLogLines, BOB, CHANNEL, captureLogs, textOf, useHarness } from './harness.js';
+import { duplicates, postKeys } from './helpers.js';
+import { expectNoSecrets, SECRETS } from './secrets.js';
+
+const h = useHarness();
+
+/** The agent message keys posted in a thread (a split message's parts count once). */
+const messageKeys = (keys: string[]) => [
+  ...new Set(keys.filter((k) => k.startsWith('msg:')).map((k) => k.replace(/~\d+$/, ''))),
+];
+
+describe('what the agent writes', () => {
+  it('chatty: 72 messages fast, each exactly once; long ones in one markdown block, the longest uploaded', async () => {
+    const { sessionId, cardTs } = await h.start('scenario:chatty review the modules');
+    await h.waitInThread(cardTs, (m) => /Reviewed 24 modules/.test(textOf(m)), 'the final report', 60_000);
+    const thread = h.thread(cardTs);
+    const keys = postKeys(thread);
+    expect(duplicates(keys)).toEqual([]);
+    // 72 from the script; with EMULATOR_QUIRKS=concurrent-rounds its subagents write a few more.
+    const total = (await h.emulator.admin.session(sessionId))?.messageCount ?? 0;
+    expect(total).toBeGreaterThanOrEqual(72);
+    // Text messages carry their key as metadata; the one too long for messages came as a file upload.
+    const uploads = thread.filter((m) => /too long for a message/.test(m.text ?? ''));
+    expect(uploads).toHaveLength(1);
+    expect(messageKeys(keys).length + uploads.length).toBe(total);
+    // The agent's words go out as markdown blocks (#14), which hold 11,000 characters: the ~6,000-character
+    // notes are one message each, with a plain fallback within 3,000.
+    const long = thread.filter((m) =>
+      (m.blocks ?? []).some((b) => {
+        const block = b as { type?: string; text?: string };
+        return block.type === 'markdown' && (block.text?.length ?? 0) > 3000;
+      }),
+    );
+    expect(long.length).toBeGreaterThanOrEqual(2);
+    for (const m of thread) expect((m.text ?? '').length).toBeLessThanOrEqual(3000);
+    const uploaded = [...h.sandbox.workspace.files.values()].filter((f) =>
+      f.content.includes('the full audit'),
+    );
+    expect(uploaded).toHaveLength(1);
+    expect(uploaded[0]?.content.length).toBeGreaterThan(30_000);
+    expect(
+      thread.some((m) => /too long for a message/.test(m.text ?? '') && (m.files?.length ?? 0) === 1),
+    ).toBe(true);
+    // Reasoning is off by default.
+    expect(thread.some((m) => /Thinking about observation/.test(textOf(m)))).toBe(false);
+  });
+
+  it('growing_round: a round read while it grows; every note once and in order', async () => {
+    const { cardTs } = await h.start('scenario:growing_round');
+    await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'completion', 30_000);
+    await h.waitInThread(cardTs, (m) => /Finished after 30 progress notes/.test(textOf(m)), 'the report');
+    // A thread that fell behind gets several notes in one post (a batch): every note, in order, counts.
+    const notes = h
+      .thread(cardTs)
+      .flatMap((m) => [...(m.text ?? '').matchAll(/Progress note (\d+) of 30/g)].map((x) => Number(x[1])));
+    expect(notes).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(duplicates(postKeys(h.thread(cardTs)))).toEqual([]);
+  });
+});
+
+describe('requests that are not from Slack', () => {
+  it('refuses a forged and a stale signature, and starts nothing', async () => {
+    const before = (await h.emulator.admin.stats()).sessions;
+    const forged = await h.driver.command(
+      { user: ALICE, channel: CHANNEL, text: 'start scenario:complete forged' },
+      { forgeSignature: true },
+    );
+    expect(forged.status).toBe(401);
+    const stale = await h.driver.command(
+      { user: ALICE, channel: CHANNEL, text: 'start scenario:complete stale' },
+      { timestampOffsetSeconds: -600 },
+    );
+    expect(stale.status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await h.emulator.admin.stats()).sessions).toBe(before);
+  });
+});
+
+describe('App Home', () => {
+  it("shows the viewer's sessions, once per event even when Slack re-delivers it", async () => {
+    await h.start('scenario:complete home tab check', BOB);
+    const first = await h.driver.appHomeOpened({ user: BOB, eventId: 'EvHOME1' });
+    expect(first.status).toBe(200);
+    const view = await h.sandbox.workspace.waitFor(
+      () => {
+        const id = h.sandbox.workspace.homeViews.get(BOB);
+        const v = id ? h.sandbox.workspace.views.get(id) : undefined;
+        return v && /home tab check/.test(JSON.stringify(v.blocks)) ? v : undefined;
+      },
+      { what: "Bob's Home tab" },
+    );
+    const hash = view.hash;
+    await h.driver.appHomeOpened({ user: BOB, eventId: 'EvHOME1' }, { retryNum: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const id = h.sandbox.workspace.homeViews.get(BOB) as string;
+    expect(h.sandbox.workspace.views.get(id)?.hash).toBe(hash);
+  });
+});
+
+describe('operations', () => {
+  it('GET /healthz checks the store and the service; GET /metrics speaks Prometheus', async () => {
+    const health = await fetch(`${h.bot.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true, store: { ok: true }, service: { ok: true } });
+    const metrics = await fetch(`${h.bot.url}/metrics`);
+    expect(metrics.headers.get('content-type')).toMatch(/text\/plain/);
+    const text = await metrics.text();
+    for (const name of [
+      'agent_sessions_followed',
+      'agent_service_requests_total',
+      'agent_service_failed_polls_total',
+      'slack_api_calls_total',
+      'agent_actions_total',
+      'agent_surfacing_latency_seconds_bucket',
+    ]) {
+      expect(text).toContain(name);
+    }
+    expect(Number(/^agent_service_requests_total (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
+    expect(text).toMatch(/agent_actions_total\{kind="start",outcome="ok"\} \d+/);
+  });
+
+  it('/healthz says 503 when the service refuses the key', async () => {
+    const { loadConfig } = await import('@agent-sessions/slack-bot');
+    const { startBot } = await import('@agent-sessions/slack-bot');
+    const { botEnv } = await import('./harness.js');
+    const config = loadConfig({ ...botEnv(h.sandbox, h.emulator), AGENT_API_KEY: 'emu_wrong_key_0000' });
+    if (!config.slack || !config.service) throw new Error('configured above');
+    const bot = await startBot(
+      { ...config, slack: config.slack, service: config.service },
+      { store: h.store, replicaId: 'health-probe', logDestination: captureLogs() },
+    );
+    try {
+      const health = await fetch(`${bot.url}/healthz`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({
+        ok: false,
+        service: { ok: false, detail: expect.stringMatching(/401/) },
+      });
+    } finally {
+      await bot.stop();
+    }
+  });
+});
+
+describe('secrets', () => {
+  it('no API key or Slack token in any bot log line or anything posted to Slack', async () => {
+    expect(allLogLines.length).toBeGreaterThan(50);
+    expectNoSecrets(allLogLines, SECRETS);
+    expectNoSecrets([JSON.stringify(h.sandbox.workspace.snapshot())], SECRETS);
+  });
+});

@@ -1,0 +1,183 @@
+import { Writable } from 'node:stream';
+import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import {
+  type BotTuning,
+  loadConfig,
+  openStore,
+  type RunningBot,
+  type Store,
+  startBot,
+} from '@agent-sessions/slack-bot';
+import {
+  type RunningSandbox,
+  type SandboxMessage,
+  type SandboxOptions,
+  type SlackDriver,
+  startSandbox,
+} from '@agent-sessions/slack-sandbox';
+import { afterAll, beforeAll } from 'vitest';
+
+/** A key distinctive enough that finding it anywhere in the logs means it leaked. */
+export const API_KEY = 'emu_e2e_secret_key_51f2c9a7';
+export const ALICE = 'U0ALICE';
+export const BOB = 'U0BOB';
+export const CAROL = 'U0CAROL';
+export const CHANNEL = 'C0AGENTS';
+
+/** Fast knobs: the emulator runs 10× real time, so the bot polls and edits far more often than in production. */
+export const FAST: BotTuning = {
+  schedule: { activeMinMs: 150, activeMaxMs: 600, needsPersonMs: 1_500, errorBaseMs: 200, errorMaxMs: 2_000 },
+  cards: { minIntervalMs: 100, maxPerMinute: 6_000 },
+  posts: { pendingGraceMs: 1_500 },
+  leases: { ttlMs: 3_000, renewEveryMs: 500, pokeEveryMs: 200 },
+};
+
+export function botEnv(
+  sandbox: RunningSandbox,
+  emulator: SpawnedEmulator,
+  extra: Record<string, string> = {},
+) {
+  return {
+    SLACK_BOT_TOKEN: sandbox.botToken,
+    SLACK_SIGNING_SECRET: sandbox.signingSecret,
+    SLACK_API_URL: sandbox.apiUrl,
+    AGENT_SERVICE_URL: emulator.url,
+    AGENT_API_KEY: API_KEY,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    AGENT_APPROVERS: 'S0APPROVERS',
+    FOLLOW_REQUESTS_PER_SECOND: '50',
+    ...extra,
+  };
+}
+
+/** Log lines of every bot in the run, kept for the secrets test. */
+export const allLogLines: string[] = [];
+
+export function captureLogs(): Writable {
+  return new Writable({
+    write(chunk, _encoding, done) {
+      allLogLines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+}
+
+export interface Harness {
+  emulator: SpawnedEmulator;
+  sandbox: RunningSandbox;
+  bot: RunningBot;
+  store: Store;
+  driver: SlackDriver;
+  /** Runs `/agent start …` as `user` and waits for the card; returns the session id and card ts. */
+  start(text: string, user?: string): Promise<{ sessionId: string; cardTs: string }>;
+  thread(cardTs: string): SandboxMessage[];
+  card(cardTs: string): SandboxMessage;
+  /** Waits until a thread message satisfies `predicate`; returns it. */
+  waitInThread(
+    cardTs: string,
+    predicate: (m: SandboxMessage) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<SandboxMessage>;
+  waitForCard(
+    cardTs: string,
+    predicate: (text: string) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<SandboxMessage>;
+  ephemeralsFor(user: string): string[];
+  waitForEphemeral(user: string, pattern: RegExp, timeoutMs?: number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export const textOf = (m: SandboxMessage | undefined): string =>
+  m ? `${m.text ?? ''}\n${JSON.stringify(m.blocks ?? [])}` : '';
+
+/** One harness for a test file: started before its tests, stopped after them. */
+export function useHarness(options: Parameters<typeof startHarness>[0] = {}): Harness {
+  const h = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(h, await startHarness(options));
+  }, 60_000);
+  afterAll(async () => {
+    await h.stop?.();
+  });
+  return h;
+}
+
+export async function startHarness(
+  options: {
+    env?: Record<string, string>;
+    tuning?: BotTuning;
+    emulatorSpeed?: number;
+    /** The sandbox's own options (e.g. `rateLimits: false` while the bot does not pace itself). */
+    sandbox?: Omit<SandboxOptions, 'triggerTtlMs'>;
+  } = {},
+): Promise<Harness> {
+  const emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: options.emulatorSpeed ?? 10 });
+  const sandbox = await startSandbox({ ...options.sandbox, triggerTtlMs: 10_000 });
+  const store = await openStore({});
+  const config = loadConfig(botEnv(sandbox, emulator, options.env));
+  if (!config.slack || !config.service) throw new Error('the harness configures Slack and the service');
+  const bot = await startBot(
+    { ...config, slack: config.slack, service: config.service },
+    { ...FAST, ...options.tuning, store, logDestination: captureLogs(), logLevel: 'debug' },
+  );
+  const driver = sandbox.driver(bot.eventsUrl as string);
+  const ws = sandbox.workspace;
+  const h: Harness = {
+    emulator,
+    sandbox,
+    bot,
+    store,
+    driver,
+    async start(text, user = ALICE) {
+      const before = new Set((ws.messages.get(CHANNEL) ?? []).map((m) => m.ts));
+      const response = await driver.command({ user, channel: CHANNEL, text: `start ${text}` });
+      if (response.status !== 200) throw new Error(`/agent start answered ${response.status}`);
+      const card = await ws.waitFor(
+        () =>
+          (ws.messages.get(CHANNEL) ?? []).find(
+            (m) => !before.has(m.ts) && !m.thread_ts && /session `/.test(textOf(m)),
+          ),
+        { what: 'the session card', timeoutMs: 10_000 },
+      );
+      const sessionId = /session `([^`]+)`/.exec(textOf(card))?.[1];
+      if (!sessionId) throw new Error('no session id on the card');
+      return { sessionId, cardTs: card.ts };
+    },
+    thread: (cardTs) => ws.replies(CHANNEL, cardTs),
+    card: (cardTs) => ws.findMessage(CHANNEL, cardTs) as SandboxMessage,
+    waitInThread: (cardTs, predicate, what, timeoutMs = 15_000) =>
+      ws.waitFor(() => ws.replies(CHANNEL, cardTs).find(predicate), { what, timeoutMs }),
+    waitForCard: (cardTs, predicate, what, timeoutMs = 15_000) =>
+      ws.waitFor(
+        () => {
+          const card = ws.findMessage(CHANNEL, cardTs);
+          return card && predicate(textOf(card)) ? card : undefined;
+        },
+        { what, timeoutMs },
+      ),
+    ephemeralsFor: (user) =>
+      ws.ephemerals
+        .filter((e) => e.user === user)
+        .map((e) => `${e.text ?? ''} ${JSON.stringify(e.blocks ?? [])}`),
+    waitForEphemeral: (user, pattern, timeoutMs = 10_000) =>
+      ws.waitFor(
+        () =>
+          ws.ephemerals
+            .filter((e) => e.user === user)
+            .map((e) => `${e.text ?? ''}`)
+            .find((t) => pattern.test(t)),
+        { what: `an ephemeral for ${user} matching ${pattern}`, timeoutMs },
+      ),
+    async stop() {
+      await bot.stop();
+      await store.close();
+      await sandbox.close();
+      await emulator.close();
+    },
+  };
+  return h;
+}

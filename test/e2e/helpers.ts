@@ -1,0 +1,43 @@
+import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
+import { textOf } from './harness.js';
+
+type Obj = Record<string, unknown>;
+
+/** The action_ids of a message's interactive elements (buttons, selects, checkboxes). */
+export function actionIds(message: SandboxMessage | undefined): string[] {
+  const out: string[] = [];
+  for (const block of (message?.blocks ?? []) as Obj[]) {
+    for (const e of (block.elements as Obj[] | undefined) ?? [])
+      if (e.action_id) out.push(String(e.action_id));
+    const accessory = block.accessory as Obj | undefined;
+    if (accessory?.action_id) out.push(String(accessory.action_id));
+  }
+  return out;
+}
+
+/** The prompt in a thread: the message mentioning "The agent asks" with controls. */
+export const isPrompt = (m: SandboxMessage) => /The agent asks/.test(textOf(m)) && actionIds(m).length > 0;
+
+export const HUMAN_INPUT_ROUTE = 'POST /v1/sessions/:id/human-input/:inputId';
+export const SIGNAL_ROUTE = 'POST /v1/sessions/:id/signal';
+
+/** Thread message keys (our metadata); a key seen twice is a double post. */
+/**
+ * Every key the bot's posts carry, a batch's each (a thread that fell behind gets several agent messages
+ * in one post: `key` is the first, `keys` the JSON list of all).
+ */
+export function postKeys(thread: SandboxMessage[]): string[] {
+  return thread.flatMap((m) => {
+    const payload = (m.metadata as { event_payload?: { key?: string; keys?: string } } | undefined)
+      ?.event_payload;
+    if (typeof payload?.keys === 'string') return JSON.parse(payload.keys) as string[];
+    return typeof payload?.key === 'string' ? [payload.key] : [];
+  });
+}
+
+export function duplicates(values: string[]): string[] {
+  const seen = new Set<string>();
+  const dup = new Set<string>();
+  for (const v of values) (seen.has(v) ? dup : seen).add(v);
+  return [...dup];
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { CHANNEL, textOf, useHarness } from './harness.js';
+import { actionIds } from './helpers.js';
+
+// The service forgets sessions (here: the emulator is reset, as when `npm start` runs again with a
+// fresh emulator over a kept store). The bot says so once where it can, and stops following them, even
+// when the Slack thread is gone too.
+const h = useHarness();
+
+describe('a session the service no longer knows', () => {
+  it('is reported once in its thread, or silently when the thread is gone, and no longer followed', async () => {
+    const kept = await h.start('scenario:long index the wiki');
+    const orphan = await h.start('scenario:long index the blog');
+    await h.waitForCard(kept.cardTs, (t) => /Running/.test(t), 'running');
+    await h.waitForCard(orphan.cardTs, (t) => /Running/.test(t), 'running');
+    expect(h.sandbox.workspace.remove(CHANNEL, orphan.cardTs)).toBe(true);
+
+    await h.emulator.admin.reset();
+
+    const notice = /can no longer follow this session/;
+    await h.waitInThread(kept.cardTs, (m) => notice.test(textOf(m)), 'the notice');
+    const finished = async (sessionId: string) => (await h.store.sessions.get(sessionId))?.finished;
+    await expect.poll(() => finished(kept.sessionId), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => finished(orphan.sessionId), { timeout: 10_000 }).toBe(true);
+    expect(await h.store.sessions.list({ activeOnly: true })).toEqual([]);
+    // The card says so and offers nothing to click.
+    await h.waitForCard(kept.cardTs, (t) => /No longer followed/.test(t), 'the card closed');
+    expect(actionIds(h.card(kept.cardTs))).toEqual([]);
+    // Some polls later, still one notice.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(h.thread(kept.cardTs).filter((m) => notice.test(textOf(m)))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,144 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// What `npm start` runs on a machine with no configuration: emulator, sandbox and bot in one process,
+// wired together. Driven the way the sandbox page drives it (its /sandbox/* routes), never the bot.
+const START = fileURLToPath(new URL('../../scripts/start.mjs', import.meta.url));
+
+let child: ChildProcess;
+let output = '';
+let dataDir: string;
+let sandboxUrl: string;
+
+interface Message {
+  ts: string;
+  thread_ts?: string;
+  text?: string;
+  blocks?: unknown[];
+}
+interface State {
+  channels: Array<{ id: string; messages: Message[] }>;
+  ephemerals: Array<{ user: string; text?: string }>;
+}
+
+const state = async (): Promise<State> =>
+  (await fetch(`${sandboxUrl}/sandbox/state`)).json() as Promise<State>;
+const post = async (path: string, body: unknown) => {
+  const response = await fetch(`${sandboxUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return (await response.json()) as { ok: boolean; error?: string };
+};
+const agentsChannel = async () => (await state()).channels.find((c) => c.id === 'C0AGENTS')?.messages ?? [];
+const textOf = (m: Message | undefined) => (m ? `${m.text ?? ''} ${JSON.stringify(m.blocks ?? [])}` : '');
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'agent-sessions-start-'));
+  child = spawn(process.execPath, [START], {
+    // Nothing configured but free ports and a scratch store: the embedded defaults.
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      EMULATOR_PORT: '0',
+      SANDBOX_PORT: '0',
+      DATA_DIR: dataDir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  sandboxUrl = await vi.waitFor(
+    () => {
+      const url = /Open (http:\/\/127\.0\.0\.1:\d+)\//.exec(output)?.[1];
+      if (!url) throw new Error(`npm start printed no URL to open:\n${output.slice(-2000)}`);
+      return url;
+    },
+    { timeout: 30_000, interval: 100 },
+  );
+}, 40_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start on embedded defaults', () => {
+  it('prints where everything is, and one URL to open', () => {
+    expect(output).toMatch(/the local emulator at http:\/\/127\.0\.0\.1:\d+/);
+    expect(output).toMatch(/the local sandbox at http:\/\/127\.0\.0\.1:\d+/);
+    expect(output).toContain(`Store: PGlite in ${dataDir}`);
+    expect(output).toMatch(/Bob \(an approver\)/);
+  });
+
+  it('the page’s page and routes are served', async () => {
+    const page = await fetch(`${sandboxUrl}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('data-testid="composer"');
+    const config = (await (await fetch(`${sandboxUrl}/sandbox/config`)).json()) as {
+      botConnected: boolean;
+      emulator: boolean;
+    };
+    expect(config).toMatchObject({ botConnected: true, emulator: true });
+  });
+
+  it('a session started as Alice is approved by Bob (an approver by default) and completes; Carol is refused', async () => {
+    const goal = 'scenario:approval ship the npm start notes';
+    expect(
+      await post('/sandbox/command', { user: 'U0ALICE', channel: 'C0AGENTS', text: `start ${goal}` }),
+    ).toMatchObject({
+      ok: true,
+    });
+    let prompt: Message | undefined;
+    await expect
+      .poll(
+        async () => {
+          prompt = (await agentsChannel()).find((m) => textOf(m).includes('input_approve'));
+          return prompt;
+        },
+        { timeout: 30_000 },
+      )
+      .toBeDefined();
+    const at = { channel: 'C0AGENTS', ts: (prompt as Message).ts, actionId: 'input_approve' };
+
+    await post('/sandbox/act', { user: 'U0CAROL', ...at });
+    await expect
+      .poll(async () =>
+        (await state()).ephemerals
+          .filter((e) => e.user === 'U0CAROL')
+          .map((e) => e.text)
+          .join('\n'),
+      )
+      .toMatch(/approver/i);
+
+    await post('/sandbox/act', { user: 'U0BOB', ...at });
+    await expect
+      .poll(async () => textOf((await agentsChannel()).find((m) => m.ts === at.ts)), { timeout: 10_000 })
+      .toContain('Approved by <@U0BOB>');
+    await expect
+      .poll(async () => (await agentsChannel()).some((m) => /Completed/.test(textOf(m)) && m.thread_ts), {
+        timeout: 30_000,
+      })
+      .toBe(true);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});

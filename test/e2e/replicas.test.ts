@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BotProcess, spawnBot } from './bot-process.js';
+import { ALICE, API_KEY, BOB, botEnv, CHANNEL, textOf } from './harness.js';
+import { duplicates, postKeys } from './helpers.js';
+import { expectNoSecrets, SECRETS } from './secrets.js';
+
+const baseUrl = process.env.TEST_DATABASE_URL;
+
+// Several replicas need a real PostgreSQL; without TEST_DATABASE_URL this is reported as skipped.
+describe.skipIf(!baseUrl)('two replicas on one PostgreSQL', () => {
+  let emulator: SpawnedEmulator;
+  let sandbox: RunningSandbox;
+  let databaseUrl: string;
+  const database = `bot_replicas_${randomBytes(6).toString('hex')}`;
+  const output: string[] = [];
+  const bots: BotProcess[] = [];
+
+  const admin = async <T>(run: (client: pg.Client) => Promise<T>, url = baseUrl): Promise<T> => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await run(client);
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    await admin((c) => c.query(`CREATE DATABASE ${database}`));
+    const url = new URL(baseUrl as string);
+    url.pathname = `/${database}`;
+    databaseUrl = url.toString();
+    emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 3 });
+    sandbox = await startSandbox({ triggerTtlMs: 10_000 });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const bot of bots) await bot.kill();
+    await sandbox?.close();
+    await emulator?.close();
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+  });
+
+  it('split the sessions, post each message once, and take over a killed replica’s sessions', async () => {
+    const env = (id: string) => ({
+      ...botEnv(sandbox, emulator),
+      DATABASE_URL: databaseUrl,
+      REPLICA_ID: id,
+      LEASE_TTL_SECONDS: '2',
+    });
+    const a = await spawnBot(env('replica-a'), output);
+    const b = await spawnBot(env('replica-b'), output);
+    bots.push(a, b);
+    const ws = sandbox.workspace;
+    const drivers = [sandbox.driver(a.eventsUrl), sandbox.driver(b.eventsUrl)];
+    for (let i = 0; i < 6; i++) {
+      await drivers[i % 2]?.command({
+        user: i % 2 ? BOB : ALICE,
+        channel: CHANNEL,
+        text: `start scenario:growing_round batch ${i}`,
+      });
+    }
+    const cards = await ws.waitFor(
+      () => {
+        const found = (ws.messages.get(CHANNEL) ?? []).filter(
+          (m) => !m.thread_ts && /growing_round batch/.test(textOf(m)),
+        );
+        return found.length === 6 ? found : undefined;
+      },
+      { what: 'six cards' },
+    );
+    // Both replicas follow some of the sessions.
+    let split: Array<{ owner: string; n: number }> = [];
+    for (let i = 0; i < 50; i++) {
+      split = await admin(async (c) => {
+        const { rows } = await c.query<{ owner: string; n: string }>(
+          'SELECT owner, count(*) AS n FROM leases GROUP BY owner ORDER BY owner',
+        );
+        return rows.map((r) => ({ owner: r.owner, n: Number(r.n) }));
+      }, databaseUrl);
+      if (split.length === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(split.map((s) => s.owner)).toEqual(['replica-a', 'replica-b']);
+    for (const s of split) expect(s.n).toBeGreaterThanOrEqual(1);
+
+    // Replica A dies without a word; B takes its sessions over once the leases expire.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await a.kill('SIGKILL');
+    for (const card of cards) {
+      await ws.waitFor(() => /Completed/.test(textOf(ws.findMessage(CHANNEL, card.ts))), {
+        what: `completion of ${card.ts}`,
+        timeoutMs: 60_000,
+      });
+      await ws.waitFor(
+        () => ws.replies(CHANNEL, card.ts).find((m) => /Finished after 30 progress notes/.test(textOf(m))),
+        { what: 'the final report', timeoutMs: 20_000 },
+      );
+    }
+    for (const card of cards) {
+      const thread = ws.replies(CHANNEL, card.ts);
+      expect(duplicates(postKeys(thread))).toEqual([]);
+      // A thread that fell behind gets several notes in one post (a batch): every note, in order, counts.
+      const notes = thread.flatMap((m) =>
+        [...(m.text ?? '').matchAll(/Progress note (\d+) of 30/g)].map((x) => Number(x[1])),
+      );
+      expect(notes).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    }
+    expect(
+      output.some((l) => /"owner":"replica-b".*following a session|following a session.*replica-b/.test(l)),
+    ).toBe(true);
+    expectNoSecrets(output, SECRETS);
+  }, 180_000);
+});

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentSessionsClient } from '@agent-sessions/core';
+import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { agentMessageText } from '@agent-sessions/slack-bot';
+import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type BotProcess, spawnBot } from './bot-process.js';
+import { ALICE, API_KEY, botEnv, CHANNEL, textOf } from './harness.js';
+import { actionIds, duplicates, isPrompt, postKeys } from './helpers.js';
+import { expectNoSecrets, SECRETS } from './secrets.js';
+
+let emulator: SpawnedEmulator;
+let sandbox: RunningSandbox;
+let dataDir: string;
+const output: string[] = [];
+let bot: BotProcess | undefined;
+
+beforeAll(async () => {
+  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 5 });
+  sandbox = await startSandbox({ triggerTtlMs: 10_000 });
+  dataDir = mkdtempSync(join(tmpdir(), 'bot-restart-'));
+}, 60_000);
+
+afterAll(async () => {
+  await bot?.kill();
+  await sandbox?.close();
+  await emulator?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+const start = () => spawnBot({ ...botEnv(sandbox, emulator), DATA_DIR: dataDir }, output);
+
+it('SIGKILLed twice (mid-work and with a question pending): nothing lost, nothing twice, the question answerable', async () => {
+  const ws = sandbox.workspace;
+  bot = await start();
+  let driver = sandbox.driver(bot.eventsUrl);
+  await driver.command({ user: ALICE, channel: CHANNEL, text: 'start' });
+  const modal = await ws.waitFor(() => driver.openModal(ALICE), { what: 'the start modal' });
+  await driver.submitView({
+    user: ALICE,
+    viewId: modal.id,
+    values: {
+      goal: { value: 'scenario:approval release after a warm-up' },
+      context: { value: '{"workSteps": 10}' },
+    },
+  });
+  const card = await ws.waitFor(
+    () =>
+      (ws.messages.get(CHANNEL) ?? []).find(
+        (m) => !m.thread_ts && /release after a warm-up/.test(textOf(m)) && /session `/.test(textOf(m)),
+      ),
+    { what: 'the card, with its session' },
+  );
+  const sessionId = /session `([^`]+)`/.exec(textOf(card))?.[1] as string;
+  await ws.waitFor(() => ws.replies(CHANNEL, card.ts).length >= 5, {
+    what: 'some work in the thread',
+    timeoutMs: 20_000,
+  });
+
+  await bot.kill('SIGKILL');
+  const postedWhileDown = ws.replies(CHANNEL, card.ts).length;
+  bot = await start();
+  driver = sandbox.driver(bot.eventsUrl);
+  const prompt = await ws.waitFor(() => ws.replies(CHANNEL, card.ts).find(isPrompt), {
+    what: 'the approval prompt after the restart',
+    timeoutMs: 60_000,
+  });
+  expect(ws.replies(CHANNEL, card.ts).length).toBeGreaterThan(postedWhileDown);
+
+  await bot.kill('SIGKILL');
+  bot = await start();
+  driver = sandbox.driver(bot.eventsUrl);
+  const click = await driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
+  expect(click.status).toBe(200);
+  await ws.waitFor(() => /Approved by <@U0ALICE>/.test(textOf(ws.findMessage(CHANNEL, prompt.ts))), {
+    what: 'the answered prompt',
+  });
+  await ws.waitFor(() => /Completed/.test(textOf(ws.findMessage(CHANNEL, card.ts))), {
+    what: 'completion',
+    timeoutMs: 30_000,
+  });
+  await ws.waitFor(
+    () =>
+      ws
+        .replies(CHANNEL, card.ts)
+        .find((m) => /Deployed v2\.3\.1 to production after approval/.test(textOf(m))),
+    {
+      what: 'the final report',
+    },
+  );
+
+  const thread = ws.replies(CHANNEL, card.ts);
+  expect(duplicates(postKeys(thread))).toEqual([]);
+  // Every message the agent wrote that is shown as text is in the thread exactly once.
+  const client = new AgentSessionsClient({ baseUrl: emulator.url, apiKey: API_KEY });
+  const shown: string[] = [];
+  for await (const m of client.sessions.listMessages(sessionId)) {
+    if (agentMessageText(m.message, { showReasoning: false })) shown.push(m.key);
+  }
+  const messageKeys = postKeys(thread).filter((k) => k.startsWith('msg:'));
+  expect(messageKeys).toHaveLength(shown.length);
+  expect(thread.filter((m) => /The agent ask/.test(textOf(m)))).toHaveLength(1);
+  expect(actionIds(ws.findMessage(CHANNEL, prompt.ts))).toEqual([]);
+  expectNoSecrets(output, SECRETS);
+}, 150_000);

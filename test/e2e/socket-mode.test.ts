@@ -1,0 +1,75 @@
+import { createServer } from 'node:net';
+import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { loadConfig, openStore, type RunningBot, type Store, startBot } from '@agent-sessions/slack-bot';
+import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ALICE, API_KEY, CHANNEL, captureLogs, FAST, textOf } from './harness.js';
+import { isPrompt } from './helpers.js';
+
+let emulator: SpawnedEmulator;
+let sandbox: RunningSandbox;
+let store: Store;
+let bot: RunningBot;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+beforeAll(async () => {
+  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10 });
+  sandbox = await startSandbox({ triggerTtlMs: 10_000 });
+  store = await openStore({});
+  // Socket Mode: an app-level token and no signing secret; Slack's requests arrive over a WebSocket.
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: sandbox.botToken,
+    SLACK_APP_TOKEN: sandbox.appToken,
+    SLACK_API_URL: sandbox.apiUrl,
+    AGENT_SERVICE_URL: emulator.url,
+    AGENT_API_KEY: API_KEY,
+    PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+  });
+  if (!config.slack || !config.service) throw new Error('configured above');
+  bot = await startBot(
+    { ...config, slack: config.slack, service: config.service },
+    { ...FAST, store, logDestination: captureLogs() },
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await bot?.stop();
+  await store?.close();
+  await sandbox?.close();
+  await emulator?.close();
+});
+
+it('runs a session over Socket Mode: command, card, prompt, answer, completion; health on PORT', async () => {
+  expect(bot.eventsUrl).toBeUndefined();
+  await sandbox.workspace.waitFor(() => sandbox.socketMode.connected === 1, {
+    what: 'the bot connected over Socket Mode',
+  });
+  const driver = sandbox.socketDriver();
+  const help = await driver.command({ user: ALICE, channel: CHANNEL, text: 'help' });
+  expect(help.body).toMatchObject({ text: expect.stringContaining('/agent start') });
+  await driver.command({ user: ALICE, channel: CHANNEL, text: 'start scenario:approval over a socket' });
+  const ws = sandbox.workspace;
+  const card = await ws.waitFor(
+    () => (ws.messages.get(CHANNEL) ?? []).find((m) => !m.thread_ts && /over a socket/.test(textOf(m))),
+    { what: 'the card' },
+  );
+  const prompt = await ws.waitFor(() => ws.replies(CHANNEL, card.ts).find(isPrompt), {
+    what: 'the prompt',
+    timeoutMs: 15_000,
+  });
+  await driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
+  await ws.waitFor(() => /Completed/.test(textOf(ws.findMessage(CHANNEL, card.ts))), {
+    what: 'completion',
+    timeoutMs: 15_000,
+  });
+  const health = await fetch(`${bot.url}/healthz`);
+  expect(health.status).toBe(200);
+});
