@@ -1,5 +1,5 @@
 import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ALICE, allLogLines, BOB, CAROL, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
 import { actionIds, HUMAN_INPUT_ROUTE, isPrompt } from './helpers.js';
 
@@ -187,6 +187,41 @@ describe('reminders and escalation, on a clock the test moves', () => {
     await h.waitInThread(cardTs, (m) => m.ts === prompt.ts && /Approved by/.test(textOf(m)), 'approved');
     clock.advance(24 * 60 * MINUTE);
     expect(await h.bot.store.reminders.claimDue(clock.now(), 3, 15 * MINUTE)).toEqual([]);
+  });
+});
+
+describe('escalating to a channel the bot cannot post in', () => {
+  const clock = testClock();
+  const h = withBot(
+    { AGENT_REMIND_AFTER: '15m', AGENT_REMIND_MAX: '1', AGENT_ESCALATE_TO: 'G0PRIVATE' },
+    clock,
+  );
+
+  it('the thread says the escalation failed and how to fix it, once; the schedule does not stall on it', async () => {
+    const { sessionId, cardTs } = await h.start('scenario:approval purge the staging data');
+    await h.waitInThread(cardTs, isPrompt, 'the approval prompt');
+    const [prompt] = await h.bot.store.prompts.pending(sessionId);
+    if (!prompt) throw new Error('no pending prompt in the store');
+    await h.bot.store.reminders.schedule(clock.now(), 15 * MINUTE, undefined);
+    clock.advance(16 * MINUTE);
+    await h.waitInThread(cardTs, (m) => /Reminder 1 of 1/.test(textOf(m)), 'the reminder');
+    clock.advance(31 * MINUTE);
+    const note = await h.waitInThread(cardTs, (m) => /Escalating to/.test(textOf(m)), 'the failure note');
+    expect(textOf(note)).toMatch(/Escalating to <#G0PRIVATE> failed \(Slack said channel_not_found\)/);
+    expect(textOf(note)).toMatch(/Invite the bot to <#G0PRIVATE>, or change AGENT_ESCALATE_TO/);
+    expect(h.sandbox.workspace.messages.get('G0PRIVATE') ?? []).toEqual([]);
+    // The step counts as done (delivered, never claimed again), and later ticks don't say it again.
+    await vi.waitFor(
+      async () =>
+        expect(await h.bot.store.reminders.progress(sessionId, prompt.inputId)).toEqual({
+          claimed: 2,
+          delivered: 2,
+        }),
+      { timeout: 10_000, interval: 100 },
+    );
+    clock.advance(24 * 60 * MINUTE);
+    await h.waitInThread(cardTs, isPrompt, 'the prompt, still open');
+    expect(count(h.thread(cardTs), /Escalating to/)).toBe(1);
   });
 });
 

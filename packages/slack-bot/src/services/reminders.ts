@@ -11,7 +11,7 @@ import type { Notifier } from './notifier.js';
 import { describeServiceFailure, type SessionsApi } from './outcome.js';
 import type { ActPolicy } from './policy.js';
 import type { SlackClient } from './slack.js';
-import type { ThreadPoster } from './thread-poster.js';
+import { CannotPostHereError, type ThreadPoster } from './thread-poster.js';
 
 export type ReminderSettings = Pick<
   ApprovalConfig,
@@ -105,7 +105,14 @@ export class ReminderService {
           else await this.#escalate(prompt);
           await reminders.markDelivered(due.sessionId, due.inputId, due.step);
         } catch (error) {
-          // Left undelivered: claimed again once stale, and the poster's keys keep what did go out single.
+          if (error instanceof CannotPostHereError) {
+            // Slack will take nothing there: trying again every few seconds would only hold the schedule.
+            this.deps.logger.warn({ err: error, ...due }, 'a reminder step cannot be posted: skipped');
+            await reminders.markDelivered(due.sessionId, due.inputId, due.step);
+            continue;
+          }
+          // Left undelivered: claimed again once stale (the next step waits for it), and the poster's
+          // keys keep what did go out single.
           this.deps.logger.warn({ err: error, ...due }, 'a reminder could not be delivered yet');
         }
       }
@@ -153,9 +160,19 @@ export class ReminderService {
       return;
     }
     const link = await this.#permalink(prompt);
-    await this.deps.poster.post({ sessionId: session.sessionId, channelId: target, cardTs: null }, key, {
-      text: `🚨 An agent session in <#${session.channelId}> (started by <@${session.startedBy}>) needs a decision: ${why}.${link ? ` <${link}|Open the question>` : ''}`,
-    });
+    try {
+      await this.deps.poster.post({ sessionId: session.sessionId, channelId: target, cardTs: null }, key, {
+        text: `🚨 An agent session in <#${session.channelId}> (started by <@${session.startedBy}>) needs a decision: ${why}.${link ? ` <${link}|Open the question>` : ''}`,
+      });
+    } catch (error) {
+      if (!(error instanceof CannotPostHereError)) throw error;
+      // A misconfigured AGENT_ESCALATE_TO must not pass in silence: the thread says what to fix.
+      this.deps.logger.warn({ err: error, target }, 'could not escalate to the channel');
+      await this.deps.poster.post(session, `${key}:note`, {
+        text: `⚠️ Escalating to <#${target}> failed (Slack said ${error.code}), so nobody there was told that ${why}. Invite the bot to <#${target}>, or change AGENT_ESCALATE_TO.`,
+      });
+      return;
+    }
     await this.deps.poster.post(session, `${key}:note`, { text: `🚨 Escalated to <#${target}>: ${why}.` });
   }
 

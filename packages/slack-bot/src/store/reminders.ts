@@ -12,18 +12,25 @@ export interface ClaimedStep {
  * Each waiting question's reminder schedule. Every time is the caller's (an injectable clock), never the
  * database's, so tests move time instead of waiting. A step is claimed by one UPDATE … RETURNING over rows
  * locked FOR UPDATE SKIP LOCKED: two replicas ticking together never send the same reminder, and a restart
- * finds the schedule where it was. A crash between claiming and posting loses that one reminder rather
- * than sending it twice (at most once; the next step still comes).
+ * finds the schedule where it was. Steps go out in order: the next is not claimed while the one before is
+ * claimed and not yet delivered, so a replica that dies between claiming and posting (or between the
+ * thread reminder and its DM) holds the schedule until its claim is stale and the step is claimed again
+ * (`claimUndelivered`) — never skipped, and the poster's keys keep what did go out single.
  */
 export interface ReminderRepository {
   /** Starts a schedule for every question still pending that has none. */
   schedule(now: Date, remindAfterMs: number, timeoutMs: number | undefined): Promise<void>;
-  /** Due reminder steps (below `steps`) of questions still pending in sessions waiting on a person. */
+  /**
+   * Due reminder steps (up to `steps`) of questions still pending in sessions waiting on a person, whose
+   * previous step has been delivered.
+   */
   claimDue(now: Date, steps: number, gapMs: number, limit?: number): Promise<ClaimedStep[]>;
   /** Steps claimed more than `staleMs` ago and never delivered (their replica died): claimed again. */
   claimUndelivered(now: Date, staleMs: number, limit?: number): Promise<ClaimedStep[]>;
   /** The step's messages are all out. */
   markDelivered(sessionId: string, inputId: string, step: number): Promise<void>;
+  /** How far a question's schedule has gone: steps claimed, and steps whose messages are all out. */
+  progress(sessionId: string, inputId: string): Promise<{ claimed: number; delivered: number } | undefined>;
   /** Questions whose timeout has come, still pending and waiting: each returned once. */
   claimTimedOut(now: Date, limit?: number): Promise<Array<{ sessionId: string; inputId: string }>>;
 }
@@ -56,11 +63,11 @@ export class SqlReminderRepository implements ReminderRepository {
           SET sent = r.sent + 1, claimed_at = $1::timestamptz,
               next_at = $1::timestamptz + $3::double precision * power(2, r.sent + 1) * interval '1 millisecond'
          FROM (SELECT q.session_id, q.input_id FROM question_reminders q ${WAITING}
-                  AND q.next_at <= $1::timestamptz AND q.sent < $2::integer
+                  AND q.next_at <= $1::timestamptz AND q.sent < $2::integer AND q.delivered >= q.sent
                 ORDER BY q.next_at LIMIT $4::integer
                 FOR UPDATE OF q SKIP LOCKED) due
         WHERE r.session_id = due.session_id AND r.input_id = due.input_id
-          AND r.next_at <= $1::timestamptz AND r.sent < $2::integer
+          AND r.next_at <= $1::timestamptz AND r.sent < $2::integer AND r.delivered >= r.sent
        RETURNING r.session_id, r.input_id, r.sent`,
       [now.toISOString(), steps, gapMs, limit],
     );
@@ -89,6 +96,18 @@ export class SqlReminderRepository implements ReminderRepository {
         WHERE session_id = $1 AND input_id = $2`,
       [sessionId, inputId, step],
     );
+  }
+
+  async progress(
+    sessionId: string,
+    inputId: string,
+  ): Promise<{ claimed: number; delivered: number } | undefined> {
+    const { rows } = await this.sql.query<{ sent: number; delivered: number }>(
+      'SELECT sent, delivered FROM question_reminders WHERE session_id = $1 AND input_id = $2',
+      [sessionId, inputId],
+    );
+    const [row] = rows;
+    return row ? { claimed: Number(row.sent), delivered: Number(row.delivered) } : undefined;
   }
 
   async claimTimedOut(now: Date, limit = 20): Promise<Array<{ sessionId: string; inputId: string }>> {

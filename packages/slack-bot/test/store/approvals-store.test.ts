@@ -84,12 +84,15 @@ for (const backend of backends) {
         Array.from({ length: 6 }, () => store.reminders.claimDue(at(15 * MIN), 3, 15 * MIN)),
       );
       expect(race.flat()).toEqual([{ sessionId: 'r1', inputId: 'in_1', step: 1 }]);
+      await store.reminders.markDelivered('r1', 'in_1', 1);
       // The next gap is 30 minutes from the claim.
       expect(await store.reminders.claimDue(at(44 * MIN), 3, 15 * MIN)).toEqual([]);
       expect(await store.reminders.claimDue(at(45 * MIN), 3, 15 * MIN)).toHaveLength(1);
+      await store.reminders.markDelivered('r1', 'in_1', 2);
       expect(await store.reminders.claimDue(at(105 * MIN), 3, 15 * MIN)).toEqual([
         { sessionId: 'r1', inputId: 'in_1', step: 3 },
       ]);
+      await store.reminders.markDelivered('r1', 'in_1', 3);
       // No more than `steps`.
       expect(await store.reminders.claimDue(at(10_000 * MIN), 3, 15 * MIN)).toEqual([]);
     });
@@ -125,6 +128,19 @@ for (const backend of backends) {
           (d) => d.sessionId === 'r4',
         ),
       ).toEqual([]);
+    });
+
+    it('never skips a step a dead replica claimed: the next waits until that one is claimed again and out', async () => {
+      await waitingQuestion(store, 'r6');
+      await store.reminders.schedule(t0, MIN, undefined);
+      const mine = (steps: Array<{ sessionId: string; step: number }>) =>
+        steps.filter((d) => d.sessionId === 'r6').map((d) => d.step);
+      expect(mine(await store.reminders.claimDue(at(MIN), 3, MIN))).toEqual([1]);
+      // Its claimer died before delivering: step 2 is due by time but not claimed past the open step 1.
+      expect(mine(await store.reminders.claimDue(at(10 * MIN), 3, MIN))).toEqual([]);
+      expect(mine(await store.reminders.claimUndelivered(at(10 * MIN), 20_000))).toEqual([1]);
+      await store.reminders.markDelivered('r6', 'in_1', 1);
+      expect(mine(await store.reminders.claimDue(at(10 * MIN), 3, MIN))).toEqual([2]);
     });
 
     it('times a question out once', async () => {
