@@ -1,45 +1,29 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
 import { type RunningSandbox, type SandboxMessage, startSandbox } from '@agent-sessions/slack-sandbox';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BotProcess, spawnBot } from './bot-process.js';
+import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
 import { ALICE, API_KEY, botEnv, CHANNEL, textOf } from './harness.js';
 import { isPrompt } from './helpers.js';
 import { expectNoSecrets, SECRETS } from './secrets.js';
 
-const baseUrl = process.env.TEST_DATABASE_URL;
 const ESCALATION_CHANNEL = 'C0GENERAL';
 
 // Reminders are claimed from the store, so each is sent exactly once however many replicas tick and
 // however they die. Real processes (`node dist/main.js`) on one PostgreSQL, with short real settings:
 // the assertions wait for what happens (event order), never for an amount of time.
-describe.skipIf(!baseUrl)('reminders across replicas and a SIGKILL, on PostgreSQL', () => {
+describe.skipIf(!TEST_DATABASE_URL)('reminders across replicas and a SIGKILL, on PostgreSQL', () => {
   let emulator: SpawnedEmulator;
   let sandbox: RunningSandbox;
-  let databaseUrl: string;
-  const database = `bot_reminders_${randomBytes(6).toString('hex')}`;
+  const database = scratchDatabase('bot_reminders');
   const output: string[] = [];
   const bots: BotProcess[] = [];
 
-  const admin = async <T>(run: (client: pg.Client) => Promise<T>, url = baseUrl): Promise<T> => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return await run(client);
-    } finally {
-      await client.end();
-    }
-  };
-
   beforeAll(async () => {
-    await admin((c) => c.query(`CREATE DATABASE ${database}`));
-    const url = new URL(baseUrl as string);
-    url.pathname = `/${database}`;
-    databaseUrl = url.toString();
+    await database.create();
     emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 5 });
     // Three sessions' reminders and DMs at once would meet Slack's per-channel limits; pacing is not
     // what this test is about.
@@ -50,13 +34,13 @@ describe.skipIf(!baseUrl)('reminders across replicas and a SIGKILL, on PostgreSQ
     for (const bot of bots) await bot.kill();
     await sandbox?.close();
     await emulator?.close();
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+    if (TEST_DATABASE_URL) await database.drop();
   });
 
   it('two replicas tick together and one is SIGKILLed and restarted: every reminder and escalation once', async () => {
     const env = (id: string) => ({
       ...botEnv(sandbox, emulator),
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: database.url,
       REPLICA_ID: id,
       LEASE_TTL_SECONDS: '2',
       AGENT_REMIND_AFTER: '1s',
@@ -100,7 +84,7 @@ describe.skipIf(!baseUrl)('reminders across replicas and a SIGKILL, on PostgreSQ
     const escalations = () => ws.messages.get(ESCALATION_CHANNEL) ?? [];
     await ws.waitFor(() => (escalations().length >= goals.length ? true : undefined), {
       what: 'an escalation for each session',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     });
     for (const card of cards) {
       await ws.waitFor(() => thread(card).find((m) => /Escalated to/.test(textOf(m))), {
@@ -139,7 +123,7 @@ describe.skipIf(!baseUrl)('reminders across replicas and a SIGKILL, on PostgreSQ
     });
     expect(dms()).toHaveLength(goals.length * 3);
     expectNoSecrets(output, SECRETS);
-  }, 180_000);
+  }, 240_000);
 });
 
 // The same on the embedded store (PGlite on disk): runs everywhere, no PostgreSQL needed.
@@ -190,12 +174,14 @@ describe('reminders across a SIGKILL on PGlite', () => {
     await first.kill('SIGKILL');
     const second = await spawnBot(env, output);
     bots.push(second);
+    // When the kill fell between the reminder and its DM, step 1 is claimed again once its claim is stale
+    // (20 s) and step 2 waits for it: up to half a minute.
     await ws.waitFor(() => thread().find((t) => t.includes('Reminder 2 of 2')), {
       what: 'the second reminder, from the restarted bot',
-      timeoutMs: 30_000,
+      timeoutMs: 60_000,
     });
     expect(thread().filter((t) => t.includes('Reminder 1 of 2'))).toHaveLength(1);
     expect(thread().filter((t) => t.includes('Reminder 2 of 2'))).toHaveLength(1);
     expectNoSecrets(output, SECRETS);
-  }, 120_000);
+  }, 150_000);
 });

@@ -1,39 +1,22 @@
-import { randomBytes } from 'node:crypto';
 import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
 import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BotProcess, spawnBot } from './bot-process.js';
+import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
 import { ALICE, API_KEY, BOB, botEnv, CHANNEL, textOf } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 import { expectNoSecrets, SECRETS } from './secrets.js';
 
-const baseUrl = process.env.TEST_DATABASE_URL;
-
 // Several replicas need a real PostgreSQL; without TEST_DATABASE_URL this is reported as skipped.
-describe.skipIf(!baseUrl)('two replicas on one PostgreSQL', () => {
+describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
   let emulator: SpawnedEmulator;
   let sandbox: RunningSandbox;
-  let databaseUrl: string;
-  const database = `bot_replicas_${randomBytes(6).toString('hex')}`;
+  const database = scratchDatabase('bot_replicas');
   const output: string[] = [];
   const bots: BotProcess[] = [];
 
-  const admin = async <T>(run: (client: pg.Client) => Promise<T>, url = baseUrl): Promise<T> => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return await run(client);
-    } finally {
-      await client.end();
-    }
-  };
-
   beforeAll(async () => {
-    await admin((c) => c.query(`CREATE DATABASE ${database}`));
-    const url = new URL(baseUrl as string);
-    url.pathname = `/${database}`;
-    databaseUrl = url.toString();
+    await database.create();
     emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 3 });
     sandbox = await startSandbox({ triggerTtlMs: 10_000 });
   }, 60_000);
@@ -42,13 +25,13 @@ describe.skipIf(!baseUrl)('two replicas on one PostgreSQL', () => {
     for (const bot of bots) await bot.kill();
     await sandbox?.close();
     await emulator?.close();
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+    if (TEST_DATABASE_URL) await database.drop();
   });
 
   it('split the sessions, post each message once, and take over a killed replica’s sessions', async () => {
     const env = (id: string) => ({
       ...botEnv(sandbox, emulator),
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: database.url,
       REPLICA_ID: id,
       LEASE_TTL_SECONDS: '2',
     });
@@ -76,12 +59,10 @@ describe.skipIf(!baseUrl)('two replicas on one PostgreSQL', () => {
     // Both replicas follow some of the sessions.
     let split: Array<{ owner: string; n: number }> = [];
     for (let i = 0; i < 50; i++) {
-      split = await admin(async (c) => {
-        const { rows } = await c.query<{ owner: string; n: string }>(
-          'SELECT owner, count(*) AS n FROM leases GROUP BY owner ORDER BY owner',
-        );
-        return rows.map((r) => ({ owner: r.owner, n: Number(r.n) }));
-      }, databaseUrl);
+      const rows = await database.query<{ owner: string; n: string }>(
+        'SELECT owner, count(*) AS n FROM leases GROUP BY owner ORDER BY owner',
+      );
+      split = rows.map((r) => ({ owner: r.owner, n: Number(r.n) }));
       if (split.length === 2) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }

@@ -705,6 +705,34 @@ describe('Following reads what changed first (model service)', () => {
     };
   }
 
+  /**
+   * Follows a session through two quiet polls and one that brings news (so the next poll reads its page
+   * first), then runs `change` on the service right before that poll's status read; returns how many
+   * calls came before it.
+   */
+  async function changeDuringStatusRead(
+    m: Awaited<ReturnType<typeof setup>>,
+    sessionId: string,
+    change: () => void,
+  ): Promise<number> {
+    const { state } = m.service;
+    state.rounds = [{ roundId: 'r1', status: 'running' }];
+    state.messages = [say('r1', 'a')];
+    await m.f.follow(sessionId);
+    m.f.start();
+    await drive(m.clock, m.reader, () => m.gets() >= 2, { stepMs: 50 });
+    state.messages.push(say('r1', 'b'));
+    m.service.touch();
+    await drive(m.clock, m.reader, () => keysOf(m.events, sessionId, 'message').length === 2, {
+      stepMs: 10,
+    });
+    const before = m.reader.calls.length;
+    state.messages.push(say('r1', 'c'));
+    m.service.touch();
+    m.onNextStatusRead(change);
+    return before;
+  }
+
   it('under a saturated budget a chatty session costs one request a poll, and a question brings its status at once; every message and question once', async () => {
     // Six sessions that want a poll every 100 ms on 5 requests a second: the budget is saturated.
     const m = await setup({ requestsPerSecond: 5, burst: 1 });
@@ -757,21 +785,7 @@ describe('Following reads what changed first (model service)', () => {
     const m = await setup();
     try {
       const { state } = m.service;
-      state.rounds = [{ roundId: 'r1', status: 'running' }];
-      state.messages = [say('r1', 'a')];
-      await m.f.follow('sess_end');
-      m.f.start();
-      await drive(m.clock, m.reader, () => m.gets() >= 2, { stepMs: 50 });
-      // A poll that brings something new: the next one reads the page first.
-      state.messages.push(say('r1', 'b'));
-      m.service.touch();
-      await drive(m.clock, m.reader, () => keysOf(m.events, 'sess_end', 'message').length === 2, {
-        stepMs: 10,
-      });
-      const before = m.reader.calls.length;
-      state.messages.push(say('r1', 'c'));
-      m.service.touch();
-      m.onNextStatusRead(() => {
+      const before = await changeDuringStatusRead(m, 'sess_end', () => {
         state.messages.push(say('r1', 'last words'));
         state.status = 'completed';
         state.rounds = [{ roundId: 'r1', status: 'completed' }];
@@ -796,21 +810,7 @@ describe('Following reads what changed first (model service)', () => {
     const m = await setup();
     try {
       const { state } = m.service;
-      state.rounds = [{ roundId: 'r1', status: 'running' }];
-      state.messages = [say('r1', 'a')];
-      await m.f.follow('sess_ask');
-      m.f.start();
-      await drive(m.clock, m.reader, () => m.gets() >= 2, { stepMs: 50 });
-      // A poll that brings something new: the next one reads the page first.
-      state.messages.push(say('r1', 'b'));
-      m.service.touch();
-      await drive(m.clock, m.reader, () => keysOf(m.events, 'sess_ask', 'message').length === 2, {
-        stepMs: 10,
-      });
-      const before = m.reader.calls.length;
-      state.messages.push(say('r1', 'c'));
-      m.service.touch();
-      m.onNextStatusRead(() => {
+      const before = await changeDuringStatusRead(m, 'sess_ask', () => {
         state.messages.push(ask('r1', 'in_late', 'Which one?'));
         state.status = 'waiting_human';
         state.rounds = [{ roundId: 'r1', status: 'waiting_human' }];

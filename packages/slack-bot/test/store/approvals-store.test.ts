@@ -1,38 +1,11 @@
 import type { HumanInputRequest } from '@agent-sessions/core';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPglite, openPostgres, refKeyOf, type SqlStore, SqlStore as Store } from '../../src/index.js';
+import { refKeyOf, type SqlStore } from '../../src/index.js';
+import { storeBackends } from './backends.js';
 
 // Issue #15's repositories on both databases: the reminder schedule (each step claimed once, however
 // many callers race) and the append-only audit.
-const DATABASE_URL = process.env.TEST_DATABASE_URL;
-const schema = `approvals_test_${Math.random().toString(36).slice(2, 10)}`;
-
-const backends = [
-  {
-    name: 'PGlite',
-    skip: false,
-    open: async () => Store.open(await openPglite(undefined)),
-    cleanup: async () => {},
-  },
-  {
-    name: 'PostgreSQL',
-    skip: !DATABASE_URL,
-    open: async () => {
-      const admin = new pg.Client({ connectionString: DATABASE_URL });
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-      await admin.end();
-      return Store.open(openPostgres(DATABASE_URL as string, { schema }));
-    },
-    cleanup: async () => {
-      const admin = new pg.Client({ connectionString: DATABASE_URL });
-      await admin.connect();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
-    },
-  },
-];
+const backends = storeBackends('approvals_test');
 
 const MIN = 60_000;
 const t0 = new Date('2026-01-01T00:00:00Z');

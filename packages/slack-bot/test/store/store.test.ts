@@ -3,53 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HumanInputRequest } from '@agent-sessions/core';
 import { initialFollowState } from '@agent-sessions/core';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   MIGRATIONS,
   openPglite,
-  openPostgres,
   refKeyOf,
   type SqlStore,
   SqlStore as Store,
   StoreDataError,
 } from '../../src/index.js';
-
-const DATABASE_URL = process.env.TEST_DATABASE_URL;
-
-interface Backend {
-  name: string;
-  skip: boolean;
-  open(): Promise<SqlStore>;
-  cleanup(): Promise<void>;
-}
-
-const pglite: Backend = {
-  name: 'PGlite',
-  skip: false,
-  open: async () => Store.open(await openPglite(undefined)),
-  cleanup: async () => {},
-};
-
-// Each run gets its own schema with a random name, dropped at the end: the server is shared.
-const schema = `store_test_${Math.random().toString(36).slice(2, 10)}`;
-const postgres: Backend = {
-  name: 'PostgreSQL',
-  skip: !DATABASE_URL,
-  open: async () => {
-    const admin = new pg.Client({ connectionString: DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await admin.end();
-    return Store.open(openPostgres(DATABASE_URL as string, { schema }));
-  },
-  cleanup: async () => {
-    const admin = new pg.Client({ connectionString: DATABASE_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.end();
-  },
-};
+import { storeBackends } from './backends.js';
 
 const approval = (inputId: string): HumanInputRequest => ({
   inputId,
@@ -76,7 +39,7 @@ const session = (id: string, extra: Partial<{ channelId: string; startedBy: stri
   budget: 5,
 });
 
-for (const backend of [pglite, postgres]) {
+for (const backend of storeBackends('store_test')) {
   describe.skipIf(backend.skip)(`Store on ${backend.name}`, () => {
     let store: SqlStore;
     beforeAll(async () => {
