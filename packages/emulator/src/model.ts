@@ -49,8 +49,16 @@ export interface HumanInputAnswer {
   answers?: Record<string, unknown>;
 }
 
+/**
+ * How a question is put on the wire: `human_input_needed` (the emulator's own shape), or `elicitation`
+ * (another framework's shape, which our clients are not meant to read: the `unreadable_question` scenario).
+ */
+export type QuestionWire = 'human_input_needed' | 'elicitation';
+
 export interface PendingInput {
   request: HumanInputRequest;
+  /** Absent: `human_input_needed`. */
+  wire?: QuestionWire;
   roundId: string;
   status: 'pending' | 'responded' | 'superseded';
   askedAt: number;

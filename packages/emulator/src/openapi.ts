@@ -10,6 +10,7 @@ import {
 } from './validation.js';
 import {
   cost,
+  elicitation,
   errorBody,
   health,
   humanInput,
@@ -37,6 +38,7 @@ export const COMPONENTS = {
   SessionCreateResponse: sessionCreateResponse,
   Cost: cost,
   HumanInput: humanInput,
+  Elicitation: elicitation,
   Round: round,
   SessionStatus: sessionStatus,
   SignalRequest: signalSchema,

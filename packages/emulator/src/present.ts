@@ -1,4 +1,5 @@
-import type { Message, Round, Session } from './model.js';
+import { elicitationOf } from './agent/elicitation.js';
+import type { Message, PendingInput, Round, Session } from './model.js';
 import type { Quirks } from './quirks.js';
 
 export type TimestampFormat = 'iso' | 'epoch_ms' | 'epoch_s' | 'firestore';
@@ -59,6 +60,22 @@ function shape(
   return out;
 }
 
+/** A round's question, in the shape it was asked in, with where it stands. */
+function presentInput(pending: PendingInput, options: PresentOptions): Record<string, unknown> {
+  const t = (ms: number) => presentTime(ms, options);
+  return shape(
+    {
+      ...(pending.wire === 'elicitation' ? elicitationOf(pending.request) : pending.request),
+      status: pending.status,
+      askedAt: t(pending.askedAt),
+      ...(pending.answeredAt !== undefined ? { answeredAt: t(pending.answeredAt) } : {}),
+    },
+    options,
+    { channel: 'messages' },
+    ['answeredAt'],
+  );
+}
+
 export function presentRound(round: Round, options: PresentOptions): Record<string, unknown> {
   const t = (ms: number | null) => presentTime(ms, options);
   const input = round.humanInput;
@@ -74,19 +91,7 @@ export function presentRound(round: Round, options: PresentOptions): Record<stri
       messageCount: round.messages.filter((m) => !m.hidden).length,
       ...(round.note ? { note: round.note } : {}),
       ...(input
-        ? {
-            humanInput: shape(
-              {
-                ...input.request,
-                status: input.status,
-                askedAt: t(input.askedAt),
-                ...(input.answeredAt !== undefined ? { answeredAt: t(input.answeredAt) } : {}),
-              },
-              options,
-              { channel: 'messages' },
-              ['answeredAt'],
-            ),
-          }
+        ? { [input.wire === 'elicitation' ? 'elicitation' : 'humanInput']: presentInput(input, options) }
         : {}),
     },
     options,

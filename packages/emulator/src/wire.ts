@@ -81,6 +81,19 @@ export const humanInput = z
   })
   .describe('The question asked in this round (also announced by a human_input_needed message)');
 
+export const elicitation = z
+  .looseObject({
+    requestId: z.string().describe('The inputId to answer'),
+    message: z.string(),
+    requestedSchema: z.record(z.string(), z.unknown()).describe('JSON Schema of the answer'),
+    status: z.enum(['pending', 'responded', 'superseded']),
+    askedAt: timestamp(),
+    answeredAt: timestamp().optional(),
+  })
+  .describe(
+    'A question put as another framework does (scenario unreadable_question), in place of humanInput and announced by an elicitation_request message; answered like a free_text question',
+  );
+
 export const round = z
   .looseObject({
     roundId: z.string(),
@@ -102,6 +115,7 @@ export const round = z
     messageCount: count(),
     note: z.string().optional(),
     humanInput: humanInput.optional(),
+    elicitation: elicitation.optional(),
   })
   .describe('The spec leaves round objects free-form; these are the fields the emulator sends');
 

@@ -6,6 +6,7 @@ import type { Quirks } from '../quirks.js';
 import type { Scheduler } from '../scheduler.js';
 import { newId, type Store } from '../store.js';
 import { validateAnswer } from './answers.js';
+import { ELICITATION_MESSAGE, elicitationOf } from './elicitation.js';
 import { SessionRecords } from './records.js';
 import { SCENARIO_NAMES, SCENARIOS, workSteps } from './scenarios.js';
 import type { Step } from './steps.js';
@@ -298,7 +299,7 @@ export class Engine {
           this.#askBesideSubagents(session, round, step);
           return;
         }
-        this.#ask(session, round, { inputId: newId('in'), ...step.request }, step.onAnswer);
+        this.#ask(session, round, { inputId: newId('in'), ...step.request }, step);
         return;
       case 'complete':
         this.#finish(session, 'completed', {
@@ -382,7 +383,7 @@ export class Engine {
       return;
     }
     this.#spawnSubagent(session, helperSteps());
-    this.#ask(session, main, request, step.onAnswer);
+    this.#ask(session, main, request, step);
   }
 
   #spawnSubagent(session: Session, steps: Step[]): Round {
@@ -407,7 +408,7 @@ export class Engine {
           this.#work(session, round, step);
           break;
         case 'ask':
-          this.#ask(session, round, step.request as HumanInputRequest, step.onAnswer);
+          this.#ask(session, round, step.request as HumanInputRequest, step);
           return;
         default:
           round.status = 'completed';
@@ -430,14 +431,15 @@ export class Engine {
     }
   }
 
-  #ask(
-    session: Session,
-    round: Round,
-    request: HumanInputRequest,
-    then: (a: HumanInputAnswer) => Step[],
-  ): void {
+  #ask(session: Session, round: Round, request: HumanInputRequest, step: Step & { kind: 'ask' }): void {
     const content = JSON.stringify(request);
-    if (this.options.humanInputShape === 'tool_call') {
+    if (step.wire === 'elicitation') {
+      this.#records.append(session, round, {
+        role: 'assistant',
+        name: ELICITATION_MESSAGE,
+        content: JSON.stringify({ elicitation: elicitationOf(request) }),
+      });
+    } else if (this.options.humanInputShape === 'tool_call') {
       this.#records.append(session, round, {
         role: 'assistant',
         content: '',
@@ -453,12 +455,18 @@ export class Engine {
       this.#records.append(session, round, { role: 'assistant', name: 'human_input_needed', content });
     }
     const now = this.clock.now();
-    round.humanInput = { request, roundId: round.roundId, status: 'pending', askedAt: now };
+    round.humanInput = {
+      request,
+      ...(step.wire ? { wire: step.wire } : {}),
+      roundId: round.roundId,
+      status: 'pending',
+      askedAt: now,
+    };
     round.status = 'waiting_human';
     round.completedAt = null;
     // A subagent asked: the main line waits for the answer as well.
     if (round.trigger === 'subagent') this.#records.mainRound(session).status = 'waiting_human';
-    this.#continuations.set(request.inputId, then);
+    this.#continuations.set(request.inputId, step.onAnswer);
     this.store.record({
       virtualAt: now,
       sessionId: session.sessionId,

@@ -177,6 +177,23 @@ export const SCENARIOS: Record<string, Scenario> = {
       },
     ],
   },
+  unreadable_question: {
+    description:
+      'Asks when to run a migration in a shape our client does not read (an MCP-style elicitation message, not human_input_needed, with the id under requestId); answered with freeText to that id, says "Got it: <text>" and completes.',
+    steps: (goal) => [
+      say(1500, `I'll work on: ${goal}. One thing I can't decide alone.`),
+      {
+        kind: 'ask',
+        delayMs: 1500,
+        wire: 'elicitation',
+        request: { kind: 'free_text', prompt: 'When may I run the database migration?' },
+        onAnswer: (answer) => [
+          say(1000, `Got it: ${answer.freeText}`),
+          complete(1000, `Migration scheduled: ${answer.freeText}`),
+        ],
+      },
+    ],
+  },
   cost_limit: {
     description:
       'Expensive steps: stops in cost_limit at the session ceiling (default $0.50 when none is set); resume with a larger newBudget to finish.',

@@ -1,4 +1,4 @@
-import type { HumanInputAnswer, HumanInputRequest } from '../model.js';
+import type { HumanInputAnswer, HumanInputRequest, QuestionWire } from '../model.js';
 
 /** One thing the scripted agent does, after `delayMs` of (virtual) time. */
 export type Step =
@@ -15,6 +15,8 @@ export type Step =
       kind: 'ask';
       delayMs: number;
       request: Omit<HumanInputRequest, 'inputId'>;
+      /** Absent: `human_input_needed`. */
+      wire?: QuestionWire;
       /** What the agent does with the answer. */
       onAnswer: (answer: HumanInputAnswer) => Step[];
     }
