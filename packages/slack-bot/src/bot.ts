@@ -48,6 +48,8 @@ export interface BotTuning {
   schema?: string;
   /** Reminders: the clock and how often to look (tests). */
   reminders?: { now?: () => Date; tickMs?: number };
+  /** How long user-group and channel member lists read from Slack are kept (default a minute). */
+  policy?: { membersTtlMs?: number };
 }
 
 export interface RunningBot {
@@ -137,11 +139,13 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const chat = config.slackPacing === 'on' ? queuedChat(paced, outbound) : slack;
   const poster = new ThreadPoster(paced, store.posts, logger, metrics, tuning.posts, outbound);
   const cards = new CardUpdater(paced, logger, metrics, tuning.cards, outbound);
+  const membersTtlMs = tuning.policy?.membersTtlMs;
   const policy = choosePolicy(
     config.approvals.policy,
     slack,
-    new Approvers(slack, config.approvers, logger),
+    new Approvers(slack, config.approvers, logger, membersTtlMs),
     logger,
+    membersTtlMs,
   );
   const publisher = new SessionPublisher({
     store,

@@ -41,7 +41,7 @@ export interface SandboxMessage {
   reactions?: SandboxReaction[];
   /** A person's message: the id their Slack client gave it. */
   client_msg_id?: string;
-  /** A system message's kind (`channel_join`) and who caused it. */
+  /** A system message's kind (`channel_join`, `channel_leave`) and who invited the one joining. */
   subtype?: string;
   inviter?: string;
 }
@@ -96,6 +96,11 @@ export interface WorkspaceSeed {
   users: SandboxUser[];
   channels: SandboxChannel[];
   userGroups: Record<string, string[]>;
+  /**
+   * The people in each channel (user ids). The bot's own membership is each channel's `is_member`; a DM
+   * holds its person and the bot.
+   */
+  channelMembers?: Record<string, string[]>;
 }
 
 const user = (id: string, name: string, realName: string, teamId: string, isBot = false): SandboxUser => ({
@@ -129,6 +134,12 @@ export function defaultSeed(): WorkspaceSeed {
       { id: 'G0PRIVATE', name: 'private-ops', is_private: true, is_im: false, is_member: false },
     ],
     userGroups: { S0APPROVERS: ['U0BOB'] },
+    // Carol is in #general only: under a "channel members may answer" rule she is the outsider in #agents.
+    channelMembers: {
+      C0GENERAL: ['U0ALICE', 'U0BOB', 'U0CAROL'],
+      C0AGENTS: ['U0ALICE', 'U0BOB'],
+      G0PRIVATE: ['U0ALICE', 'U0BOB'],
+    },
   };
 }
 
@@ -164,6 +175,7 @@ export type WorkspaceChange =
   | { kind: 'view'; view: SandboxView }
   | { kind: 'file'; file: SandboxFile }
   | { kind: 'api_call'; call: ApiCall }
+  | { kind: 'membership'; channel: string; user: string; joined: boolean }
   | { kind: 'reaction'; channel: string; ts: string; name: string; user: string; added: boolean };
 
 export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
@@ -177,6 +189,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   readonly files = new Map<string, SandboxFile>();
   /** The latest Web API calls, oldest first (a bounded log). */
   readonly apiCalls: ApiCall[] = [];
+  /** Who is in each conversation, the bot included where it is a member. */
+  readonly #members = new Map<string, Set<string>>();
   #lastTs = 0;
   #callSeq = 0;
 
@@ -188,6 +202,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     for (const c of seed.channels) {
       this.channels.set(c.id, c);
       this.messages.set(c.id, []);
+      const people = seed.channelMembers?.[c.id] ?? [];
+      this.#members.set(c.id, new Set(c.is_member ? [...people, seed.botUserId] : people));
     }
   }
 
@@ -214,6 +230,7 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
       if (!this.channels.has(dm.id)) {
         this.channels.set(dm.id, dm);
         this.messages.set(dm.id, []);
+        this.#members.set(dm.id, new Set([id, this.seed.botUserId]));
       }
       return dm;
     }
@@ -228,16 +245,54 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
 
   /** `/invite @bot`: the bot joins, and the channel says so as Slack does. */
   inviteBot(channelId: string, by: string): void {
+    this.join(channelId, this.seed.botUserId, by);
+  }
+
+  /**
+   * Who is in a conversation (the bot too, where it is), ordered by id as conversations.members pages
+   * them; undefined for no such channel.
+   */
+  members(channelId: string): string[] | undefined {
+    const members = this.#members.get(channelId);
+    return members && [...members].sort();
+  }
+
+  /**
+   * Someone joins a channel (or is invited by `inviter`), and the channel says so as Slack does. False
+   * when nothing changed: no such channel or person, a DM, or already in it.
+   */
+  join(channelId: string, userId: string, inviter?: string): boolean {
     const channel = this.channels.get(channelId);
-    if (!channel || channel.is_im || channel.is_member) return;
-    channel.is_member = true;
+    const members = this.#members.get(channelId);
+    const known = this.users.has(userId) || userId === this.seed.botUserId;
+    if (!channel || !members || channel.is_im || !known || members.has(userId)) return false;
+    members.add(userId);
+    if (userId === this.seed.botUserId) channel.is_member = true;
+    this.emit('change', { kind: 'membership', channel: channelId, user: userId, joined: true });
     this.post({
-      channel: channel.id,
-      user: this.seed.botUserId,
+      channel: channelId,
+      user: userId,
       subtype: 'channel_join',
-      inviter: by,
-      text: `<@${this.seed.botUserId}> has joined the channel`,
+      ...(inviter ? { inviter } : {}),
+      text: `<@${userId}> has joined the channel`,
     });
+    return true;
+  }
+
+  /** Someone leaves a channel, which says so. False when they were not in it (or it is a DM). */
+  leave(channelId: string, userId: string): boolean {
+    const channel = this.channels.get(channelId);
+    const members = this.#members.get(channelId);
+    if (!channel || !members || channel.is_im || !members.delete(userId)) return false;
+    if (userId === this.seed.botUserId) channel.is_member = false;
+    this.emit('change', { kind: 'membership', channel: channelId, user: userId, joined: false });
+    this.post({
+      channel: channelId,
+      user: userId,
+      subtype: 'channel_leave',
+      text: `<@${userId}> has left the channel`,
+    });
+    return true;
   }
 
   findMessage(channel: string, ts: string): SandboxMessage | undefined {
@@ -375,7 +430,11 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     return {
       team: { id: this.seed.teamId, domain: this.seed.teamDomain },
       users: [...this.users.values()],
-      channels: [...this.channels.values()].map((c) => ({ ...c, messages: this.messages.get(c.id) ?? [] })),
+      channels: [...this.channels.values()].map((c) => ({
+        ...c,
+        members: this.members(c.id) ?? [],
+        messages: this.messages.get(c.id) ?? [],
+      })),
       ephemerals: this.ephemerals,
       apiCalls: this.apiCalls.slice(-100),
       views: [...this.views.values()],

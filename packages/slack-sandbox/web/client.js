@@ -107,6 +107,14 @@ function renderMessage(message, channel, extraClass = message.subtype ? 'system'
   </div>`;
 }
 
+// Who is in the channel (conversations.members answers the same); /join, /leave and /invite @name change it.
+function membersLine(channel) {
+  const members = channel.members ?? [];
+  const count = `${members.length} member${members.length === 1 ? '' : 's'}`;
+  if (members.includes(ui.user)) return count;
+  return `${count} · you are not in it (${channel.is_private ? 'someone in it can /invite you' : '/join'})`;
+}
+
 // The DM between the person acting and the bot: Slack's im channel, D + the user id's rest.
 const dmId = () => `D${ui.user.slice(1)}`;
 
@@ -117,7 +125,7 @@ function renderChannel() {
     : (s.channels.find((c) => c.id === ui.channel) ?? s.channels[0]);
   $('channel-header').textContent = ui.dm
     ? '🤖 agents · Messages'
-    : `${channel.is_private ? '🔒' : '#'} ${channel.name}`;
+    : `${channel.is_private ? '🔒' : '#'} ${channel.name} · ${membersLine(channel)}`;
   $('reply-chip').hidden = !ui.replyTo;
   $('composer').placeholder = ui.replyTo
     ? 'Reply in the thread (mention with @agents)'

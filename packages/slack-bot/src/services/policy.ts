@@ -35,6 +35,8 @@ export interface ActPolicy {
 export interface Answerers {
   line: string;
   mentions: string;
+  /** Who else may answer without being pinged, in words: reminders say it after the mentions. */
+  others?: string;
 }
 
 /**
@@ -162,8 +164,14 @@ export class ChannelMembers implements ActPolicy {
     };
   }
 
-  whoMayAnswer(session: Pick<SessionRecord, 'channelId'>): Answerers {
-    return { line: `Anyone in <#${session.channelId}> can answer`, mentions: '<!here>' };
+  /**
+   * Reminders ping the starter and say in words that the channel may answer: a bot's `<!here>` on every
+   * reminder would notify everyone online for a question most of them needn't act on, which Slack's app
+   * guidelines advise against (broad mentions only for emergencies, with the installer's consent).
+   */
+  whoMayAnswer(session: Pick<SessionRecord, 'startedBy' | 'channelId'>): Answerers {
+    const anyone = `Anyone in <#${session.channelId}> can answer`;
+    return { line: anyone, mentions: `<@${session.startedBy}>`, others: anyone };
   }
 
   async #members(channel: string): Promise<Set<string>> {
@@ -196,9 +204,11 @@ export function choosePolicy(
   slack: SlackClient,
   approvers: Approvers,
   logger: Logger,
+  /** How long a channel's member list is kept (default a minute). */
+  membersTtlMs?: number,
 ): ActPolicy {
   if (name === 'approvers-only') return new ApproversOnly(approvers);
-  if (name === 'channel-members') return new ChannelMembers(slack, approvers, logger);
+  if (name === 'channel-members') return new ChannelMembers(slack, approvers, logger, membersTtlMs);
   return new StarterOrApprovers(approvers);
 }
 

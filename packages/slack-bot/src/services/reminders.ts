@@ -134,7 +134,7 @@ export class ReminderService {
     const question = escapeMrkdwn(truncate(request.prompt, 300));
     const link = await this.#permalink(prompt);
     await this.deps.poster.post(session, `remind:${prompt.inputId}:${step}`, {
-      text: `⏰ Reminder ${step} of ${this.deps.settings.remindMax}: ${who.mentions || who.line} the agent is still waiting for an answer to “${question}”.`,
+      text: `⏰ Reminder ${step} of ${this.deps.settings.remindMax}: ${who.mentions || who.line} the agent is still waiting for an answer to “${question}”.${who.others ? ` ${who.others}.` : ''}`,
     });
     await this.deps.poster.post(
       { sessionId: session.sessionId, channelId: session.startedBy, cardTs: null },

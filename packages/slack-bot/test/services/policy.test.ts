@@ -1,4 +1,4 @@
-import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
+import { defaultSeed, type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
@@ -98,39 +98,75 @@ describe('ApproversOnly (four eyes)', () => {
 });
 
 describe('ChannelMembers', () => {
-  // The sandbox has no conversations.members: a fake with pages stands in for Slack here.
-  const members = (pages: string[][], fail = false) => {
-    const calls: Array<{ cursor?: string }> = [];
-    return {
-      calls,
-      conversations: {
-        members: async (args: { channel: string; cursor?: string }) => {
-          calls.push(args);
-          if (fail) throw new Error('channel_not_found');
-          const index = args.cursor ? Number(args.cursor) : 0;
-          const next = index + 1 < pages.length ? String(index + 1) : '';
-          return { ok: true, members: pages[index], response_metadata: { next_cursor: next } };
-        },
-      },
-    } as unknown as ConstructorParameters<typeof ChannelMembers>[0] & { calls: Array<{ cursor?: string }> };
-  };
+  const membersCalls = (on: RunningSandbox) =>
+    on.workspace.apiCalls.filter((c) => c.method === 'conversations.members').length;
 
-  it('lets anyone in the channel answer (every page read, kept a while); others are refused', async () => {
-    const slackFake = members([['U0CAROL'], ['U0ERIN']]);
-    const policy = new ChannelMembers(slackFake, new Approvers(slack, [], logger), logger);
-    expect(await policy.mayAct('U0ERIN', { kind: 'answer', session, request: approval })).toEqual({
-      allowed: true,
+  it('lets anyone in the channel act, every page of members read and kept a while; others are refused', async () => {
+    // More members than one page holds (Slack gives at most 1000 at once): the last one is on page two.
+    const crowd = Array.from({ length: 1_005 }, (_, i) => `U1${String(i).padStart(6, '0')}`);
+    const seed = defaultSeed();
+    const big = await startSandbox({
+      seed: { ...seed, channelMembers: { ...seed.channelMembers, C0AGENTS: ['U0ALICE', 'U0BOB', ...crowd] } },
     });
-    expect(await policy.mayAct('U0CAROL', steer)).toEqual({ allowed: true });
-    expect(await policy.mayAct('U0ALICE', steer)).toEqual({ allowed: true });
-    const outsider = await policy.mayAct('U0NOBODY', steer);
-    expect(outsider).toMatchObject({ allowed: false, reason: expect.stringContaining('<#C0AGENTS>') });
-    expect(slackFake.calls).toHaveLength(2);
-    expect(policy.whoMayAnswer(session).line).toBe('Anyone in <#C0AGENTS> can answer');
+    try {
+      const bigSlack = new webApi.WebClient(big.botToken, {
+        slackApiUrl: big.apiUrl,
+        retryConfig: { retries: 0 },
+      });
+      const policy = new ChannelMembers(bigSlack, new Approvers(bigSlack, [], logger), logger);
+      const last = crowd.at(-1) as string;
+      expect(await policy.mayAct(last, { kind: 'answer', session, request: approval })).toEqual({
+        allowed: true,
+      });
+      expect(membersCalls(big)).toBe(2);
+      expect(await policy.mayAct('U0BOB', steer)).toEqual({ allowed: true });
+      expect(await policy.mayAct('U0ALICE', steer)).toEqual({ allowed: true });
+      const outsider = await policy.mayAct('U0CAROL', steer);
+      expect(outsider).toMatchObject({ allowed: false, reason: expect.stringContaining('<#C0AGENTS>') });
+      expect(membersCalls(big)).toBe(2);
+    } finally {
+      await big.close();
+    }
   });
 
-  it('fails closed when the member list cannot be read', async () => {
-    const policy = new ChannelMembers(members([], true), new Approvers(slack, [], logger), logger);
-    expect((await policy.mayAct('U0CAROL', steer)).allowed).toBe(false);
+  it('sees someone who joined once the kept list expires (a minute; shorter when configured)', async () => {
+    const kept = new ChannelMembers(slack, new Approvers(slack, [], logger), logger);
+    const fresh = new ChannelMembers(slack, new Approvers(slack, [], logger), logger, 0);
+    expect((await kept.mayAct('U0CAROL', steer)).allowed).toBe(false);
+    expect((await fresh.mayAct('U0CAROL', steer)).allowed).toBe(false);
+    sandbox.workspace.join('C0AGENTS', 'U0CAROL');
+    try {
+      expect((await kept.mayAct('U0CAROL', steer)).allowed).toBe(false);
+      expect((await fresh.mayAct('U0CAROL', steer)).allowed).toBe(true);
+    } finally {
+      sandbox.workspace.leave('C0AGENTS', 'U0CAROL');
+    }
+    expect((await fresh.mayAct('U0CAROL', steer)).allowed).toBe(false);
+  });
+
+  it('fails closed when the member list cannot be read; the starter and approvers need none', async () => {
+    const policy = new ChannelMembers(slack, new Approvers(slack, [], logger), logger);
+    sandbox.failNext({ method: 'conversations.members', error: 'fetch_members_failed' });
+    expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(false); // in #agents, but unreadable
+    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({
+      method: 'conversations.members',
+      error: 'fetch_members_failed',
+    });
+    expect((await policy.mayAct('U0ALICE', steer)).allowed).toBe(true);
+    // A private channel the bot is not in does not exist for it (channel_not_found): Bob is in it, refused.
+    const hidden = { kind: 'steer' as const, session: { ...session, channelId: 'G0PRIVATE' } };
+    expect((await policy.mayAct('U0BOB', hidden)).allowed).toBe(false);
+    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({ error: 'channel_not_found' });
+    const withApprovers = new ChannelMembers(slack, new Approvers(slack, ['S0APPROVERS'], logger), logger);
+    expect((await withApprovers.mayAct('U0BOB', hidden)).allowed).toBe(true);
+  });
+
+  it('pings only the starter and says in words that anyone in the channel can answer', () => {
+    const policy = new ChannelMembers(slack, new Approvers(slack, [], logger), logger);
+    expect(policy.whoMayAnswer(session)).toEqual({
+      line: 'Anyone in <#C0AGENTS> can answer',
+      mentions: '<@U0ALICE>',
+      others: 'Anyone in <#C0AGENTS> can answer',
+    });
   });
 });

@@ -1,7 +1,15 @@
 import type { SandboxMessage } from '../workspace.js';
 import { type ApiContext, type Args, type Method, required, SlackApiError, str } from './types.js';
 
-const DEFAULT_PAGE = { max: 1000, default: 100 };
+/** Slack's cursor pages: 100 items unless `limit` says otherwise, never more than 1000 at once. */
+const SLACK_PAGE = { max: 1000, default: 100 };
+
+/** `limit` as Slack reads it: the default when absent, refused unless a whole number of at least 1, capped. */
+function pageLimit(args: Args, limits: { max: number; default: number }): number {
+  const asked = args.limit === undefined || args.limit === '' ? limits.default : Number(args.limit);
+  if (!Number.isInteger(asked) || asked < 1) throw new SlackApiError('invalid_limit');
+  return Math.min(asked, limits.max);
+}
 
 /**
  * One page of a history, as Slack pages it: `limit` (capped at what the app may read at once; for
@@ -13,10 +21,7 @@ function page(
   args: Args,
   ctx: ApiContext,
 ): { messages: SandboxMessage[]; has_more: boolean; response_metadata: { next_cursor: string } } {
-  const limits = ctx.limits?.historyPage ?? DEFAULT_PAGE;
-  const asked = args.limit === undefined || args.limit === '' ? limits.default : Number(args.limit);
-  if (!Number.isInteger(asked) || asked < 1) throw new SlackApiError('invalid_limit');
-  const limit = Math.min(asked, limits.max);
+  const limit = pageLimit(args, ctx.limits?.historyPage ?? SLACK_PAGE);
   const cursor = str(args, 'cursor');
   let offset = 0;
   if (cursor) {
@@ -63,6 +68,31 @@ export const people: Record<string, Method> = {
     const channel = workspace.channelForBot(required(args, 'channel'));
     if (!channel) throw new SlackApiError('channel_not_found');
     return { ok: true, channel: { ...channel, is_channel: !channel.is_private && !channel.is_im } };
+  },
+  'conversations.members': (args, { workspace }) => {
+    // A conversation id only (no user id standing for a DM, as chat.postMessage takes); a private
+    // channel the bot is not in does not exist for it.
+    const channel = workspace.channels.get(required(args, 'channel'));
+    const all = channel && (!channel.is_private || channel.is_member) && workspace.members(channel.id);
+    if (!all) throw new SlackApiError('channel_not_found');
+    const limit = pageLimit(args, SLACK_PAGE);
+    // The cursor names the first member of the next page (as Slack's `user:U…` cursors do), so someone
+    // leaving between two pages makes no one else be skipped.
+    const cursor = str(args, 'cursor');
+    let from = 0;
+    if (cursor) {
+      const match = /^user:([A-Z0-9]+)$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
+      if (!match) throw new SlackApiError('invalid_cursor');
+      const first = match[1] as string;
+      from = all.findIndex((id) => id >= first);
+      if (from < 0) from = all.length;
+    }
+    const next = all[from + limit];
+    return {
+      ok: true,
+      members: all.slice(from, from + limit),
+      response_metadata: { next_cursor: next ? Buffer.from(`user:${next}`).toString('base64') : '' },
+    };
   },
   'conversations.history': (args, ctx) => {
     const channel = ctx.workspace.channelForBot(required(args, 'channel'));

@@ -49,6 +49,7 @@ export const METHOD_TIERS: Record<string, Tier | 'post' | 'history'> = {
   'chat.postEphemeral': 4,
   'chat.getPermalink': 4, // Slack: "special", generous
   'conversations.info': 3,
+  'conversations.members': 4,
   'conversations.history': 'history',
   'conversations.replies': 'history',
   'users.info': 4,

@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { SlackDriver } from '../driver.js';
 import type { Workspace } from '../workspace.js';
+import { isBuiltInCommand, playBuiltInCommand } from './built-in-commands.js';
 
 export interface WebContext {
   workspace: Workspace;
@@ -21,6 +22,12 @@ const TYPES: Record<string, string> = {
 };
 
 type Body = Record<string, unknown>;
+
+class NoBot extends Error {
+  constructor() {
+    super('no bot is connected to this sandbox');
+  }
+}
 
 const asString = (v: unknown, name: string): string => {
   if (typeof v !== 'string' || v === '') throw new Error(`${name} is required`);
@@ -90,37 +97,46 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
     }
   });
 
-  const withDriver =
-    (run: (driver: SlackDriver, body: Body) => Promise<unknown> | unknown) => async (c: Context) => {
-      const driver = ctx.driver();
-      if (!driver) return c.json({ ok: false, error: 'no bot is connected to this sandbox' }, 503);
-      let body: Body;
-      try {
-        body = (await c.req.json()) as Body;
-      } catch {
-        return c.json({ ok: false, error: 'invalid_json' }, 400);
-      }
-      try {
-        return c.json({ ok: true, result: (await run(driver, body)) ?? null });
-      } catch (error) {
-        return c.json({ ok: false, error: (error as Error).message }, 400);
-      }
-    };
+  /** A JSON route: `{ok: true, result}`, or what went wrong (400; 503 while no bot is connected). */
+  const route = (run: (body: Body) => Promise<unknown> | unknown) => async (c: Context) => {
+    let body: Body;
+    try {
+      body = (await c.req.json()) as Body;
+    } catch {
+      return c.json({ ok: false, error: 'invalid_json' }, 400);
+    }
+    try {
+      return c.json({ ok: true, result: (await run(body)) ?? null });
+    } catch (error) {
+      return c.json({ ok: false, error: (error as Error).message }, error instanceof NoBot ? 503 : 400);
+    }
+  };
+  const driver = (): SlackDriver => {
+    const connected = ctx.driver();
+    if (!connected) throw new NoBot();
+    return connected;
+  };
+  const withDriver = (run: (driver: SlackDriver, body: Body) => Promise<unknown> | unknown) =>
+    route((body) => run(driver(), body));
 
   app.post(
     '/sandbox/command',
-    withDriver((d, b) => {
+    route((b) => {
       const user = asString(b.user, 'user');
       const channel = asString(b.channel, 'channel');
-      // Slack's own /invite never reaches the app: the sandbox plays it (the bot is the one app here).
-      if (b.command === '/invite') {
-        ctx.workspace.inviteBot(channel, user);
-        return { invited: ctx.workspace.seed.botUserId };
-      }
-      return d.command({
+      const text = String(b.text ?? '');
+      // Slack's own /invite, /join and /leave never reach the app: the sandbox plays them.
+      if (isBuiltInCommand(b.command))
+        return playBuiltInCommand(ctx.workspace, {
+          command: b.command,
+          user,
+          channel,
+          text: mentionsToSlack(text, ctx.workspace),
+        });
+      return driver().command({
         user,
         channel,
-        text: String(b.text ?? ''),
+        text,
         ...(typeof b.command === 'string' ? { command: b.command } : {}),
       });
     }),
