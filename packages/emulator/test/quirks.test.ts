@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
 import { parseQuirks } from '../src/quirks.js';
-import { createEmulator, type EmulatorOptions } from '../src/server.js';
+import type { EmulatorOptions } from '../src/server.js';
+import { inProcessEmulator, type Json } from './in-process.js';
 
-const KEY = 'k_one';
-
-type Json = Record<string, unknown>;
 interface WireMessage extends Json {
   roundId: string;
   content: unknown;
@@ -23,24 +20,8 @@ interface WireRound extends Json {
   humanInput?: { inputId: string; status: string } | null;
 }
 
-/** The app over real HTTP requests (no port), a manual clock, and the quirks named. */
 function setup(quirks: string, options: EmulatorOptions = {}) {
-  const deps = createEmulator({
-    apiKeys: [KEY],
-    clock: 'manual',
-    seed: 1,
-    quirks: parseQuirks(quirks),
-    ...options,
-  });
-  const app = createApp(deps);
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await app.request(path, {
-      method,
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const { deps, call } = inProcessEmulator(quirks, options);
   const create = async (goal: string, extra: object = {}) => {
     const res = await call('POST', '/v1/sessions', { goal, ...extra });
     expect(res.status).toBe(201);

@@ -1,6 +1,7 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../src/index.js';
+import { botClient } from './bot-client.js';
 
 // Who is in which channel: conversations.members as Slack answers it (driven by the real WebClient),
 // and the ways membership changes — the workspace's join/leave, and Slack's own /invite, /join, /leave
@@ -10,11 +11,7 @@ let client: WebClient;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ rateLimits: false });
-  client = new WebClient(sandbox.botToken, {
-    slackApiUrl: sandbox.apiUrl,
-    retryConfig: { retries: 0 },
-    logLevel: LogLevel.ERROR,
-  });
+  client = botClient(sandbox);
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -129,12 +126,7 @@ describe('conversations.members', () => {
       rateLimits: { tiers: { 4: { perMinute: 60, burst: 2 } } },
     });
     try {
-      const web = new WebClient(limited.botToken, {
-        slackApiUrl: limited.apiUrl,
-        retryConfig: { retries: 0 },
-        rejectRateLimitedCalls: true,
-        logLevel: LogLevel.ERROR,
-      });
+      const web = botClient(limited, { rejectRateLimitedCalls: true });
       await web.conversations.members({ channel: 'C0AGENTS' });
       await web.conversations.members({ channel: 'C0AGENTS' });
       const refused = (await web.conversations.members({ channel: 'C0AGENTS' }).catch((e) => e)) as {

@@ -1,17 +1,14 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../src/index.js';
+import { botClient } from './bot-client.js';
 
 let sandbox: RunningSandbox;
 let client: WebClient;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ triggerTtlMs: 60_000 });
-  client = new WebClient(sandbox.botToken, {
-    slackApiUrl: sandbox.apiUrl,
-    retryConfig: { retries: 0 },
-    logLevel: LogLevel.ERROR,
-  });
+  client = botClient(sandbox);
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -66,10 +63,7 @@ describe('the fake Web API, driven by the real @slack/web-api WebClient', () => 
     expect(
       await slackError(client.chat.update({ channel: 'C0AGENTS', ts: '1.000001', text: 'x' })),
     ).toMatchObject({ error: 'message_not_found' });
-    const wrongToken = new WebClient('xoxb-wrong', {
-      slackApiUrl: sandbox.apiUrl,
-      retryConfig: { retries: 0 },
-    });
+    const wrongToken = botClient({ botToken: 'xoxb-wrong', apiUrl: sandbox.apiUrl });
     expect(await slackError(wrongToken.auth.test())).toMatchObject({ error: 'invalid_auth' });
   });
 

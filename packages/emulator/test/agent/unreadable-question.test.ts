@@ -5,13 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createApp } from '../../src/app.js';
-import { parseQuirks } from '../../src/quirks.js';
-import { createEmulator, type EmulatorOptions } from '../../src/server.js';
+import type { EmulatorOptions } from '../../src/server.js';
 import { elicitation, round, sessionStatus } from '../../src/wire.js';
+import { inProcessEmulator, type Json } from '../in-process.js';
 
-const KEY = 'k_one';
-type Json = Record<string, unknown>;
 interface WireRound extends Json {
   roundId: string;
   completedAt: unknown;
@@ -20,22 +17,7 @@ interface WireRound extends Json {
 }
 
 function setup(quirks: string, options: EmulatorOptions = {}) {
-  const deps = createEmulator({
-    apiKeys: [KEY],
-    clock: 'manual',
-    seed: 1,
-    quirks: parseQuirks(quirks),
-    ...options,
-  });
-  const app = createApp(deps);
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await app.request(path, {
-      method,
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const { deps, call } = inProcessEmulator(quirks, options);
   const status = async (id: string) => (await call('GET', `/v1/sessions/${id}`)).body;
   /** Every message a caller can see, read page by page by `lastRoundId` as the spec says. */
   const messages = async (id: string): Promise<Json[]> => {

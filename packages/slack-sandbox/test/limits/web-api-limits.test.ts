@@ -1,18 +1,13 @@
-import { ErrorCode, LogLevel, WebClient, WebClientEvent } from '@slack/web-api';
+import { ErrorCode, WebClientEvent } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/index.js';
+import { botClient } from '../bot-client.js';
 
 // The real @slack/web-api WebClient against a real sandbox server: what a bot meets when Slack fails or
 // limits it. Time is the sandbox's injected clock, moved by the test; nothing waits on a timer.
 let sandbox: RunningSandbox;
 let now = 1_700_000_000_000;
-const client = () =>
-  new WebClient(sandbox.botToken, {
-    slackApiUrl: sandbox.apiUrl,
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    logLevel: LogLevel.ERROR,
-  });
+const client = () => botClient(sandbox, { rejectRateLimitedCalls: true });
 
 type Failure = { code?: string; data?: { error?: string }; retryAfter?: number };
 const failure = (call: Promise<unknown>) =>
@@ -158,11 +153,7 @@ describe('Slack’s rate limits, through the WebClient', () => {
   });
 
   it('the WebClient with its default retries waits Retry-After and gets through', async () => {
-    const retrying = new WebClient(sandbox.botToken, {
-      slackApiUrl: sandbox.apiUrl,
-      retryConfig: { retries: 1, minTimeout: 0, maxTimeout: 0 },
-      logLevel: LogLevel.ERROR,
-    });
+    const retrying = botClient(sandbox, { retryConfig: { retries: 1, minTimeout: 0, maxTimeout: 0 } });
     let limited = 0;
     retrying.on(WebClientEvent.RATE_LIMITED, (seconds: number) => {
       limited = seconds;
@@ -251,12 +242,7 @@ describe('history pages', () => {
   it('conversations.replies pages with a cursor; a non-Marketplace app gets 15 a page and 1 call a minute', async () => {
     const strict = await startSandbox({ now: () => now, rateLimits: { historyProfile: 'non-marketplace' } });
     try {
-      const web = new WebClient(strict.botToken, {
-        slackApiUrl: strict.apiUrl,
-        retryConfig: { retries: 0 },
-        rejectRateLimitedCalls: true,
-        logLevel: LogLevel.ERROR,
-      });
+      const web = botClient(strict, { rejectRateLimitedCalls: true });
       const card = strict.workspace.post({ channel: 'C0AGENTS', user: 'U0ALICE', text: 'card' });
       for (let i = 0; i < 20; i++)
         strict.workspace.post({ channel: 'C0AGENTS', user: 'U0ALICE', text: `r${i}`, thread_ts: card.ts });
@@ -278,12 +264,7 @@ describe('history pages', () => {
   it('rate limits off: no 429 however fast', async () => {
     const open = await startSandbox({ rateLimits: false });
     try {
-      const web = new WebClient(open.botToken, {
-        slackApiUrl: open.apiUrl,
-        retryConfig: { retries: 0 },
-        rejectRateLimitedCalls: true,
-        logLevel: LogLevel.ERROR,
-      });
+      const web = botClient(open, { rejectRateLimitedCalls: true });
       for (let i = 0; i < 20; i++) await web.chat.postMessage({ channel: 'C0AGENTS', text: `m${i}` });
       expect(open.workspace.apiCalls.filter((c) => c.status === 429)).toEqual([]);
       expect(open.rateLimiter).toBeUndefined();

@@ -1,0 +1,27 @@
+import { createApp } from '../src/app.js';
+import { parseQuirks } from '../src/quirks.js';
+import { createEmulator, type EmulatorOptions } from '../src/server.js';
+
+export const KEY = 'k_one';
+export type Json = Record<string, unknown>;
+
+/** The app over real HTTP requests (no port), a manual clock, and the quirks named. */
+export function inProcessEmulator(quirks: string, options: EmulatorOptions = {}) {
+  const deps = createEmulator({
+    apiKeys: [KEY],
+    clock: 'manual',
+    seed: 1,
+    quirks: parseQuirks(quirks),
+    ...options,
+  });
+  const app = createApp(deps);
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as Json };
+  };
+  return { deps, call };
+}
