@@ -12,6 +12,9 @@ const SCOPE_OF: Record<string, string> = {
   'files.uploadV2': 'files:write',
   'usergroups.users.list': 'usergroups:read',
   'conversations.replies': 'channels:history',
+  // Finding a DM or escalation post after a crash: the DM's id, then its history.
+  'conversations.open': 'im:write',
+  'conversations.history': 'im:history',
   'views.open': 'commands',
   'conversations.members': 'channels:read',
   'chat.getPermalink': 'chat:write',

@@ -182,4 +182,41 @@ describe('the fake Web API, driven by the real @slack/web-api WebClient', () => 
     });
     expect((await client.chat.postMessage({ channel: 'G0PRIVATE', text: 'hello' })).ok).toBe(true);
   });
+  it('writes a DM by user id but reads it by the id conversations.open gives, and reads only where it is a member', async () => {
+    const posted = await client.chat.postMessage({
+      channel: 'U0CAROL',
+      text: 'hello Carol',
+      metadata: { event_type: 'probe', event_payload: { n: 1 } },
+    });
+    expect(posted.channel).toBe('D0CAROL');
+    expect(await slackError(client.conversations.history({ channel: 'U0CAROL' }))).toMatchObject({
+      error: 'channel_not_found',
+    });
+    const opened = await client.conversations.open({ users: 'U0CAROL' });
+    expect(opened).toMatchObject({ ok: true, already_open: true, channel: { id: 'D0CAROL' } });
+    const history = await client.conversations.history({
+      channel: String(opened.channel?.id),
+      include_all_metadata: true,
+    });
+    expect(history.messages?.map((m) => [m.text, m.metadata?.event_type])).toEqual([
+      ['hello Carol', 'probe'],
+    ]);
+    expect(await client.conversations.open({ users: 'U0BOB' })).toMatchObject({ channel: { id: 'D0BOB' } });
+    expect(await slackError(client.conversations.open({ users: 'U0NOBODY' }))).toMatchObject({
+      error: 'user_not_found',
+    });
+    expect(await slackError(client.conversations.open({ users: 'U0BOB,U0CAROL' }))).toMatchObject({
+      error: 'not_supported',
+    });
+    // Posting where the bot is not a member (chat:write.public) does not make the channel readable.
+    const card = await client.chat.postMessage({ channel: 'C0GENERAL', text: 'a card' });
+    for (const read of [
+      client.conversations.history({ channel: 'C0GENERAL' }),
+      client.conversations.replies({ channel: 'C0GENERAL', ts: String(card.ts) }),
+    ])
+      expect(await slackError(read)).toMatchObject({ error: 'not_in_channel' });
+    expect(await slackError(client.apiCall('conversations.open', {}))).toMatchObject({
+      error: 'users_list_not_supplied',
+    });
+  });
 });

@@ -139,6 +139,9 @@ export class ApproversOnly implements ActPolicy {
   }
 }
 
+/** How long past its lifetime a member list may still answer while Slack can't be asked again. */
+const STALE_MEMBERS_GRACE_MS = 5 * 60_000;
+
 /**
  * `channel-members`: anyone in the session's channel. Membership is asked of Slack
  * (`conversations.members`, kept for a minute) rather than taken from where the click came from,
@@ -183,7 +186,8 @@ export class ChannelMembers implements ActPolicy {
       do {
         const page = await this.slack.conversations.members({
           channel,
-          limit: 1000,
+          // Slack's reference: "a limit value under 1000" (the SDK's types: at most 999).
+          limit: 999,
           ...(cursor ? { cursor } : {}),
         });
         for (const m of page.members ?? []) members.add(m);
@@ -193,7 +197,10 @@ export class ChannelMembers implements ActPolicy {
       return members;
     } catch (error) {
       this.logger.warn({ err: error, channel }, 'could not read a channel’s members');
-      return cached?.members ?? new Set();
+      // A list a little past its minute still beats refusing everyone while Slack hiccups; an old one
+      // would let someone who left keep deciding, so past a few minutes it counts for nothing.
+      const usable = cached && cached.until + STALE_MEMBERS_GRACE_MS > Date.now();
+      return usable ? cached.members : new Set();
     }
   }
 }

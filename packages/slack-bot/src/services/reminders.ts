@@ -4,7 +4,7 @@ import type { ApprovalConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { PromptRepository } from '../store/prompts.js';
 import type { PromptInSession } from '../store/records.js';
-import type { ReminderRepository } from '../store/reminders.js';
+import type { ClaimedStep, ReminderRepository } from '../store/reminders.js';
 import type { AnsweringService } from './answering.js';
 import type { AuditService } from './audit.js';
 import type { Notifier } from './notifier.js';
@@ -96,25 +96,26 @@ export class ReminderService {
     await reminders.schedule(now, settings.remindAfterMs, settings.questionTimeoutMs);
     if (settings.remindAfterMs > 0) {
       const steps = settings.remindMax + (settings.escalateTo ? 1 : 0);
-      const redeliver = await reminders.claimUndelivered(now, this.deps.redeliverAfterMs ?? 20_000);
-      for (const due of [...redeliver, ...(await reminders.claimDue(now, steps, settings.remindAfterMs))]) {
-        const prompt = await this.deps.prompts.find(due);
-        if (!prompt) continue;
-        try {
-          if (due.step <= settings.remindMax) await this.#remind(prompt, due.step);
-          else await this.#escalate(prompt);
-          await reminders.markDelivered(due.sessionId, due.inputId, due.step);
-        } catch (error) {
-          if (error instanceof CannotPostHereError) {
-            // Slack will take nothing there: trying again every few seconds would only hold the schedule.
-            this.deps.logger.warn({ err: error, ...due }, 'a reminder step cannot be posted: skipped');
-            await reminders.markDelivered(due.sessionId, due.inputId, due.step);
-            continue;
-          }
-          // Left undelivered: claimed again once stale (the next step waits for it), and the poster's
-          // keys keep what did go out single.
-          this.deps.logger.warn({ err: error, ...due }, 'a reminder could not be delivered yet');
+      const staleMs = this.deps.redeliverAfterMs ?? 20_000;
+      const redeliver = await reminders.claimUndelivered(now, staleMs);
+      const claimed = [...redeliver, ...(await reminders.claimDue(now, steps, settings.remindAfterMs))];
+      // Steps wait their turn here and a post may take a while (paced, retried): their claims are renewed
+      // meanwhile, so no other replica takes them for a dead replica's and posts them a second time.
+      const renewal = setInterval(() => {
+        reminders
+          .renewClaims(claimed, this.deps.now?.() ?? new Date())
+          .catch((error: unknown) =>
+            this.deps.logger.warn({ err: error }, 'could not renew reminder claims'),
+          );
+      }, staleMs / 4);
+      renewal.unref();
+      try {
+        while (claimed.length > 0) {
+          await this.#deliverStep(claimed[0] as ClaimedStep);
+          claimed.shift();
         }
+      } finally {
+        clearInterval(renewal);
       }
     }
     if (settings.questionTimeoutMs !== undefined) {
@@ -122,6 +123,37 @@ export class ReminderService {
         const prompt = await this.deps.prompts.find(due);
         if (prompt) await this.#timeout(prompt, settings.questionTimeoutMs);
       }
+    }
+  }
+
+  async #deliverStep(due: ClaimedStep): Promise<void> {
+    const { reminders, settings } = this.deps;
+    try {
+      const prompt = await this.deps.prompts.find(due);
+      // A question no longer in the store has nothing to remind of.
+      if (prompt && due.step <= settings.remindMax) await this.#remind(prompt, due.step);
+      else if (prompt) await this.#escalate(prompt);
+      await reminders.markDelivered(due.sessionId, due.inputId, due.step);
+    } catch (error) {
+      if (error instanceof CannotPostHereError) {
+        // Slack will take nothing there: trying again every few seconds would only hold the schedule.
+        this.deps.logger.warn({ err: error, ...due }, 'a reminder step cannot be posted: skipped');
+        await reminders.markDelivered(due.sessionId, due.inputId, due.step);
+        return;
+      }
+      // Left undelivered: claimed again once stale (the next step waits for it), and the poster's keys keep
+      // what did go out single.
+      this.deps.logger.warn({ err: error, ...due }, 'a reminder could not be delivered yet');
+    }
+  }
+
+  /** Slack refusing a place for good (the channel gone, the bot not in it) is logged, not retried. */
+  async #postOrSkip(post: () => Promise<unknown>, what: string, context: object): Promise<void> {
+    try {
+      await post();
+    } catch (error) {
+      if (!(error instanceof CannotPostHereError)) throw error;
+      this.deps.logger.warn({ err: error, ...context }, `${what} cannot be posted: skipped`);
     }
   }
 
@@ -133,15 +165,27 @@ export class ReminderService {
     };
     const question = escapeMrkdwn(truncate(request.prompt, 300));
     const link = await this.#permalink(prompt);
-    await this.deps.poster.post(session, `remind:${prompt.inputId}:${step}`, {
-      text: `⏰ Reminder ${step} of ${this.deps.settings.remindMax}: ${who.mentions || who.line} the agent is still waiting for an answer to “${question}”.${who.others ? ` ${who.others}.` : ''}`,
-    });
-    await this.deps.poster.post(
-      { sessionId: session.sessionId, channelId: session.startedBy, cardTs: null },
-      `remind-dm:${prompt.inputId}:${step}`,
-      {
-        text: `⏰ Your agent session in <#${session.channelId}> is still waiting for an answer to “${question}”${link ? ` — <${link}|open the question>` : ''}.`,
-      },
+    const context = { sessionId: session.sessionId, inputId: prompt.inputId, step };
+    // The thread refusing us (channel archived, bot removed) makes the DM the one way left to say it.
+    await this.#postOrSkip(
+      () =>
+        this.deps.poster.post(session, `remind:${prompt.inputId}:${step}`, {
+          text: `⏰ Reminder ${step} of ${this.deps.settings.remindMax}: ${who.mentions || who.line} the agent is still waiting for an answer to “${question}”.${who.others ? ` ${who.others}.` : ''}`,
+        }),
+      'a thread reminder',
+      context,
+    );
+    await this.#postOrSkip(
+      () =>
+        this.deps.poster.post(
+          { sessionId: session.sessionId, channelId: session.startedBy, cardTs: null },
+          `remind-dm:${prompt.inputId}:${step}`,
+          {
+            text: `⏰ Your agent session in <#${session.channelId}> is still waiting for an answer to “${question}”${link ? ` — <${link}|open the question>` : ''}.`,
+          },
+        ),
+      'a reminder DM',
+      context,
     );
   }
 

@@ -20,6 +20,8 @@ export class PostInProgressError extends Error {
 
 /** Slack will take nothing from us in this channel: following the session there is pointless. */
 export const CHANNEL_GONE_ERRORS = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
+/** Slack won't let us read there (history needs membership, even where chat:write.public lets us post). */
+const READ_REFUSED_ERRORS = new Set(['not_in_channel', 'channel_not_found', 'missing_scope']);
 /** Slack refused what we sent, not where: the same content, shaped differently, gets through. */
 export const CONTENT_ERRORS = new Set(['invalid_blocks', 'msg_blocks_too_long', 'msg_too_long']);
 
@@ -110,6 +112,8 @@ export class ThreadPoster {
    * session may ask about a pending key, and Slack may allow one thread read a minute.
    */
   readonly #threadReads = new Map<string, { at: number; read: Promise<ThreadRead> }>();
+  /** A person's DM id by user id (posts go to `U…`; reads need the `D…` that conversations.open gives). */
+  readonly #dmIds = new Map<string, string>();
   readonly outbound: OutboundQueue;
   /** Told when a batch sent in the background finds its channel closed to us. */
   onCannotPost: ((place: Place, error: CannotPostHereError) => Promise<void>) | undefined;
@@ -220,7 +224,7 @@ export class ThreadPoster {
     const unsent = await this.posts.unsent(place.sessionId);
     if (unsent.length === 0) return;
     const seen = await this.#readThread(place);
-    this.#threadReads.set(place.sessionId, { at: this.#clock.now(), read: Promise.resolve(seen) });
+    this.#threadReads.set(placeKey(place), { at: this.#clock.now(), read: Promise.resolve(seen) });
     let requeued = 0;
     for (const row of unsent) {
       const ts = seen.keys.get(row.key);
@@ -564,7 +568,7 @@ export class ThreadPoster {
     /** A read older than this won't do (it could miss a post made since); `true`: read now. */
     readAfter: number | true = 0,
   ): Promise<string | undefined> {
-    const cached = this.#threadReads.get(place.sessionId);
+    const cached = this.#threadReads.get(placeKey(place));
     let seen: ThreadRead | undefined;
     const now = this.#clock.now();
     if (readAfter !== true && cached && cached.at >= readAfter && now - cached.at < THREAD_READ_REUSE_MS) {
@@ -573,33 +577,55 @@ export class ThreadPoster {
     // A read made after the crash holds everything the dead process posted: a key not in it was not posted.
     if (!seen) {
       const read = this.#readThread(place);
-      this.#threadReads.set(place.sessionId, { at: this.#clock.now(), read });
+      this.#threadReads.set(placeKey(place), { at: this.#clock.now(), read });
       if (this.#threadReads.size > 500) this.#threadReads.delete(this.#threadReads.keys().next().value ?? '');
       seen = await read;
     }
     return seen.keys.get(key) ?? (filename ? seen.files.get(filename) : undefined);
   }
 
-  /** Our posts in a thread by key, and files by name; stops early once `stopAt` (a key or file) is seen. */
+  /**
+   * Our posts in a thread by key, and files by name; stops early once `stopAt` (a key or file) is seen.
+   * A place with no thread (a DM to the starter, the escalation channel) is read from the channel's
+   * history, newest first, keeping only this session's posts: a crash between Slack taking such a post
+   * and our record of it must not send it twice either.
+   */
   async #readThread(place: Place, stopAt?: string, filename?: string): Promise<ThreadRead> {
+    try {
+      const channel = place.cardTs ? place.channelId : await this.#conversationId(place.channelId);
+      return await this.#readPages(place, channel, stopAt, filename);
+    } catch (error) {
+      const code = slackErrorCode(error);
+      if (!code || !READ_REFUSED_ERRORS.has(code)) throw error;
+      // A public channel the bot posts in without being a member (chat:write.public) can't be read: with no
+      // look-up possible, a post whose record a crash lost may be made twice there. Inviting the bot ends it.
+      this.logger.warn({ sessionId: place.sessionId, code }, 'cannot read a channel to find lost posts');
+      return { keys: new Map(), files: new Map() };
+    }
+  }
+
+  async #readPages(place: Place, channel: string, stopAt?: string, filename?: string): Promise<ThreadRead> {
     const keys = new Map<string, string>();
     const files = new Map<string, string>();
     const { cardTs } = place;
-    if (!cardTs) return { keys, files };
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await this.#call('history', 'urgent', place.channelId, () =>
-        this.slack.conversations.replies({
-          channel: place.channelId,
-          ts: cardTs,
-          include_all_metadata: true,
-          limit: 200,
-          ...(cursor ? { cursor } : {}),
-        }),
+      const query = { channel, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
+      const page = await this.#call(
+        'history',
+        'urgent',
+        place.channelId,
+        () =>
+          cardTs
+            ? this.slack.conversations.replies({ ...query, ts: cardTs })
+            : this.slack.conversations.history(query),
+        cardTs ? 'conversations.replies' : 'conversations.history',
       );
       for (const m of page.messages ?? []) {
         if (!m.ts) continue;
+        const payload = m.metadata?.event_payload as { session_id?: unknown } | undefined;
+        if (!cardTs && payload?.session_id !== place.sessionId) continue;
         if (m.metadata?.event_type === POST_EVENT_TYPE) {
           for (const k of keysOf(m.metadata.event_payload)) if (typeof k === 'string') keys.set(k, m.ts);
         }
@@ -617,13 +643,31 @@ export class ThreadPoster {
     return { keys, files };
   }
 
+  /** The conversation to read for a place: a user id stands for the bot's DM with them. */
+  async #conversationId(channel: string): Promise<string> {
+    if (!/^[UW][A-Z0-9]+$/.test(channel)) return channel;
+    const known = this.#dmIds.get(channel);
+    if (known) return known;
+    const opened = await this.#call(
+      'history',
+      'urgent',
+      channel,
+      () => this.slack.conversations.open({ users: channel }),
+      'conversations.open',
+    );
+    const id = opened.channel?.id;
+    if (!id) throw new Error('conversations.open answered without a channel id');
+    this.#dmIds.set(channel, id);
+    return id;
+  }
+
   async #call<T>(
     method: OutboundMethod,
     priority: OutboundPriority,
     channel: string,
     call: () => Promise<T>,
+    name: string = method,
   ): Promise<T> {
-    const name = method === 'history' ? 'conversations.replies' : method;
     try {
       const result = await this.outbound.run({ channel, priority, method, run: call });
       this.metrics.slackCalls.inc({ method: name, outcome: 'ok' });
@@ -633,6 +677,11 @@ export class ThreadPoster {
       throw error;
     }
   }
+}
+
+/** What a thread read is cached under: a session posts in its thread, and at the top of other places. */
+function placeKey(place: Place): string {
+  return `${place.sessionId}|${place.channelId}|${place.cardTs ?? ''}`;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface ReminderRepository {
   claimDue(now: Date, steps: number, gapMs: number, limit?: number): Promise<ClaimedStep[]>;
   /** Steps claimed more than `staleMs` ago and never delivered (their replica died): claimed again. */
   claimUndelivered(now: Date, staleMs: number, limit?: number): Promise<ClaimedStep[]>;
+  /** Steps still being worked on: their claims are fresh again (only while still undelivered). */
+  renewClaims(steps: ClaimedStep[], now: Date): Promise<void>;
   /** The step's messages are all out. */
   markDelivered(sessionId: string, inputId: string, step: number): Promise<void>;
   /** How far a question's schedule has gone: steps claimed, and steps whose messages are all out. */
@@ -88,6 +90,22 @@ export class SqlReminderRepository implements ReminderRepository {
       [now.toISOString(), staleMs, limit],
     );
     return rows.map((r) => ({ sessionId: r.session_id, inputId: r.input_id, step: Number(r.sent) }));
+  }
+
+  async renewClaims(steps: ClaimedStep[], now: Date): Promise<void> {
+    if (steps.length === 0) return;
+    await this.sql.query(
+      `UPDATE question_reminders r SET claimed_at = $1::timestamptz
+         FROM unnest($2::text[], $3::text[], $4::integer[]) AS s(session_id, input_id, step)
+        WHERE r.session_id = s.session_id AND r.input_id = s.input_id
+          AND r.sent = s.step AND r.delivered < r.sent`,
+      [
+        now.toISOString(),
+        steps.map((s) => s.sessionId),
+        steps.map((s) => s.inputId),
+        steps.map((s) => s.step),
+      ],
+    );
   }
 
   async markDelivered(sessionId: string, inputId: string, step: number): Promise<void> {

@@ -1,6 +1,6 @@
 import { defaultSeed, type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
 import { webApi } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import {
   Approvers,
@@ -102,7 +102,7 @@ describe('ChannelMembers', () => {
     on.workspace.apiCalls.filter((c) => c.method === 'conversations.members').length;
 
   it('lets anyone in the channel act, every page of members read and kept a while; others are refused', async () => {
-    // More members than one page holds (Slack gives at most 1000 at once): the last one is on page two.
+    // More members than one page holds (we ask for 999 at once, under Slack's 1000): the last one is on page two.
     const crowd = Array.from({ length: 1_005 }, (_, i) => `U1${String(i).padStart(6, '0')}`);
     const seed = defaultSeed();
     const big = await startSandbox({
@@ -159,6 +159,22 @@ describe('ChannelMembers', () => {
     expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({ error: 'channel_not_found' });
     const withApprovers = new ChannelMembers(slack, new Approvers(slack, ['S0APPROVERS'], logger), logger);
     expect((await withApprovers.mayAct('U0BOB', hidden)).allowed).toBe(true);
+  });
+
+  it('while Slack can’t be asked, the last list read serves a few minutes past its life, then nothing', async () => {
+    const policy = new ChannelMembers(slack, new Approvers(slack, [], logger), logger, 0);
+    expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(true);
+    sandbox.failNext({ method: 'conversations.members', error: 'internal_error' });
+    expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(true); // expired, yet just read
+    const sixMinutesOn = Date.now() + 6 * 60_000;
+    const now = vi.spyOn(Date, 'now').mockReturnValue(sixMinutesOn);
+    try {
+      sandbox.failNext({ method: 'conversations.members', error: 'internal_error' });
+      expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(false);
+    } finally {
+      now.mockRestore();
+    }
+    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({ error: 'internal_error' });
   });
 
   it('pings only the starter and says in words that anyone in the channel can answer', () => {

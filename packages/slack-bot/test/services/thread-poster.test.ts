@@ -185,6 +185,37 @@ describe('batches and crashes', () => {
     expect(replies(place.cardTs)).toHaveLength(1);
   });
 
+  it('a DM Slack took but whose ts was never recorded is found in the DM by its metadata, not sent twice', async () => {
+    // The reminder DM goes to the person's user id; reading it back needs the DM's own id.
+    const dm = { sessionId: `sess_${++sessionCount}`, channelId: 'U0BOB', cardTs: null };
+    const other = { ...dm, sessionId: `sess_${++sessionCount}` };
+    const { poster: p, posts } = poster();
+    const ts = await p.post(dm, 'remind-dm:in_1:1', { text: 'Still waiting.' });
+    // Another session's DM with the same key is not this one's.
+    await p.post(other, 'remind-dm:in_1:2', { text: 'Other session.' });
+    // The crash: the key was recorded before posting, the ts never was.
+    posts.posts.set(`${dm.sessionId}|remind-dm:in_1:1`, { ts: null, since: new Date(0).toISOString() });
+    posts.posts.set(`${dm.sessionId}|remind-dm:in_1:2`, { ts: null, since: new Date(0).toISOString() });
+    expect(await p.post(dm, 'remind-dm:in_1:1', { text: 'Still waiting.' })).toBe(ts);
+    await p.post(dm, 'remind-dm:in_1:2', { text: 'Step two.' });
+    const texts = (sandbox.workspace.messages.get('D0BOB') ?? []).map((m) => m.text);
+    expect(texts).toEqual(['Still waiting.', 'Other session.', 'Step two.']);
+  });
+
+  it('where the bot may post but not read (a public channel it is not in), a lost record means posting again', async () => {
+    const card = await slack.chat.postMessage({ channel: 'C0GENERAL', text: 'card' });
+    const place = { sessionId: `sess_${++sessionCount}`, channelId: 'C0GENERAL', cardTs: String(card.ts) };
+    const { poster: p, posts } = poster();
+    await p.post(place, 'msg:a', { text: 'Alpha.' });
+    posts.posts.set(`${place.sessionId}|msg:a`, { ts: null, since: new Date(0).toISOString() });
+    // No look-up is possible (not_in_channel): the post is made again rather than never.
+    await p.post(place, 'msg:a', { text: 'Alpha.' });
+    expect(sandbox.workspace.replies('C0GENERAL', place.cardTs).map((m) => m.text)).toEqual([
+      'Alpha.',
+      'Alpha.',
+    ]);
+  });
+
   it('an uploaded file whose ts was never recorded is found again by its name, not uploaded twice', async () => {
     const place = await thread();
     const { poster: p, posts } = poster();

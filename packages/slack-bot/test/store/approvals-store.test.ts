@@ -116,6 +116,23 @@ for (const backend of backends) {
       expect(mine(await store.reminders.claimDue(at(10 * MIN), 3, MIN))).toEqual([2]);
     });
 
+    it('a claim renewed while its step is worked on is not taken as a dead replica’s', async () => {
+      await waitingQuestion(store, 'r7');
+      await store.reminders.schedule(t0, MIN, undefined);
+      const mine = (steps: Array<{ sessionId: string; step: number }>) =>
+        steps.filter((d) => d.sessionId === 'r7').map((d) => d.step);
+      const claimed = (await store.reminders.claimDue(at(MIN), 3, MIN)).filter((d) => d.sessionId === 'r7');
+      expect(mine(claimed)).toEqual([1]);
+      await store.reminders.renewClaims(claimed, at(MIN + 15_000));
+      expect(mine(await store.reminders.claimUndelivered(at(MIN + 30_000), 20_000))).toEqual([]);
+      expect(mine(await store.reminders.claimUndelivered(at(MIN + 40_000), 20_000))).toEqual([1]);
+      // Once delivered, a late renewal changes nothing.
+      await store.reminders.markDelivered('r7', 'in_1', 1);
+      await store.reminders.renewClaims(claimed, at(MIN + 50_000));
+      expect(await store.reminders.progress('r7', 'in_1')).toEqual({ claimed: 1, delivered: 1 });
+      expect(mine(await store.reminders.claimUndelivered(at(MIN + 500_000), 20_000))).toEqual([]);
+    });
+
     it('times a question out once', async () => {
       await waitingQuestion(store, 'r5');
       await store.reminders.schedule(t0, 0, 60 * MIN);

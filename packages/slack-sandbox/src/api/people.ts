@@ -1,6 +1,20 @@
 import type { SandboxMessage } from '../workspace.js';
 import { type ApiContext, type Args, type Method, required, SlackApiError, str } from './types.js';
 
+/**
+ * Reads take a conversation id only: a user id (which chat.postMessage takes for the DM) is
+ * `channel_not_found`, as on Slack, so a bot must `conversations.open` its DM to read it; and only where
+ * the bot is a member.
+ */
+function conversationForBot(ctx: ApiContext, id: string) {
+  const channel = ctx.workspace.channels.get(id) && ctx.workspace.channelForBot(id);
+  if (!channel) throw new SlackApiError('channel_not_found');
+  // channels:history reads "public channels your app has been added to": posting there with
+  // chat:write.public does not make it readable.
+  if (!channel.is_member) throw new SlackApiError('not_in_channel');
+  return channel;
+}
+
 /** Slack's cursor pages: 100 items unless `limit` says otherwise, never more than 1000 at once. */
 const SLACK_PAGE = { max: 1000, default: 100 };
 
@@ -94,17 +108,33 @@ export const people: Record<string, Method> = {
       response_metadata: { next_cursor: next ? Buffer.from(`user:${next}`).toString('base64') : '' },
     };
   },
+  'conversations.open': (args, { workspace }) => {
+    // The bot's DM with one person (opened once, then the same id); a group DM is not modelled.
+    const reopen = str(args, 'channel');
+    if (reopen) {
+      const dm = workspace.channels.get(reopen);
+      if (!dm?.is_im) throw new SlackApiError('channel_not_found');
+      return { ok: true, channel: { id: dm.id } };
+    }
+    const users = (str(args, 'users') ?? '').split(',').filter(Boolean);
+    if (users.length === 0) throw new SlackApiError('users_list_not_supplied');
+    if (users.length > 1) throw new SlackApiError('not_supported');
+    const [user] = users as [string];
+    if (!workspace.users.has(user)) throw new SlackApiError('user_not_found');
+    const existed = workspace.channels.has(`D${user.slice(1)}`);
+    const dm = workspace.channel(user);
+    if (!dm) throw new SlackApiError('user_not_found');
+    return { ok: true, ...(existed ? { already_open: true } : {}), channel: { id: dm.id } };
+  },
   'conversations.history': (args, ctx) => {
-    const channel = ctx.workspace.channelForBot(required(args, 'channel'));
-    if (!channel) throw new SlackApiError('channel_not_found');
+    const channel = conversationForBot(ctx, required(args, 'channel'));
     const top = (ctx.workspace.messages.get(channel.id) ?? []).filter(
       (m) => !m.thread_ts || m.thread_ts === m.ts,
     );
     return { ok: true, ...page([...top].reverse(), args, ctx) };
   },
   'conversations.replies': (args, ctx) => {
-    const channel = ctx.workspace.channelForBot(required(args, 'channel'));
-    if (!channel) throw new SlackApiError('channel_not_found');
+    const channel = conversationForBot(ctx, required(args, 'channel'));
     const ts = required(args, 'ts');
     const parent = ctx.workspace.findMessage(channel.id, ts);
     if (!parent) throw new SlackApiError('thread_not_found');

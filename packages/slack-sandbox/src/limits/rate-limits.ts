@@ -50,6 +50,7 @@ export const METHOD_TIERS: Record<string, Tier | 'post' | 'history'> = {
   'chat.getPermalink': 4, // Slack: "special", generous
   'conversations.info': 3,
   'conversations.members': 4,
+  'conversations.open': 3,
   'conversations.history': 'history',
   'conversations.replies': 'history',
   'users.info': 4,
