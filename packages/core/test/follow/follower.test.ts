@@ -59,6 +59,68 @@ async function emittedKeys(sessionId: string): Promise<string[]> {
 const keysOf = (events: FollowEvent[], sessionId: string, type: FollowEvent['type']) =>
   events.filter((e) => e.sessionId === sessionId && e.type === type).map((e) => e.key);
 
+/** A model-service message saying `content` in round `roundId`. */
+const say = (roundId: string, content: string) => ({ roundId, role: 'assistant', content });
+/** A model-service message asking a free-text question. */
+const ask = (roundId: string, inputId: string, prompt: string) => ({
+  roundId,
+  role: 'assistant',
+  name: 'human_input_needed',
+  content: JSON.stringify({ inputId, kind: 'free_text', prompt }),
+});
+
+/**
+ * A follower on a manual clock reading a model service through a RecordingReader, with its events
+ * collected. `onNextStatusRead` runs a hook once, right before the next status read reaches the service.
+ */
+async function followModel(schedule: FollowerOptions['schedule'], extra: Partial<FollowerOptions> = {}) {
+  const service = await startModelService();
+  const inner = new AgentSessionsClient({ baseUrl: service.url, apiKey: KEY_A });
+  let beforeStatus: (() => void) | undefined;
+  const hooked: SessionsReader = {
+    sessions: {
+      get: (id, options) => {
+        const hook = beforeStatus;
+        beforeStatus = undefined;
+        hook?.();
+        return inner.sessions.get(id, options);
+      },
+      messages: (id, query, options) => inner.sessions.messages(id, query, options),
+    },
+  };
+  const clock = new ManualClock(0);
+  const reader = new RecordingReader(hooked, clock);
+  const events: FollowEvent[] = [];
+  const store = new InMemoryCursorStore();
+  const f = new Follower({ client: reader, clock, requestsPerSecond: 50, schedule, store, ...extra });
+  f.on('*', (e) => {
+    events.push(e);
+  });
+  const gets = () => reader.calls.filter((c) => c.op === 'get').length;
+  return {
+    service,
+    clock,
+    reader,
+    events,
+    f,
+    store,
+    gets,
+    /** Lets the follower poll `n` more times. */
+    async pollTimes(n: number) {
+      const target = gets() + n;
+      await drive(clock, reader, () => gets() >= target, { stepMs: 50 });
+    },
+    onNextStatusRead(hook: () => void) {
+      beforeStatus = hook;
+    },
+    close: async () => {
+      await f.stop();
+      await inner.close();
+      await service.close();
+    },
+  };
+}
+
 describe('Follower against the emulator', () => {
   it('delivers every message of growing and chatty sessions exactly once, then finishes', async () => {
     const events: FollowEvent[] = [];
@@ -333,41 +395,8 @@ describe('Follower against concurrent rounds and odd questions (model service)',
     errorBaseMs: 1_000,
   };
 
-  async function setupModel() {
-    const service = await startModelService();
-    const inner = new AgentSessionsClient({ baseUrl: service.url, apiKey: KEY_A });
-    const clock = new ManualClock(0);
-    const reader = new RecordingReader(inner, clock);
-    const events: FollowEvent[] = [];
-    const store = new InMemoryCursorStore();
-    const f = new Follower({ client: reader, clock, requestsPerSecond: 50, schedule, store });
-    f.on('*', (e) => {
-      events.push(e);
-    });
-    const polls = () => reader.calls.filter((c) => c.op === 'get').length;
-    /** Lets the follower poll `n` more times. */
-    const pollTimes = async (n: number) => {
-      const target = polls() + n;
-      await drive(clock, reader, () => polls() >= target, { stepMs: 50 });
-    };
-    const close = async () => {
-      await f.stop();
-      await inner.close();
-      await service.close();
-    };
-    return { service, clock, reader, events, f, store, pollTimes, close };
-  }
-
-  const say = (roundId: string, content: string) => ({ roundId, role: 'assistant', content });
-  const ask = (roundId: string, inputId: string, prompt: string) => ({
-    roundId,
-    role: 'assistant',
-    name: 'human_input_needed',
-    content: JSON.stringify({ inputId, kind: 'free_text', prompt }),
-  });
-
   it('announces a question asked in an older round while a newer one runs, once, and every message once', async () => {
-    const m = await setupModel();
+    const m = await followModel(schedule);
     try {
       const { state } = m.service;
       state.rounds = [
@@ -409,7 +438,7 @@ describe('Follower against concurrent rounds and odd questions (model service)',
   });
 
   it('announces a question of an older round that its round object says still runs, before any interleaving', async () => {
-    const m = await setupModel();
+    const m = await followModel(schedule);
     try {
       const { state } = m.service;
       // r2 (a helper) opened but hasn't spoken: nothing interleaves yet, and r1 asks.
@@ -432,7 +461,7 @@ describe('Follower against concurrent rounds and odd questions (model service)',
   });
 
   it('raises human_input_unreadable once per wait when no question can be read, with the raw data', async () => {
-    const m = await setupModel();
+    const m = await followModel(schedule);
     try {
       const { state } = m.service;
       state.rounds = [{ roundId: 'r1', status: 'waiting_human' }];
@@ -478,7 +507,7 @@ describe('Follower against concurrent rounds and odd questions (model service)',
   });
 
   it('does not raise human_input_unreadable while a question it read is pending', async () => {
-    const m = await setupModel();
+    const m = await followModel(schedule);
     try {
       const { state } = m.service;
       state.rounds = [{ roundId: 'r1', status: 'running' }];
@@ -498,7 +527,7 @@ describe('Follower against concurrent rounds and odd questions (model service)',
   });
 
   it('ends a read whose pages make no progress with an error event, not a loop', async () => {
-    const m = await setupModel();
+    const m = await followModel(schedule);
     try {
       m.service.state.rounds = [{ roundId: 'r1', status: 'running' }];
       m.service.state.stuckPage = { lastRoundId: null };
@@ -522,7 +551,7 @@ describe('Follower against concurrent rounds and odd questions (model service)',
   });
 
   it('after an upgrade mid-wait, the question announced before it still counts: no unreadable event', async () => {
-    const m = await setupModel();
+    const m = await followModel(schedule);
     try {
       const { state } = m.service;
       state.status = 'waiting_human';
@@ -551,7 +580,7 @@ describe('Follower against concurrent rounds and odd questions (model service)',
   });
 
   it('upgrades a saved version-1 state and goes on from it without repeating', async () => {
-    const m = await setupModel();
+    const m = await followModel(schedule);
     try {
       const { state } = m.service;
       state.rounds = [
@@ -648,13 +677,6 @@ for (const quirks of [
  * changed, when nothing new came, when the budget allows, or every `statusReadEveryPollsWhenBusy` polls.
  */
 describe('Following reads what changed first (model service)', () => {
-  const say = (roundId: string, content: string) => ({ roundId, role: 'assistant', content });
-  const ask = (roundId: string, inputId: string, prompt: string) => ({
-    roundId,
-    role: 'assistant',
-    name: 'human_input_needed',
-    content: JSON.stringify({ inputId, kind: 'free_text', prompt }),
-  });
   const schedule = {
     activeMinMs: 100,
     activeMaxMs: 400,
@@ -663,55 +685,13 @@ describe('Following reads what changed first (model service)', () => {
     errorBaseMs: 1_000,
   };
 
-  async function setup(extra: Partial<FollowerOptions> = {}) {
-    const service = await startModelService();
-    const inner = new AgentSessionsClient({ baseUrl: service.url, apiKey: KEY_A });
-    /** Runs once, right before the next status read reaches the service. */
-    let beforeStatus: (() => void) | undefined;
-    const hooked: SessionsReader = {
-      sessions: {
-        get: (id, options) => {
-          const hook = beforeStatus;
-          beforeStatus = undefined;
-          hook?.();
-          return inner.sessions.get(id, options);
-        },
-        messages: (id, query, options) => inner.sessions.messages(id, query, options),
-      },
-    };
-    const clock = new ManualClock(0);
-    const reader = new RecordingReader(hooked, clock);
-    const events: FollowEvent[] = [];
-    const f = new Follower({ client: reader, clock, requestsPerSecond: 50, schedule, ...extra });
-    f.on('*', (e) => {
-      events.push(e);
-    });
-    const gets = () => reader.calls.filter((c) => c.op === 'get').length;
-    return {
-      service,
-      clock,
-      reader,
-      events,
-      f,
-      gets,
-      onNextStatusRead(hook: () => void) {
-        beforeStatus = hook;
-      },
-      close: async () => {
-        await f.stop();
-        await inner.close();
-        await service.close();
-      },
-    };
-  }
-
   /**
    * Follows a session through two quiet polls and one that brings news (so the next poll reads its page
    * first), then runs `change` on the service right before that poll's status read; returns how many
    * calls came before it.
    */
   async function changeDuringStatusRead(
-    m: Awaited<ReturnType<typeof setup>>,
+    m: Awaited<ReturnType<typeof followModel>>,
     sessionId: string,
     change: () => void,
   ): Promise<number> {
@@ -735,7 +715,7 @@ describe('Following reads what changed first (model service)', () => {
 
   it('under a saturated budget a chatty session costs one request a poll, and a question brings its status at once; every message and question once', async () => {
     // Six sessions that want a poll every 100 ms on 5 requests a second: the budget is saturated.
-    const m = await setup({ requestsPerSecond: 5, burst: 1 });
+    const m = await followModel(schedule, { requestsPerSecond: 5, burst: 1 });
     try {
       const { state } = m.service;
       state.rounds = [{ roundId: 'r1', status: 'running' }];
@@ -782,7 +762,7 @@ describe('Following reads what changed first (model service)', () => {
   });
 
   it('a session seen finished after its messages were read is read once more before it finishes: its last words are not lost', async () => {
-    const m = await setup();
+    const m = await followModel(schedule);
     try {
       const { state } = m.service;
       const before = await changeDuringStatusRead(m, 'sess_end', () => {
@@ -807,7 +787,7 @@ describe('Following reads what changed first (model service)', () => {
   });
 
   it('a question that arrives between the page and the status read is announced, not reported unreadable', async () => {
-    const m = await setup();
+    const m = await followModel(schedule);
     try {
       const { state } = m.service;
       const before = await changeDuringStatusRead(m, 'sess_ask', () => {
