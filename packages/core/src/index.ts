@@ -1,32 +1,10 @@
-export * from './checks.js';
+/**
+ * Everything of `./pure.js` (the n8n entry, `@agent-sessions/core/pure`), plus what needs Node: the client
+ * with its fetch transport, the follower, the retry policy, sleep and the redacting logger.
+ */
 export { AgentSessionsClient, type ClientOptions } from './client.js';
 export * from './follow/index.js';
-export * from './http/errors.js';
-export { type Logger, redactHeaders, redactingLogger, silentLogger } from './http/logger.js';
-export type {
-  ApiRequest,
-  ApiResponse,
-  RequestFunction,
-  RequestOptions,
-  SleepFunction,
-} from './http/request.js';
-export {
-  backoffMs,
-  defaultRetryPolicy,
-  type RetryPolicy,
-  retryVerdict,
-  serverRequestedDelayMs,
-} from './http/retry.js';
+export { redactHeaders, redactingLogger } from './http/logger.js';
+export { backoffMs, defaultRetryPolicy, type RetryPolicy, retryVerdict } from './http/retry.js';
 export { sleep } from './http/sleep.js';
-export * from './human-input/index.js';
-export * from './messages-cursor.js';
-export {
-  createSessionsApi,
-  type ListMessagesOptions,
-  Sessions,
-  type SessionsApiOptions,
-} from './resources/sessions.js';
-export * from './schemas/index.js';
-export * from './status.js';
-export * from './timestamps.js';
-export { type WaitableSessions, type WaitOptions, WaitTimeoutError, waitForCompletion } from './wait.js';
+export * from './pure.js';
