@@ -1,4 +1,4 @@
-import { errorFromResponse } from './errors.js';
+import { errorFromResponse, InvalidResponseError } from './errors.js';
 import { serverRequestedDelayMs } from './retry.js';
 
 /**
@@ -90,8 +90,18 @@ export function flattenHeaders(
 /**
  * Sends through `request` and returns a 2xx; any other status becomes the typed error of
  * `errorFromResponse` (SessionError 400, AuthenticationError 401, … RateLimitError 429 with retryAfterMs).
+ * The caller's per-request `options` are laid on `req`, each only when given (a request function sees no others).
  */
-export async function send(request: RequestFunction, req: ApiRequest): Promise<OkResponse> {
+export async function send(
+  request: RequestFunction,
+  req: ApiRequest,
+  options?: RequestOptions,
+): Promise<OkResponse> {
+  if (options !== undefined) {
+    if (options.signal) req.signal = options.signal;
+    if (options.timeoutMs !== undefined) req.timeoutMs = options.timeoutMs;
+    if (options.maxRetries !== undefined) req.maxRetries = options.maxRetries;
+  }
   const response = await request(req);
   // The body: a string that holds JSON is parsed; other text is kept as it came (notJson).
   let body = response.body;
@@ -119,6 +129,23 @@ export async function send(request: RequestFunction, req: ApiRequest): Promise<O
     method: req.method,
     path: pathWithQuery(req),
     retryAfterMs: serverRequestedDelayMs(headers),
+  });
+}
+
+/** A 2xx whose body can't be used: the `InvalidResponseError` that names each problem. */
+export function contractMismatch(
+  response: OkResponse,
+  method: string,
+  path: string,
+  problems: readonly string[],
+): InvalidResponseError {
+  return new InvalidResponseError({
+    status: response.status,
+    body: response.body,
+    headers: response.headers,
+    method,
+    path,
+    message: `${method} ${path}: the service's answer does not match the contract (${problems.join('; ')})`,
   });
 }
 

@@ -1,5 +1,4 @@
-import { InvalidResponseError } from '../http/errors.js';
-import { type RequestFunction, type RequestOptions, send } from '../http/request.js';
+import { contractMismatch, type RequestFunction, type RequestOptions, send } from '../http/request.js';
 import { validateRequest } from '../http/validate.js';
 import {
   type SignupRequest,
@@ -18,30 +17,21 @@ export class Auth {
   async signup(body: SignupRequest, options?: RequestOptions): Promise<SignupResponse> {
     const valid = validateRequest('auth.signup', signupRequestSchema, body);
     const path = '/api/auth/signup';
-    const response = await send(this.#request, {
-      method: 'POST',
-      path,
-      body: valid,
-      idempotent: false,
-      authenticated: false,
-      ...(options?.signal ? { signal: options.signal } : {}),
-      ...(options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options?.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-    });
+    const response = await send(
+      this.#request,
+      { method: 'POST', path, body: valid, idempotent: false, authenticated: false },
+      options,
+    );
     const parsed = signupResponseSchema.safeParse(response.body);
     if (parsed.success) return parsed.data;
     // Not a session endpoint, and its tokens are what the caller came for: without them the signup can't
     // be used, so (unlike the session POSTs) a body without them is an error. Retrying is safe here: a
     // second signup of the same email gets a 400, never a second account.
-    throw new InvalidResponseError({
-      status: response.status,
-      body: response.body,
-      headers: response.headers,
-      method: 'POST',
+    throw contractMismatch(
+      response,
+      'POST',
       path,
-      message: `POST ${path}: the service's answer does not match the contract (${parsed.error.issues
-        .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
-        .join('; ')})`,
-    });
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`),
+    );
   }
 }

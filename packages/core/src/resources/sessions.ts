@@ -1,7 +1,7 @@
-import { InvalidResponseError } from '../http/errors.js';
 import { type Logger, silentLogger } from '../http/logger.js';
 import {
   type ApiRequest,
+  contractMismatch,
   type OkResponse,
   type RequestFunction,
   type RequestOptions,
@@ -151,16 +151,6 @@ export class Sessions {
     return routes;
   }
 
-  /** The caller's per-request options laid on `req`, set only when given (a request function sees no others). */
-  #send(req: ApiRequest, options: RequestOptions | undefined): Promise<OkResponse> {
-    if (options !== undefined) {
-      if (options.signal) req.signal = options.signal;
-      if (options.timeoutMs !== undefined) req.timeoutMs = options.timeoutMs;
-      if (options.maxRetries !== undefined) req.maxRetries = options.maxRetries;
-    }
-    return send(this.#request, req);
-  }
-
   /** Logs an odd shape once per route and shape. */
   #noteShape(route: string, issues: readonly string[], level: 'warn' | 'info' = 'warn'): void {
     if (issues.length === 0) return;
@@ -180,14 +170,7 @@ export class Sessions {
     const issues = (r: ReadIssue[]) => r.map((i) => `${i.path}: ${i.problem}`);
     if (response.notJson || !result.ok) {
       const problems = response.notJson ? ['body: not JSON'] : issues(result.issues);
-      throw new InvalidResponseError({
-        status: response.status,
-        body: response.body,
-        headers: response.headers,
-        method: req.method,
-        path: req.path,
-        message: `${req.method} ${req.path}: the service's answer does not match the contract (${problems.join('; ')})`,
-      });
+      throw contractMismatch(response, req.method, req.path, problems);
     }
     this.#noteShape(route, issues(result.issues), 'info');
     return result.value;
@@ -202,7 +185,8 @@ export class Sessions {
   /** `POST /v1/sessions`. Never retried once it may have reached the service: no duplicate session. */
   async create(body: CreateSessionRequest, options?: RequestOptions): Promise<CreateSessionResponse> {
     const valid = validateRequest('sessions.create', createSessionRequestSchema, body);
-    const response = await this.#send(
+    const response = await send(
+      this.#request,
       { method: 'POST', path: '/v1/sessions', body: valid, idempotent: false, authenticated: true },
       options,
     );
@@ -217,7 +201,7 @@ export class Sessions {
       idempotent: true,
       authenticated: true,
     };
-    const response = await this.#send(req, options);
+    const response = await send(this.#request, req, options);
     const status = this.#read('GET /v1/sessions/{id}', req, response, readSessionStatus(response.body));
     if (!status.statusKnown && !this.#unknownStatuses.has(status.status)) {
       this.#unknownStatuses.add(status.status);
@@ -233,7 +217,8 @@ export class Sessions {
   async signal(sessionId: string, body: SignalRequest, options?: RequestOptions): Promise<SignalResponse> {
     const id = validateRequest('sessions.signal', sessionIdSchema, sessionId, 'sessionId');
     const valid = validateRequest('sessions.signal', signalRequestSchema, body);
-    const response = await this.#send(
+    const response = await send(
+      this.#request,
       { method: 'POST', path: path(id, '/signal'), body: valid, idempotent: false, authenticated: true },
       options,
     );
@@ -284,7 +269,8 @@ export class Sessions {
     const id = validateRequest('sessions.respond', sessionIdSchema, sessionId, 'sessionId');
     const input = validateRequest('sessions.respond', inputIdSchema, inputId, 'inputId');
     const valid = validateRequest('sessions.respond', humanInputResponseRequestSchema, body);
-    const response = await this.#send(
+    const response = await send(
+      this.#request,
       {
         method: 'POST',
         path: path(id, `/human-input/${encodeURIComponent(input)}`),
@@ -314,7 +300,7 @@ export class Sessions {
       idempotent: true,
       authenticated: true,
     };
-    const response = await this.#send(req, options);
+    const response = await send(this.#request, req, options);
     return this.#read('GET /v1/sessions/{id}/messages', req, response, readMessagesPage(response.body));
   }
 
