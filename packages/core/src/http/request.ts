@@ -1,4 +1,4 @@
-import { errorFromResponse, InvalidResponseError } from './errors.js';
+import { errorFromResponse, InvalidResponseError, type ServiceError } from './errors.js';
 import { serverRequestedDelayMs } from './retry.js';
 
 /**
@@ -77,7 +77,7 @@ class Ok implements OkResponse {
 
 const MAX_ERROR_BODY_CHARS = 2_000;
 
-export function flattenHeaders(
+function flattenHeaders(
   raw: Record<string, string | string[] | undefined> | undefined,
 ): Record<string, string> {
   const out: Record<string, string> = {};
@@ -118,18 +118,37 @@ export async function send(
   }
   if (response.status >= 200 && response.status < 300)
     return new Ok(response.status, response.headers, body, notJson);
-  const headers = flattenHeaders(response.headers);
-  throw errorFromResponse({
-    status: response.status,
-    body:
-      typeof body === 'string' && body.length > MAX_ERROR_BODY_CHARS
-        ? `${body.slice(0, MAX_ERROR_BODY_CHARS)}…`
-        : body,
+  throw responseError(
+    response.status,
+    response.headers,
+    typeof body === 'string' ? cutErrorText(body) : body,
+    req.method,
+    pathWithQuery(req),
+  );
+}
+
+/** The typed error of a non-2xx answer (`errorFromResponse`), with the server's Retry-After read. */
+export function responseError(
+  status: number,
+  rawHeaders: ApiResponse['headers'],
+  body: unknown,
+  method: string,
+  path: string,
+): ServiceError {
+  const headers = flattenHeaders(rawHeaders);
+  return errorFromResponse({
+    status,
+    body,
     headers,
-    method: req.method,
-    path: pathWithQuery(req),
+    method,
+    path,
     retryAfterMs: serverRequestedDelayMs(headers),
   });
+}
+
+/** An error body's text, cut to what an error needs (never a whole HTML page). */
+export function cutErrorText(text: string): string {
+  return text.length > MAX_ERROR_BODY_CHARS ? `${text.slice(0, MAX_ERROR_BODY_CHARS)}…` : text;
 }
 
 /** A 2xx whose body can't be used: the `InvalidResponseError` that names each problem. */

@@ -1,15 +1,9 @@
 import { inspect } from 'node:util';
 import { Agent, type Dispatcher } from 'undici';
-import {
-  AbortError,
-  AgentSessionsError,
-  ConnectionError,
-  errorFromResponse,
-  TimeoutError,
-} from './errors.js';
+import { AbortError, AgentSessionsError, ConnectionError, TimeoutError } from './errors.js';
 import { type Logger, redactHeaders, silentLogger } from './logger.js';
-import { type ApiRequest, type ApiResponse, flattenHeaders, pathWithQuery } from './request.js';
-import { backoffMs, type RetryPolicy, retryVerdict, serverRequestedDelayMs } from './retry.js';
+import { type ApiRequest, type ApiResponse, cutErrorText, pathWithQuery, responseError } from './request.js';
+import { backoffMs, type RetryPolicy, retryVerdict } from './retry.js';
 import { sleep } from './sleep.js';
 
 export type { RequestOptions } from './request.js';
@@ -36,7 +30,6 @@ const BEFORE_SEND_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
 ]);
-const MAX_ERROR_BODY_CHARS = 2_000;
 const SLASH = 0x2f;
 
 function errorCode(error: unknown): string | undefined {
@@ -201,17 +194,9 @@ export class Transport {
     try {
       body = text === '' ? undefined : JSON.parse(text);
     } catch {
-      body = text.length > MAX_ERROR_BODY_CHARS ? `${text.slice(0, MAX_ERROR_BODY_CHARS)}…` : text;
+      body = cutErrorText(text);
     }
-    const responseHeaders = flattenHeaders(response.headers as RawHeaders);
-    throw errorFromResponse({
-      status,
-      body,
-      headers: responseHeaders,
-      method: req.method,
-      path: pathAndQuery,
-      retryAfterMs: serverRequestedDelayMs(responseHeaders),
-    });
+    throw responseError(status, response.headers as RawHeaders, body, req.method, pathAndQuery);
   }
 
   #transportError(
