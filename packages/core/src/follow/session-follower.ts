@@ -377,7 +377,7 @@ export class SessionFollower {
       );
       const newestRound =
         unlisted[unlisted.length - 1]?.roundId ?? order[order.length - 1] ?? fresh[fresh.length - 1]?.roundId;
-      const candidates: Array<{ source: unknown; key: string; round?: string }> = [];
+      const candidates: Array<{ source: unknown; key: string }> = [];
       for (const m of fresh) {
         // A question in any round may be pending (subagents ask too), unless its round ended, or (its
         // round object saying nothing) rounds take turns here and a newer one started: an answer starts
@@ -388,14 +388,14 @@ export class SessionFollower {
         candidates.push({ source: m.message, key: m.key });
       }
       for (const round of rounds) {
-        candidates.push({ source: round, key: `round:${roundIdOf(round) ?? '?'}`, round: roundIdOf(round) });
+        candidates.push({ source: round, key: `round:${roundIdOf(round) ?? '?'}` });
       }
-      for (const { source, key, round } of candidates) {
+      for (const { source, key } of candidates) {
         const parsed = parseHumanInputDetailed(source);
         if (!parsed) continue;
         if (!parsed.ok) {
           // Only report a broken request the first time its message is read.
-          if (round === undefined && !key.startsWith('round:')) {
+          if (!key.startsWith('round:')) {
             events.push({
               type: 'invalid_human_input',
               sessionId: this.sessionId,
