@@ -19,6 +19,8 @@
  * Pure and JSON-serializable (a follower persists it); no timers, no I/O.
  */
 
+import { roundIdOf } from './round-id.js';
+
 export interface CursorRound {
   roundId: string;
   /** Messages of this round already delivered: positions 0 … seen-1. */
@@ -169,15 +171,6 @@ export function upgradeCursor(saved: MessagesCursor | MessagesCursorV1 | null | 
   }
   return { afterRoundId: after, rounds, interleaved: false };
 }
-
-const roundIdOf = (round: unknown): string | undefined => {
-  if (round && typeof round === 'object') {
-    const r = round as Record<string, unknown>;
-    const id = r.roundId ?? r.id;
-    if (typeof id === 'string' && id !== '') return id;
-  }
-  return undefined;
-};
 
 const present = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
 

@@ -1,6 +1,7 @@
 import { parseHumanInputDetailed } from '../human-input/index.js';
 import { ANSWERED_INPUT_STATUSES, ROUND_INPUT_KEYS } from '../human-input/parse.js';
 import { applyPage, nextQuery, noProgressError, type RoundsInfo, roundsInfoOf } from '../messages-cursor.js';
+import { roundIdOf } from '../round-id.js';
 import { isActiveStatus, isKnownStatus, isSuccessStatus, isTerminalStatus, needsPerson } from '../status.js';
 import type { FollowEvent } from './events.js';
 import { ANNOUNCED_INPUTS_KEPT, type FollowState, type WaitingEpisode } from './follow-state.js';
@@ -93,15 +94,6 @@ export function activityOf(status: string): SessionActivity {
   if (needsPerson(status)) return 'needs_person';
   if (!isKnownStatus(status)) return 'unknown';
   return 'active';
-}
-
-function roundIdOf(round: unknown): string | undefined {
-  if (round && typeof round === 'object') {
-    const r = round as Record<string, unknown>;
-    const id = r.roundId ?? r.id;
-    if (typeof id === 'string' && id !== '') return id;
-  }
-  return undefined;
 }
 
 function comparable(value: unknown): string | null {
