@@ -1,5 +1,5 @@
 import type { SpawnedEmulator } from '@agent-sessions/emulator/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   AgentSessionsClient,
   type FollowEvent,
@@ -71,7 +71,8 @@ const ask = (roundId: string, inputId: string, prompt: string) => ({
 
 /**
  * A follower on a manual clock reading a model service through a RecordingReader, with its events
- * collected. `onNextStatusRead` runs a hook once, right before the next status read reaches the service.
+ * collected, stopped and closed when the test finishes. `onNextStatusRead` runs a hook once, right before
+ * the next status read reaches the service.
  */
 async function followModel(schedule: FollowerOptions['schedule'], extra: Partial<FollowerOptions> = {}) {
   const service = await startModelService();
@@ -96,6 +97,11 @@ async function followModel(schedule: FollowerOptions['schedule'], extra: Partial
   f.on('*', (e) => {
     events.push(e);
   });
+  onTestFinished(async () => {
+    await f.stop();
+    await inner.close();
+    await service.close();
+  });
   const gets = () => reader.calls.filter((c) => c.op === 'get').length;
   return {
     service,
@@ -112,11 +118,6 @@ async function followModel(schedule: FollowerOptions['schedule'], extra: Partial
     },
     onNextStatusRead(hook: () => void) {
       beforeStatus = hook;
-    },
-    close: async () => {
-      await f.stop();
-      await inner.close();
-      await service.close();
     },
   };
 }
@@ -397,218 +398,190 @@ describe('Follower against concurrent rounds and odd questions (model service)',
 
   it('announces a question asked in an older round while a newer one runs, once, and every message once', async () => {
     const m = await followModel(schedule);
-    try {
-      const { state } = m.service;
-      state.rounds = [
-        { roundId: 'r1', status: 'running' },
-        { roundId: 'r2', status: 'running' },
-      ];
-      state.messages = [say('r1', 'plan'), say('r2', 'subagent starts'), say('r1', 'more plan')];
-      await m.f.follow('sess_model');
-      m.f.start();
-      await m.pollTimes(1);
-      // The subagent round r1 asks while r2 (newer) keeps going.
-      state.messages.push(ask('r1', 'in_sub_1', 'Which region?'), say('r2', 'subagent works'));
-      state.status = 'waiting_human';
-      m.service.touch();
-      await m.pollTimes(2);
-      const questions = m.events.filter((e) => e.type === 'human_input_needed');
-      expect(questions.map((e) => e.key)).toEqual(['input:in_sub_1']);
-      // Answered: the round object says so; it is not announced again, whatever is re-read.
-      state.rounds = [
-        { roundId: 'r1', status: 'running', humanInput: { inputId: 'in_sub_1', status: 'responded' } },
-        { roundId: 'r2', status: 'completed' },
-        { roundId: 'r3', status: 'running' },
-      ];
-      state.status = 'running';
-      state.messages.push(say('r3', 'after the answer'), say('r1', 'r1 goes on'));
-      m.service.touch();
-      await m.pollTimes(2);
-      state.status = 'completed';
-      state.rounds = state.rounds.map((r) => ({ ...r, status: 'completed' }));
-      m.service.touch();
-      await drive(m.clock, m.reader, () => m.events.some((e) => e.type === 'finished'), { stepMs: 50 });
-      expect(m.events.filter((e) => e.type === 'human_input_needed')).toHaveLength(1);
-      const keys = m.events.filter((e) => e.type === 'message').map((e) => e.key);
-      expect(keys).toEqual(['r1#0', 'r2#0', 'r1#1', 'r1#2', 'r2#1', 'r3#0', 'r1#3']);
-      expect(m.events.some((e) => e.type === 'human_input_unreadable')).toBe(false);
-    } finally {
-      await m.close();
-    }
+    const { state } = m.service;
+    state.rounds = [
+      { roundId: 'r1', status: 'running' },
+      { roundId: 'r2', status: 'running' },
+    ];
+    state.messages = [say('r1', 'plan'), say('r2', 'subagent starts'), say('r1', 'more plan')];
+    await m.f.follow('sess_model');
+    m.f.start();
+    await m.pollTimes(1);
+    // The subagent round r1 asks while r2 (newer) keeps going.
+    state.messages.push(ask('r1', 'in_sub_1', 'Which region?'), say('r2', 'subagent works'));
+    state.status = 'waiting_human';
+    m.service.touch();
+    await m.pollTimes(2);
+    const questions = m.events.filter((e) => e.type === 'human_input_needed');
+    expect(questions.map((e) => e.key)).toEqual(['input:in_sub_1']);
+    // Answered: the round object says so; it is not announced again, whatever is re-read.
+    state.rounds = [
+      { roundId: 'r1', status: 'running', humanInput: { inputId: 'in_sub_1', status: 'responded' } },
+      { roundId: 'r2', status: 'completed' },
+      { roundId: 'r3', status: 'running' },
+    ];
+    state.status = 'running';
+    state.messages.push(say('r3', 'after the answer'), say('r1', 'r1 goes on'));
+    m.service.touch();
+    await m.pollTimes(2);
+    state.status = 'completed';
+    state.rounds = state.rounds.map((r) => ({ ...r, status: 'completed' }));
+    m.service.touch();
+    await drive(m.clock, m.reader, () => m.events.some((e) => e.type === 'finished'), { stepMs: 50 });
+    expect(m.events.filter((e) => e.type === 'human_input_needed')).toHaveLength(1);
+    const keys = m.events.filter((e) => e.type === 'message').map((e) => e.key);
+    expect(keys).toEqual(['r1#0', 'r2#0', 'r1#1', 'r1#2', 'r2#1', 'r3#0', 'r1#3']);
+    expect(m.events.some((e) => e.type === 'human_input_unreadable')).toBe(false);
   });
 
   it('announces a question of an older round that its round object says still runs, before any interleaving', async () => {
     const m = await followModel(schedule);
-    try {
-      const { state } = m.service;
-      // r2 (a helper) opened but hasn't spoken: nothing interleaves yet, and r1 asks.
-      state.rounds = [
-        { roundId: 'r1', status: 'waiting_human' },
-        { roundId: 'r2', status: 'running' },
-      ];
-      state.messages = [say('r1', 'plan'), ask('r1', 'in_main', 'Which file?')];
-      state.status = 'waiting_human';
-      await m.f.follow('sess_model');
-      m.f.start();
-      await m.pollTimes(2);
-      expect(m.events.filter((e) => e.type === 'human_input_needed').map((e) => e.key)).toEqual([
-        'input:in_main',
-      ]);
-      expect(m.events.some((e) => e.type === 'human_input_unreadable')).toBe(false);
-    } finally {
-      await m.close();
-    }
+    const { state } = m.service;
+    // r2 (a helper) opened but hasn't spoken: nothing interleaves yet, and r1 asks.
+    state.rounds = [
+      { roundId: 'r1', status: 'waiting_human' },
+      { roundId: 'r2', status: 'running' },
+    ];
+    state.messages = [say('r1', 'plan'), ask('r1', 'in_main', 'Which file?')];
+    state.status = 'waiting_human';
+    await m.f.follow('sess_model');
+    m.f.start();
+    await m.pollTimes(2);
+    expect(m.events.filter((e) => e.type === 'human_input_needed').map((e) => e.key)).toEqual([
+      'input:in_main',
+    ]);
+    expect(m.events.some((e) => e.type === 'human_input_unreadable')).toBe(false);
   });
 
   it('raises human_input_unreadable once per wait when no question can be read, with the raw data', async () => {
     const m = await followModel(schedule);
-    try {
-      const { state } = m.service;
-      state.rounds = [{ roundId: 'r1', status: 'waiting_human' }];
-      state.messages = [
-        say('r1', 'working'),
-        // A shape no parser knows, with the id a person could still answer to.
-        {
-          roundId: 'r1',
-          role: 'assistant',
-          name: 'ask_user',
-          content: JSON.stringify({ ticket: { inputId: 'in_x' } }),
-        },
-      ];
-      state.status = 'waiting_human';
-      await m.f.follow('sess_model');
-      m.f.start();
-      for (let i = 0; i < 4; i++) {
-        // Something changes while it waits (cost, updatedAt): each poll reads the messages again.
-        m.service.touch();
-        await m.pollTimes(1);
-      }
-      const unreadable = m.events.filter((e) => e.type === 'human_input_unreadable');
-      expect(unreadable).toHaveLength(1);
-      expect(unreadable[0]).toMatchObject({
-        sessionId: 'sess_model',
-        status: 'waiting_human',
-        inputId: 'in_x',
-        raw: { rounds: state.rounds, messages: state.messages },
-      });
-      // The session runs, then waits again on something unreadable: a new wait, raised again.
-      state.status = 'running';
+    const { state } = m.service;
+    state.rounds = [{ roundId: 'r1', status: 'waiting_human' }];
+    state.messages = [
+      say('r1', 'working'),
+      // A shape no parser knows, with the id a person could still answer to.
+      {
+        roundId: 'r1',
+        role: 'assistant',
+        name: 'ask_user',
+        content: JSON.stringify({ ticket: { inputId: 'in_x' } }),
+      },
+    ];
+    state.status = 'waiting_human';
+    await m.f.follow('sess_model');
+    m.f.start();
+    for (let i = 0; i < 4; i++) {
+      // Something changes while it waits (cost, updatedAt): each poll reads the messages again.
       m.service.touch();
       await m.pollTimes(1);
-      state.status = 'waiting_human';
-      m.service.touch();
-      await m.pollTimes(2);
-      const keys = m.events.filter((e) => e.type === 'human_input_unreadable').map((e) => e.key);
-      expect(keys).toHaveLength(2);
-      expect(new Set(keys).size).toBe(2);
-    } finally {
-      await m.close();
     }
+    const unreadable = m.events.filter((e) => e.type === 'human_input_unreadable');
+    expect(unreadable).toHaveLength(1);
+    expect(unreadable[0]).toMatchObject({
+      sessionId: 'sess_model',
+      status: 'waiting_human',
+      inputId: 'in_x',
+      raw: { rounds: state.rounds, messages: state.messages },
+    });
+    // The session runs, then waits again on something unreadable: a new wait, raised again.
+    state.status = 'running';
+    m.service.touch();
+    await m.pollTimes(1);
+    state.status = 'waiting_human';
+    m.service.touch();
+    await m.pollTimes(2);
+    const keys = m.events.filter((e) => e.type === 'human_input_unreadable').map((e) => e.key);
+    expect(keys).toHaveLength(2);
+    expect(new Set(keys).size).toBe(2);
   });
 
   it('does not raise human_input_unreadable while a question it read is pending', async () => {
     const m = await followModel(schedule);
-    try {
-      const { state } = m.service;
-      state.rounds = [{ roundId: 'r1', status: 'running' }];
-      state.messages = [say('r1', 'working'), ask('r1', 'in_1', 'Go?')];
-      await m.f.follow('sess_model');
-      m.f.start();
-      // Asked while the status still says running, for a few polls.
-      await m.pollTimes(3);
-      state.status = 'waiting_human';
-      m.service.touch();
-      await m.pollTimes(3);
-      expect(m.events.filter((e) => e.type === 'human_input_needed')).toHaveLength(1);
-      expect(m.events.some((e) => e.type === 'human_input_unreadable')).toBe(false);
-    } finally {
-      await m.close();
-    }
+    const { state } = m.service;
+    state.rounds = [{ roundId: 'r1', status: 'running' }];
+    state.messages = [say('r1', 'working'), ask('r1', 'in_1', 'Go?')];
+    await m.f.follow('sess_model');
+    m.f.start();
+    // Asked while the status still says running, for a few polls.
+    await m.pollTimes(3);
+    state.status = 'waiting_human';
+    m.service.touch();
+    await m.pollTimes(3);
+    expect(m.events.filter((e) => e.type === 'human_input_needed')).toHaveLength(1);
+    expect(m.events.some((e) => e.type === 'human_input_unreadable')).toBe(false);
   });
 
   it('ends a read whose pages make no progress with an error event, not a loop', async () => {
     const m = await followModel(schedule);
-    try {
-      m.service.state.rounds = [{ roundId: 'r1', status: 'running' }];
-      m.service.state.stuckPage = { lastRoundId: null };
-      await m.f.follow('sess_model');
-      m.f.start();
-      await m.pollTimes(3);
-      const errors = m.events.filter((e) => e.type === 'error');
-      expect(errors.length).toBeGreaterThan(0);
-      expect(errors[0]).toMatchObject({
-        fatal: false,
-        error: { name: 'MessagesPagingError', reason: 'no_progress' },
-      });
-      // One messages page per poll: the read ended instead of asking again.
-      const gets = m.reader.calls.filter((c) => c.op === 'get').length;
-      const pages = m.reader.calls.filter((c) => c.op === 'messages').length;
-      expect(pages).toBeLessThanOrEqual(gets);
-      expect(m.f.isFollowing('sess_model')).toBe(true);
-    } finally {
-      await m.close();
-    }
+    m.service.state.rounds = [{ roundId: 'r1', status: 'running' }];
+    m.service.state.stuckPage = { lastRoundId: null };
+    await m.f.follow('sess_model');
+    m.f.start();
+    await m.pollTimes(3);
+    const errors = m.events.filter((e) => e.type === 'error');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]).toMatchObject({
+      fatal: false,
+      error: { name: 'MessagesPagingError', reason: 'no_progress' },
+    });
+    // One messages page per poll: the read ended instead of asking again.
+    const gets = m.reader.calls.filter((c) => c.op === 'get').length;
+    const pages = m.reader.calls.filter((c) => c.op === 'messages').length;
+    expect(pages).toBeLessThanOrEqual(gets);
+    expect(m.f.isFollowing('sess_model')).toBe(true);
   });
 
   it('after an upgrade mid-wait, the question announced before it still counts: no unreadable event', async () => {
     const m = await followModel(schedule);
-    try {
-      const { state } = m.service;
-      state.status = 'waiting_human';
-      state.rounds = [{ roundId: 'r1' }];
-      state.messages = [say('r1', 'a'), ask('r1', 'in_old', 'Proceed?')];
-      const v1 = {
-        version: 1,
-        sessionId: 'sess_model',
-        cursor: { afterRoundId: null, lastRoundId: 'r1', seenInLastRound: 2 },
-        status: 'waiting_human',
-        updatedAt: '0',
-        roundCount: 1,
-        announcedInputs: ['in_old'],
-        moreToRead: false,
-        finished: false,
-      };
-      await m.store.save('sess_model', v1 as unknown as FollowState);
-      await m.f.follow('sess_model');
-      m.f.start();
-      m.service.touch();
-      await m.pollTimes(2);
-      expect(m.events.some((e) => e.type === 'human_input_unreadable' || e.type === 'message')).toBe(false);
-    } finally {
-      await m.close();
-    }
+    const { state } = m.service;
+    state.status = 'waiting_human';
+    state.rounds = [{ roundId: 'r1' }];
+    state.messages = [say('r1', 'a'), ask('r1', 'in_old', 'Proceed?')];
+    const v1 = {
+      version: 1,
+      sessionId: 'sess_model',
+      cursor: { afterRoundId: null, lastRoundId: 'r1', seenInLastRound: 2 },
+      status: 'waiting_human',
+      updatedAt: '0',
+      roundCount: 1,
+      announcedInputs: ['in_old'],
+      moreToRead: false,
+      finished: false,
+    };
+    await m.store.save('sess_model', v1 as unknown as FollowState);
+    await m.f.follow('sess_model');
+    m.f.start();
+    m.service.touch();
+    await m.pollTimes(2);
+    expect(m.events.some((e) => e.type === 'human_input_unreadable' || e.type === 'message')).toBe(false);
   });
 
   it('upgrades a saved version-1 state and goes on from it without repeating', async () => {
     const m = await followModel(schedule);
-    try {
-      const { state } = m.service;
-      state.rounds = [
-        { roundId: 'r1', status: 'completed' },
-        { roundId: 'r2', status: 'running' },
-      ];
-      state.messages = [say('r1', 'a'), say('r2', 'b'), say('r2', 'c'), say('r2', 'd')];
-      const v1 = {
-        version: 1,
-        sessionId: 'sess_model',
-        cursor: { afterRoundId: 'r1', lastRoundId: 'r2', seenInLastRound: 2 },
-        status: 'running',
-        updatedAt: '1',
-        roundCount: 2,
-        announcedInputs: [],
-        moreToRead: false,
-        finished: false,
-      };
-      await m.store.save('sess_model', v1 as unknown as FollowState);
-      await m.f.follow('sess_model');
-      m.f.start();
-      m.service.touch();
-      await m.pollTimes(2);
-      expect(m.events.filter((e) => e.type === 'message').map((e) => e.key)).toEqual(['r2#2']);
-      expect((await m.store.load('sess_model'))?.version).toBe(2);
-    } finally {
-      await m.close();
-    }
+    const { state } = m.service;
+    state.rounds = [
+      { roundId: 'r1', status: 'completed' },
+      { roundId: 'r2', status: 'running' },
+    ];
+    state.messages = [say('r1', 'a'), say('r2', 'b'), say('r2', 'c'), say('r2', 'd')];
+    const v1 = {
+      version: 1,
+      sessionId: 'sess_model',
+      cursor: { afterRoundId: 'r1', lastRoundId: 'r2', seenInLastRound: 2 },
+      status: 'running',
+      updatedAt: '1',
+      roundCount: 2,
+      announcedInputs: [],
+      moreToRead: false,
+      finished: false,
+    };
+    await m.store.save('sess_model', v1 as unknown as FollowState);
+    await m.f.follow('sess_model');
+    m.f.start();
+    m.service.touch();
+    await m.pollTimes(2);
+    expect(m.events.filter((e) => e.type === 'message').map((e) => e.key)).toEqual(['r2#2']);
+    expect((await m.store.load('sess_model'))?.version).toBe(2);
   });
 });
 
@@ -716,99 +689,87 @@ describe('Following reads what changed first (model service)', () => {
   it('under a saturated budget a chatty session costs one request a poll, and a question brings its status at once; every message and question once', async () => {
     // Six sessions that want a poll every 100 ms on 5 requests a second: the budget is saturated.
     const m = await followModel(schedule, { requestsPerSecond: 5, burst: 1 });
-    try {
-      const { state } = m.service;
-      state.rounds = [{ roundId: 'r1', status: 'running' }];
-      state.messages = [say('r1', 'start')];
-      const ids = Array.from({ length: 6 }, (_, i) => `sess_${i}`);
-      for (const id of ids) await m.f.follow(id);
-      m.f.start();
-      // Every session says something between any two of its polls.
-      for (let i = 0; i < 40; i++) {
-        state.messages.push(say('r1', `note ${i}`));
-        m.service.touch();
-        const until = m.clock.now() + 200;
-        await drive(m.clock, m.reader, () => m.clock.now() >= until, { stepMs: 50 });
-      }
-      const chatter = [...m.reader.calls];
-      for (const id of ids) {
-        const calls = chatter.filter((c) => c.sessionId === id);
-        const gets = calls.filter((c) => c.op === 'get').length;
-        const pages = calls.filter((c) => c.op === 'messages').length;
-        // Read status first, a poll costs a status read each (and messages only every few polls).
-        expect(pages).toBeGreaterThanOrEqual(4);
-        expect(gets * 3).toBeLessThanOrEqual(pages);
-      }
-
-      // A question arrives as a message; the status says the session waits.
-      state.messages.push(ask('r1', 'in_1', 'Go on?'));
-      state.status = 'waiting_human';
-      state.rounds = [{ roundId: 'r1', status: 'waiting_human' }];
+    const { state } = m.service;
+    state.rounds = [{ roundId: 'r1', status: 'running' }];
+    state.messages = [say('r1', 'start')];
+    const ids = Array.from({ length: 6 }, (_, i) => `sess_${i}`);
+    for (const id of ids) await m.f.follow(id);
+    m.f.start();
+    // Every session says something between any two of its polls.
+    for (let i = 0; i < 40; i++) {
+      state.messages.push(say('r1', `note ${i}`));
       m.service.touch();
-      const asked = () => ids.every((id) => keysOf(m.events, id, 'human_input_needed').length === 1);
-      await drive(m.clock, m.reader, asked, { stepMs: 50 });
-      await drive(m.clock, m.reader, () => m.f.stats().inFlight === 0, { stepMs: 1 });
-      for (const id of ids) {
-        const own = m.events.filter((e) => e.sessionId === id);
-        const question = own.findIndex((e) => e.type === 'human_input_needed');
-        // The status was read in the same poll, right after the page that brought the question.
-        expect(own[question + 1]).toMatchObject({ type: 'status', status: 'waiting_human' });
-        expect(keysOf(m.events, id, 'message')).toEqual(state.messages.map((_, i) => `r1#${i}`));
-      }
-      expect(m.events.some((e) => e.type === 'human_input_unreadable' || e.type === 'error')).toBe(false);
-    } finally {
-      await m.close();
+      const until = m.clock.now() + 200;
+      await drive(m.clock, m.reader, () => m.clock.now() >= until, { stepMs: 50 });
     }
+    const chatter = [...m.reader.calls];
+    for (const id of ids) {
+      const calls = chatter.filter((c) => c.sessionId === id);
+      const gets = calls.filter((c) => c.op === 'get').length;
+      const pages = calls.filter((c) => c.op === 'messages').length;
+      // Read status first, a poll costs a status read each (and messages only every few polls).
+      expect(pages).toBeGreaterThanOrEqual(4);
+      expect(gets * 3).toBeLessThanOrEqual(pages);
+    }
+
+    // A question arrives as a message; the status says the session waits.
+    state.messages.push(ask('r1', 'in_1', 'Go on?'));
+    state.status = 'waiting_human';
+    state.rounds = [{ roundId: 'r1', status: 'waiting_human' }];
+    m.service.touch();
+    const asked = () => ids.every((id) => keysOf(m.events, id, 'human_input_needed').length === 1);
+    await drive(m.clock, m.reader, asked, { stepMs: 50 });
+    await drive(m.clock, m.reader, () => m.f.stats().inFlight === 0, { stepMs: 1 });
+    for (const id of ids) {
+      const own = m.events.filter((e) => e.sessionId === id);
+      const question = own.findIndex((e) => e.type === 'human_input_needed');
+      // The status was read in the same poll, right after the page that brought the question.
+      expect(own[question + 1]).toMatchObject({ type: 'status', status: 'waiting_human' });
+      expect(keysOf(m.events, id, 'message')).toEqual(state.messages.map((_, i) => `r1#${i}`));
+    }
+    expect(m.events.some((e) => e.type === 'human_input_unreadable' || e.type === 'error')).toBe(false);
   });
 
   it('a session seen finished after its messages were read is read once more before it finishes: its last words are not lost', async () => {
     const m = await followModel(schedule);
-    try {
-      const { state } = m.service;
-      const before = await changeDuringStatusRead(m, 'sess_end', () => {
-        state.messages.push(say('r1', 'last words'));
-        state.status = 'completed';
-        state.rounds = [{ roundId: 'r1', status: 'completed' }];
-        m.service.touch();
-      });
-      await drive(m.clock, m.reader, () => m.events.some((e) => e.type === 'finished'), { stepMs: 50 });
-      const own = m.events.filter((e) => e.type === 'message' || e.type === 'finished');
-      // The page, then the status (that said completed), then status and page again before finishing.
-      expect(m.reader.calls.slice(before, before + 4).map((c) => c.op)).toEqual([
-        'messages',
-        'get',
-        'get',
-        'messages',
-      ]);
-      expect(own.map((e) => e.key)).toEqual(['r1#0', 'r1#1', 'r1#2', 'r1#3', 'finished:sess_end']);
-    } finally {
-      await m.close();
-    }
+    const { state } = m.service;
+    const before = await changeDuringStatusRead(m, 'sess_end', () => {
+      state.messages.push(say('r1', 'last words'));
+      state.status = 'completed';
+      state.rounds = [{ roundId: 'r1', status: 'completed' }];
+      m.service.touch();
+    });
+    await drive(m.clock, m.reader, () => m.events.some((e) => e.type === 'finished'), { stepMs: 50 });
+    const own = m.events.filter((e) => e.type === 'message' || e.type === 'finished');
+    // The page, then the status (that said completed), then status and page again before finishing.
+    expect(m.reader.calls.slice(before, before + 4).map((c) => c.op)).toEqual([
+      'messages',
+      'get',
+      'get',
+      'messages',
+    ]);
+    expect(own.map((e) => e.key)).toEqual(['r1#0', 'r1#1', 'r1#2', 'r1#3', 'finished:sess_end']);
   });
 
   it('a question that arrives between the page and the status read is announced, not reported unreadable', async () => {
     const m = await followModel(schedule);
-    try {
-      const { state } = m.service;
-      const before = await changeDuringStatusRead(m, 'sess_ask', () => {
-        state.messages.push(ask('r1', 'in_late', 'Which one?'));
-        state.status = 'waiting_human';
-        state.rounds = [{ roundId: 'r1', status: 'waiting_human' }];
-        m.service.touch();
-      });
-      await drive(
-        m.clock,
-        m.reader,
-        () => m.events.some((e) => e.type === 'human_input_needed') && m.f.stats().inFlight === 0,
-        { stepMs: 50 },
-      );
-      await drive(m.clock, m.reader, () => m.clock.now() >= 5_000, { stepMs: 100 });
-      expect(keysOf(m.events, 'sess_ask', 'human_input_needed')).toEqual(['input:in_late']);
-      expect(m.events.some((e) => e.type === 'human_input_unreadable')).toBe(false);
-      expect(m.reader.calls.slice(before, before + 2).map((c) => c.op)).toEqual(['messages', 'get']);
-      expect(keysOf(m.events, 'sess_ask', 'message')).toEqual(['r1#0', 'r1#1', 'r1#2', 'r1#3']);
-    } finally {
-      await m.close();
-    }
+    const { state } = m.service;
+    const before = await changeDuringStatusRead(m, 'sess_ask', () => {
+      state.messages.push(ask('r1', 'in_late', 'Which one?'));
+      state.status = 'waiting_human';
+      state.rounds = [{ roundId: 'r1', status: 'waiting_human' }];
+      m.service.touch();
+    });
+    await drive(
+      m.clock,
+      m.reader,
+      () => m.events.some((e) => e.type === 'human_input_needed') && m.f.stats().inFlight === 0,
+      { stepMs: 50 },
+    );
+    await drive(m.clock, m.reader, () => m.clock.now() >= 5_000, { stepMs: 100 });
+    expect(keysOf(m.events, 'sess_ask', 'human_input_needed')).toEqual(['input:in_late']);
+    expect(m.events.some((e) => e.type === 'human_input_unreadable')).toBe(false);
+    expect(m.reader.calls.slice(before, before + 2).map((c) => c.op)).toEqual(['messages', 'get']);
+    expect(keysOf(m.events, 'sess_ask', 'message')).toEqual(['r1#0', 'r1#1', 'r1#2', 'r1#3']);
   });
 });
