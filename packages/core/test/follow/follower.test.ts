@@ -50,9 +50,9 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15
   }
 }
 
-/** The emulator's own log of a session's messages: (roundId, position) of each. */
-async function emittedKeys(sessionId: string): Promise<string[]> {
-  const events = await emulator.admin.events({ sessionId });
+/** An emulator's own log of a session's messages: (roundId, position) of each. */
+async function emittedKeys(sessionId: string, from: SpawnedEmulator = emulator): Promise<string[]> {
+  const events = await from.admin.events({ sessionId });
   return events.filter((e) => e.type === 'message').map((e) => `${e.roundId}#${e.position}`);
 }
 
@@ -626,9 +626,7 @@ for (const quirks of [
       await until(() => events.filter((e) => e.type === 'finished').length === 2, 30_000);
       await f.stop();
       for (const id of [chatty.sessionId, asks.sessionId]) {
-        const emitted = (await odd.admin.events({ sessionId: id }))
-          .filter((e) => e.type === 'message')
-          .map((e) => `${e.roundId}#${e.position}`);
+        const emitted = await emittedKeys(id, odd);
         const delivered = keysOf(events, id, 'message');
         expect([...delivered].sort()).toEqual([...emitted].sort());
         expect(new Set(delivered).size).toBe(delivered.length);
