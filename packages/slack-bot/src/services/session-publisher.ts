@@ -267,14 +267,17 @@ export class SessionPublisher {
       }
       return;
     }
-    await this.deps.store.prompts.save({
-      sessionId: place.sessionId,
-      inputId: request.inputId,
-      channelId: place.channelId,
-      messageTs: existing?.messageTs ?? null,
-      request,
-      refKey: refKeyOf(place.sessionId, request.inputId),
-    });
+    const record = (messageTs: string | null) =>
+      this.deps.store.prompts.save({
+        sessionId: place.sessionId,
+        inputId: request.inputId,
+        channelId: place.channelId,
+        messageTs,
+        request,
+        refKey: refKeyOf(place.sessionId, request.inputId),
+      });
+    // Recorded before posting, so a click on the message always finds its question.
+    await record(existing?.messageTs ?? null);
     const ts = await this.deps.poster.post(
       place,
       `input:${request.inputId}`,
@@ -284,14 +287,7 @@ export class SessionPublisher {
         ...answerersOf(this.deps.answerers?.(place, request)),
       }),
     );
-    await this.deps.store.prompts.save({
-      sessionId: place.sessionId,
-      inputId: request.inputId,
-      channelId: place.channelId,
-      messageTs: ts,
-      request,
-      refKey: refKeyOf(place.sessionId, request.inputId),
-    });
+    await record(ts);
     this.#observe('human_input', askedAt(request.raw));
   }
 
