@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import type { PostRepository } from '../store/posts.js';
 import type { SessionRecord } from '../store/records.js';
 import type { BotMetrics } from './metrics.js';
-import { type OutboundMethod, type OutboundPriority, OutboundQueue } from './outbound.js';
+import { type OutboundMethod, type OutboundPriority, OutboundQueue, queuedChat } from './outbound.js';
 import { type SlackClient, slackErrorCode } from './slack.js';
 
 /** Marks our thread messages so a post whose ts was never recorded (a crash) can be found again. */
@@ -478,17 +478,11 @@ export class ThreadPoster {
     );
     await this.#finish(place, keys, 'gave-up');
     const reason = slackErrorCode(error) ?? (error instanceof Error ? error.message : String(error));
-    await this.outbound
-      .run({
+    await queuedChat(this.slack, this.outbound)
+      .chat.postMessage({
         channel: place.channelId,
-        priority: 'urgent',
-        method: 'post',
-        run: () =>
-          this.slack.chat.postMessage({
-            channel: place.channelId,
-            ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
-            text: `⚠️ The bot couldn't post one of the agent's messages here (${reason}). \`/agent status ${place.sessionId}\` shows the session.`,
-          }),
+        ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
+        text: `⚠️ The bot couldn't post one of the agent's messages here (${reason}). \`/agent status ${place.sessionId}\` shows the session.`,
       })
       .catch((e: unknown) => this.logger.warn({ err: e }, 'could not post a "couldn\'t post" note either'));
     return 'gave-up';
