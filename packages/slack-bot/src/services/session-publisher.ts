@@ -29,6 +29,7 @@ import type { SessionRecord } from '../store/records.js';
 import type { SessionRepository } from '../store/sessions.js';
 import type { CardMessage, CardUpdater } from './card-updater.js';
 import type { BotMetrics } from './metrics.js';
+import { queuedChat } from './outbound.js';
 import type { SlackClient } from './slack.js';
 import { CannotPostHereError, type ThreadPoster } from './thread-poster.js';
 
@@ -116,17 +117,10 @@ export class SessionPublisher {
     await this.deps.store.sessions.update(sessionId, { status: CANT_POST_STATUS, finished: true });
     this.#snapshots.delete(sessionId);
     await this.deps.cards.updateNow(sessionId, () => this.card(sessionId));
-    const slack = this.deps.slack;
-    await this.deps.poster.outbound
-      .run({
+    await this.#chat()
+      .postMessage({
         channel: session.startedBy,
-        priority: 'urgent',
-        method: 'post',
-        run: () =>
-          slack.chat.postMessage({
-            channel: session.startedBy,
-            text: `⚠️ I can't post in <#${session.channelId}> any more (Slack said \`${error.code}\`), so the thread of your session \`${sessionId}\` stops there. The session itself goes on: \`/agent status ${sessionId}\` shows where it is.`,
-          }),
+        text: `⚠️ I can't post in <#${session.channelId}> any more (Slack said \`${error.code}\`), so the thread of your session \`${sessionId}\` stops there. The session itself goes on: \`/agent status ${sessionId}\` shows where it is.`,
       })
       .catch(this.#warn(sessionId, 'could not tell the starter that the channel refused the session'));
   }
@@ -239,14 +233,14 @@ export class SessionPublisher {
     }
   }
 
+  /** The bot's own edits and DMs: first in their channel's outbound queue, as the thread's posts are paced. */
+  #chat() {
+    return queuedChat(this.deps.slack, this.deps.poster.outbound).chat;
+  }
+
   /** An edit of a message the bot posted, paced by the outbound queue. */
   #update(channel: string, ts: string, shown: { text: string; blocks?: KnownBlock[] }): Promise<unknown> {
-    return this.deps.poster.outbound.run({
-      channel,
-      priority: 'urgent',
-      method: 'update',
-      run: () => this.deps.slack.chat.update({ channel, ts, ...shown }),
-    });
+    return this.#chat().update({ channel, ts, ...shown });
   }
 
   /** For a Slack call whose failure should not stop the session's events: log it and go on. */
@@ -267,14 +261,17 @@ export class SessionPublisher {
       }
       return;
     }
-    await this.deps.store.prompts.save({
-      sessionId: place.sessionId,
-      inputId: request.inputId,
-      channelId: place.channelId,
-      messageTs: existing?.messageTs ?? null,
-      request,
-      refKey: refKeyOf(place.sessionId, request.inputId),
-    });
+    const record = (messageTs: string | null) =>
+      this.deps.store.prompts.save({
+        sessionId: place.sessionId,
+        inputId: request.inputId,
+        channelId: place.channelId,
+        messageTs,
+        request,
+        refKey: refKeyOf(place.sessionId, request.inputId),
+      });
+    // Recorded before posting, so a click on the message always finds its question.
+    await record(existing?.messageTs ?? null);
     const ts = await this.deps.poster.post(
       place,
       `input:${request.inputId}`,
@@ -284,14 +281,7 @@ export class SessionPublisher {
         ...answerersOf(this.deps.answerers?.(place, request)),
       }),
     );
-    await this.deps.store.prompts.save({
-      sessionId: place.sessionId,
-      inputId: request.inputId,
-      channelId: place.channelId,
-      messageTs: ts,
-      request,
-      refKey: refKeyOf(place.sessionId, request.inputId),
-    });
+    await record(ts);
     this.#observe('human_input', askedAt(request.raw));
   }
 

@@ -48,8 +48,10 @@ export class SteeringService {
     userId: string,
     kind: SignalKind,
     extra: SignalExtra = {},
+    /** The session's record when the caller has read it already (`resume`): not read a second time. */
+    known?: SessionRecord,
   ): Promise<Outcome> {
-    const allowed = await this.#authorize(sessionId, userId);
+    const allowed = await this.#authorize(sessionId, userId, known);
     if (!allowed.ok) return allowed;
     const { session } = allowed;
     if (session.finished) return { ok: false, message: 'This session has already ended.' };
@@ -110,7 +112,7 @@ export class SteeringService {
   /** `/agent resume`: a session stopped by its budget needs a new one, so the form is asked for. */
   async resume(sessionId: string, userId: string): Promise<Outcome<{ view?: ModalView }>> {
     const session = await this.deps.sessions.get(sessionId);
-    if (session?.status !== 'cost_limit') return this.signal(sessionId, userId, 'resume');
+    if (session?.status !== 'cost_limit') return this.signal(sessionId, userId, 'resume', {}, session);
     const allowed = await this.#authorize(sessionId, userId, session);
     if (!allowed.ok) return allowed;
     return { ok: true, view: await this.#budgetForm(session) };

@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import type { PostRepository } from '../store/posts.js';
 import type { SessionRecord } from '../store/records.js';
 import type { BotMetrics } from './metrics.js';
-import { type OutboundMethod, type OutboundPriority, OutboundQueue } from './outbound.js';
+import { type OutboundMethod, type OutboundPriority, OutboundQueue, queuedChat } from './outbound.js';
 import { type SlackClient, slackErrorCode } from './slack.js';
 
 /** Marks our thread messages so a post whose ts was never recorded (a crash) can be found again. */
@@ -405,11 +405,8 @@ export class ThreadPoster {
         this.metrics.postOutcomes.inc({ outcome: 'posted' });
         return ts;
       } catch (error) {
+        await this.#throwIfChannelGone(place, keys, error);
         const code = slackErrorCode(error);
-        if (code && CHANNEL_GONE_ERRORS.has(code)) {
-          await this.#refused(place, keys, error);
-          throw new CannotPostHereError(place.channelId, code);
-        }
         if (code && CONTENT_ERRORS.has(code)) {
           this.logger.warn({ sessionId: place.sessionId, code }, 'Slack refused a post: sending it as text');
           return this.#asPlainText(place, keys, message, priority);
@@ -455,11 +452,8 @@ export class ThreadPoster {
       this.metrics.postOutcomes.inc({ outcome: 'as_text' });
       return first ?? '';
     } catch (error) {
+      await this.#throwIfChannelGone(place, keys, error);
       const code = slackErrorCode(error);
-      if (code && CHANNEL_GONE_ERRORS.has(code)) {
-        await this.#refused(place, keys, error);
-        throw new CannotPostHereError(place.channelId, code);
-      }
       if (first !== undefined && !(code && CONTENT_ERRORS.has(code))) throw error;
       this.logger.warn({ sessionId: place.sessionId, code }, 'Slack refused the text too: sending a file');
       const name = `agent-${place.sessionId}-${createHash('sha256').update(keys.join('|')).digest('hex').slice(0, 10)}.txt`;
@@ -484,17 +478,11 @@ export class ThreadPoster {
     );
     await this.#finish(place, keys, 'gave-up');
     const reason = slackErrorCode(error) ?? (error instanceof Error ? error.message : String(error));
-    await this.outbound
-      .run({
+    await queuedChat(this.slack, this.outbound)
+      .chat.postMessage({
         channel: place.channelId,
-        priority: 'urgent',
-        method: 'post',
-        run: () =>
-          this.slack.chat.postMessage({
-            channel: place.channelId,
-            ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
-            text: `⚠️ The bot couldn't post one of the agent's messages here (${reason}). \`/agent status ${place.sessionId}\` shows the session.`,
-          }),
+        ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
+        text: `⚠️ The bot couldn't post one of the agent's messages here (${reason}). \`/agent status ${place.sessionId}\` shows the session.`,
       })
       .catch((e: unknown) => this.logger.warn({ err: e }, 'could not post a "couldn\'t post" note either'));
     return 'gave-up';
@@ -502,6 +490,14 @@ export class ThreadPoster {
 
   async #finish(place: Place, keys: string[], ts: string): Promise<void> {
     for (const key of keys) await this.posts.finish(place.sessionId, key, ts);
+  }
+
+  /** Slack takes nothing in this channel: the keys are new again, and the caller gets CannotPostHereError. */
+  async #throwIfChannelGone(place: Place, keys: string[], error: unknown): Promise<void> {
+    const code = slackErrorCode(error);
+    if (!code || !CHANNEL_GONE_ERRORS.has(code)) return;
+    await this.#refused(place, keys, error);
+    throw new CannotPostHereError(place.channelId, code);
   }
 
   /** Slack refused for sure: the keys are new again (a later attempt may post them). */
