@@ -85,9 +85,12 @@ export function defuseMentions(text: string): string {
     .replace(/(^|[^\w\u2060])@(channel|here|everyone)\b/gi, `$1@${JOINER}$2`);
 }
 
+/** Text someone else wrote, shown in mrkdwn: escaped, and unable to ping anyone. */
+export const safeMrkdwn = (text: string): string => escapeMrkdwn(defuseMentions(text));
+
 const MRKDWN = {
-  esc: (s: string) => escapeMrkdwn(defuseMentions(s)),
-  md: (s: string) => markdownToMrkdwn(escapeMrkdwn(defuseMentions(s))),
+  esc: safeMrkdwn,
+  md: (s: string) => markdownToMrkdwn(safeMrkdwn(s)),
   fence: (s: string) => `\`\`\`${s}\`\`\``,
 };
 const PLAIN = { esc: (s: string) => s, md: (s: string) => s, fence: (s: string) => `\`\`\`${s}\`\`\`` };
@@ -193,7 +196,7 @@ export function layoutText(message: MessageText, fileStem: string): Rendered {
 /** Markdown in `markdown` blocks, one per message; past MAX_SPLIT_PARTS messages, a file. */
 function layoutMarkdown(message: MessageText, fileStem: string): Rendered {
   const text = message.markdown ?? '';
-  const fallback = (s: string) => truncate(escapeMrkdwn(defuseMentions(s)), FALLBACK_MAX);
+  const fallback = (s: string) => truncate(safeMrkdwn(s), FALLBACK_MAX);
   if (text.length <= MARKDOWN_MAX) {
     return { kind: 'text', parts: [{ text: fallback(message.plain), blocks: [{ type: 'markdown', text }] }] };
   }
@@ -216,7 +219,7 @@ function asFile(message: MessageText, fileStem: string): Rendered {
     kind: 'file',
     filename: `${fileStem}.md`,
     content: message.plain,
-    comment: `📎 ${count(message.plain.length)} characters, too long for a message: the whole text is in the attached file.\n> ${escapeMrkdwn(defuseMentions(firstLine.slice(0, 200)))}${firstLine.length > 200 ? '…' : ''}`,
+    comment: `📎 ${count(message.plain.length)} characters, too long for a message: the whole text is in the attached file.\n> ${safeMrkdwn(firstLine.slice(0, 200))}${firstLine.length > 200 ? '…' : ''}`,
   };
 }
 
