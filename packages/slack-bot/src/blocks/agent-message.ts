@@ -19,7 +19,7 @@ export type Rendered =
   | { kind: 'text'; parts: SlackMessage[] }
   | { kind: 'file'; filename: string; content: string; comment: string };
 
-interface ToolCallLike {
+export interface ToolCallLike {
   name?: unknown;
   arguments?: unknown;
 }
@@ -124,13 +124,15 @@ function toolCallsOf(message: Record<string, unknown>): ToolCallLike[] {
   if (!Array.isArray(calls)) return [];
   return calls
     .filter((call) => call !== null && call !== undefined)
-    .map((call): ToolCallLike => {
-      if (typeof call !== 'object') return { name: String(call) };
-      const fields: Record<string, unknown> = { ...call };
-      const fn = fields.function;
-      const inner: Record<string, unknown> = typeof fn === 'object' && fn !== null ? { ...fn } : {};
-      return { name: inner.name ?? fields.name, arguments: inner.arguments ?? fields.arguments };
-    });
+    .map((call): ToolCallLike => (typeof call === 'object' ? toolCallFields(call) : { name: String(call) }));
+}
+
+/** A tool call's name and arguments, nested under `function` (OpenAI's shape) or not. */
+export function toolCallFields(call: object): ToolCallLike {
+  const fields: Record<string, unknown> = { ...call };
+  const fn = fields.function;
+  const inner: Record<string, unknown> = typeof fn === 'object' && fn !== null ? { ...fn } : {};
+  return { name: inner.name ?? fields.name, arguments: inner.arguments ?? fields.arguments };
 }
 
 /**

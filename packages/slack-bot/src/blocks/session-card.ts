@@ -1,6 +1,6 @@
 import { isSuccessStatus, isTerminalStatus, parseTimestamp } from '@agent-sessions/core';
 import type { Button, KnownBlock } from '@slack/types';
-import { safeMrkdwn } from './agent-message.js';
+import { safeMrkdwn, toolCallFields } from './agent-message.js';
 import { ACTIONS, encodeRef } from './ids.js';
 import {
   escapeMrkdwn,
@@ -95,10 +95,7 @@ export function currentStepOf(message: Record<string, unknown>): string | undefi
   const calls = message.toolCalls ?? message.tool_calls;
   if (Array.isArray(calls) && calls.length > 0) {
     const last: unknown = calls[calls.length - 1];
-    const fields = typeof last === 'object' && last !== null ? (last as Record<string, unknown>) : {};
-    const fn = fields.function;
-    const name =
-      (typeof fn === 'object' && fn !== null && 'name' in fn ? fn.name : undefined) ?? fields.name ?? last;
+    const name = typeof last === 'object' && last !== null ? toolCallFields(last).name : last;
     if (typeof name === 'string' && name && name !== 'human_input_needed') return `🔧 ${name}`;
   }
   if (message.role === 'tool' || message.role === 'user') return undefined;
