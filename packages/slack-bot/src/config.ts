@@ -21,26 +21,28 @@ export function parseDuration(raw: string): number | undefined {
   return Math.round(Number(match[1]) * unit);
 }
 
-const duration = (name: string) =>
-  z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (raw === undefined || raw.trim() === '') return undefined;
-      const ms = parseDuration(raw);
-      if (ms === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${name} must be a duration like 90s, 15m, 2h or a number of seconds`,
-        });
-        return z.NEVER;
-      }
-      return ms;
-    });
-
 /** `NAME=` (an env file's empty line) means unset, as for every approvals variable. */
 const blankAsUnset = <T extends z.ZodType>(inner: T) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), inner);
+
+const duration = (name: string) =>
+  blankAsUnset(
+    z
+      .string()
+      .optional()
+      .transform((raw, ctx) => {
+        if (raw === undefined) return undefined;
+        const ms = parseDuration(raw);
+        if (ms === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${name} must be a duration like 90s, 15m, 2h or a number of seconds`,
+          });
+          return z.NEVER;
+        }
+        return ms;
+      }),
+  );
 
 const schema = z
   .object({
