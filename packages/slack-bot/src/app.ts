@@ -54,4 +54,5 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
   registerEvents(app, ctx);
 }
 
-const ensureSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);
+/** The Web API base as the Web API client wants it: with its trailing slash. */
+export const ensureSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);

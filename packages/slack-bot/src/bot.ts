@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { AgentSessionsClient, Follower, type SchedulePolicy } from '@agent-sessions/core';
 import { type App, LogLevel, webApi } from '@slack/bolt';
-import { createSlackApp, registerListeners } from './app.js';
+import { createSlackApp, ensureSlash, registerListeners } from './app.js';
 import type { BotConfig } from './config.js';
 import { boltLogger, createLogger, type Logger } from './logger.js';
 import { AnsweringService } from './services/answering.js';
@@ -126,13 +126,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
           logger: boltLogger(logger),
           logLevel: LogLevel.INFO,
           rejectRateLimitedCalls: true,
-          ...(config.slack.apiUrl
-            ? {
-                slackApiUrl: config.slack.apiUrl.endsWith('/')
-                  ? config.slack.apiUrl
-                  : `${config.slack.apiUrl}/`,
-              }
-            : {}),
+          ...(config.slack.apiUrl ? { slackApiUrl: ensureSlash(config.slack.apiUrl) } : {}),
         })
       : slack;
   // A new session's card and a prompt marked answered wait in the same queue, first in their channel.

@@ -21,26 +21,32 @@ export function parseDuration(raw: string): number | undefined {
   return Math.round(Number(match[1]) * unit);
 }
 
-const duration = (name: string) =>
-  z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (raw === undefined || raw.trim() === '') return undefined;
-      const ms = parseDuration(raw);
-      if (ms === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${name} must be a duration like 90s, 15m, 2h or a number of seconds`,
-        });
-        return z.NEVER;
-      }
-      return ms;
-    });
-
 /** `NAME=` (an env file's empty line) means unset, as for every approvals variable. */
 const blankAsUnset = <T extends z.ZodType>(inner: T) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), inner);
+
+const duration = (name: string) =>
+  blankAsUnset(
+    z
+      .string()
+      .optional()
+      .transform((raw, ctx) => {
+        if (raw === undefined) return undefined;
+        const ms = parseDuration(raw);
+        if (ms === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${name} must be a duration like 90s, 15m, 2h or a number of seconds`,
+          });
+          return z.NEVER;
+        }
+        return ms;
+      }),
+  );
+
+/** A whole number, each problem named by the variable. */
+const wholeNumber = (name: string) =>
+  z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be a whole number`);
 
 const schema = z
   .object({
@@ -61,12 +67,7 @@ const schema = z
       .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// URL')
       .optional(),
     DATA_DIR: z.string().min(1).default('./data'),
-    PORT: z.coerce
-      .number({ error: 'PORT must be a number' })
-      .int('PORT must be a whole number')
-      .min(0)
-      .max(65535)
-      .default(3000),
+    PORT: wholeNumber('PORT').min(0).max(65535).default(3000),
     HOST: z.string().default('0.0.0.0'),
     AGENT_APPROVERS: list,
     AGENT_ALLOWED_CHANNELS: list,
@@ -96,9 +97,7 @@ const schema = z
     ),
     AGENT_REMIND_AFTER: duration('AGENT_REMIND_AFTER'),
     AGENT_REMIND_MAX: blankAsUnset(
-      z.coerce
-        .number({ error: 'AGENT_REMIND_MAX must be a number' })
-        .int('AGENT_REMIND_MAX must be a whole number')
+      wholeNumber('AGENT_REMIND_MAX')
         .min(0, 'AGENT_REMIND_MAX must be 0 or more')
         .max(20, 'AGENT_REMIND_MAX must be at most 20')
         .optional(),
@@ -120,11 +119,7 @@ const schema = z
     ),
     AUDIT_TOKEN: blankAsUnset(z.string().min(16, 'AUDIT_TOKEN must be at least 16 characters').optional()),
     AUDIT_RETENTION_DAYS: blankAsUnset(
-      z.coerce
-        .number({ error: 'AUDIT_RETENTION_DAYS must be a number' })
-        .int('AUDIT_RETENTION_DAYS must be a whole number')
-        .min(1, 'AUDIT_RETENTION_DAYS must be at least 1')
-        .optional(),
+      wholeNumber('AUDIT_RETENTION_DAYS').min(1, 'AUDIT_RETENTION_DAYS must be at least 1').optional(),
     ),
     // Conversational sessions (#14).
     AGENT_THREAD_REPLIES: z

@@ -19,7 +19,7 @@ export type Rendered =
   | { kind: 'text'; parts: SlackMessage[] }
   | { kind: 'file'; filename: string; content: string; comment: string };
 
-interface ToolCallLike {
+export interface ToolCallLike {
   name?: unknown;
   arguments?: unknown;
 }
@@ -85,9 +85,12 @@ export function defuseMentions(text: string): string {
     .replace(/(^|[^\w\u2060])@(channel|here|everyone)\b/gi, `$1@${JOINER}$2`);
 }
 
+/** Text someone else wrote, shown in mrkdwn: escaped, and unable to ping anyone. */
+export const safeMrkdwn = (text: string): string => escapeMrkdwn(defuseMentions(text));
+
 const MRKDWN = {
-  esc: (s: string) => escapeMrkdwn(defuseMentions(s)),
-  md: (s: string) => markdownToMrkdwn(escapeMrkdwn(defuseMentions(s))),
+  esc: safeMrkdwn,
+  md: (s: string) => markdownToMrkdwn(safeMrkdwn(s)),
   fence: (s: string) => `\`\`\`${s}\`\`\``,
 };
 const PLAIN = { esc: (s: string) => s, md: (s: string) => s, fence: (s: string) => `\`\`\`${s}\`\`\`` };
@@ -121,13 +124,15 @@ function toolCallsOf(message: Record<string, unknown>): ToolCallLike[] {
   if (!Array.isArray(calls)) return [];
   return calls
     .filter((call) => call !== null && call !== undefined)
-    .map((call): ToolCallLike => {
-      if (typeof call !== 'object') return { name: String(call) };
-      const fields: Record<string, unknown> = { ...call };
-      const fn = fields.function;
-      const inner: Record<string, unknown> = typeof fn === 'object' && fn !== null ? { ...fn } : {};
-      return { name: inner.name ?? fields.name, arguments: inner.arguments ?? fields.arguments };
-    });
+    .map((call): ToolCallLike => (typeof call === 'object' ? toolCallFields(call) : { name: String(call) }));
+}
+
+/** A tool call's name and arguments, nested under `function` (OpenAI's shape) or not. */
+export function toolCallFields(call: object): ToolCallLike {
+  const fields: Record<string, unknown> = { ...call };
+  const fn = fields.function;
+  const inner: Record<string, unknown> = typeof fn === 'object' && fn !== null ? { ...fn } : {};
+  return { name: inner.name ?? fields.name, arguments: inner.arguments ?? fields.arguments };
 }
 
 /**
@@ -193,7 +198,7 @@ export function layoutText(message: MessageText, fileStem: string): Rendered {
 /** Markdown in `markdown` blocks, one per message; past MAX_SPLIT_PARTS messages, a file. */
 function layoutMarkdown(message: MessageText, fileStem: string): Rendered {
   const text = message.markdown ?? '';
-  const fallback = (s: string) => truncate(escapeMrkdwn(defuseMentions(s)), FALLBACK_MAX);
+  const fallback = (s: string) => truncate(safeMrkdwn(s), FALLBACK_MAX);
   if (text.length <= MARKDOWN_MAX) {
     return { kind: 'text', parts: [{ text: fallback(message.plain), blocks: [{ type: 'markdown', text }] }] };
   }
@@ -216,7 +221,7 @@ function asFile(message: MessageText, fileStem: string): Rendered {
     kind: 'file',
     filename: `${fileStem}.md`,
     content: message.plain,
-    comment: `📎 ${count(message.plain.length)} characters, too long for a message: the whole text is in the attached file.\n> ${escapeMrkdwn(defuseMentions(firstLine.slice(0, 200)))}${firstLine.length > 200 ? '…' : ''}`,
+    comment: `📎 ${count(message.plain.length)} characters, too long for a message: the whole text is in the attached file.\n> ${safeMrkdwn(firstLine.slice(0, 200))}${firstLine.length > 200 ? '…' : ''}`,
   };
 }
 

@@ -1,6 +1,6 @@
 import { isSuccessStatus } from '@agent-sessions/core';
 import type { ContextActionsBlock } from '@slack/types';
-import { defuseMentions, type MessageText } from './agent-message.js';
+import { type MessageText, safeMrkdwn } from './agent-message.js';
 import { ACTIONS } from './ids.js';
 import { statusLabel, totalCostOf } from './session-card.js';
 import { escapeMrkdwn, formatUsd } from './text.js';
@@ -49,7 +49,7 @@ export function finalReport(session: {
     return lines.join('\n');
   };
   return {
-    mrkdwn: both((s) => escapeMrkdwn(defuseMentions(s))),
+    mrkdwn: both(safeMrkdwn),
     plain: both((s) => s),
     trailer: [feedbackButtons()],
   };

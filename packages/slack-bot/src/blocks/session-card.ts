@@ -1,6 +1,6 @@
 import { isSuccessStatus, isTerminalStatus, parseTimestamp } from '@agent-sessions/core';
 import type { Button, KnownBlock } from '@slack/types';
-import { defuseMentions } from './agent-message.js';
+import { safeMrkdwn, toolCallFields } from './agent-message.js';
 import { ACTIONS, encodeRef } from './ids.js';
 import {
   escapeMrkdwn,
@@ -81,7 +81,7 @@ export function startingCard(goal: string, startedBy: string, origin?: string): 
 }
 
 /** The goal in a notification text: read as mrkdwn there, so escaped and unable to ping. */
-const safeGoal = (goal: string): string => escapeMrkdwn(defuseMentions(goal.slice(0, 200)));
+const safeGoal = (goal: string): string => safeMrkdwn(goal.slice(0, 200));
 
 /** The longest "now" line shown on the card: a glance, not the whole step (the thread has that). */
 export const CURRENT_STEP_MAX = 150;
@@ -95,10 +95,7 @@ export function currentStepOf(message: Record<string, unknown>): string | undefi
   const calls = message.toolCalls ?? message.tool_calls;
   if (Array.isArray(calls) && calls.length > 0) {
     const last: unknown = calls[calls.length - 1];
-    const fields = typeof last === 'object' && last !== null ? (last as Record<string, unknown>) : {};
-    const fn = fields.function;
-    const name =
-      (typeof fn === 'object' && fn !== null && 'name' in fn ? fn.name : undefined) ?? fields.name ?? last;
+    const name = typeof last === 'object' && last !== null ? toolCallFields(last).name : last;
     if (typeof name === 'string' && name && name !== 'human_input_needed') return `🔧 ${name}`;
   }
   if (message.role === 'tool' || message.role === 'user') return undefined;
@@ -143,9 +140,7 @@ export function sessionCard(state: CardState): SlackMessage {
     // Escaped: whatever the agent wrote can't ping anyone or link anywhere from the card.
     blocks.splice(2, 0, {
       type: 'context',
-      elements: [
-        mrkdwn(`*Now:* ${escapeMrkdwn(defuseMentions(truncate(state.currentStep, CURRENT_STEP_MAX)))}`),
-      ],
+      elements: [mrkdwn(`*Now:* ${safeMrkdwn(truncate(state.currentStep, CURRENT_STEP_MAX))}`)],
     });
   }
   if (state.latestDecision) {

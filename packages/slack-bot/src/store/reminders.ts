@@ -37,6 +37,13 @@ export interface ReminderRepository {
   claimTimedOut(now: Date, limit?: number): Promise<Array<{ sessionId: string; inputId: string }>>;
 }
 
+type StepRow = { session_id: string; input_id: string; sent: number };
+const toStep = (r: StepRow): ClaimedStep => ({
+  sessionId: r.session_id,
+  inputId: r.input_id,
+  step: Number(r.sent),
+});
+
 // A question counts as waiting while its prompt is pending and its session waits on a person.
 const WAITING = `JOIN prompts p ON p.session_id = q.session_id AND p.input_id = q.input_id
   JOIN sessions s ON s.session_id = q.session_id
@@ -60,7 +67,7 @@ export class SqlReminderRepository implements ReminderRepository {
 
   async claimDue(now: Date, steps: number, gapMs: number, limit = 20): Promise<ClaimedStep[]> {
     // Growing gaps: after the n-th reminder the next waits gap × 2^n.
-    const { rows } = await this.sql.query<{ session_id: string; input_id: string; sent: number }>(
+    const { rows } = await this.sql.query<StepRow>(
       `UPDATE question_reminders r
           SET sent = r.sent + 1, claimed_at = $1::timestamptz,
               next_at = $1::timestamptz + $3::double precision * power(2, r.sent + 1) * interval '1 millisecond'
@@ -73,11 +80,11 @@ export class SqlReminderRepository implements ReminderRepository {
        RETURNING r.session_id, r.input_id, r.sent`,
       [now.toISOString(), steps, gapMs, limit],
     );
-    return rows.map((r) => ({ sessionId: r.session_id, inputId: r.input_id, step: Number(r.sent) }));
+    return rows.map(toStep);
   }
 
   async claimUndelivered(now: Date, staleMs: number, limit = 20): Promise<ClaimedStep[]> {
-    const { rows } = await this.sql.query<{ session_id: string; input_id: string; sent: number }>(
+    const { rows } = await this.sql.query<StepRow>(
       `UPDATE question_reminders r SET claimed_at = $1::timestamptz
          FROM (SELECT q.session_id, q.input_id FROM question_reminders q ${WAITING}
                   AND q.delivered < q.sent
@@ -89,7 +96,7 @@ export class SqlReminderRepository implements ReminderRepository {
        RETURNING r.session_id, r.input_id, r.sent`,
       [now.toISOString(), staleMs, limit],
     );
-    return rows.map((r) => ({ sessionId: r.session_id, inputId: r.input_id, step: Number(r.sent) }));
+    return rows.map(toStep);
   }
 
   async renewClaims(steps: ClaimedStep[], now: Date): Promise<void> {

@@ -36,18 +36,16 @@ export function incomingOf(
   };
 }
 
-/** `message.channels`, `.groups`, `.im`: thread replies, DMs, and mentions (which also come as `app_mention`). */
-export const messageReceived =
+/**
+ * `message.channels`, `.groups`, `.im` (thread replies, DMs, mentions) and `app_mention` (the same
+ * message as its `message` event, when both come; the service handles it once): one handler for both.
+ */
+const personWrote =
   (ctx: ListenerContext) =>
-  async ({ event, body, context }: MessageArgs): Promise<void> => {
+  async ({ event, body, context }: MessageArgs | MentionArgs): Promise<void> => {
     const incoming = incomingOf({ ...event }, { ...body }, context.botUserId);
     if (incoming) await ctx.conversation.handle(incoming);
   };
 
-/** `app_mention`: the same message as its `message` event, when both come; the service handles it once. */
-export const appMentioned =
-  (ctx: ListenerContext) =>
-  async ({ event, body, context }: MentionArgs): Promise<void> => {
-    const incoming = incomingOf({ ...event }, { ...body }, context.botUserId);
-    if (incoming) await ctx.conversation.handle(incoming);
-  };
+export const messageReceived = personWrote;
+export const appMentioned = personWrote;
