@@ -294,6 +294,10 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
     pageDriver: () => pageDriver,
     emulatorUrl: () => options.emulatorUrl,
   });
+  const httpDriver = (eventsUrl: string) =>
+    new SlackDriver({ workspace, interactions, eventsUrl, signingSecret, eventAckTimeoutMs });
+  const socketDriver = () =>
+    new SlackDriver({ workspace, interactions, eventsUrl: '', signingSecret, socketMode, eventAckTimeoutMs });
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const server = serve(
@@ -312,29 +316,10 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
           faults,
           rateLimiter,
           failNext: (fault) => faults.add(fault),
-          driver: (eventsUrl) =>
-            new SlackDriver({ workspace, interactions, eventsUrl, signingSecret, eventAckTimeoutMs }),
-          socketDriver: () =>
-            new SlackDriver({
-              workspace,
-              interactions,
-              eventsUrl: '',
-              signingSecret,
-              socketMode,
-              eventAckTimeoutMs,
-            }),
+          driver: httpDriver,
+          socketDriver,
           connectBot: (eventsUrl) => {
-            pageDriver =
-              eventsUrl === 'socket'
-                ? new SlackDriver({
-                    workspace,
-                    interactions,
-                    eventsUrl: '',
-                    signingSecret,
-                    socketMode,
-                    eventAckTimeoutMs,
-                  })
-                : new SlackDriver({ workspace, interactions, eventsUrl, signingSecret, eventAckTimeoutMs });
+            pageDriver = eventsUrl === 'socket' ? socketDriver() : httpDriver(eventsUrl);
           },
           close: () =>
             new Promise<void>((done) => {
