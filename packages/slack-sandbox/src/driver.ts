@@ -430,7 +430,7 @@ export class SlackDriver {
         ...(ok ? {} : { error: status === 'timeout' ? 'not acked in time' : `HTTP ${status}` }),
         event: { id: String(body.event_id), retry: attempt, reason },
       });
-      if (typeof status === 'number' && status >= 200 && status < 300) break;
+      if (ok) break;
       reason = status === 'timeout' ? (this.#socketMode ? 'timeout' : 'http_timeout') : 'http_error';
     }
     return { eventId: String(body.event_id), deliveries };
