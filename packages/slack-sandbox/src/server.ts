@@ -256,7 +256,7 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   if (!Number.isInteger(maxBlocksChars) || maxBlocksChars < 1)
     throw new Error(`maxBlocksChars must be a whole number of at least 1, got ${maxBlocksChars}`);
   // History pages are capped even with rate limits off: the cap is what Slack gives the app at all.
-  const historyPage = resolveRateLimits(limitOptions === false ? {} : limitOptions).historyPage;
+  const historyPage = (rateLimiter?.config ?? resolveRateLimits()).historyPage;
   let pageDriver: SlackDriver | undefined;
   const callLog = process.env.SANDBOX_CALL_LOG;
   if (callLog) {
