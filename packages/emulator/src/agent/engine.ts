@@ -393,11 +393,10 @@ export class Engine {
     this.#ask(session, main, request, step);
   }
 
-  #spawnSubagent(session: Session, steps: Step[]): Round {
+  #spawnSubagent(session: Session, steps: Step[]): void {
     const round = this.#records.newRound(session, 'subagent');
     this.#subagents.set(round.roundId, { steps, next: 0 });
     this.#scheduleSubagent(session, round);
-    return round;
   }
 
   #scheduleSubagent(session: Session, round: Round): void {
