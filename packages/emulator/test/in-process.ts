@@ -7,7 +7,7 @@ export type Json = Record<string, unknown>;
 
 /**
  * The app over real HTTP requests (no port), a manual clock, and the quirks named. Requests carry `KEY`
- * unless `call` is given another key, or null for none.
+ * unless `call` is given another key, or null for none; a string body is sent as it is (malformed JSON).
  */
 export function inProcessEmulator(quirks: string, options: EmulatorOptions = {}) {
   const deps = createEmulator({
@@ -24,9 +24,9 @@ export function inProcessEmulator(quirks: string, options: EmulatorOptions = {})
     const res = await app.request(path, {
       method,
       headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
-    return { status: res.status, body: (await res.json()) as Json };
+    return { status: res.status, body: (await res.json()) as Json, headers: res.headers };
   };
   return { app, deps, call };
 }
