@@ -2,16 +2,30 @@ import type { Step } from './agent/steps.js';
 
 /** The emulator's own records. Wire shapes are made from these in `present.ts`. */
 
-export type SessionStatus =
-  | 'queued'
-  | 'orchestrating'
-  | 'running'
-  | 'waiting_human'
-  | 'paused'
-  | 'cost_limit'
-  | 'completed'
-  | 'cancelled'
-  | 'error';
+export const SESSION_STATUSES = [
+  'queued',
+  'orchestrating',
+  'running',
+  'waiting_human',
+  'paused',
+  'cost_limit',
+  'completed',
+  'cancelled',
+  'error',
+] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+export const ROUND_STATUSES = [
+  'running',
+  'waiting_human',
+  'paused',
+  'cost_limit',
+  'completed',
+  'cancelled',
+  'error',
+  'superseded',
+] as const;
+export type RoundStatus = (typeof ROUND_STATUSES)[number];
 
 export const TERMINAL: ReadonlySet<SessionStatus> = new Set(['completed', 'cancelled', 'error']);
 
@@ -96,15 +110,7 @@ export interface Round {
   roundId: string;
   index: number;
   trigger: RoundTrigger;
-  status:
-    | 'running'
-    | 'waiting_human'
-    | 'paused'
-    | 'cost_limit'
-    | 'completed'
-    | 'cancelled'
-    | 'error'
-    | 'superseded';
+  status: RoundStatus;
   startedAt: number;
   completedAt: number | null;
   iterations: number;

@@ -48,8 +48,11 @@ export function presentStatus(status: string, options: PresentOptions): string {
   return polling ? (POLLING_SPELLING[status] ?? status) : status;
 }
 
-/** `extra-fields`: adds fields no client has heard of; `nulls`: absent optional fields become null. */
-function shape(
+/**
+ * The wire shape of a JSON object the emulator answers with, under the quirks: `extra-fields` adds
+ * fields no client has heard of (`extra`); `nulls` makes absent `optional` fields null.
+ */
+export function presentObject(
   object: Record<string, unknown>,
   options: PresentOptions,
   extra: Record<string, unknown>,
@@ -63,7 +66,7 @@ function shape(
 /** A round's question, in the shape it was asked in, with where it stands. */
 function presentInput(pending: PendingInput, options: PresentOptions): Record<string, unknown> {
   const t = (ms: number) => presentTime(ms, options);
-  return shape(
+  return presentObject(
     {
       ...(pending.wire === 'elicitation' ? elicitationOf(pending.request) : pending.request),
       status: pending.status,
@@ -79,7 +82,7 @@ function presentInput(pending: PendingInput, options: PresentOptions): Record<st
 export function presentRound(round: Round, options: PresentOptions): Record<string, unknown> {
   const t = (ms: number | null) => presentTime(ms, options);
   const input = round.humanInput;
-  return shape(
+  return presentObject(
     {
       roundId: round.roundId,
       index: round.index,
@@ -106,12 +109,12 @@ export function presentSession(session: Session, options: PresentOptions): Recor
     options.quirks.unknownStatus &&
     session.status === 'running' &&
     options.now() - session.statusSince < THINKING_MS;
-  return shape(
+  return presentObject(
     {
       sessionId: session.sessionId,
       status: thinking ? 'thinking' : presentStatus(session.status, options),
       message: session.goal,
-      cost: shape({ ...session.cost }, options, { currency: 'USD', cachedTokens: 0 }),
+      cost: presentObject({ ...session.cost }, options, { currency: 'USD', cachedTokens: 0 }),
       rounds: session.rounds.map((r) => presentRound(r, options)),
       createdAt: t(session.createdAt),
       updatedAt: t(session.updatedAt),
@@ -130,20 +133,10 @@ export function presentMessage(message: Message, options: PresentOptions): Recor
   const { timestamp, seq: _seq, hidden: _hidden, ...rest } = message;
   const toolCallOnly =
     options.quirks.toolCallContentNull && rest.role === 'assistant' && (rest.toolCalls?.length ?? 0) > 0;
-  return shape(
+  return presentObject(
     { ...rest, ...(toolCallOnly ? { content: null } : {}), timestamp: presentTime(timestamp, options) },
     options,
     { model: 'emu-agent-1', metadata: { visibility: 'public' } },
     MESSAGE_OPTIONAL,
   );
-}
-
-/** The wire shape of any other JSON object the emulator answers with (responses, pagination, errors). */
-export function presentObject(
-  object: Record<string, unknown>,
-  options: PresentOptions,
-  extra: Record<string, unknown>,
-  optional: readonly string[] = [],
-): Record<string, unknown> {
-  return shape(object, options, extra, optional);
 }

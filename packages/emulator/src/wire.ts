@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ROUND_STATUSES, SESSION_STATUSES } from './model.js';
 
 /**
  * The shapes the emulator answers with, as zod schemas: the OpenAPI document's response schemas are
@@ -13,18 +14,6 @@ const timestamp = () =>
 // Counts and indexes: JSON Schema's integer without zod's safe-integer bounds noise.
 const count = () => z.int().nonnegative();
 const nullableTimestamp = () => z.unknown().describe('null until set; otherwise like the other timestamps');
-
-export const SESSION_STATUSES = [
-  'queued',
-  'orchestrating',
-  'running',
-  'waiting_human',
-  'paused',
-  'cost_limit',
-  'completed',
-  'cancelled',
-  'error',
-] as const;
 
 export const errorBody = z.object({ error: z.string() });
 
@@ -99,16 +88,7 @@ export const round = z
     roundId: z.string(),
     index: count(),
     trigger: z.enum(['create', 'resume', 'human_input', 'redirect', 'subagent', 'internal']),
-    status: z.enum([
-      'running',
-      'waiting_human',
-      'paused',
-      'cost_limit',
-      'completed',
-      'cancelled',
-      'error',
-      'superseded',
-    ]),
+    status: z.enum(ROUND_STATUSES),
     startedAt: timestamp(),
     completedAt: nullableTimestamp(),
     iterations: count(),

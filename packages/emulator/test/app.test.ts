@@ -1,29 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
-import { createEmulator, type EmulatorOptions } from '../src/server.js';
+import type { EmulatorOptions } from '../src/server.js';
+import { inProcessEmulator, KEY } from './in-process.js';
 
-const KEY = 'k_one';
 const OTHER = 'k_two';
 
 function setup(options: EmulatorOptions = {}) {
-  const deps = createEmulator({
+  const { deps, call } = inProcessEmulator('', {
     apiKeys: [KEY, OTHER],
     keysWithoutIntegration: ['k_none'],
-    clock: 'manual',
-    seed: 1,
     ...options,
   });
-  const app = createApp(deps);
-  const call = async (method: string, path: string, body?: unknown, key: string | null = KEY) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (key) headers.authorization = `Bearer ${key}`;
-    const res = await app.request(path, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
-  };
   const advance = (ms: number) => deps.scheduler.advance(ms);
   const create = async (goal: string, extra: object = {}) => {
     const res = await call('POST', '/v1/sessions', { goal, ...extra });

@@ -5,7 +5,10 @@ import { createEmulator, type EmulatorOptions } from '../src/server.js';
 export const KEY = 'k_one';
 export type Json = Record<string, unknown>;
 
-/** The app over real HTTP requests (no port), a manual clock, and the quirks named. */
+/**
+ * The app over real HTTP requests (no port), a manual clock, and the quirks named. Requests carry `KEY`
+ * unless `call` is given another key, or null for none; a string body is sent as it is (malformed JSON).
+ */
 export function inProcessEmulator(quirks: string, options: EmulatorOptions = {}) {
   const deps = createEmulator({
     apiKeys: [KEY],
@@ -15,13 +18,15 @@ export function inProcessEmulator(quirks: string, options: EmulatorOptions = {})
     ...options,
   });
   const app = createApp(deps);
-  const call = async (method: string, path: string, body?: unknown) => {
+  const call = async (method: string, path: string, body?: unknown, key: string | null = KEY) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (key) headers.authorization = `Bearer ${key}`;
     const res = await app.request(path, {
       method,
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      headers,
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
-    return { status: res.status, body: (await res.json()) as Json };
+    return { status: res.status, body: (await res.json()) as Json, headers: res.headers };
   };
-  return { deps, call };
+  return { app, deps, call };
 }

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createApp } from '../src/app.js';
 import { COMPONENTS, ROUTES } from '../src/openapi.js';
-import { createEmulator } from '../src/server.js';
 import {
   answerSchema,
   createSchema,
@@ -11,12 +9,13 @@ import {
   signalSchema,
   signupSchema,
 } from '../src/validation.js';
+import { inProcessEmulator, KEY } from './in-process.js';
 
-const KEY = 'k_one';
 const OTHER = 'k_two';
 
 type Schema = Record<string, unknown>;
-interface Doc {
+// A type rather than an interface, so the in-process call's Json body converts to it.
+type Doc = {
   openapi: string;
   info: { version: string };
   paths: Record<
@@ -24,27 +23,10 @@ interface Doc {
     Record<string, { requestBody?: Schema; parameters?: Schema[]; responses: Record<string, Schema> }>
   >;
   components: { schemas: Record<string, Schema> };
-}
+};
 
 function setup() {
-  const deps = createEmulator({
-    apiKeys: [KEY, OTHER],
-    keysWithoutIntegration: ['k_none'],
-    clock: 'manual',
-    seed: 1,
-  });
-  const app = createApp(deps);
-  const call = async (method: string, path: string, body?: unknown, key: string | null = KEY) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (key) headers.authorization = `Bearer ${key}`;
-    const res = await app.request(path, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as unknown };
-  };
-  return { app, deps, call };
+  return inProcessEmulator('', { apiKeys: [KEY, OTHER], keysWithoutIntegration: ['k_none'] });
 }
 
 /** The parts of JSON Schema the document uses, enough to say whether a served body is what it documents. */

@@ -430,7 +430,7 @@ export class SlackDriver {
         ...(ok ? {} : { error: status === 'timeout' ? 'not acked in time' : `HTTP ${status}` }),
         event: { id: String(body.event_id), retry: attempt, reason },
       });
-      if (typeof status === 'number' && status >= 200 && status < 300) break;
+      if (ok) break;
       reason = status === 'timeout' ? (this.#socketMode ? 'timeout' : 'http_timeout') : 'http_error';
     }
     return { eventId: String(body.event_id), deliveries };
@@ -520,6 +520,26 @@ export class SlackDriver {
     return this.say({ ...input, channel: input.user });
   }
 
+  /** `message_changed` as Slack sends an edit: the message as it is now, and for a person's edit as it was. */
+  #messageChanged(
+    message: SandboxMessage,
+    ts: string,
+    eventTs: string | undefined,
+    previous?: SandboxMessage,
+  ): Obj {
+    return {
+      type: 'message',
+      subtype: 'message_changed',
+      hidden: true,
+      channel: message.channel,
+      channel_type: this.#channelType(message.channel),
+      ts,
+      event_ts: eventTs,
+      message: { ...message, reactions: undefined },
+      ...(previous ? { previous_message: { ...previous, reactions: undefined } } : {}),
+    };
+  }
+
   /** A person edits their message: Slack sends `message` with subtype `message_changed`. */
   async edit(input: { user: string; channel: string; ts: string; text: string }): Promise<SaidMessage> {
     const message = this.#workspace.findMessage(input.channel, input.ts);
@@ -530,17 +550,7 @@ export class SlackDriver {
     const channel = this.#workspace.channels.get(message.channel);
     const events: SaidMessage['events'] = [];
     if (channel && (channel.is_member || channel.is_im)) {
-      const event = {
-        type: 'message',
-        subtype: 'message_changed',
-        hidden: true,
-        channel: message.channel,
-        channel_type: this.#channelType(message.channel),
-        ts: this.#workspace.nextTs(),
-        event_ts: message.edited?.ts,
-        message: { ...message, reactions: undefined },
-        previous_message: { ...previous, reactions: undefined },
-      };
+      const event = this.#messageChanged(message, this.#workspace.nextTs(), message.edited?.ts, previous);
       events.push({ type: 'message', ...(await this.deliverEvent(event)) });
     }
     return { message, events };
@@ -561,16 +571,7 @@ export class SlackDriver {
       const event =
         change.kind === 'message'
           ? this.messageEvent(message)
-          : {
-              type: 'message',
-              subtype: 'message_changed',
-              hidden: true,
-              channel: message.channel,
-              channel_type: this.#channelType(message.channel),
-              ts: message.edited?.ts ?? message.ts,
-              event_ts: message.edited?.ts ?? message.ts,
-              message: { ...message, reactions: undefined },
-            };
+          : this.#messageChanged(message, message.edited?.ts ?? message.ts, message.edited?.ts ?? message.ts);
       // The bot may be gone (a test stopped it): Slack would give up on it too.
       this.deliverEvent(event).catch(() => {});
     };

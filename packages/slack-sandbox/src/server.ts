@@ -21,7 +21,7 @@ import {
 } from './limits/rate-limits.js';
 import { SocketModeHub } from './socket-mode.js';
 import { addWebRoutes } from './web/routes.js';
-import { defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
+import { type ApiCall, defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
 
 const METHODS: Record<string, Method> = { ...chat, ...views, ...people, ...files, ...reactions };
 
@@ -132,16 +132,11 @@ export function createSandboxApp(
     }
     const channels = channelsOf(args, ctx);
     const channel = channels.at(-1);
+    const record = (call: Omit<ApiCall, 'seq' | 'at' | 'method' | 'channel'>) =>
+      ctx.workspace.recordCall({ method: name, ...(channel ? { channel } : {}), ...call });
     const answer = (body: Record<string, unknown>, extra: { limit?: string; injected?: boolean } = {}) => {
       const ok = body.ok === true;
-      ctx.workspace.recordCall({
-        method: name,
-        ...(channel ? { channel } : {}),
-        status: 200,
-        ok,
-        ...(ok ? {} : { error: String(body.error) }),
-        ...extra,
-      });
+      record({ status: 200, ok, ...(ok ? {} : { error: String(body.error) }), ...extra });
       return c.json(body);
     };
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
@@ -155,14 +150,7 @@ export function createSandboxApp(
 
     const fault = ctx.faults?.take(name, channels);
     if (fault?.drop) {
-      ctx.workspace.recordCall({
-        method: name,
-        ...(channel ? { channel } : {}),
-        status: 0,
-        ok: false,
-        injected: true,
-        dropped: true,
-      });
+      record({ status: 0, ok: false, injected: true, dropped: true });
       // A connection lost mid-call: the socket closes with no answer at all.
       const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
       incoming?.socket.destroy();
@@ -170,9 +158,7 @@ export function createSandboxApp(
     }
     if (fault) {
       const body = { ok: false, error: fault.error as string };
-      ctx.workspace.recordCall({
-        method: name,
-        ...(channel ? { channel } : {}),
+      record({
         status: fault.status,
         ok: false,
         error: fault.error as string,
@@ -185,9 +171,7 @@ export function createSandboxApp(
 
     const verdict = ctx.rateLimiter?.check(name, channel);
     if (verdict && !verdict.ok) {
-      ctx.workspace.recordCall({
-        method: name,
-        ...(channel ? { channel } : {}),
+      record({
         status: 429,
         ok: false,
         error: 'ratelimited',
@@ -272,7 +256,7 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   if (!Number.isInteger(maxBlocksChars) || maxBlocksChars < 1)
     throw new Error(`maxBlocksChars must be a whole number of at least 1, got ${maxBlocksChars}`);
   // History pages are capped even with rate limits off: the cap is what Slack gives the app at all.
-  const historyPage = resolveRateLimits(limitOptions === false ? {} : limitOptions).historyPage;
+  const historyPage = (rateLimiter?.config ?? resolveRateLimits()).historyPage;
   let pageDriver: SlackDriver | undefined;
   const callLog = process.env.SANDBOX_CALL_LOG;
   if (callLog) {
@@ -294,6 +278,10 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
     pageDriver: () => pageDriver,
     emulatorUrl: () => options.emulatorUrl,
   });
+  const httpDriver = (eventsUrl: string) =>
+    new SlackDriver({ workspace, interactions, eventsUrl, signingSecret, eventAckTimeoutMs });
+  const socketDriver = () =>
+    new SlackDriver({ workspace, interactions, eventsUrl: '', signingSecret, socketMode, eventAckTimeoutMs });
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const server = serve(
@@ -312,29 +300,10 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
           faults,
           rateLimiter,
           failNext: (fault) => faults.add(fault),
-          driver: (eventsUrl) =>
-            new SlackDriver({ workspace, interactions, eventsUrl, signingSecret, eventAckTimeoutMs }),
-          socketDriver: () =>
-            new SlackDriver({
-              workspace,
-              interactions,
-              eventsUrl: '',
-              signingSecret,
-              socketMode,
-              eventAckTimeoutMs,
-            }),
+          driver: httpDriver,
+          socketDriver,
           connectBot: (eventsUrl) => {
-            pageDriver =
-              eventsUrl === 'socket'
-                ? new SlackDriver({
-                    workspace,
-                    interactions,
-                    eventsUrl: '',
-                    signingSecret,
-                    socketMode,
-                    eventAckTimeoutMs,
-                  })
-                : new SlackDriver({ workspace, interactions, eventsUrl, signingSecret, eventAckTimeoutMs });
+            pageDriver = eventsUrl === 'socket' ? socketDriver() : httpDriver(eventsUrl);
           },
           close: () =>
             new Promise<void>((done) => {

@@ -1,26 +1,17 @@
-import type { AddressInfo, Server } from 'node:net';
-import { App, LogLevel } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, type SlackDriver, startSandbox } from '../src/index.js';
+import { boltApp, driveBolt } from './bolt-app.js';
 
 // A real Bolt app, pointed at the sandbox, receives what the driver sends exactly as it would from Slack.
 let sandbox: RunningSandbox;
 let app: App;
-let server: Server;
 let driver: SlackDriver;
 const clicks: Array<{ actionId: string; user: string; state: unknown }> = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox({ triggerTtlMs: 60_000 });
-  app = new App({
-    token: sandbox.botToken,
-    signingSecret: sandbox.signingSecret,
-    tokenVerificationEnabled: false,
-    botId: 'B0AGENTS',
-    botUserId: 'U0AGENTBOT',
-    logLevel: LogLevel.ERROR,
-    clientOptions: { slackApiUrl: sandbox.apiUrl, retryConfig: { retries: 0 } },
-  });
+  app = boltApp(sandbox);
   app.command('/agent', async ({ ack, command, respond, client }) => {
     if (command.text.startsWith('reply ')) {
       const [, responseType, ...words] = command.text.split(' ');
@@ -100,8 +91,7 @@ beforeAll(async () => {
       view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Your sessions' } }] },
     });
   });
-  server = (await app.start(0)) as Server;
-  driver = sandbox.driver(`http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`);
+  driver = await driveBolt(sandbox, app);
 });
 
 afterAll(async () => {

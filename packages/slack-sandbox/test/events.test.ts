@@ -1,9 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, LogLevel } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type RunningSandbox, type SlackDriver, slackSignature, startSandbox } from '../src/index.js';
+import { boltApp, driveBolt } from './bolt-app.js';
 
 // Conversational Slack: what a person writes reaches a real Bolt app as Slack's Events API sends it,
 // and what the app does (reactions, markdown, feedback buttons) lands in the sandbox.
@@ -16,15 +17,7 @@ const feedback: Array<{ value: string; user: string }> = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  app = new App({
-    token: sandbox.botToken,
-    signingSecret: sandbox.signingSecret,
-    tokenVerificationEnabled: false,
-    botId: 'B0AGENTS',
-    botUserId: 'U0AGENTBOT',
-    logLevel: LogLevel.ERROR,
-    clientOptions: { slackApiUrl: sandbox.apiUrl, retryConfig: { retries: 0 } },
-  });
+  app = boltApp(sandbox);
   app.event('app_mention', async ({ event, client }) => {
     seen.push({
       type: 'app_mention',
@@ -65,8 +58,7 @@ beforeAll(async () => {
     await ack();
     feedback.push({ value: (action as { value: string }).value, user: body.user.id });
   });
-  const server = (await app.start(0)) as Server;
-  driver = sandbox.driver(`http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`);
+  driver = await driveBolt(sandbox, app);
 });
 
 afterAll(async () => {

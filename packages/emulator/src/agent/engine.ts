@@ -278,11 +278,12 @@ export class Engine {
       return;
     }
     if ((step.kind === 'say' || step.kind === 'tool') && round.iterations >= session.maxIterations) {
-      round.status = 'paused';
-      round.completedAt = this.clock.now();
-      round.note = `maxIterations (${session.maxIterations}) reached in this round`;
-      this.#closeSubagents(session, 'cancelled');
-      this.#records.setStatus(session, 'paused');
+      this.#stopShort(
+        session,
+        round,
+        'paused',
+        `maxIterations (${session.maxIterations}) reached in this round`,
+      );
       return;
     }
     if ((step.kind === 'say' || step.kind === 'tool') && this.options.quirks.concurrentRounds) {
@@ -318,13 +319,19 @@ export class Engine {
     }
     const max = session.maxCostPerSession;
     if (max !== null && session.cost.totalCost >= max) {
-      round.status = 'cost_limit';
-      round.completedAt = this.clock.now();
-      this.#closeSubagents(session, 'cancelled');
-      this.#records.setStatus(session, 'cost_limit');
+      this.#stopShort(session, round, 'cost_limit');
       return;
     }
     this.#scheduleNext(session);
+  }
+
+  /** The main line stops at a guardrail (maxIterations, the budget): its round ends, subagents are cancelled. */
+  #stopShort(session: Session, round: Round, status: 'paused' | 'cost_limit', note?: string): void {
+    round.status = status;
+    round.completedAt = this.clock.now();
+    if (note) round.note = note;
+    this.#closeSubagents(session, 'cancelled');
+    this.#records.setStatus(session, status);
   }
 
   /** A `say` or `tool` step: one iteration of the round's agent, with its messages and cost. */
@@ -386,11 +393,10 @@ export class Engine {
     this.#ask(session, main, request, step);
   }
 
-  #spawnSubagent(session: Session, steps: Step[]): Round {
+  #spawnSubagent(session: Session, steps: Step[]): void {
     const round = this.#records.newRound(session, 'subagent');
     this.#subagents.set(round.roundId, { steps, next: 0 });
     this.#scheduleSubagent(session, round);
-    return round;
   }
 
   #scheduleSubagent(session: Session, round: Round): void {

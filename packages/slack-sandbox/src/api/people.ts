@@ -25,6 +25,18 @@ function pageLimit(args: Args, limits: { max: number; default: number }): number
   return Math.min(asked, limits.max);
 }
 
+/** What a cursor this sandbox gave out says (the one group of `pattern`); `invalid_cursor` for any other. */
+function readCursor(args: Args, pattern: RegExp): string | undefined {
+  const cursor = str(args, 'cursor');
+  if (!cursor) return undefined;
+  const match = pattern.exec(Buffer.from(cursor, 'base64').toString('utf8'));
+  if (!match) throw new SlackApiError('invalid_cursor');
+  return match[1] as string;
+}
+
+/** Cursors are opaque to the app, as Slack's are: base64 of what `readCursor` reads back. */
+const cursorFor = (text: string) => Buffer.from(text).toString('base64');
+
 /**
  * One page of a history, as Slack pages it: `limit` (capped at what the app may read at once; for
  * commercially distributed non-Marketplace apps that is 15), an opaque `cursor`, `has_more` and
@@ -36,20 +48,14 @@ function page(
   ctx: ApiContext,
 ): { messages: SandboxMessage[]; has_more: boolean; response_metadata: { next_cursor: string } } {
   const limit = pageLimit(args, ctx.limits?.historyPage ?? SLACK_PAGE);
-  const cursor = str(args, 'cursor');
-  let offset = 0;
-  if (cursor) {
-    const match = /^offset:(\d+)$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
-    if (!match) throw new SlackApiError('invalid_cursor');
-    offset = Number(match[1]);
-  }
+  const offset = Number(readCursor(args, /^offset:(\d+)$/) ?? 0);
   const messages = all.slice(offset, offset + limit);
   const hasMore = offset + limit < all.length;
   return {
     messages,
     has_more: hasMore,
     response_metadata: {
-      next_cursor: hasMore ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '',
+      next_cursor: hasMore ? cursorFor(`offset:${offset + limit}`) : '',
     },
   };
 }
@@ -92,12 +98,9 @@ export const people: Record<string, Method> = {
     const limit = pageLimit(args, SLACK_PAGE);
     // The cursor names the first member of the next page (as Slack's `user:U…` cursors do), so someone
     // leaving between two pages makes no one else be skipped.
-    const cursor = str(args, 'cursor');
+    const first = readCursor(args, /^user:([A-Z0-9]+)$/);
     let from = 0;
-    if (cursor) {
-      const match = /^user:([A-Z0-9]+)$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
-      if (!match) throw new SlackApiError('invalid_cursor');
-      const first = match[1] as string;
+    if (first !== undefined) {
       from = all.findIndex((id) => id >= first);
       if (from < 0) from = all.length;
     }
@@ -105,7 +108,7 @@ export const people: Record<string, Method> = {
     return {
       ok: true,
       members: all.slice(from, from + limit),
-      response_metadata: { next_cursor: next ? Buffer.from(`user:${next}`).toString('base64') : '' },
+      response_metadata: { next_cursor: next ? cursorFor(`user:${next}`) : '' },
     };
   },
   'conversations.open': (args, { workspace }) => {

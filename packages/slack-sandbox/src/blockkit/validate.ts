@@ -121,6 +121,16 @@ class Checker {
     return values;
   }
 
+  /** A block's `elements`: 1 to `max` items. Undefined (having failed) when not an array or empty. */
+  elements(value: unknown, pointer: string, max: number): unknown[] | undefined {
+    if (!Array.isArray(value) || value.length === 0) {
+      this.fail(pointer, 'must provide at least 1 item');
+      return undefined;
+    }
+    if (value.length > max) this.fail(pointer, `must provide no more than ${max} items`);
+    return value;
+  }
+
   confirm(value: unknown, pointer: string): void {
     if (value === undefined) return;
     if (!isObj(value)) {
@@ -242,13 +252,8 @@ class Checker {
         this.text(block.text, `${pointer}/text`, 150, { plainOnly: true });
         break;
       case 'context': {
-        const elements = block.elements;
-        if (!Array.isArray(elements) || elements.length === 0) {
-          this.fail(`${pointer}/elements`, 'must provide at least 1 item');
-          break;
-        }
-        if (elements.length > 10) this.fail(`${pointer}/elements`, 'must provide no more than 10 items');
-        elements.forEach((e, i) => {
+        const elements = this.elements(block.elements, `${pointer}/elements`, 10);
+        elements?.forEach((e, i) => {
           if (isObj(e) && e.type === 'image')
             this.string(e.image_url, `${pointer}/elements/${i}/image_url`, 3000, true);
           else this.text(e, `${pointer}/elements/${i}`, 3000);
@@ -256,13 +261,8 @@ class Checker {
         break;
       }
       case 'actions': {
-        const elements = block.elements;
-        if (!Array.isArray(elements) || elements.length === 0) {
-          this.fail(`${pointer}/elements`, 'must provide at least 1 item');
-          break;
-        }
-        if (elements.length > 25) this.fail(`${pointer}/elements`, 'must provide no more than 25 items');
-        elements.forEach((e, i) => {
+        const elements = this.elements(block.elements, `${pointer}/elements`, 25);
+        elements?.forEach((e, i) => {
           const p = `${pointer}/elements/${i}`;
           trackAction(this.element(e, p, ACTION_ELEMENTS), p);
         });
@@ -282,13 +282,8 @@ class Checker {
         this.string(block.text, `${pointer}/text`, MAX_MARKDOWN_CHARS, true);
         break;
       case 'context_actions': {
-        const elements = block.elements;
-        if (!Array.isArray(elements) || elements.length === 0) {
-          this.fail(`${pointer}/elements`, 'must provide at least 1 item');
-          break;
-        }
-        if (elements.length > 5) this.fail(`${pointer}/elements`, 'must provide no more than 5 items');
-        elements.forEach((e, i) => {
+        const elements = this.elements(block.elements, `${pointer}/elements`, 5);
+        elements?.forEach((e, i) => {
           const p = `${pointer}/elements/${i}`;
           if (!isObj(e)) {
             this.fail(p, 'must provide an object');

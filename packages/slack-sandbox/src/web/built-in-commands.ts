@@ -24,7 +24,6 @@ export function playBuiltInCommand(
   const channel = workspace.channels.get(input.channel);
   if (!channel || channel.is_im) throw new Error(`${command} works in a channel, not here`);
   const name = `#${channel.name}`;
-  const members = new Set(workspace.members(channel.id));
   if (command === '/join') {
     if (channel.is_private) throw new Error(`${name} is private: someone in it has to /invite you`);
     return { joined: workspace.join(channel.id, user) ? [user] : [] };
@@ -33,7 +32,8 @@ export function playBuiltInCommand(
     if (!workspace.leave(channel.id, user)) throw new Error(`You are not in ${name}`);
     return { left: user };
   }
-  if (!members.has(user)) throw new Error(`Only people in ${name} can invite to it: /join first`);
+  if (!workspace.members(channel.id)?.includes(user))
+    throw new Error(`Only people in ${name} can invite to it: /join first`);
   const named = [...text.matchAll(/<@([A-Z0-9]+)(?:\|[^>]*)?>/g)].map((m) => m[1] as string);
   const unknown = text.replace(/<@[A-Z0-9]+(?:\|[^>]*)?>/g, '').match(/@[\w.-]+/);
   if (unknown) throw new Error(`No one here is called ${unknown[0]}`);

@@ -44,6 +44,10 @@ const safeHref = (url: unknown): string => {
   return /^(https?:|mailto:)/i.test(href) ? href : '#';
 };
 
+/** A link out of the page, opened in a new tab; `html` is its content, already escaped. */
+const externalLink = (url: unknown, html: string): string =>
+  `<a href="${escapeHtml(safeHref(url))}" target="_blank" rel="noopener">${html}</a>`;
+
 function linkOf(inner: string, ctx: RenderContext): string {
   const [target = '', label] = inner.split('|', 2);
   if (target.startsWith('@')) {
@@ -55,7 +59,7 @@ function linkOf(inner: string, ctx: RenderContext): string {
     return `<span class="channel-link">#${escapeHtml(ctx.channels[id] ?? label ?? id)}</span>`;
   }
   if (target.startsWith('!')) return `<span class="mention">@${escapeHtml(label ?? target.slice(1))}</span>`;
-  return `<a href="${escapeHtml(safeHref(decodeSlackEntities(target)))}" target="_blank" rel="noopener">${escapeHtml(decodeSlackEntities(label ?? target))}</a>`;
+  return externalLink(decodeSlackEntities(target), escapeHtml(decodeSlackEntities(label ?? target)));
 }
 
 /** Slack mrkdwn to HTML: *bold*, _italic_, ~strike~, `code`, ```blocks```, quotes, links and mentions. */
@@ -91,8 +95,7 @@ function markdownInline(escaped: string): string {
       return `\uE000${codes.length - 1}\uE000`;
     })
     .replace(/\[([^\]\n]+)\]\(([^)\s]+)\)/g, (_m, label: string, url: string) => {
-      const href = safeHref(url.replace(/&amp;/g, '&'));
-      return `<a href="${escapeHtml(href)}" target="_blank" rel="noopener">${label}</a>`;
+      return externalLink(url.replace(/&amp;/g, '&'), label);
     })
     .replace(/\*\*([^*\n]+)\*\*/g, '<strong>$1</strong>')
     .replace(/__([^_\n]+)__/g, '<strong>$1</strong>')
@@ -157,8 +160,7 @@ function richText(block: Obj, ctx: RenderContext): string {
     if (e.type === 'text') return escapeHtml(String(e.text ?? '')).replace(/\n/g, '<br>');
     if (e.type === 'user') return linkOf(`@${String(e.user_id)}`, ctx);
     if (e.type === 'channel') return linkOf(`#${String(e.channel_id)}`, ctx);
-    if (e.type === 'link')
-      return `<a href="${escapeHtml(safeHref(e.url))}" target="_blank" rel="noopener">${escapeHtml(String(e.text ?? e.url ?? ''))}</a>`;
+    if (e.type === 'link') return externalLink(e.url, escapeHtml(String(e.text ?? e.url ?? '')));
     if (e.type === 'emoji') return `:${escapeHtml(String(e.name ?? ''))}:`;
     return '';
   };
