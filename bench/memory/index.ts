@@ -14,12 +14,11 @@
  * it); the bench creates a database of its own there and drops it at the end. Without one it tries
  * postgres://postgres@127.0.0.1:5432/postgres and, when nothing answers, reports PostgreSQL as skipped.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spawnEmulator } from '@agent-sessions/emulator/testing';
 import {
@@ -29,6 +28,7 @@ import {
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
 import pg from 'pg';
+import { type Bot, spawnBot } from '../bot.js';
 import { median } from '../stats.js';
 
 const { values } = parseArgs({
@@ -57,7 +57,6 @@ for (const [name, v] of Object.entries({
 /** Issue #13's memory target. */
 const TARGET = { maxMb: 250, maxRatioToPostgres: 2 };
 const KEY = 'bench_memory_key';
-const MAIN = fileURLToPath(new URL('../../../packages/slack-bot/dist/main.js', import.meta.url));
 const USER = 'U0ALICE';
 /** Sessions are spread over channels so no one thread of the sandbox holds all of them. */
 const CHANNELS = Array.from({ length: 10 }, (_, i) => `C0MEM${String(i).padStart(2, '0')}`);
@@ -114,52 +113,6 @@ function wasmKb(pid: number): number {
           (reservation(maps[i + 1]) && maps[i + 1]?.start === m.end)),
     )
     .reduce((sum, m) => sum + m.rssKb, 0);
-}
-
-interface Bot {
-  child: ChildProcess;
-  eventsUrl: string;
-  startMs: number;
-  stop(): Promise<void>;
-}
-
-function spawnBot(env: Record<string, string>): Promise<Bot> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the bot did not start within 120 s:\n${output.slice(-2000)}`));
-    }, 120_000);
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-20_000);
-      const url = /Slack request URL: (\S+)/.exec(output)?.[1];
-      if (!url) return;
-      clearTimeout(timer);
-      child.off('exit', onEarlyExit);
-      resolve({
-        child,
-        eventsUrl: url,
-        startMs: Math.round(performance.now() - started),
-        stop: async () => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-          await exited;
-        },
-      });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    const onEarlyExit = (code: number | null) => {
-      clearTimeout(timer);
-      reject(new Error(`the bot exited (${code}) before listening:\n${output.slice(-2000)}`));
-    };
-    child.once('exit', onEarlyExit);
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

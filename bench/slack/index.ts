@@ -37,8 +37,8 @@ import {
   type SandboxMessage,
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
+import { type Bot, spawnBot } from '../bot.js';
 import { percentile, round } from '../stats.js';
-import { type Bot, spawnBot } from './bot.js';
 import { type AgentMessage, needleOf, occurrences, visibleText } from './match.js';
 
 const { values } = parseArgs({

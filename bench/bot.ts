@@ -1,11 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const MAIN = fileURLToPath(new URL('../../../packages/slack-bot/dist/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../packages/slack-bot/dist/main.js', import.meta.url));
 
 export interface Bot {
   child: ChildProcess;
   eventsUrl: string;
+  /** Spawn to listening (its "Slack request URL" line), in ms. */
+  startMs: number;
   /** The last lines it wrote (its JSON log), for a report when something goes wrong. */
   tail(): string;
   stop(): Promise<void>;
@@ -13,6 +15,7 @@ export interface Bot {
 
 /** The bot as production runs it (`node dist/main.js`, configured by its environment). */
 export function spawnBot(env: Record<string, string>, startTimeoutMs = 120_000): Promise<Bot> {
+  const started = performance.now();
   const child = spawn(process.execPath, [MAIN], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,6 +46,7 @@ export function spawnBot(env: Record<string, string>, startTimeoutMs = 120_000):
       resolve({
         child,
         eventsUrl: url,
+        startMs: Math.round(performance.now() - started),
         tail: () => output.slice(-4000),
         stop: async () => {
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
