@@ -16,9 +16,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnEmulator } from '@agent-sessions/emulator/testing';
 import {
@@ -29,6 +29,7 @@ import {
 } from '@agent-sessions/slack-sandbox';
 import pg from 'pg';
 import { type Bot, spawnBot } from '../bot.js';
+import { wholeAbove0, writeResult } from '../cli.js';
 import { median } from '../stats.js';
 
 const { values } = parseArgs({
@@ -41,18 +42,10 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'bench/results/memory.json' },
   },
 });
-const RUNS = Number(values.runs);
-const SESSIONS = Number(values.sessions);
-const CONCURRENCY = Number(values.concurrency);
-const SPEED = Number(values.speed);
-for (const [name, v] of Object.entries({
-  runs: RUNS,
-  sessions: SESSIONS,
-  concurrency: CONCURRENCY,
-  speed: SPEED,
-})) {
-  if (!(Number.isInteger(v) && v > 0)) throw new Error(`--${name} must be a whole number above 0`);
-}
+const RUNS = wholeAbove0('runs', values.runs);
+const SESSIONS = wholeAbove0('sessions', values.sessions);
+const CONCURRENCY = wholeAbove0('concurrency', values.concurrency);
+const SPEED = wholeAbove0('speed', values.speed);
 
 /** Issue #13's memory target. */
 const TARGET = { maxMb: 250, maxRatioToPostgres: 2 };
@@ -337,8 +330,7 @@ async function main(): Promise<void> {
     targets,
     ...results,
   };
-  mkdirSync(dirname(values.out as string), { recursive: true });
-  writeFileSync(values.out as string, `${JSON.stringify(result, null, 2)}\n`);
+  writeResult(values.out as string, result);
 
   const row = (name: string, a: string | number, b: string | number, c: string | number = '') =>
     log(`${name.padEnd(28)} ${String(a).padStart(16)} ${String(b).padStart(16)} ${String(c).padStart(14)}`);

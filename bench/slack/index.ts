@@ -25,9 +25,9 @@
  * What is not shown at the end counts as missing, and its latency as at least the time it waited
  * (figures built on such lower bounds are marked ≥).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EmulatorEvent } from '@agent-sessions/emulator';
 import { spawnEmulator } from '@agent-sessions/emulator/testing';
@@ -38,6 +38,7 @@ import {
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
 import { type Bot, spawnBot } from '../bot.js';
+import { wholeAbove0, writeResult } from '../cli.js';
 import { percentile, round } from '../stats.js';
 import { type AgentMessage, needleOf, occurrences, visibleText } from './match.js';
 
@@ -54,12 +55,6 @@ const { values } = parseArgs({
   },
 });
 
-const wholeAbove0 = (name: string, raw: string | undefined): number => {
-  const v = Number(raw);
-  if (!(Number.isInteger(v) && v > 0))
-    throw new Error(`--${name} must be a whole number above 0, got "${raw}"`);
-  return v;
-};
 const KS = (values.k as string).split(',').map((k) => wholeAbove0('k', k.trim()));
 const QUESTIONS = wholeAbove0('questions', values.questions);
 const QUESTION_SPACING_MS = wholeAbove0('question-spacing', values['question-spacing']) * 1000;
@@ -617,8 +612,7 @@ async function main(): Promise<void> {
     targets,
     phases,
   };
-  mkdirSync(dirname(values.out as string), { recursive: true });
-  writeFileSync(values.out as string, `${JSON.stringify(result, null, 2)}\n`);
+  writeResult(values.out as string, result);
 
   const cols = phases.flatMap((p) => p.figures.map((f) => ({ k: p.k, f })));
   const row = (name: string, cell: (f: SideFigures) => string) =>
