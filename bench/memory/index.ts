@@ -30,7 +30,7 @@ import {
 import pg from 'pg';
 import { type Bot, spawnBot } from '../bot.js';
 import { wholeAbove0, writeResult } from '../cli.js';
-import { median } from '../stats.js';
+import { median, round } from '../stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -309,7 +309,7 @@ async function main(): Promise<void> {
   const q = results.postgres;
   const verdict = (pgliteMb: number, postgresMb: number | undefined) => {
     const underCap = pgliteMb <= TARGET.maxMb;
-    const ratio = postgresMb ? Math.round((pgliteMb / postgresMb) * 100) / 100 : null;
+    const ratio = postgresMb ? round(pgliteMb / postgresMb, 2) : null;
     return {
       pgliteMb,
       postgresMb: postgresMb ?? null,
