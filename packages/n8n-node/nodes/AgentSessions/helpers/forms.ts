@@ -25,9 +25,9 @@ export interface FormField {
 	maxSelections?: number;
 }
 
-export const APPROVE = 'Approve';
-export const REJECT = 'Reject';
-export const REASON_LABEL = 'Reason';
+const APPROVE = 'Approve';
+const REJECT = 'Reject';
+const REASON_LABEL = 'Reason';
 
 /** Where each field's value goes in the answer. */
 type Target =
@@ -61,7 +61,7 @@ function uniqueLabels(options: HumanInputOption[]): Array<{ id: string; label: s
 }
 
 /** How n8n may hand a label back: `&lt;`/`&gt;` from a JSON-defined form, trimmed by the checkbox script. */
-export function normalize(text: string): string {
+function normalize(text: string): string {
 	return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').trim();
 }
 
