@@ -173,18 +173,19 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<IData
 	// Parameters are read before any request: a bad one fails the step with nothing sent.
 	const direct = type === 'formResponse' ? undefined : answerInput(this, i, type);
 	const givenInputId = this.getNodeParameter('inputId', i, '') as string;
-	if (givenInputId.trim() !== '') failOnProblems(this, i, checkId(givenInputId, 'inputId'), { inputId: 'Input ID' });
+	const inputIdGiven = givenInputId.trim() !== '';
+	if (inputIdGiven) failOnProblems(this, i, checkId(givenInputId, 'inputId'), { inputId: 'Input ID' });
 	const sessions = await sessionsApi(this);
 	const session = await sessions.get(id);
 	const request = await pendingRequest(sessions, session, this.getExecutionCancelSignal());
-	if (!request && givenInputId.trim() === '') {
+	if (!request && !inputIdGiven) {
 		fail(
 			this,
 			i,
 			`Session ${id} is not waiting on a question (status: ${session.status}); set "Input ID" to answer a specific one`,
 		);
 	}
-	const inputId = givenInputId.trim() === '' ? (request as HumanInputRequest).inputId : givenInputId;
+	const inputId = inputIdGiven ? givenInputId : (request as HumanInputRequest).inputId;
 	const question = request && request.inputId === inputId ? request : undefined;
 	let body: HumanInputResponseRequest;
 	if (question) {
