@@ -29,6 +29,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { AgentSessionsClient, type Sessions } from '@agent-sessions/core';
 import type { EmulatorEvent } from '@agent-sessions/emulator';
 import { spawnEmulator } from '@agent-sessions/emulator/testing';
 import {
@@ -223,29 +224,18 @@ async function startSession(side: Side, tracked: Omit<Tracked, 'sentAt'>, scenar
   if (response.status !== 200) throw new Error(`/agent start answered ${response.status} (${side.strategy})`);
 }
 
-/** Every message of a session, oldest first, grouped by round (the service's own API, paged). */
-async function messagesOf(emulatorUrl: string, sessionId: string): Promise<Map<string, AgentMessage[]>> {
+/**
+ * Every message of a session, oldest first, grouped by round: core's listMessages (its cursor neither
+ * skips nor repeats a round cut by a page), pages of 200, at most 100 of them.
+ */
+async function messagesOf(sessions: Sessions, sessionId: string): Promise<Map<string, AgentMessage[]>> {
   const byRound = new Map<string, AgentMessage[]>();
-  let after: string | undefined;
-  for (let page = 0; page < 100; page++) {
-    const query = new URLSearchParams({ limit: '200', ...(after ? { after } : {}) });
-    const response = await fetch(`${emulatorUrl}/v1/sessions/${sessionId}/messages?${query}`, {
-      headers: { authorization: `Bearer ${KEY}` },
-    });
-    if (!response.ok) throw new Error(`messages of ${sessionId}: ${response.status}`);
-    const body = (await response.json()) as {
-      messages: Array<AgentMessage & { roundId: string }>;
-      pagination: { hasMore: boolean; lastRoundId: string | null };
-    };
-    for (const m of body.messages) {
-      const list = byRound.get(m.roundId) ?? [];
-      list.push(m);
-      byRound.set(m.roundId, list);
-    }
-    if (!body.pagination.hasMore || !body.pagination.lastRoundId) return byRound;
-    after = body.pagination.lastRoundId;
+  for await (const { message } of sessions.listMessages(sessionId, { pageSize: 200, maxPages: 100 })) {
+    const list = byRound.get(message.roundId) ?? [];
+    list.push(message);
+    byRound.set(message.roundId, list);
   }
-  throw new Error(`messages of ${sessionId}: more than 100 pages`);
+  return byRound;
 }
 
 interface Expected {
@@ -368,7 +358,12 @@ function evaluate(
   };
 }
 
-async function phase(k: number, emulator: Awaited<ReturnType<typeof spawnEmulator>>, root: string) {
+async function phase(
+  k: number,
+  emulator: Awaited<ReturnType<typeof spawnEmulator>>,
+  sessions: Sessions,
+  root: string,
+) {
   const label = `k${k}`;
   log(`\nK = ${k}: starting ${STRATEGIES.join(' and ')} bots`);
   const sides: Side[] = [];
@@ -438,7 +433,7 @@ async function phase(k: number, emulator: Awaited<ReturnType<typeof spawnEmulato
         if (!t.sessionId) continue;
         const latest = events.findLast((e) => e.sessionId === t.sessionId)?.seq ?? 0;
         if (latest === (builtAt.get(t.sessionId) ?? -1)) continue;
-        expected.set(t.sessionId, await expectedOf(emulator.url, t, events));
+        expected.set(t.sessionId, await expectedOf(sessions, t, events));
         builtAt.set(t.sessionId, latest);
       }
       const figures = sides.map((side) => evaluate(side, expected, t0, Date.now(), frozen));
@@ -478,9 +473,9 @@ async function phase(k: number, emulator: Awaited<ReturnType<typeof spawnEmulato
   }
 }
 
-async function expectedOf(emulatorUrl: string, t: Tracked, events: EmulatorEvent[]): Promise<Expected> {
+async function expectedOf(sessions: Sessions, t: Tracked, events: EmulatorEvent[]): Promise<Expected> {
   const sessionId = t.sessionId as string;
-  const byRound = await messagesOf(emulatorUrl, sessionId);
+  const byRound = await messagesOf(sessions, sessionId);
   const messages: Expected['messages'] = [];
   for (const e of events) {
     if (
@@ -550,11 +545,13 @@ async function main(): Promise<void> {
     `Slack benchmark: K = ${KS.join(', ')} growing_round sessions + ${QUESTIONS} approval sessions in one channel, at Slack's limits; ${STRATEGIES.join(' vs ')}; deadline ${DEADLINE_MS / 1000} s; load ${load.join(' ')}`,
   );
   const emulator = await spawnEmulator({ apiKeys: [KEY], speed: SPEED, quirks: '' });
+  const client = new AgentSessionsClient({ baseUrl: emulator.url, apiKey: KEY });
   const root = mkdtempSync(join(tmpdir(), 'bench-slack-'));
   const phases: Array<{ k: number; figures: SideFigures[] }> = [];
   try {
-    for (const k of KS) phases.push(await phase(k, emulator, root));
+    for (const k of KS) phases.push(await phase(k, emulator, client.sessions, root));
   } finally {
+    await client.close();
     await emulator.close();
     rmSync(root, { recursive: true, force: true });
   }
