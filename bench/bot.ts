@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
 
 const MAIN = fileURLToPath(new URL('../../packages/slack-bot/dist/main.js', import.meta.url));
 
@@ -11,6 +12,20 @@ export interface Bot {
   /** The last lines it wrote (its JSON log), for a report when something goes wrong. */
   tail(): string;
   stop(): Promise<void>;
+}
+
+/** What every bench bot is configured with: its sandbox workspace, the service, a port of its own. */
+export function botEnv(sandbox: RunningSandbox, serviceUrl: string, apiKey: string): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: sandbox.botToken,
+    SLACK_SIGNING_SECRET: sandbox.signingSecret,
+    SLACK_API_URL: sandbox.apiUrl,
+    AGENT_SERVICE_URL: serviceUrl,
+    AGENT_API_KEY: apiKey,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    FOLLOW_REQUESTS_PER_SECOND: '50',
+  };
 }
 
 /** The bot as production runs it (`node dist/main.js`, configured by its environment). */

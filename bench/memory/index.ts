@@ -28,7 +28,7 @@ import {
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
 import pg from 'pg';
-import { type Bot, spawnBot } from '../bot.js';
+import { type Bot, botEnv, spawnBot } from '../bot.js';
 import { wholeAbove0, writeResult } from '../cli.js';
 import { median, round } from '../stats.js';
 
@@ -278,16 +278,7 @@ async function main(): Promise<void> {
   );
   const sandbox = await startSandbox({ seed, triggerTtlMs: 30_000 });
   const root = mkdtempSync(join(tmpdir(), 'bench-memory-'));
-  const baseEnv = {
-    SLACK_BOT_TOKEN: sandbox.botToken,
-    SLACK_SIGNING_SECRET: sandbox.signingSecret,
-    SLACK_API_URL: sandbox.apiUrl,
-    AGENT_SERVICE_URL: emulator.url,
-    AGENT_API_KEY: KEY,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    FOLLOW_REQUESTS_PER_SECOND: '50',
-  };
+  const baseEnv = botEnv(sandbox, emulator.url, KEY);
   const adminUrl =
     values['database-url'] ??
     process.env.BENCH_DATABASE_URL ??

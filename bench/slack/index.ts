@@ -38,7 +38,7 @@ import {
   type SandboxMessage,
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
-import { type Bot, spawnBot } from '../bot.js';
+import { type Bot, botEnv, spawnBot } from '../bot.js';
 import { wholeAbove0, writeResult } from '../cli.js';
 import { percentile, round } from '../stats.js';
 import { type AgentMessage, needleOf, occurrences, visibleText } from './match.js';
@@ -197,15 +197,8 @@ async function startSide(
   let bot: Bot;
   try {
     bot = await spawnBot({
-      SLACK_BOT_TOKEN: sandbox.botToken,
-      SLACK_SIGNING_SECRET: sandbox.signingSecret,
-      SLACK_API_URL: sandbox.apiUrl,
-      AGENT_SERVICE_URL: emulatorUrl,
-      AGENT_API_KEY: KEY,
-      PORT: '0',
-      HOST: '127.0.0.1',
+      ...botEnv(sandbox, emulatorUrl, KEY),
       DATA_DIR: dataDir,
-      FOLLOW_REQUESTS_PER_SECOND: '50',
       LOG_LEVEL: 'warn',
       ...(strategy === 'naive' ? { AGENT_SLACK_PACING: 'off' } : {}),
     });
