@@ -119,6 +119,14 @@ describe('Session', () => {
     }
   });
 
+  it('an operation or resource the node lacks fails the step naming it', async () => {
+    const unknownOperation = await errorOf(run([session('archive', { sessionId: 's' })]));
+    expect(unknownOperation).toBeInstanceOf(NodeOperationError);
+    expect((unknownOperation as Error).message).toBe('The operation "archive" is not supported');
+    const unknownResource = await errorOf(run([{ resource: 'agent', operation: 'get' }]));
+    expect((unknownResource as Error).message).toBe('The resource "agent" is not supported');
+  });
+
   it('continueOnFail: a failed item becomes an error item, the others carry on', async () => {
     // Resource and operation are read once (n8n's router does so: they take no expressions).
     const { out: created } = await run([session('create', { goal: 'scenario:complete ok' })]);
