@@ -8,12 +8,12 @@
  *
  *   npm run bench:client -- [--requests 500] [--rounds 31]
  */
-import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { AgentSessionsClient } from '@agent-sessions/core';
 import { spawnEmulator } from '@agent-sessions/emulator/testing';
 import { Agent, request } from 'undici';
+import { writeResult } from '../cli.js';
 import { median, round } from '../stats.js';
 
 const { values } = parseArgs({
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
       ratio: ratioTo('rawUndici'),
       ratioToDispatcher: ratioTo('rawDispatcher'),
     };
-    writeFileSync(values.out as string, `${JSON.stringify(result, null, 2)}\n`);
+    writeResult(values.out as string, result);
     const log = (s: string) => process.stdout.write(`${s}\n`);
     const line = (label: string, s: typeof ours) =>
       log(

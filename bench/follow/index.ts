@@ -21,6 +21,7 @@ import {
   type SessionsReader,
 } from '@agent-sessions/core';
 import { spawnEmulator } from '@agent-sessions/emulator/testing';
+import { writeResult } from '../cli.js';
 import { percentile, round } from '../stats.js';
 import type { Group, WorkerInput, WorkerOutput } from './protocol.js';
 
@@ -272,7 +273,7 @@ async function main(): Promise<void> {
           ? null
           : round(baseStats.requestsPerSessionMinute.quiet / oursStats.requestsPerSessionMinute.quiet, 1),
     };
-    writeFileSync(values.out as string, `${JSON.stringify(result, null, 2)}\n`);
+    writeResult(values.out as string, result);
 
     const row = (name: string, a: string | number, b: string | number) =>
       log(`${name.padEnd(40)} ${String(a).padStart(12)} ${String(b).padStart(12)}`);

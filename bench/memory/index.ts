@@ -14,12 +14,11 @@
  * it); the bench creates a database of its own there and drops it at the end. Without one it tries
  * postgres://postgres@127.0.0.1:5432/postgres and, when nothing answers, reports PostgreSQL as skipped.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnEmulator } from '@agent-sessions/emulator/testing';
 import {
@@ -29,7 +28,9 @@ import {
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
 import pg from 'pg';
-import { median } from '../stats.js';
+import { type Bot, botEnv, spawnBot } from '../bot.js';
+import { wholeAbove0, writeResult } from '../cli.js';
+import { median, round } from '../stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -41,23 +42,14 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'bench/results/memory.json' },
   },
 });
-const RUNS = Number(values.runs);
-const SESSIONS = Number(values.sessions);
-const CONCURRENCY = Number(values.concurrency);
-const SPEED = Number(values.speed);
-for (const [name, v] of Object.entries({
-  runs: RUNS,
-  sessions: SESSIONS,
-  concurrency: CONCURRENCY,
-  speed: SPEED,
-})) {
-  if (!(Number.isInteger(v) && v > 0)) throw new Error(`--${name} must be a whole number above 0`);
-}
+const RUNS = wholeAbove0('runs', values.runs);
+const SESSIONS = wholeAbove0('sessions', values.sessions);
+const CONCURRENCY = wholeAbove0('concurrency', values.concurrency);
+const SPEED = wholeAbove0('speed', values.speed);
 
 /** Issue #13's memory target. */
 const TARGET = { maxMb: 250, maxRatioToPostgres: 2 };
 const KEY = 'bench_memory_key';
-const MAIN = fileURLToPath(new URL('../../../packages/slack-bot/dist/main.js', import.meta.url));
 const USER = 'U0ALICE';
 /** Sessions are spread over channels so no one thread of the sandbox holds all of them. */
 const CHANNELS = Array.from({ length: 10 }, (_, i) => `C0MEM${String(i).padStart(2, '0')}`);
@@ -114,52 +106,6 @@ function wasmKb(pid: number): number {
           (reservation(maps[i + 1]) && maps[i + 1]?.start === m.end)),
     )
     .reduce((sum, m) => sum + m.rssKb, 0);
-}
-
-interface Bot {
-  child: ChildProcess;
-  eventsUrl: string;
-  startMs: number;
-  stop(): Promise<void>;
-}
-
-function spawnBot(env: Record<string, string>): Promise<Bot> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the bot did not start within 120 s:\n${output.slice(-2000)}`));
-    }, 120_000);
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-20_000);
-      const url = /Slack request URL: (\S+)/.exec(output)?.[1];
-      if (!url) return;
-      clearTimeout(timer);
-      child.off('exit', onEarlyExit);
-      resolve({
-        child,
-        eventsUrl: url,
-        startMs: Math.round(performance.now() - started),
-        stop: async () => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-          await exited;
-        },
-      });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    const onEarlyExit = (code: number | null) => {
-      clearTimeout(timer);
-      reject(new Error(`the bot exited (${code}) before listening:\n${output.slice(-2000)}`));
-    };
-    child.once('exit', onEarlyExit);
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -332,16 +278,7 @@ async function main(): Promise<void> {
   );
   const sandbox = await startSandbox({ seed, triggerTtlMs: 30_000 });
   const root = mkdtempSync(join(tmpdir(), 'bench-memory-'));
-  const baseEnv = {
-    SLACK_BOT_TOKEN: sandbox.botToken,
-    SLACK_SIGNING_SECRET: sandbox.signingSecret,
-    SLACK_API_URL: sandbox.apiUrl,
-    AGENT_SERVICE_URL: emulator.url,
-    AGENT_API_KEY: KEY,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    FOLLOW_REQUESTS_PER_SECOND: '50',
-  };
+  const baseEnv = botEnv(sandbox, emulator.url, KEY);
   const adminUrl =
     values['database-url'] ??
     process.env.BENCH_DATABASE_URL ??
@@ -363,7 +300,7 @@ async function main(): Promise<void> {
   const q = results.postgres;
   const verdict = (pgliteMb: number, postgresMb: number | undefined) => {
     const underCap = pgliteMb <= TARGET.maxMb;
-    const ratio = postgresMb ? Math.round((pgliteMb / postgresMb) * 100) / 100 : null;
+    const ratio = postgresMb ? round(pgliteMb / postgresMb, 2) : null;
     return {
       pgliteMb,
       postgresMb: postgresMb ?? null,
@@ -384,8 +321,7 @@ async function main(): Promise<void> {
     targets,
     ...results,
   };
-  mkdirSync(dirname(values.out as string), { recursive: true });
-  writeFileSync(values.out as string, `${JSON.stringify(result, null, 2)}\n`);
+  writeResult(values.out as string, result);
 
   const row = (name: string, a: string | number, b: string | number, c: string | number = '') =>
     log(`${name.padEnd(28)} ${String(a).padStart(16)} ${String(b).padStart(16)} ${String(c).padStart(14)}`);

@@ -25,10 +25,11 @@
  * What is not shown at the end counts as missing, and its latency as at least the time it waited
  * (figures built on such lower bounds are marked ≥).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { AgentSessionsClient, type Sessions } from '@agent-sessions/core';
 import type { EmulatorEvent } from '@agent-sessions/emulator';
 import { spawnEmulator } from '@agent-sessions/emulator/testing';
 import {
@@ -37,8 +38,9 @@ import {
   type SandboxMessage,
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
+import { type Bot, botEnv, spawnBot } from '../bot.js';
+import { wholeAbove0, writeResult } from '../cli.js';
 import { percentile, round } from '../stats.js';
-import { type Bot, spawnBot } from './bot.js';
 import { type AgentMessage, needleOf, occurrences, visibleText } from './match.js';
 
 const { values } = parseArgs({
@@ -54,12 +56,6 @@ const { values } = parseArgs({
   },
 });
 
-const wholeAbove0 = (name: string, raw: string | undefined): number => {
-  const v = Number(raw);
-  if (!(Number.isInteger(v) && v > 0))
-    throw new Error(`--${name} must be a whole number above 0, got "${raw}"`);
-  return v;
-};
 const KS = (values.k as string).split(',').map((k) => wholeAbove0('k', k.trim()));
 const QUESTIONS = wholeAbove0('questions', values.questions);
 const QUESTION_SPACING_MS = wholeAbove0('question-spacing', values['question-spacing']) * 1000;
@@ -201,15 +197,8 @@ async function startSide(
   let bot: Bot;
   try {
     bot = await spawnBot({
-      SLACK_BOT_TOKEN: sandbox.botToken,
-      SLACK_SIGNING_SECRET: sandbox.signingSecret,
-      SLACK_API_URL: sandbox.apiUrl,
-      AGENT_SERVICE_URL: emulatorUrl,
-      AGENT_API_KEY: KEY,
-      PORT: '0',
-      HOST: '127.0.0.1',
+      ...botEnv(sandbox, emulatorUrl, KEY),
       DATA_DIR: dataDir,
-      FOLLOW_REQUESTS_PER_SECOND: '50',
       LOG_LEVEL: 'warn',
       ...(strategy === 'naive' ? { AGENT_SLACK_PACING: 'off' } : {}),
     });
@@ -228,29 +217,18 @@ async function startSession(side: Side, tracked: Omit<Tracked, 'sentAt'>, scenar
   if (response.status !== 200) throw new Error(`/agent start answered ${response.status} (${side.strategy})`);
 }
 
-/** Every message of a session, oldest first, grouped by round (the service's own API, paged). */
-async function messagesOf(emulatorUrl: string, sessionId: string): Promise<Map<string, AgentMessage[]>> {
+/**
+ * Every message of a session, oldest first, grouped by round: core's listMessages (its cursor neither
+ * skips nor repeats a round cut by a page), pages of 200, at most 100 of them.
+ */
+async function messagesOf(sessions: Sessions, sessionId: string): Promise<Map<string, AgentMessage[]>> {
   const byRound = new Map<string, AgentMessage[]>();
-  let after: string | undefined;
-  for (let page = 0; page < 100; page++) {
-    const query = new URLSearchParams({ limit: '200', ...(after ? { after } : {}) });
-    const response = await fetch(`${emulatorUrl}/v1/sessions/${sessionId}/messages?${query}`, {
-      headers: { authorization: `Bearer ${KEY}` },
-    });
-    if (!response.ok) throw new Error(`messages of ${sessionId}: ${response.status}`);
-    const body = (await response.json()) as {
-      messages: Array<AgentMessage & { roundId: string }>;
-      pagination: { hasMore: boolean; lastRoundId: string | null };
-    };
-    for (const m of body.messages) {
-      const list = byRound.get(m.roundId) ?? [];
-      list.push(m);
-      byRound.set(m.roundId, list);
-    }
-    if (!body.pagination.hasMore || !body.pagination.lastRoundId) return byRound;
-    after = body.pagination.lastRoundId;
+  for await (const { message } of sessions.listMessages(sessionId, { pageSize: 200, maxPages: 100 })) {
+    const list = byRound.get(message.roundId) ?? [];
+    list.push(message);
+    byRound.set(message.roundId, list);
   }
-  throw new Error(`messages of ${sessionId}: more than 100 pages`);
+  return byRound;
 }
 
 interface Expected {
@@ -373,7 +351,12 @@ function evaluate(
   };
 }
 
-async function phase(k: number, emulator: Awaited<ReturnType<typeof spawnEmulator>>, root: string) {
+async function phase(
+  k: number,
+  emulator: Awaited<ReturnType<typeof spawnEmulator>>,
+  sessions: Sessions,
+  root: string,
+) {
   const label = `k${k}`;
   log(`\nK = ${k}: starting ${STRATEGIES.join(' and ')} bots`);
   const sides: Side[] = [];
@@ -443,7 +426,7 @@ async function phase(k: number, emulator: Awaited<ReturnType<typeof spawnEmulato
         if (!t.sessionId) continue;
         const latest = events.findLast((e) => e.sessionId === t.sessionId)?.seq ?? 0;
         if (latest === (builtAt.get(t.sessionId) ?? -1)) continue;
-        expected.set(t.sessionId, await expectedOf(emulator.url, t, events));
+        expected.set(t.sessionId, await expectedOf(sessions, t, events));
         builtAt.set(t.sessionId, latest);
       }
       const figures = sides.map((side) => evaluate(side, expected, t0, Date.now(), frozen));
@@ -483,9 +466,9 @@ async function phase(k: number, emulator: Awaited<ReturnType<typeof spawnEmulato
   }
 }
 
-async function expectedOf(emulatorUrl: string, t: Tracked, events: EmulatorEvent[]): Promise<Expected> {
+async function expectedOf(sessions: Sessions, t: Tracked, events: EmulatorEvent[]): Promise<Expected> {
   const sessionId = t.sessionId as string;
-  const byRound = await messagesOf(emulatorUrl, sessionId);
+  const byRound = await messagesOf(sessions, sessionId);
   const messages: Expected['messages'] = [];
   for (const e of events) {
     if (
@@ -555,11 +538,13 @@ async function main(): Promise<void> {
     `Slack benchmark: K = ${KS.join(', ')} growing_round sessions + ${QUESTIONS} approval sessions in one channel, at Slack's limits; ${STRATEGIES.join(' vs ')}; deadline ${DEADLINE_MS / 1000} s; load ${load.join(' ')}`,
   );
   const emulator = await spawnEmulator({ apiKeys: [KEY], speed: SPEED, quirks: '' });
+  const client = new AgentSessionsClient({ baseUrl: emulator.url, apiKey: KEY });
   const root = mkdtempSync(join(tmpdir(), 'bench-slack-'));
   const phases: Array<{ k: number; figures: SideFigures[] }> = [];
   try {
-    for (const k of KS) phases.push(await phase(k, emulator, root));
+    for (const k of KS) phases.push(await phase(k, emulator, client.sessions, root));
   } finally {
+    await client.close();
     await emulator.close();
     rmSync(root, { recursive: true, force: true });
   }
@@ -617,8 +602,7 @@ async function main(): Promise<void> {
     targets,
     phases,
   };
-  mkdirSync(dirname(values.out as string), { recursive: true });
-  writeFileSync(values.out as string, `${JSON.stringify(result, null, 2)}\n`);
+  writeResult(values.out as string, result);
 
   const cols = phases.flatMap((p) => p.figures.map((f) => ({ k: p.k, f })));
   const row = (name: string, cell: (f: SideFigures) => string) =>

@@ -1,4 +1,4 @@
-import { type HumanInputRequest, validateAnswer } from '@agent-sessions/core/pure';
+import { describeProblems, type HumanInputRequest, validateAnswer } from '@agent-sessions/core/pure';
 import { describe, expect, it } from 'vitest';
 import { fromFormResponse, issuesByLabel, toFormFields } from '../nodes/AgentSessions/helpers/forms';
 
@@ -61,9 +61,9 @@ const multiQuestion: HumanInputRequest = {
 /** The answer a form reply becomes, after core's check (as Respond sends it). */
 const answerOf = (request: HumanInputRequest, response: unknown) => {
   const mapped = fromFormResponse(request, response);
-  if (!mapped.ok) throw new Error(mapped.issues.map((i) => `${i.field}: ${i.message}`).join('; '));
+  if (!mapped.ok) throw new Error(describeProblems(mapped.issues));
   const checked = validateAnswer(request, mapped.input);
-  if (!checked.ok) throw new Error(issuesByLabel(request, checked.issues).map((i) => `${i.field}: ${i.message}`).join('; '));
+  if (!checked.ok) throw new Error(describeProblems(issuesByLabel(request, checked.issues)));
   return checked.answer;
 };
 

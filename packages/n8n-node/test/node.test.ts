@@ -32,6 +32,12 @@ const run = async (items: Array<Record<string, unknown>>, extra: { continueOnFai
 const session = (operation: string, params: Record<string, unknown> = {}) => ({ resource: 'session', operation, ...params });
 const humanInput = (operation: string, params: Record<string, unknown> = {}) => ({ resource: 'humanInput', operation, ...params });
 const fast = { pollIntervalSeconds: 0.2, maxWaitSeconds: 30 };
+/** What a rejected promise threw (undefined when it resolved). */
+const errorOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 const humanInputPosts = async () => (await emulator.admin.stats()).requests['POST /v1/sessions/:id/human-input/:inputId'] ?? 0;
 
 describe('Session', () => {
@@ -87,10 +93,7 @@ describe('Session', () => {
     ];
     for (const [params, message] of cases) {
       const ctx = fakeContext({ items: [params], credentials: { baseUrl: emulator.url, apiKey: KEY } });
-      const error = await node.execute.call(ctx).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const error = await errorOf(node.execute.call(ctx));
       expect(error, JSON.stringify(params)).toBeInstanceOf(NodeOperationError);
       expect((error as Error).message).toMatch(message);
       expect(ctx.requests, JSON.stringify(params)).toHaveLength(0);
@@ -99,10 +102,7 @@ describe('Session', () => {
 
   it('maps service errors to NodeApiError with the HTTP status: 401, 403, 404, 429', async () => {
     const statusOf = async (items: Array<Record<string, unknown>>, apiKey = KEY) => {
-      const error = await run(items, { apiKey }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const error = await errorOf(run(items, { apiKey }));
       expect(error).toBeInstanceOf(NodeApiError);
       expect(JSON.stringify(error)).not.toContain(KEY);
       return (error as NodeApiError).httpCode;
@@ -117,6 +117,14 @@ describe('Session', () => {
     } finally {
       await emulator.admin.clearFaults();
     }
+  });
+
+  it('an operation or resource the node lacks fails the step naming it', async () => {
+    const unknownOperation = await errorOf(run([session('archive', { sessionId: 's' })]));
+    expect(unknownOperation).toBeInstanceOf(NodeOperationError);
+    expect((unknownOperation as Error).message).toBe('The operation "archive" is not supported');
+    const unknownResource = await errorOf(run([{ resource: 'agent', operation: 'get' }]));
+    expect((unknownResource as Error).message).toBe('The resource "agent" is not supported');
   });
 
   it('continueOnFail: a failed item becomes an error item, the others carry on', async () => {
@@ -136,12 +144,9 @@ describe('Session', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 500);
     const started = Date.now();
-    const error = await run([session('wait', { sessionId: out[0]?.json.sessionId, waitUntil: 'finished', pollIntervalSeconds: 5, maxWaitSeconds: 60 })], {
+    const error = await errorOf(run([session('wait', { sessionId: out[0]?.json.sessionId, waitUntil: 'finished', pollIntervalSeconds: 5, maxWaitSeconds: 60 })], {
       signal: controller.signal,
-    }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    }));
     expect(error).toBeInstanceOf(Error);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
@@ -167,16 +172,10 @@ describe('Human Input', () => {
     const { out } = await run([session('createAndWait', { goal: 'scenario:multi_select regions', waitUntil: 'needsPerson', ...fast })]);
     const sessionId = String(out[0]?.json.sessionId);
     const before = await humanInputPosts();
-    const bad = await run([humanInput('respond', { sessionId, answerType: 'choices', choiceIds: 'eu, us, ap' })]).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const bad = await errorOf(run([humanInput('respond', { sessionId, answerType: 'choices', choiceIds: 'eu, us, ap' })]));
     expect(bad).toBeInstanceOf(NodeOperationError);
     expect((bad as Error).message).toMatch(/choiceIds: Choose at most 2 options/);
-    const wrongKind = await run([humanInput('respond', { sessionId, answerType: 'choice', choiceId: 'mars' })]).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const wrongKind = await errorOf(run([humanInput('respond', { sessionId, answerType: 'choice', choiceId: 'mars' })]));
     expect((wrongKind as Error).message).toMatch(/choiceIds/);
     expect(await humanInputPosts()).toBe(before);
     const { out: ok } = await run([humanInput('respond', { sessionId, answerType: 'choices', choiceIds: 'eu,ap' })]);
@@ -189,10 +188,7 @@ describe('Human Input', () => {
     await run([humanInput('respond', { sessionId, answerType: 'answers', answers: '{"name":"Aurora","channel":"beta"}' })]);
     const { out: after } = await run([humanInput('getPending', { sessionId })]);
     expect(after[0]?.json.pending).toBe(false);
-    const none = await run([humanInput('respond', { sessionId, answerType: 'freeText', freeText: 'hi' })]).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const none = await errorOf(run([humanInput('respond', { sessionId, answerType: 'freeText', freeText: 'hi' })]));
     expect((none as Error).message).toMatch(/not waiting on a question/);
   });
 
@@ -247,22 +243,16 @@ describe('Human Input through a form', () => {
     const { out } = await run([session('createAndWait', { goal: 'scenario:multi_select regions', waitUntil: 'needsPerson', ...fast })]);
     const sessionId = String(out[0]?.json.sessionId);
     const before = await humanInputPosts();
-    const bad = await run([
+    const bad = await errorOf(run([
       humanInput('respond', { sessionId, answerType: 'formResponse', formResponse: { 'Which regions should I deploy to?': ['Europe', 'Mars'] } }),
-    ]).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    ]));
     expect(bad).toBeInstanceOf(NodeOperationError);
     expect((bad as Error).message).toBe(
       'The form response does not answer the question "Which regions should I deploy to?": Field "Which regions should I deploy to?": "Mars" is not one of the options (Europe, US East, Asia Pacific)',
     );
-    const tooMany = await run([
+    const tooMany = await errorOf(run([
       humanInput('respond', { sessionId, answerType: 'formResponse', formResponse: '{"Which regions should I deploy to?": ["Europe", "US East", "Asia Pacific"]}' }),
-    ]).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    ]));
     expect((tooMany as Error).message).toMatch(/Field "Which regions should I deploy to\?": Choose at most 2 options/);
     expect(await humanInputPosts()).toBe(before);
   });

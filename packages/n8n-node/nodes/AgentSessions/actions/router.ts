@@ -15,16 +15,17 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	for (let i = 0; i < items.length; i++) {
 		try {
-			let responseData: IDataObject | IDataObject[];
+			let responseData: IDataObject | IDataObject[] | undefined;
 			switch (nodeData.resource) {
 				case 'session': {
-					const run: (this: IExecuteFunctions, i: number) => Promise<IDataObject | IDataObject[]> =
-						session[nodeData.operation].execute;
-					responseData = await run.call(this, i);
+					// An operation this version lacks (a workflow from elsewhere) is undefined here: reported below.
+					const run: ((this: IExecuteFunctions, i: number) => Promise<IDataObject | IDataObject[]>) | undefined =
+						session[nodeData.operation]?.execute;
+					responseData = await run?.call(this, i);
 					break;
 				}
 				case 'humanInput':
-					responseData = await humanInput[nodeData.operation].execute.call(this, i);
+					responseData = await humanInput[nodeData.operation]?.execute.call(this, i);
 					break;
 				default:
 					throw new NodeOperationError(this.getNode(), `The resource "${resource}" is not supported`, {

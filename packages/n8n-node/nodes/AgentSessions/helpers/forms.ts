@@ -25,9 +25,12 @@ export interface FormField {
 	maxSelections?: number;
 }
 
-export const APPROVE = 'Approve';
-export const REJECT = 'Reject';
-export const REASON_LABEL = 'Reason';
+const REASON_LABEL = 'Reason';
+/** An approval asked in a form: a choice between these two labels. */
+const DECISION = [
+	{ id: 'approve', label: 'Approve' },
+	{ id: 'reject', label: 'Reject' },
+];
 
 /** Where each field's value goes in the answer. */
 type Target =
@@ -61,7 +64,7 @@ function uniqueLabels(options: HumanInputOption[]): Array<{ id: string; label: s
 }
 
 /** How n8n may hand a label back: `&lt;`/`&gt;` from a JSON-defined form, trimmed by the checkbox script. */
-export function normalize(text: string): string {
+function normalize(text: string): string {
 	return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').trim();
 }
 
@@ -98,13 +101,7 @@ function questionSlot(question: HumanInputQuestion, label: string): Slot {
 		};
 	}
 	// An approval inside a multi-question request is offered as a choice between approve and reject.
-	const options =
-		question.kind === 'approval'
-			? [
-					{ id: 'approve', label: APPROVE },
-					{ id: 'reject', label: REJECT },
-				]
-			: uniqueLabels(question.options ?? []);
+	const options = question.kind === 'approval' ? DECISION : uniqueLabels(question.options ?? []);
 	const multi = question.kind === 'multi_select';
 	return {
 		field: choiceField(label, options, question.required, multi, question.minSelections, question.maxSelections),
@@ -128,12 +125,7 @@ function slots(request: HumanInputRequest): Slot[] {
 		case 'approval':
 			return [
 				{
-					field: {
-						fieldLabel: label(request.prompt),
-						fieldType: 'dropdown',
-						requiredField: true,
-						fieldOptions: { values: [{ option: APPROVE }, { option: REJECT }] },
-					},
+					field: choiceField(label(request.prompt), DECISION, true, false),
 					target: { kind: 'decision' },
 					answerField: 'approved',
 				},
@@ -282,15 +274,7 @@ export function fromFormResponse(request: HumanInputRequest, response: unknown):
 		const target = slot.target;
 		switch (target.kind) {
 			case 'decision': {
-				const id = optionId(
-					value,
-					[
-						{ id: 'approve', label: APPROVE },
-						{ id: 'reject', label: REJECT },
-					],
-					name,
-					issues,
-				);
+				const id = optionId(value, DECISION, name, issues);
 				if (id !== undefined) input.approved = id === 'approve';
 				break;
 			}

@@ -31,20 +31,10 @@ export function jsonObject(ctx: IExecuteFunctions, raw: unknown, label: string, 
 	return value as IDataObject;
 }
 
-export function positive(
-	ctx: IExecuteFunctions,
-	value: unknown,
-	label: string,
-	itemIndex: number,
-	integer = false,
-): number {
+export function positive(ctx: IExecuteFunctions, value: unknown, label: string, itemIndex: number): number {
 	const n = Number(value);
-	if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-		fail(
-			ctx,
-			itemIndex,
-			`Parameter "${label}" must be a ${integer ? 'whole number' : 'number'} above 0 (got ${String(value)})`,
-		);
+	if (!Number.isFinite(n) || n <= 0) {
+		fail(ctx, itemIndex, `Parameter "${label}" must be a number above 0 (got ${String(value)})`);
 	}
 	return n;
 }

@@ -1,7 +1,7 @@
 import {
 	type AnswerInput,
-	type AnswerIssue,
 	checkId,
+	describeProblems,
 	type HumanInputRequest,
 	type HumanInputResponseRequest,
 	validateAnswer,
@@ -130,8 +130,6 @@ const displayOptions = { show: { resource: ['humanInput'], operation: ['respond'
 
 export const description = updateDisplayOptions(displayOptions, properties);
 
-const listed = (issues: AnswerIssue[]) => issues.map((x) => `${x.field}: ${x.message}`).join('; ');
-
 function answerInput(ctx: IExecuteFunctions, i: number, type: string): AnswerInput {
 	switch (type) {
 		case 'approval': {
@@ -164,7 +162,7 @@ function formAnswer(ctx: IExecuteFunctions, i: number, request: HumanInputReques
 	const response = typeof raw === 'string' ? jsonObject(ctx, raw, 'Form Response', i) : raw;
 	const mapped = fromFormResponse(request, response);
 	if (!mapped.ok) {
-		fail(ctx, i, `The form response does not answer the question "${request.prompt}": ${listed(mapped.issues)}`);
+		fail(ctx, i, `The form response does not answer the question "${request.prompt}": ${describeProblems(mapped.issues)}`);
 	}
 	return mapped.input;
 }
@@ -175,18 +173,19 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<IData
 	// Parameters are read before any request: a bad one fails the step with nothing sent.
 	const direct = type === 'formResponse' ? undefined : answerInput(this, i, type);
 	const givenInputId = this.getNodeParameter('inputId', i, '') as string;
-	if (givenInputId.trim() !== '') failOnProblems(this, i, checkId(givenInputId, 'inputId'), { inputId: 'Input ID' });
+	const inputIdGiven = givenInputId.trim() !== '';
+	if (inputIdGiven) failOnProblems(this, i, checkId(givenInputId, 'inputId'), { inputId: 'Input ID' });
 	const sessions = await sessionsApi(this);
 	const session = await sessions.get(id);
 	const request = await pendingRequest(sessions, session, this.getExecutionCancelSignal());
-	if (!request && givenInputId.trim() === '') {
+	if (!request && !inputIdGiven) {
 		fail(
 			this,
 			i,
 			`Session ${id} is not waiting on a question (status: ${session.status}); set "Input ID" to answer a specific one`,
 		);
 	}
-	const inputId = givenInputId.trim() === '' ? (request as HumanInputRequest).inputId : givenInputId;
+	const inputId = inputIdGiven ? givenInputId : (request as HumanInputRequest).inputId;
 	const question = request && request.inputId === inputId ? request : undefined;
 	let body: HumanInputResponseRequest;
 	if (question) {
@@ -196,7 +195,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<IData
 		const checked = validateAnswer(question, input);
 		if (!checked.ok) {
 			const issues = direct ? checked.issues : issuesByLabel(question, checked.issues);
-			fail(this, i, `The answer does not fit the question "${question.prompt}": ${listed(issues)}`);
+			fail(this, i, `The answer does not fit the question "${question.prompt}": ${describeProblems(issues)}`);
 		}
 		body = checked.answer;
 	} else if (direct) {

@@ -1,18 +1,36 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
 
-const MAIN = fileURLToPath(new URL('../../../packages/slack-bot/dist/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../packages/slack-bot/dist/main.js', import.meta.url));
 
 export interface Bot {
   child: ChildProcess;
   eventsUrl: string;
+  /** Spawn to listening (its "Slack request URL" line), in ms. */
+  startMs: number;
   /** The last lines it wrote (its JSON log), for a report when something goes wrong. */
   tail(): string;
   stop(): Promise<void>;
 }
 
+/** What every bench bot is configured with: its sandbox workspace, the service, a port of its own. */
+export function botEnv(sandbox: RunningSandbox, serviceUrl: string, apiKey: string): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: sandbox.botToken,
+    SLACK_SIGNING_SECRET: sandbox.signingSecret,
+    SLACK_API_URL: sandbox.apiUrl,
+    AGENT_SERVICE_URL: serviceUrl,
+    AGENT_API_KEY: apiKey,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    FOLLOW_REQUESTS_PER_SECOND: '50',
+  };
+}
+
 /** The bot as production runs it (`node dist/main.js`, configured by its environment). */
 export function spawnBot(env: Record<string, string>, startTimeoutMs = 120_000): Promise<Bot> {
+  const started = performance.now();
   const child = spawn(process.execPath, [MAIN], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,6 +61,7 @@ export function spawnBot(env: Record<string, string>, startTimeoutMs = 120_000):
       resolve({
         child,
         eventsUrl: url,
+        startMs: Math.round(performance.now() - started),
         tail: () => output.slice(-4000),
         stop: async () => {
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
