@@ -12,6 +12,7 @@ import {
   type RunningSandbox,
   type SandboxMessage,
   type SandboxOptions,
+  type SandboxView,
   type SlackDriver,
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
@@ -86,6 +87,8 @@ export interface Harness {
     what: string,
     timeoutMs?: number,
   ): Promise<SandboxMessage>;
+  /** Presses `actionId` on the message at `ts` as `user` and waits for the modal it opens. */
+  pressForModal(user: string, ts: string, actionId: string, what: string): Promise<SandboxView>;
   ephemeralsFor(user: string): string[];
   waitForEphemeral(user: string, pattern: RegExp, timeoutMs?: number): Promise<string>;
   stop(): Promise<void>;
@@ -159,6 +162,10 @@ export async function startHarness(
         },
         { what, timeoutMs },
       ),
+    async pressForModal(user, ts, actionId, what) {
+      await driver.act({ user, channel: CHANNEL, ts, actionId });
+      return ws.waitFor(() => driver.openModal(user), { what });
+    },
     ephemeralsFor: (user) =>
       ws.ephemerals
         .filter((e) => e.user === user)
