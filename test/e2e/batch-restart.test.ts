@@ -1,7 +1,7 @@
 import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { expect, it } from 'vitest';
 import { useBotProcesses } from './bot-process.js';
-import { ALICE, CHANNEL, textOf } from './harness.js';
+import { ALICE, CHANNEL, newCard, textOf } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 
 // Batches across SIGKILL, with Slack's limits on: the bot records a batch's messages (keys and content)
@@ -19,17 +19,10 @@ it('SIGKILLed while batched chatter is queued: every message exactly once after 
   const driver = sandbox.driver(bot.eventsUrl);
   const cards: string[] = [];
   for (const part of ['one', 'two']) {
-    const before = new Set((ws.messages.get(CHANNEL) ?? []).map((m) => m.ts));
-    await driver.command({
-      user: ALICE,
-      channel: CHANNEL,
-      text: `start scenario:chatty review part ${part}`,
-    });
-    const card = await ws.waitFor(
+    const card = await newCard(
+      ws,
       () =>
-        (ws.messages.get(CHANNEL) ?? []).find(
-          (m) => !before.has(m.ts) && !m.thread_ts && /session `/.test(textOf(m)),
-        ),
+        driver.command({ user: ALICE, channel: CHANNEL, text: `start scenario:chatty review part ${part}` }),
       { what: 'a card' },
     );
     cards.push(card.ts);
