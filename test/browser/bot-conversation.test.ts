@@ -1,15 +1,20 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
-import { loadConfig, openStore, type RunningBot, startBot } from '@agent-sessions/slack-bot';
-import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { SpawnedEmulator } from '@agent-sessions/emulator/testing';
+import type { RunningBot } from '@agent-sessions/slack-bot';
+import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  actAs as actAsIn,
+  openPage,
+  requireChromium,
+  screenshot,
+  startBotWithSandbox,
+  write as writeIn,
+} from './page.js';
 
 // Issue #14's "done when", in the page with the real bot: mention it in a thread of a discussion, see
 // the card in that thread with the discussion as context, reply to steer it, answer its question by
 // replying, press 👍 on the report.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
-const ARTIFACTS = new URL('../../test-results/browser/', import.meta.url).pathname;
 const API_KEY = 'emu_browser_conv_key_8d21';
 
 let emulator: SpawnedEmulator;
@@ -19,36 +24,16 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium-headless-shell`);
-  mkdirSync(ARTIFACTS, { recursive: true });
-  // Real time: the scenario asks its question ~5 s in, time enough to steer it by a reply first.
-  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 1 });
-  // Slack's rate limits off: the bot does not pace itself yet (bot-outbound).
-  sandbox = await startSandbox({ emulatorUrl: emulator.url, triggerTtlMs: 10_000, rateLimits: false });
-  const config = loadConfig({
-    SLACK_BOT_TOKEN: sandbox.botToken,
-    SLACK_SIGNING_SECRET: sandbox.signingSecret,
-    SLACK_API_URL: sandbox.apiUrl,
-    AGENT_SERVICE_URL: emulator.url,
-    AGENT_API_KEY: API_KEY,
-    PORT: '0',
-    HOST: '127.0.0.1',
-  });
-  if (!config.slack || !config.service) throw new Error('configured above');
-  bot = await startBot(
-    { ...config, slack: config.slack, service: config.service },
-    {
-      store: await openStore({}),
-      logLevel: 'warn',
-      schedule: { activeMinMs: 200, activeMaxMs: 800, needsPersonMs: 1_000 },
-      cards: { minIntervalMs: 200, maxPerMinute: 3_000 },
-    },
-  );
-  sandbox.connectBot(bot.eventsUrl as string);
-  browser = await chromium.launch({ executablePath: CHROMIUM });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(sandbox.url);
+  requireChromium();
+  ({ emulator, sandbox, bot } = await startBotWithSandbox({
+    apiKey: API_KEY,
+    // Real time: the scenario asks its question ~5 s in, time enough to steer it by a reply first.
+    emulatorSpeed: 1,
+    // Slack's rate limits off: the bot does not pace itself yet (bot-outbound).
+    sandbox: { rateLimits: false },
+    needsPersonMs: 1_000,
+  }));
+  ({ browser, page } = await openPage(sandbox.url));
 }, 90_000);
 
 afterAll(async () => {
@@ -59,15 +44,9 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-const shot = (name: string) => page.screenshot({ path: `${ARTIFACTS}${name}.png` });
-const composer = () => page.getByTestId('composer');
-async function write(text: string) {
-  await composer().fill(text);
-  await composer().press('Enter');
-}
-async function actAs(userId: string) {
-  await page.getByTestId('user-switcher').selectOption(userId);
-}
+const shot = (name: string) => screenshot(page, name);
+const write = (text: string) => writeIn(page, text);
+const actAs = (userId: string) => actAsIn(page, userId);
 async function replyIn(conversation: Locator, text: string) {
   await conversation.getByTestId('reply-in-thread').first().click();
   await page.getByTestId('reply-chip').waitFor();

@@ -1,16 +1,14 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
 import { App, LogLevel } from '@slack/bolt';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actAs as actAsIn, openPage, requireChromium, screenshot, write as writeIn } from './page.js';
 
 // The page's conversational side — mentions in the composer, replies in threads, the DM with the bot,
 // reactions, the markdown block and feedback buttons — against a small stand-in bot (a real Bolt app),
 // so these page features are held whatever the project's bot does with mentions yet.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
-const ARTIFACTS = new URL('../../test-results/browser/', import.meta.url).pathname;
 
 let sandbox: RunningSandbox;
 let app: App;
@@ -20,9 +18,7 @@ const heard: Array<{ type: string; text?: string; thread_ts?: string; channel_ty
 const pressed: Array<{ value: string; user: string }> = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium-headless-shell`);
-  mkdirSync(ARTIFACTS, { recursive: true });
+  requireChromium();
   sandbox = await startSandbox();
   app = new App({
     token: sandbox.botToken,
@@ -85,9 +81,7 @@ beforeAll(async () => {
   });
   const server = (await app.start(0)) as Server;
   sandbox.connectBot(`http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`);
-  browser = await chromium.launch({ executablePath: CHROMIUM });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(sandbox.url);
+  ({ browser, page } = await openPage(sandbox.url));
 }, 60_000);
 
 afterAll(async () => {
@@ -96,16 +90,13 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const shot = (name: string) => page.screenshot({ path: `${ARTIFACTS}${name}.png` });
-const composer = () => page.getByTestId('composer');
-async function write(text: string) {
-  await composer().fill(text);
-  await composer().press('Enter');
-}
+const shot = (name: string) => screenshot(page, name);
+const write = (text: string) => writeIn(page, text);
+const actAs = (userId: string) => actAsIn(page, userId);
 
 describe('the sandbox page, conversational', () => {
   it('@agents in the composer is a mention: the bot hears app_mention, reacts 👀 and answers in the thread', async () => {
-    await page.getByTestId('user-switcher').selectOption('U0ALICE');
+    await actAs('U0ALICE');
     await write('@agents summarise the release');
     const conversation = page.getByTestId('conversation').filter({ hasText: 'summarise the release' }).last();
     await conversation.locator('.mention').filter({ hasText: '@agents' }).waitFor();
@@ -161,7 +152,7 @@ describe('the sandbox page, conversational', () => {
   });
 
   it('the DM with the bot (its Messages tab): a message there is message.im, and its reaction shows', async () => {
-    await page.getByTestId('user-switcher').selectOption('U0BOB');
+    await actAs('U0BOB');
     await page.getByTestId('dm-tab').click();
     await write('hello agent');
     const message = page.getByTestId('message').filter({ hasText: 'hello agent' });
@@ -172,7 +163,7 @@ describe('the sandbox page, conversational', () => {
     expect(sandbox.workspace.messages.get('D0BOB')?.map((m) => m.text)).toEqual(['hello agent']);
     await shot('conversation-dm');
     // Alice's Messages tab is her own DM: Bob's message is not there.
-    await page.getByTestId('user-switcher').selectOption('U0ALICE');
+    await actAs('U0ALICE');
     expect(await page.getByTestId('message').filter({ hasText: 'hello agent' }).count()).toBe(0);
     await page.locator('[data-channel-id="C0AGENTS"]').click();
   });

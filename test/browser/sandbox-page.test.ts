@@ -1,15 +1,20 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
-import { loadConfig, openStore, type RunningBot, startBot } from '@agent-sessions/slack-bot';
-import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
+import type { SpawnedEmulator } from '@agent-sessions/emulator/testing';
+import type { RunningBot } from '@agent-sessions/slack-bot';
+import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
 import { LogLevel, WebClient } from '@slack/web-api';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  actAs as actAsIn,
+  openPage,
+  requireChromium,
+  screenshot,
+  startBotWithSandbox,
+  write as writeIn,
+} from './page.js';
 
 // Everything real: the emulator process, the sandbox server, the bot, and Debian's headless Chromium
 // driving the sandbox's page, which talks only to the sandbox.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
-const ARTIFACTS = new URL('../../test-results/browser/', import.meta.url).pathname;
 const API_KEY = 'emu_browser_key_3e7a';
 
 let emulator: SpawnedEmulator;
@@ -19,35 +24,14 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium-headless-shell`);
-  mkdirSync(ARTIFACTS, { recursive: true });
-  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10 });
-  sandbox = await startSandbox({ emulatorUrl: emulator.url, triggerTtlMs: 10_000 });
-  const config = loadConfig({
-    SLACK_BOT_TOKEN: sandbox.botToken,
-    SLACK_SIGNING_SECRET: sandbox.signingSecret,
-    SLACK_API_URL: sandbox.apiUrl,
-    AGENT_SERVICE_URL: emulator.url,
-    AGENT_API_KEY: API_KEY,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    AGENT_APPROVERS: 'U0BOB',
-  });
-  if (!config.slack || !config.service) throw new Error('configured above');
-  bot = await startBot(
-    { ...config, slack: config.slack, service: config.service },
-    {
-      store: await openStore({}),
-      logLevel: 'warn',
-      schedule: { activeMinMs: 200, activeMaxMs: 800, needsPersonMs: 2_000 },
-      cards: { minIntervalMs: 200, maxPerMinute: 3_000 },
-    },
-  );
-  sandbox.connectBot(bot.eventsUrl as string);
-  browser = await chromium.launch({ executablePath: CHROMIUM });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(sandbox.url);
+  requireChromium();
+  ({ emulator, sandbox, bot } = await startBotWithSandbox({
+    apiKey: API_KEY,
+    emulatorSpeed: 10,
+    env: { AGENT_APPROVERS: 'U0BOB' },
+    needsPersonMs: 2_000,
+  }));
+  ({ browser, page } = await openPage(sandbox.url));
 }, 90_000);
 
 afterAll(async () => {
@@ -58,16 +42,13 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-const shot = (name: string) => page.screenshot({ path: `${ARTIFACTS}${name}.png` });
-
-async function actAs(userId: string) {
-  await page.getByTestId('user-switcher').selectOption(userId);
-}
+const shot = (name: string) => screenshot(page, name);
+const write = (text: string) => writeIn(page, text);
+const actAs = (userId: string) => actAsIn(page, userId);
 
 /** Types `/agent start …` and returns the conversation (card + thread) it started. */
 async function start(goal: string): Promise<Locator> {
-  await page.getByTestId('composer').fill(`/agent start ${goal}`);
-  await page.getByTestId('composer').press('Enter');
+  await write(`/agent start ${goal}`);
   const conversation = page.getByTestId('conversation').filter({ hasText: goal }).last();
   await conversation.waitFor();
   return conversation;
@@ -145,8 +126,7 @@ describe('the sandbox page', () => {
 
   it('/agent help answers privately, as Slack shows a command’s reply', async () => {
     await actAs('U0CAROL');
-    await page.getByTestId('composer').fill('/agent help');
-    await page.getByTestId('composer').press('Enter');
+    await write('/agent help');
     await expect
       .poll(() => page.locator('.ephemeral').last().textContent(), { timeout: 10_000 })
       .toContain('/agent redirect');
@@ -156,8 +136,7 @@ describe('the sandbox page', () => {
 
   it('the start form keeps what was typed when a field is refused', async () => {
     await actAs('U0ALICE');
-    await page.getByTestId('composer').fill('/agent start');
-    await page.getByTestId('composer').press('Enter');
+    await write('/agent start');
     const modal = page.getByTestId('modal');
     await modal.waitFor();
     const goal = modal.locator('[data-block="goal"] textarea');
@@ -219,16 +198,12 @@ describe('the sandbox page', () => {
   it('a private channel: refused until the bot is invited with /invite, then the session starts there', async () => {
     await actAs('U0ALICE');
     await page.locator('[data-channel-id="G0PRIVATE"]').click();
-    const composer = page.getByTestId('composer');
-    await composer.fill('/agent start scenario:complete audit the keys');
-    await composer.press('Enter');
+    await write('/agent start scenario:complete audit the keys');
     await page.locator('.ephemeral').filter({ hasText: 'invite me first' }).waitFor({ timeout: 10_000 });
     await shot('private-refused');
-    await composer.fill('/invite @agents');
-    await composer.press('Enter');
+    await write('/invite @agents');
     await page.getByText('has joined the channel').waitFor();
-    await composer.fill('/agent start scenario:complete audit the keys');
-    await composer.press('Enter');
+    await write('/agent start scenario:complete audit the keys');
     const c = page.getByTestId('conversation').filter({ hasText: 'audit the keys' }).last();
     await c.getByText('Completed').first().waitFor({ timeout: 20_000 });
     await page.locator('[data-channel-id="C0AGENTS"]').click();
@@ -246,8 +221,7 @@ describe('the sandbox page', () => {
     // The bot's own card post in #general fails as Slack would fail it.
     sandbox.failNext({ method: 'chat.postMessage', channel: 'C0GENERAL', error: 'is_archived' });
     await page.locator('[data-channel-id="C0GENERAL"]').click();
-    await page.getByTestId('composer').fill('/agent start scenario:complete archived channel');
-    await page.getByTestId('composer').press('Enter');
+    await write('/agent start scenario:complete archived channel');
     const injected = page.getByTestId('api-call').filter({ hasText: 'is_archived' }).first();
     await injected.waitFor({ timeout: 10_000 });
     expect(await injected.textContent()).toContain('injected');

@@ -1,12 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
-import { type RunningSandbox, type SandboxMessage, startSandbox } from '@agent-sessions/slack-sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BotProcess, spawnBot } from './bot-process.js';
+import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
+import { describe, expect, it } from 'vitest';
+import { useBotProcesses } from './bot-process.js';
 import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
-import { ALICE, API_KEY, botEnv, CHANNEL, textOf } from './harness.js';
+import { ALICE, CHANNEL, textOf } from './harness.js';
 import { isPrompt } from './helpers.js';
 import { expectNoSecrets, SECRETS } from './secrets.js';
 
@@ -16,40 +12,26 @@ const ESCALATION_CHANNEL = 'C0GENERAL';
 // however they die. Real processes (`node dist/main.js`) on one PostgreSQL, with short real settings:
 // the assertions wait for what happens (event order), never for an amount of time.
 describe.skipIf(!TEST_DATABASE_URL)('reminders across replicas and a SIGKILL, on PostgreSQL', () => {
-  let emulator: SpawnedEmulator;
-  let sandbox: RunningSandbox;
-  const database = scratchDatabase('bot_reminders');
-  const output: string[] = [];
-  const bots: BotProcess[] = [];
-
-  beforeAll(async () => {
-    await database.create();
-    emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 5 });
+  const world = useBotProcesses({
+    emulatorSpeed: 5,
     // Three sessions' reminders and DMs at once would meet Slack's per-channel limits; pacing is not
     // what this test is about.
-    sandbox = await startSandbox({ triggerTtlMs: 10_000, rateLimits: false });
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const bot of bots) await bot.kill();
-    await sandbox?.close();
-    await emulator?.close();
-    if (TEST_DATABASE_URL) await database.drop();
+    sandbox: { rateLimits: false },
+    store: { database: scratchDatabase('bot_reminders') },
   });
 
   it('two replicas tick together and one is SIGKILLed and restarted: every reminder and escalation once', async () => {
-    const env = (id: string) => ({
-      ...botEnv(sandbox, emulator),
-      DATABASE_URL: database.url,
-      REPLICA_ID: id,
-      LEASE_TTL_SECONDS: '2',
-      AGENT_REMIND_AFTER: '1s',
-      AGENT_REMIND_MAX: '3',
-      AGENT_ESCALATE_TO: ESCALATION_CHANNEL,
-    });
-    const a = await spawnBot(env('replica-a'), output);
-    const b = await spawnBot(env('replica-b'), output);
-    bots.push(a, b);
+    const { sandbox, output } = world;
+    const env = (id: string) =>
+      world.env({
+        REPLICA_ID: id,
+        LEASE_TTL_SECONDS: '2',
+        AGENT_REMIND_AFTER: '1s',
+        AGENT_REMIND_MAX: '3',
+        AGENT_ESCALATE_TO: ESCALATION_CHANNEL,
+      });
+    const a = await world.spawn(env('replica-a'));
+    const b = await world.spawn(env('replica-b'));
     const ws = sandbox.workspace;
     const goals = ['open the gates', 'rotate the keys', 'drain the queue'];
     for (const [i, goal] of goals.entries()) {
@@ -78,8 +60,7 @@ describe.skipIf(!TEST_DATABASE_URL)('reminders across replicas and a SIGKILL, on
       });
     }
     await a.kill('SIGKILL');
-    const restarted = await spawnBot(env('replica-a'), output);
-    bots.push(restarted);
+    await world.spawn(env('replica-a'));
 
     const escalations = () => ws.messages.get(ESCALATION_CHANNEL) ?? [];
     await ws.waitFor(() => (escalations().length >= goals.length ? true : undefined), {
@@ -121,34 +102,12 @@ describe.skipIf(!TEST_DATABASE_URL)('reminders across replicas and a SIGKILL, on
 
 // The same on the embedded store (PGlite on disk): runs everywhere, no PostgreSQL needed.
 describe('reminders across a SIGKILL on PGlite', () => {
-  let emulator: SpawnedEmulator;
-  let sandbox: RunningSandbox;
-  let dataDir: string;
-  const output: string[] = [];
-  const bots: BotProcess[] = [];
-
-  beforeAll(async () => {
-    emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 5 });
-    sandbox = await startSandbox({ triggerTtlMs: 10_000 });
-    dataDir = mkdtempSync(join(tmpdir(), 'bot-reminders-'));
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const bot of bots) await bot.kill();
-    await sandbox?.close();
-    await emulator?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
+  const world = useBotProcesses({ emulatorSpeed: 5, store: { dataDirPrefix: 'bot-reminders-' } });
 
   it('a reminder sent before the kill is not sent again; the next one comes after the restart', async () => {
-    const env = {
-      ...botEnv(sandbox, emulator),
-      DATA_DIR: dataDir,
-      AGENT_REMIND_AFTER: '1s',
-      AGENT_REMIND_MAX: '2',
-    };
-    const first = await spawnBot(env, output);
-    bots.push(first);
+    const { sandbox, output } = world;
+    const env = world.env({ AGENT_REMIND_AFTER: '1s', AGENT_REMIND_MAX: '2' });
+    const first = await world.spawn(env);
     const ws = sandbox.workspace;
     await sandbox.driver(first.eventsUrl).command({
       user: ALICE,
@@ -165,8 +124,7 @@ describe('reminders across a SIGKILL on PGlite', () => {
       timeoutMs: 30_000,
     });
     await first.kill('SIGKILL');
-    const second = await spawnBot(env, output);
-    bots.push(second);
+    await world.spawn(env);
     // When the kill fell between the reminder and its DM, step 1 is claimed again once its claim is stale
     // (20 s) and step 2 waits for it: up to half a minute.
     await ws.waitFor(() => thread().find((t) => t.includes('Reminder 2 of 2')), {

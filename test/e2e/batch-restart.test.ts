@@ -1,55 +1,28 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
-import { type RunningSandbox, type SandboxMessage, startSandbox } from '@agent-sessions/slack-sandbox';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type BotProcess, spawnBot } from './bot-process.js';
-import { ALICE, API_KEY, botEnv, CHANNEL, textOf } from './harness.js';
+import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
+import { expect, it } from 'vitest';
+import { useBotProcesses } from './bot-process.js';
+import { ALICE, CHANNEL, newCard, textOf } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 
 // Batches across SIGKILL, with Slack's limits on: the bot records a batch's messages (keys and content)
 // before it posts them and lets the follower move on; killed with posts still queued, the next start
 // finds what was posted by its metadata and posts the rest, each message exactly once.
-let emulator: SpawnedEmulator;
-let sandbox: RunningSandbox;
-let dataDir: string;
-let bot: BotProcess | undefined;
-const output: string[] = [];
-
-beforeAll(async () => {
-  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10 });
-  sandbox = await startSandbox({ triggerTtlMs: 10_000 });
-  dataDir = mkdtempSync(join(tmpdir(), 'bot-batch-restart-'));
-}, 60_000);
-
-afterAll(async () => {
-  await bot?.kill();
-  await sandbox?.close();
-  await emulator?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
+const world = useBotProcesses({ emulatorSpeed: 10, store: { dataDirPrefix: 'bot-batch-restart-' } });
 
 const isBatch = (m: SandboxMessage) => /"keys"/.test(JSON.stringify(m.metadata ?? {}));
 
 it('SIGKILLed while batched chatter is queued: every message exactly once after the restart', async () => {
+  const { emulator, sandbox } = world;
   const ws = sandbox.workspace;
-  const start = () => spawnBot({ ...botEnv(sandbox, emulator), DATA_DIR: dataDir }, output);
-  bot = await start();
+  const start = () => world.spawn(world.env());
+  const bot = await start();
   const driver = sandbox.driver(bot.eventsUrl);
   const cards: string[] = [];
   for (const part of ['one', 'two']) {
-    const before = new Set((ws.messages.get(CHANNEL) ?? []).map((m) => m.ts));
-    await driver.command({
-      user: ALICE,
-      channel: CHANNEL,
-      text: `start scenario:chatty review part ${part}`,
-    });
-    const card = await ws.waitFor(
+    const card = await newCard(
+      ws,
       () =>
-        (ws.messages.get(CHANNEL) ?? []).find(
-          (m) => !before.has(m.ts) && !m.thread_ts && /session `/.test(textOf(m)),
-        ),
+        driver.command({ user: ALICE, channel: CHANNEL, text: `start scenario:chatty review part ${part}` }),
       { what: 'a card' },
     );
     cards.push(card.ts);
@@ -63,7 +36,7 @@ it('SIGKILLed while batched chatter is queued: every message exactly once after 
   expect(cards.every(done)).toBe(false);
   await bot.kill('SIGKILL');
 
-  bot = await start();
+  await start();
   await ws.waitFor(() => cards.every(done), { what: 'both final reports', timeoutMs: 240_000 });
   // 72 from the script each; with EMULATOR_QUIRKS=concurrent-rounds their subagents write a few more.
   const written = new Map<string, number>();

@@ -1,5 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { type RunningSandbox, type SandboxOptions, startSandbox } from '@agent-sessions/slack-sandbox';
+import { afterAll, beforeAll } from 'vitest';
+import type { scratchDatabase } from './database.js';
+import { API_KEY, botEnv } from './harness.js';
 
 const MAIN = fileURLToPath(new URL('../../packages/slack-bot/dist/main.js', import.meta.url));
 
@@ -49,4 +57,58 @@ export function spawnBot(env: Record<string, string>, output: string[] = []): Pr
       reject(new Error(`the bot exited (${code}) before listening:\n${buffered.slice(-2000)}`));
     });
   });
+}
+
+export interface BotProcesses {
+  emulator: SpawnedEmulator;
+  sandbox: RunningSandbox;
+  /** Every line the suite's bots wrote, for the secrets check. */
+  output: string[];
+  /** The bot's environment: `botEnv`, where the store lives (DATA_DIR or DATABASE_URL), then `extra`. */
+  env(extra?: Record<string, string>): Record<string, string>;
+  /** `spawnBot` into `output`; the process is killed when the suite ends. */
+  spawn(env: Record<string, string>): Promise<BotProcess>;
+}
+
+/**
+ * One world for a suite of bot processes: an emulator, a sandbox and the bots' store, made before its tests;
+ * after them every bot it spawned is killed, then the sandbox and emulator closed and the store removed.
+ */
+export function useBotProcesses(options: {
+  emulatorSpeed: number;
+  /** The sandbox's own options (e.g. `rateLimits: false`). */
+  sandbox?: Omit<SandboxOptions, 'triggerTtlMs'>;
+  /** A PGlite directory made under this prefix in the temp dir, or a scratch PostgreSQL database. */
+  store: { dataDirPrefix: string } | { database: ReturnType<typeof scratchDatabase> };
+}): BotProcesses {
+  const { store } = options;
+  const bots: BotProcess[] = [];
+  let dataDir: string | undefined;
+  const world = { output: [] as string[] } as BotProcesses;
+  world.env = (extra = {}) => ({
+    ...botEnv(world.sandbox, world.emulator),
+    ...('database' in store ? { DATABASE_URL: store.database.url } : { DATA_DIR: dataDir as string }),
+    ...extra,
+  });
+  world.spawn = async (env) => {
+    const bot = await spawnBot(env, world.output);
+    bots.push(bot);
+    return bot;
+  };
+
+  beforeAll(async () => {
+    if ('database' in store) await store.database.create();
+    world.emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: options.emulatorSpeed });
+    world.sandbox = await startSandbox({ ...options.sandbox, triggerTtlMs: 10_000 });
+    if ('dataDirPrefix' in store) dataDir = mkdtempSync(join(tmpdir(), store.dataDirPrefix));
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const bot of bots) await bot.kill();
+    await world.sandbox?.close();
+    await world.emulator?.close();
+    if ('database' in store) await store.database.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+  return world;
 }

@@ -12,6 +12,7 @@ import {
   type RunningSandbox,
   type SandboxMessage,
   type SandboxOptions,
+  type SandboxView,
   type SlackDriver,
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
@@ -86,6 +87,8 @@ export interface Harness {
     what: string,
     timeoutMs?: number,
   ): Promise<SandboxMessage>;
+  /** Presses `actionId` on the message at `ts` as `user` and waits for the modal it opens. */
+  pressForModal(user: string, ts: string, actionId: string, what: string): Promise<SandboxView>;
   ephemeralsFor(user: string): string[];
   waitForEphemeral(user: string, pattern: RegExp, timeoutMs?: number): Promise<string>;
   stop(): Promise<void>;
@@ -93,6 +96,26 @@ export interface Harness {
 
 export const textOf = (m: SandboxMessage | undefined): string =>
   m ? `${m.text ?? ''}\n${JSON.stringify(m.blocks ?? [])}` : '';
+
+/**
+ * Runs `send` (an `/agent start`) and waits for the session card it brings: the first top-level message in
+ * #agents, new since just before `send`, naming a session.
+ */
+export async function newCard(
+  ws: RunningSandbox['workspace'],
+  send: () => Promise<unknown>,
+  wait: { what: string; timeoutMs?: number },
+): Promise<SandboxMessage> {
+  const before = new Set((ws.messages.get(CHANNEL) ?? []).map((m) => m.ts));
+  await send();
+  return ws.waitFor(
+    () =>
+      (ws.messages.get(CHANNEL) ?? []).find(
+        (m) => !before.has(m.ts) && !m.thread_ts && /session `/.test(textOf(m)),
+      ),
+    wait,
+  );
+}
 
 /** One harness for a test file: started before its tests, stopped after them. */
 export function useHarness(options: Parameters<typeof startHarness>[0] = {}): Harness {
@@ -133,14 +156,12 @@ export async function startHarness(
     store,
     driver,
     async start(text, user = ALICE) {
-      const before = new Set((ws.messages.get(CHANNEL) ?? []).map((m) => m.ts));
-      const response = await driver.command({ user, channel: CHANNEL, text: `start ${text}` });
-      if (response.status !== 200) throw new Error(`/agent start answered ${response.status}`);
-      const card = await ws.waitFor(
-        () =>
-          (ws.messages.get(CHANNEL) ?? []).find(
-            (m) => !before.has(m.ts) && !m.thread_ts && /session `/.test(textOf(m)),
-          ),
+      const card = await newCard(
+        ws,
+        async () => {
+          const response = await driver.command({ user, channel: CHANNEL, text: `start ${text}` });
+          if (response.status !== 200) throw new Error(`/agent start answered ${response.status}`);
+        },
         { what: 'the session card', timeoutMs: 10_000 },
       );
       const sessionId = /session `([^`]+)`/.exec(textOf(card))?.[1];
@@ -159,6 +180,10 @@ export async function startHarness(
         },
         { what, timeoutMs },
       ),
+    async pressForModal(user, ts, actionId, what) {
+      await driver.act({ user, channel: CHANNEL, ts, actionId });
+      return ws.waitFor(() => driver.openModal(user), { what });
+    },
     ephemeralsFor: (user) =>
       ws.ephemerals
         .filter((e) => e.user === user)

@@ -1,43 +1,20 @@
-import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
-import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BotProcess, spawnBot } from './bot-process.js';
+import { describe, expect, it } from 'vitest';
+import { useBotProcesses } from './bot-process.js';
 import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
-import { ALICE, API_KEY, BOB, botEnv, CHANNEL, textOf } from './harness.js';
+import { ALICE, BOB, CHANNEL, textOf } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 import { expectNoSecrets, SECRETS } from './secrets.js';
 
 // Several replicas need a real PostgreSQL; without TEST_DATABASE_URL this is reported as skipped.
 describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
-  let emulator: SpawnedEmulator;
-  let sandbox: RunningSandbox;
   const database = scratchDatabase('bot_replicas');
-  const output: string[] = [];
-  const bots: BotProcess[] = [];
-
-  beforeAll(async () => {
-    await database.create();
-    emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 3 });
-    sandbox = await startSandbox({ triggerTtlMs: 10_000 });
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const bot of bots) await bot.kill();
-    await sandbox?.close();
-    await emulator?.close();
-    if (TEST_DATABASE_URL) await database.drop();
-  });
+  const world = useBotProcesses({ emulatorSpeed: 3, store: { database } });
 
   it('split the sessions, post each message once, and take over a killed replica’s sessions', async () => {
-    const env = (id: string) => ({
-      ...botEnv(sandbox, emulator),
-      DATABASE_URL: database.url,
-      REPLICA_ID: id,
-      LEASE_TTL_SECONDS: '2',
-    });
-    const a = await spawnBot(env('replica-a'), output);
-    const b = await spawnBot(env('replica-b'), output);
-    bots.push(a, b);
+    const { sandbox, output } = world;
+    const env = (id: string) => world.env({ REPLICA_ID: id, LEASE_TTL_SECONDS: '2' });
+    const a = await world.spawn(env('replica-a'));
+    const b = await world.spawn(env('replica-b'));
     const ws = sandbox.workspace;
     const drivers = [sandbox.driver(a.eventsUrl), sandbox.driver(b.eventsUrl)];
     for (let i = 0; i < 6; i++) {

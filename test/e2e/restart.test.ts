@@ -1,40 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AgentSessionsClient } from '@agent-sessions/core';
-import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
 import { agentMessageText } from '@agent-sessions/slack-bot';
-import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type BotProcess, spawnBot } from './bot-process.js';
-import { ALICE, API_KEY, botEnv, CHANNEL, textOf } from './harness.js';
+import { expect, it } from 'vitest';
+import { useBotProcesses } from './bot-process.js';
+import { ALICE, API_KEY, CHANNEL, textOf } from './harness.js';
 import { actionIds, duplicates, isPrompt, postKeys } from './helpers.js';
 import { expectNoSecrets, SECRETS } from './secrets.js';
 
-let emulator: SpawnedEmulator;
-let sandbox: RunningSandbox;
-let dataDir: string;
-const output: string[] = [];
-let bot: BotProcess | undefined;
-
-beforeAll(async () => {
-  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 5 });
-  sandbox = await startSandbox({ triggerTtlMs: 10_000 });
-  dataDir = mkdtempSync(join(tmpdir(), 'bot-restart-'));
-}, 60_000);
-
-afterAll(async () => {
-  await bot?.kill();
-  await sandbox?.close();
-  await emulator?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
-
-const start = () => spawnBot({ ...botEnv(sandbox, emulator), DATA_DIR: dataDir }, output);
+const world = useBotProcesses({ emulatorSpeed: 5, store: { dataDirPrefix: 'bot-restart-' } });
+const start = () => world.spawn(world.env());
 
 it('SIGKILLed twice (mid-work and with a question pending): nothing lost, nothing twice, the question answerable', async () => {
+  const { emulator, sandbox, output } = world;
   const ws = sandbox.workspace;
-  bot = await start();
+  let bot = await start();
   let driver = sandbox.driver(bot.eventsUrl);
   await driver.command({ user: ALICE, channel: CHANNEL, text: 'start' });
   const modal = await ws.waitFor(() => driver.openModal(ALICE), { what: 'the start modal' });

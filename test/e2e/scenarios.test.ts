@@ -120,10 +120,7 @@ describe('approval', () => {
   it('Reject opens a form; the reason goes with approved: false', async () => {
     const { sessionId, cardTs } = await h.start('scenario:approval drop the table');
     const prompt = await h.waitInThread(cardTs, isPrompt, 'the approval prompt');
-    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'input_reject' });
-    const modal = await h.sandbox.workspace.waitFor(() => h.driver.openModal(ALICE), {
-      what: 'the reject modal',
-    });
+    const modal = await h.pressForModal(ALICE, prompt.ts, 'input_reject', 'the reject modal');
     const submitted = await h.driver.submitView({
       user: ALICE,
       viewId: modal.id,
@@ -193,10 +190,7 @@ describe('choices and forms', () => {
   it('free text: the Answer form refuses an empty answer inline, then sends the text', async () => {
     const { cardTs } = await h.start('scenario:free_text name the release');
     const prompt = await h.waitInThread(cardTs, isPrompt, 'the free-text prompt');
-    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'input_answer' });
-    const modal = await h.sandbox.workspace.waitFor(() => h.driver.openModal(ALICE), {
-      what: 'the answer modal',
-    });
+    const modal = await h.pressForModal(ALICE, prompt.ts, 'input_answer', 'the answer modal');
     const empty = await h.driver.submitView({
       user: ALICE,
       viewId: modal.id,
@@ -222,10 +216,7 @@ describe('choices and forms', () => {
   it('multi-question: one input per question; the required one is enforced inline', async () => {
     const { cardTs } = await h.start('scenario:multi_question publish');
     const prompt = await h.waitInThread(cardTs, isPrompt, 'the multi-question prompt');
-    await h.driver.act({ user: BOB, channel: CHANNEL, ts: prompt.ts, actionId: 'input_answer' });
-    const modal = await h.sandbox.workspace.waitFor(() => h.driver.openModal(BOB), {
-      what: 'the answer modal',
-    });
+    const modal = await h.pressForModal(BOB, prompt.ts, 'input_answer', 'the answer modal');
     const missing = await h.driver.submitView({
       user: BOB,
       viewId: modal.id,

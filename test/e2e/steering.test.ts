@@ -20,10 +20,7 @@ describe('steering from the card', () => {
     await h.driver.act({ user: ALICE, channel: CHANNEL, ts: cardTs, actionId: 'session_resume' });
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running again');
 
-    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: cardTs, actionId: 'session_redirect' });
-    const modal = await h.sandbox.workspace.waitFor(() => h.driver.openModal(ALICE), {
-      what: 'the redirect modal',
-    });
+    const modal = await h.pressForModal(ALICE, cardTs, 'session_redirect', 'the redirect modal');
     const empty = await h.driver.submitView({
       user: ALICE,
       viewId: modal.id,
@@ -239,10 +236,7 @@ describe('budget', () => {
       30_000,
     );
     await h.waitForCard(cardTs, (t) => /Budget reached/.test(t), 'the card in cost_limit');
-    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'budget_raise' });
-    const modal = await h.sandbox.workspace.waitFor(() => h.driver.openModal(ALICE), {
-      what: 'the budget modal',
-    });
+    const modal = await h.pressForModal(ALICE, prompt.ts, 'budget_raise', 'the budget modal');
     const low = await h.driver.submitView({
       user: ALICE,
       viewId: modal.id,

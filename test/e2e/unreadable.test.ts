@@ -44,10 +44,7 @@ describe('a question that can’t be read is still a question', () => {
     expect(textOf(notice)).toMatch(/"text":"Answer as text"/);
     expect(textOf(notice)).toMatch(/"text":"Cancel"/);
 
-    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: notice.ts, actionId: 'input_answer' });
-    const modal = await h.sandbox.workspace.waitFor(() => h.driver.openModal(ALICE), {
-      what: 'the answer modal',
-    });
+    const modal = await h.pressForModal(ALICE, notice.ts, 'input_answer', 'the answer modal');
     const text = 'Sunday 02:00 UTC — after the "nightly" backup';
     const sent = await h.driver.submitView({
       user: ALICE,

@@ -1,0 +1,87 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { loadConfig, openStore, type RunningBot, startBot } from '@agent-sessions/slack-bot';
+import { type RunningSandbox, type SandboxOptions, startSandbox } from '@agent-sessions/slack-sandbox';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
+const ARTIFACTS = new URL('../../test-results/browser/', import.meta.url).pathname;
+
+/** Fails before anything is started when Debian's headless Chromium is missing; makes the screenshots' folder. */
+export function requireChromium(): void {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install chromium-headless-shell`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+}
+
+/** Headless Chromium with one page, 1280×900, open at `url`. */
+export async function openPage(url: string): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(url);
+    return { browser, page };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+}
+
+export const screenshot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}${name}.png` });
+
+export async function actAs(page: Page, userId: string) {
+  await page.getByTestId('user-switcher').selectOption(userId);
+}
+
+/** Types `text` in the composer and sends it. */
+export async function write(page: Page, text: string) {
+  await page.getByTestId('composer').fill(text);
+  await page.getByTestId('composer').press('Enter');
+}
+
+/**
+ * The emulator process, the sandbox server (its page showing the emulator) and the real bot, in process,
+ * connected to the sandbox.
+ */
+export async function startBotWithSandbox(options: {
+  apiKey: string;
+  emulatorSpeed: number;
+  /** The sandbox's own options (e.g. `rateLimits: false`). */
+  sandbox?: Omit<SandboxOptions, 'emulatorUrl' | 'triggerTtlMs'>;
+  /** More of the bot's environment. */
+  env?: Record<string, string>;
+  needsPersonMs: number;
+}): Promise<{ emulator: SpawnedEmulator; sandbox: RunningSandbox; bot: RunningBot }> {
+  const emulator = await spawnEmulator({ apiKeys: [options.apiKey], speed: options.emulatorSpeed });
+  let sandbox: RunningSandbox | undefined;
+  // Whatever started is closed again when a later step fails: the suite's afterAll never saw it.
+  try {
+    sandbox = await startSandbox({ ...options.sandbox, emulatorUrl: emulator.url, triggerTtlMs: 10_000 });
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: sandbox.botToken,
+      SLACK_SIGNING_SECRET: sandbox.signingSecret,
+      SLACK_API_URL: sandbox.apiUrl,
+      AGENT_SERVICE_URL: emulator.url,
+      AGENT_API_KEY: options.apiKey,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...options.env,
+    });
+    if (!config.slack || !config.service) throw new Error('configured above');
+    const bot = await startBot(
+      { ...config, slack: config.slack, service: config.service },
+      {
+        store: await openStore({}),
+        logLevel: 'warn',
+        schedule: { activeMinMs: 200, activeMaxMs: 800, needsPersonMs: options.needsPersonMs },
+        cards: { minIntervalMs: 200, maxPerMinute: 3_000 },
+      },
+    );
+    sandbox.connectBot(bot.eventsUrl as string);
+    return { emulator, sandbox, bot };
+  } catch (error) {
+    await sandbox?.close();
+    await emulator.close();
+    throw error;
+  }
+}
