@@ -190,6 +190,37 @@ describe('reminders and escalation, on a clock the test moves', () => {
   });
 });
 
+describe('reminders of a session started by a mention', () => {
+  const clock = testClock();
+  const h = withBot(
+    { AGENT_REMIND_AFTER: '15m', AGENT_REMIND_MAX: '1', AGENT_ESCALATE_TO: 'S0APPROVERS' },
+    clock,
+  );
+
+  it('go in the mention’s thread, where the card and the question are, never under the card', async () => {
+    const said = await h.driver.mention({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'scenario:approval rotate the staging keys',
+    });
+    const inThread = () => h.sandbox.workspace.replies(CHANNEL, said.message.ts);
+    await h.sandbox.workspace.waitFor(() => inThread().find(isPrompt), {
+      what: 'the approval prompt in the mention’s thread',
+    });
+    await h.bot.store.reminders.schedule(clock.now(), 15 * MINUTE, undefined);
+    clock.advance(16 * MINUTE);
+    await h.sandbox.workspace.waitFor(() => inThread().find((m) => /Reminder 1 of 1/.test(textOf(m))), {
+      what: 'the reminder in the mention’s thread',
+    });
+    clock.advance(31 * MINUTE);
+    await h.sandbox.workspace.waitFor(() => inThread().find((m) => /Escalated to/.test(textOf(m))), {
+      what: 'the escalation in the mention’s thread',
+    });
+    const card = inThread()[0] as SandboxMessage;
+    expect(h.sandbox.workspace.replies(CHANNEL, card.ts)).toEqual([]);
+  });
+});
+
 describe('escalating to a channel the bot cannot post in', () => {
   const clock = testClock();
   const h = withBot(

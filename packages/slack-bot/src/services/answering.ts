@@ -14,6 +14,7 @@ import type { Notifier } from './notifier.js';
 import { describeServiceFailure, type FormResult, type Outcome, type SessionsApi } from './outcome.js';
 import type { ActPolicy } from './policy.js';
 import type { SlackChat } from './slack.js';
+import { threadPlace } from './thread-poster.js';
 
 export interface Interaction {
   /** The ref the control carried (JSON or a short key). */
@@ -147,7 +148,7 @@ export class AnsweringService {
         ...answerDetail(prompt.request, answer),
         userId,
         channelId: prompt.channelId,
-        threadTs: prompt.session.cardTs,
+        threadTs: threadPlace(prompt.session).cardTs,
         ...serviceAnswer(error),
       });
     try {

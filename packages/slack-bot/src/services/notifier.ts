@@ -4,6 +4,7 @@ import type { LeaseRepository } from '../store/leases.js';
 import type { SessionRecord } from '../store/records.js';
 import type { OutboundQueue } from './outbound.js';
 import type { SlackChat } from './slack.js';
+import { threadPlace } from './thread-poster.js';
 
 /** The small things every service does after acting: tell a person privately, note in the thread, poke. */
 export class Notifier {
@@ -38,7 +39,7 @@ export class Notifier {
     session: Pick<SessionRecord, 'sessionId' | 'channelId' | 'cardTs' | 'threadTs'>,
     text: string,
   ): Promise<void> {
-    const thread = session.threadTs ?? session.cardTs;
+    const thread = threadPlace(session).cardTs;
     if (!thread) return;
     try {
       await this.#run(session.channelId, 'post', () =>

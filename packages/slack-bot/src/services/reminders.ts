@@ -11,7 +11,7 @@ import type { Notifier } from './notifier.js';
 import { describeServiceFailure, type SessionsApi } from './outcome.js';
 import type { ActPolicy } from './policy.js';
 import type { SlackClient } from './slack.js';
-import { CannotPostHereError, type ThreadPoster } from './thread-poster.js';
+import { CannotPostHereError, type ThreadPoster, threadPlace } from './thread-poster.js';
 
 export type ReminderSettings = Pick<
   ApprovalConfig,
@@ -169,7 +169,7 @@ export class ReminderService {
     // The thread refusing us (channel archived, bot removed) makes the DM the one way left to say it.
     await this.#postOrSkip(
       () =>
-        this.deps.poster.post(session, `remind:${prompt.inputId}:${step}`, {
+        this.deps.poster.post(threadPlace(session), `remind:${prompt.inputId}:${step}`, {
           text: `⏰ Reminder ${step} of ${this.deps.settings.remindMax}: ${who.mentions || who.line} the agent is still waiting for an answer to “${question}”.${who.others ? ` ${who.others}.` : ''}`,
         }),
       'a thread reminder',
@@ -198,7 +198,7 @@ export class ReminderService {
     const why = `nobody answered “${question}” after ${times} reminder${times === 1 ? '' : 's'}`;
     const key = `escalate:${prompt.inputId}`;
     if (target.startsWith('S')) {
-      await this.deps.poster.post(session, key, {
+      await this.deps.poster.post(threadPlace(session), key, {
         text: `🚨 Escalated to <!subteam^${target}>: ${why}. Please answer above.`,
       });
       return;
@@ -212,12 +212,14 @@ export class ReminderService {
       if (!(error instanceof CannotPostHereError)) throw error;
       // A misconfigured AGENT_ESCALATE_TO must not pass in silence: the thread says what to fix.
       this.deps.logger.warn({ err: error, target }, 'could not escalate to the channel');
-      await this.deps.poster.post(session, `${key}:note`, {
+      await this.deps.poster.post(threadPlace(session), `${key}:note`, {
         text: `⚠️ Escalating to <#${target}> failed (Slack said ${error.code}), so nobody there was told that ${why}. Invite the bot to <#${target}>, or change AGENT_ESCALATE_TO.`,
       });
       return;
     }
-    await this.deps.poster.post(session, `${key}:note`, { text: `🚨 Escalated to <#${target}>: ${why}.` });
+    await this.deps.poster.post(threadPlace(session), `${key}:note`, {
+      text: `🚨 Escalated to <#${target}>: ${why}.`,
+    });
   }
 
   async #timeout(prompt: PromptInSession, timeoutMs: number): Promise<void> {
@@ -231,7 +233,7 @@ export class ReminderService {
         action: 'timeout',
         userId: 'bot',
         channelId: session.channelId,
-        threadTs: session.cardTs,
+        threadTs: threadPlace(session).cardTs,
         detail: { onTimeout: action, did, waitedMs: timeoutMs },
         outcome,
       });

@@ -31,7 +31,7 @@ import type { CardMessage, CardUpdater } from './card-updater.js';
 import type { BotMetrics } from './metrics.js';
 import { queuedChat } from './outbound.js';
 import type { SlackClient } from './slack.js';
-import { CannotPostHereError, type ThreadPoster } from './thread-poster.js';
+import { CannotPostHereError, type ThreadPoster, threadPlace } from './thread-poster.js';
 
 /** The latest snapshot of each followed session, for its card. */
 type Snapshots = Map<string, FollowedSession>;
@@ -128,7 +128,7 @@ export class SessionPublisher {
   async #handle(session: SessionRecord, event: FollowEvent): Promise<void> {
     // Posts go in the session's thread: the card's own, or the mention's the card replied in (#14).
     const carded = await this.#ensureCard(session);
-    const place = carded.threadTs ? { ...carded, cardTs: carded.threadTs } : carded;
+    const place = threadPlace(carded);
     // After a crash: what was queued and never posted goes out (once) before anything new of it.
     await this.deps.poster.recover(place);
     switch (event.type) {

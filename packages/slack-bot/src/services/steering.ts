@@ -11,6 +11,7 @@ import type { BotMetrics } from './metrics.js';
 import type { Notifier } from './notifier.js';
 import { describeServiceFailure, type FormResult, type Outcome, type SessionsApi } from './outcome.js';
 import type { ActPolicy } from './policy.js';
+import { threadPlace } from './thread-poster.js';
 
 export type SignalKind = 'pause' | 'resume' | 'cancel' | 'redirect';
 
@@ -62,7 +63,7 @@ export class SteeringService {
         action: extra.newBudget !== undefined ? 'raise_budget' : kind,
         userId,
         channelId: session.channelId,
-        threadTs: session.cardTs,
+        threadTs: threadPlace(session).cardTs,
         detail: Object.keys(extra).length > 0 ? { ...extra } : null,
         ...serviceAnswer(error),
       });
