@@ -11,9 +11,9 @@ import {
 } from '@agent-sessions/core';
 import { createLogger } from '../src/logger.js';
 import { refKeyOf } from '../src/refs.js';
-import { BotMetrics } from '../src/services/metrics.js';
-import { Notifier } from '../src/services/notifier.js';
-import type { ActPolicy, Verdict } from '../src/services/policy.js';
+import { BotMetrics } from '../src/services/ops/metrics.js';
+import type { ActPolicy, Verdict } from '../src/services/people/policy.js';
+import { Notifier } from '../src/services/slack-out/notifier.js';
 import type {
   ClaimResult,
   NewPrompt,

@@ -12,8 +12,8 @@ import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createSlackApp, registerListeners } from '../src/app.js';
 import { promptMessage } from '../src/blocks/prompt.js';
-import { AnsweringService } from '../src/services/answering.js';
-import { Notifier } from '../src/services/notifier.js';
+import { AnsweringService } from '../src/services/people/answering.js';
+import { Notifier } from '../src/services/slack-out/notifier.js';
 import { FakePolicy, FakePrompts, FakeSessions, logger, metrics, request, session } from './fakes.js';
 import { asContext, fakeContext, recorder } from './listeners/fake-args.js';
 

@@ -1,11 +1,11 @@
 import type { Logger } from '../logger.js';
-import type { AnsweringService } from '../services/answering.js';
-import type { AuditService } from '../services/audit.js';
-import type { ConversationService } from '../services/conversation.js';
-import type { SessionDirectory } from '../services/directory.js';
-import type { FeedbackService } from '../services/feedback.js';
-import type { StartingService } from '../services/starting.js';
-import type { SteeringService } from '../services/steering.js';
+import type { AuditService } from '../services/ops/audit.js';
+import type { AnsweringService } from '../services/people/answering.js';
+import type { ConversationService } from '../services/people/conversation.js';
+import type { SessionDirectory } from '../services/people/directory.js';
+import type { FeedbackService } from '../services/people/feedback.js';
+import type { StartingService } from '../services/people/starting.js';
+import type { SteeringService } from '../services/people/steering.js';
 
 /** What every listener may use: the services, never the store or the service's client. */
 export interface ListenerContext {

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/ids.js';
-import type { RawAnswer } from '../../services/answering.js';
+import type { RawAnswer } from '../../services/people/answering.js';
 import type { ListenerContext } from '../context.js';
 import { clickedMessage, tell } from './respond.js';
 

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { decodeRef, sessionOf } from '../../refs.js';
-import type { SignalKind } from '../../services/steering.js';
+import type { SignalKind } from '../../services/people/steering.js';
 import type { ListenerContext } from '../context.js';
 import { clickedValue, tell } from './respond.js';
 

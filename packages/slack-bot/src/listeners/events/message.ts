@@ -1,5 +1,5 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
-import type { IncomingMessage } from '../../services/conversation.js';
+import type { IncomingMessage } from '../../services/people/conversation.js';
 import type { ListenerContext } from '../context.js';
 
 type MessageArgs = SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs;

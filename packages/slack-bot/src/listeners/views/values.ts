@@ -1,7 +1,7 @@
 import type { ViewOutput, ViewStateValue } from '@slack/bolt';
 import type { FormMetadata } from '../../blocks/modals.js';
 import { encodeRef, REF_LIMITS } from '../../refs.js';
-import type { FormValues } from '../../services/answering.js';
+import type { FormValues } from '../../services/people/answering.js';
 
 /** Every input is built with action_id `value`: the one control of its block. */
 const controlOf = (values: Record<string, Record<string, ViewStateValue>>, blockId: string) =>

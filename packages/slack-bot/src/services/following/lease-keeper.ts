@@ -1,0 +1,127 @@
+import type { Follower } from '@agent-sessions/core';
+import type { Logger } from '../../logger.js';
+import type { LeaseRepository } from '../../store/leases.js';
+import type { SessionRepository } from '../../store/sessions.js';
+
+export interface LeaseKeeperOptions {
+  /** This replica's name in the leases table. */
+  owner: string;
+  /** A lease not renewed for this long is free for another replica: how long a dead replica's sessions wait. */
+  ttlMs?: number;
+  /** How often leases are renewed and free sessions taken. Default a third of ttlMs. */
+  renewEveryMs?: number;
+  /** Sessions one replica follows at most. */
+  limit?: number;
+  /** How often pokes from other replicas (someone answered there) are picked up. */
+  pokeEveryMs?: number;
+  /** Called for each session this replica stops following because another holds it now. */
+  onLost?: (sessionId: string) => void;
+}
+
+/**
+ * Decides which sessions this replica follows: the ones it holds a lease on. Renewing takes unleased and
+ * expired sessions too, so a dead replica's sessions move to the living within the lease time.
+ */
+export class LeaseKeeper {
+  readonly owner: string;
+  readonly #ttlMs: number;
+  readonly #renewEveryMs: number;
+  readonly #limit: number;
+  readonly #pokeEveryMs: number;
+  #pokeTimer: NodeJS.Timeout | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #tick: Promise<void> | undefined;
+  #again = false;
+  #stopped = false;
+
+  constructor(
+    private readonly store: { leases: LeaseRepository; sessions: Pick<SessionRepository, 'update'> },
+    private readonly follower: Follower,
+    private readonly logger: Logger,
+    options: LeaseKeeperOptions,
+  ) {
+    this.owner = options.owner;
+    this.#ttlMs = options.ttlMs ?? 30_000;
+    this.#renewEveryMs = options.renewEveryMs ?? Math.floor(this.#ttlMs / 3);
+    this.#limit = options.limit ?? 5_000;
+    this.#pokeEveryMs = options.pokeEveryMs ?? 1_000;
+    this.#onLost = options.onLost;
+  }
+
+  readonly #onLost: ((sessionId: string) => void) | undefined;
+
+  async start(): Promise<void> {
+    await this.refresh();
+    this.#timer = setInterval(() => {
+      this.refresh().catch(() => {});
+    }, this.#renewEveryMs);
+    this.#timer.unref?.();
+    this.#pokeTimer = setInterval(() => {
+      this.#takePokes().catch(() => {});
+    }, this.#pokeEveryMs);
+    this.#pokeTimer.unref?.();
+  }
+
+  async #takePokes(): Promise<void> {
+    if (this.#stopped) return;
+    for (const sessionId of await this.store.leases.takePokes(this.owner)) this.follower.poke(sessionId);
+  }
+
+  /** Renews and takes leases now (also right after a session is started here). */
+  refresh(): Promise<void> {
+    if (this.#tick) {
+      this.#again = true;
+      return this.#tick;
+    }
+    this.#tick = this.#refresh().finally(() => {
+      this.#tick = undefined;
+      if (this.#again && !this.#stopped) {
+        this.#again = false;
+        this.refresh().catch(() => {});
+      }
+    });
+    return this.#tick;
+  }
+
+  async #refresh(): Promise<void> {
+    if (this.#stopped) return;
+    let held: string[];
+    try {
+      held = await this.store.leases.acquire(this.owner, { limit: this.#limit, ttlMs: this.#ttlMs });
+    } catch (error) {
+      // Without the store we can't prove we still hold leases: stop following rather than double-post.
+      this.logger.error({ err: error }, 'could not renew leases; following nothing until the store is back');
+      held = [];
+    }
+    const keep = new Set(held);
+    for (const sessionId of held) {
+      if (this.follower.isFollowing(sessionId)) continue;
+      const started = await this.follower.follow(sessionId).catch((error: unknown) => {
+        this.logger.warn({ err: error, sessionId }, 'could not start following a session');
+        return undefined;
+      });
+      if (started === false && !this.follower.isFollowing(sessionId)) {
+        // Its saved state says it finished: the session record just hadn't caught up.
+        await this.store.sessions.update(sessionId, { finished: true }).catch(() => {});
+      } else if (started) this.logger.info({ sessionId, owner: this.owner }, 'following a session');
+    }
+    for (const sessionId of this.#followed) {
+      if (!keep.has(sessionId)) {
+        this.follower.unfollow(sessionId);
+        this.#onLost?.(sessionId);
+        this.logger.info({ sessionId, owner: this.owner }, 'lease lost: no longer following');
+      }
+    }
+    this.#followed = keep;
+  }
+
+  #followed = new Set<string>();
+
+  async stop(options: { release: boolean }): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    if (this.#pokeTimer) clearInterval(this.#pokeTimer);
+    await this.#tick;
+    if (options.release) await this.store.leases.release(this.owner).catch(() => {});
+  }
+}

@@ -1,0 +1,347 @@
+import {
+  type FollowEvent,
+  type FollowEventOf,
+  type FollowedSession,
+  type Follower,
+  type HumanInputRequest,
+  isTerminalStatus,
+  parseTimestamp,
+} from '@agent-sessions/core';
+import type { KnownBlock } from '@slack/types';
+import { agentMessageText } from '../../blocks/agent-message.js';
+import { costLimitMessage, costLimitResolved, promptAsAnswered, promptMessage } from '../../blocks/prompt.js';
+import { finalReport, unreadableRequest } from '../../blocks/report.js';
+import {
+  CANT_POST_STATUS,
+  cardStateOf,
+  currentStepOf,
+  sessionCard,
+  statusLabel,
+  totalCostOf,
+  UNREACHABLE_STATUS,
+} from '../../blocks/session-card.js';
+import {
+  UNREADABLE_PROMPT,
+  unreadableAsFreeText,
+  unreadableQuestionMessage,
+} from '../../blocks/unreadable.js';
+import type { Logger } from '../../logger.js';
+import { refKeyOf } from '../../refs.js';
+import type { PostRepository } from '../../store/posts.js';
+import type { PromptRepository } from '../../store/prompts.js';
+import type { SessionRecord } from '../../store/records.js';
+import type { SessionRepository } from '../../store/sessions.js';
+import type { BotMetrics } from '../ops/metrics.js';
+import type { CardMessage, CardUpdater } from '../slack-out/card-updater.js';
+import { queuedChat } from '../slack-out/outbound.js';
+import type { SlackClient } from '../slack-out/slack.js';
+import { CannotPostHereError, type ThreadPoster, threadPlace } from '../slack-out/thread-poster.js';
+
+/** The latest snapshot of each followed session, for its card. */
+type Snapshots = Map<string, FollowedSession>;
+
+/**
+ * Turns what the follower sees into Slack: the card edited in place, the agent's messages in the card's
+ * thread (each exactly once), prompts for human input, the budget prompt and the final report.
+ */
+export class SessionPublisher {
+  readonly #snapshots: Snapshots = new Map();
+  /** The card's "now" line: each followed session's latest step. */
+  readonly #steps = new Map<string, string>();
+
+  constructor(
+    private readonly deps: {
+      store: {
+        sessions: Pick<SessionRepository, 'get' | 'update'>;
+        prompts: Pick<PromptRepository, 'get' | 'save'>;
+        posts: Pick<PostRepository, 'withPrefix' | 'unsentSessions'>;
+      };
+      poster: ThreadPoster;
+      cards: CardUpdater;
+      metrics: BotMetrics;
+      logger: Logger;
+      slack: SlackClient;
+      showReasoning: boolean;
+      /** Who may answer a question (the approval policy's line), shown on its prompt. */
+      answerers?: (session: SessionRecord, request: HumanInputRequest) => string | undefined;
+      /** The latest decision recorded on a session (the audit), for the card's footer. */
+      latestDecision?: (sessionId: string) => Promise<string | undefined>;
+    },
+  ) {}
+
+  attach(follower: Follower): void {
+    follower.on('*', (event) => this.handle(event));
+    this.deps.poster.onCannotPost = async (place, error) => {
+      const session = await this.deps.store.sessions.get(place.sessionId);
+      if (session && session.status !== CANT_POST_STATUS) await this.#cannotPostHere(session, error);
+    };
+  }
+
+  /**
+   * At start: sessions with posts recorded and never sent (a crash after the follower moved on) get them
+   * sent, even when nothing new happens in them (a finished session's final report).
+   */
+  async recoverUnsent(mine: (sessionId: string) => boolean, limit = 500): Promise<void> {
+    for (const sessionId of await this.deps.store.posts.unsentSessions(limit)) {
+      const session = await this.deps.store.sessions.get(sessionId);
+      if (!session?.cardTs || session.status === CANT_POST_STATUS) continue;
+      // Another replica's session may have these queued in its memory still: it recovers its own. A
+      // finished one is nobody's any more.
+      if (!session.finished && !mine(sessionId)) continue;
+      await this.deps.poster
+        .recover(session)
+        .catch(this.#warn(sessionId, 'could not recover the posts a crash left unsent'));
+    }
+  }
+
+  async handle(event: FollowEvent): Promise<void> {
+    const session = await this.deps.store.sessions.get(event.sessionId);
+    // Sessions started elsewhere (another bot, n8n) have no place in Slack.
+    if (!session) return;
+    // Slack refused its channel: followed no further there (the starter was told where to look).
+    if (session.status === CANT_POST_STATUS) return;
+    try {
+      await this.#handle(session, event);
+    } catch (error) {
+      if (!(error instanceof CannotPostHereError)) throw error;
+      await this.#cannotPostHere(session, error);
+    }
+  }
+
+  /**
+   * not_in_channel, channel_not_found, is_archived: the session is marked so and no longer followed (its
+   * record is finished, so no lease picks it up), the starter gets a DM, and the card says why if it can.
+   */
+  async #cannotPostHere(session: SessionRecord, error: CannotPostHereError): Promise<void> {
+    const { sessionId } = session;
+    this.deps.logger.warn(
+      { sessionId, code: error.code },
+      "Slack refused the session's channel: not following it there",
+    );
+    await this.deps.store.sessions.update(sessionId, { status: CANT_POST_STATUS, finished: true });
+    this.#snapshots.delete(sessionId);
+    await this.deps.cards.updateNow(sessionId, () => this.card(sessionId));
+    await this.#chat()
+      .postMessage({
+        channel: session.startedBy,
+        text: `⚠️ I can't post in <#${session.channelId}> any more (Slack said \`${error.code}\`), so the thread of your session \`${sessionId}\` stops there. The session itself goes on: \`/agent status ${sessionId}\` shows where it is.`,
+      })
+      .catch(this.#warn(sessionId, 'could not tell the starter that the channel refused the session'));
+  }
+
+  async #handle(session: SessionRecord, event: FollowEvent): Promise<void> {
+    // Posts go in the session's thread: the card's own, or the mention's the card replied in (#14).
+    const carded = await this.#ensureCard(session);
+    const place = threadPlace(carded);
+    // After a crash: what was queued and never posted goes out (once) before anything new of it.
+    await this.deps.poster.recover(place);
+    switch (event.type) {
+      case 'message': {
+        const step = currentStepOf(event.message);
+        if (step) this.#steps.set(session.sessionId, step);
+        const text = agentMessageText(event.message, { showReasoning: this.deps.showReasoning });
+        if (!text) return;
+        // Recorded, not yet posted: the thread may be behind, and its chatter then goes out batched.
+        const timestamp = event.message.timestamp;
+        await this.deps.poster.enqueueText(place, `msg:${event.key}`, text, () =>
+          this.#observe('message', timestamp),
+        );
+        return;
+      }
+      case 'human_input_needed':
+        await this.#prompt(place, event.request);
+        return;
+      case 'human_input_unreadable':
+        await this.#unreadable(place, event);
+        return;
+      case 'invalid_human_input':
+        await this.deps.poster.postText(place, event.key, unreadableRequest(event.reason, event.raw));
+        return;
+      case 'cost_limit':
+        await this.deps.poster.post(
+          place,
+          event.key,
+          costLimitMessage(session.sessionId, session.startedBy, totalCostOf(event.session) ?? 0),
+        );
+        return;
+      case 'update':
+        this.#snapshots.set(session.sessionId, event.session);
+        if (event.session.status !== session.status) {
+          await this.deps.store.sessions.update(session.sessionId, { status: event.session.status });
+        }
+        this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId));
+        return;
+      case 'finished':
+        this.#snapshots.set(session.sessionId, event.session);
+        await this.deps.store.sessions.update(session.sessionId, { status: event.status });
+        await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
+        await this.deps.poster.postText(place, 'final-report', finalReport(event.session));
+        // Finished only once the report is out: a crash while it waits in the channel's queue (behind the
+        // thread's backlog) leaves the session followed, so the next start posts it (once, by its key).
+        await this.deps.store.sessions.update(session.sessionId, { finished: true });
+        this.#snapshots.delete(session.sessionId);
+        this.#steps.delete(session.sessionId);
+        return;
+      case 'error':
+        if (!event.fatal) return;
+        // 403/404: the service no longer lets us see it. Stop following it first, so a thread that is
+        // gone too (a deleted channel, a fresh sandbox) cannot make every restart try again.
+        await this.deps.store.sessions.update(session.sessionId, {
+          status: UNREACHABLE_STATUS,
+          finished: true,
+        });
+        this.#snapshots.delete(session.sessionId);
+        // The card updater logs its own failures.
+        await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
+        await this.deps.poster
+          .post(place, 'fatal-error', {
+            text: `⚠️ The bot can no longer follow this session: ${event.error.message}`,
+          })
+          .catch(
+            this.#warn(session.sessionId, 'could not say in Slack that a session can no longer be followed'),
+          );
+        return;
+      case 'status':
+        if (event.previousStatus === 'cost_limit' && event.status !== 'cost_limit')
+          await this.#resolveBudgetPrompts(session, event.status);
+        return;
+    }
+  }
+
+  /** The card as it should look now. */
+  async card(sessionId: string): Promise<CardMessage | undefined> {
+    const session = await this.deps.store.sessions.get(sessionId);
+    if (!session?.cardTs) return undefined;
+    const decision = await this.deps.latestDecision?.(sessionId).catch(() => undefined);
+    const card = sessionCard({
+      ...cardStateOf(session, this.#snapshots.get(sessionId), Date.now(), this.#steps.get(sessionId)),
+      ...(decision ? { latestDecision: decision } : {}),
+    });
+    return { channel: session.channelId, ts: session.cardTs, ...card };
+  }
+
+  /** The last status seen of a followed session (cost included), for the budget modal. */
+  snapshot(sessionId: string): FollowedSession | undefined {
+    return this.#snapshots.get(sessionId);
+  }
+
+  /** Budget prompts lose their button once the session left cost_limit, however it left. */
+  async #resolveBudgetPrompts(session: SessionRecord, status: string): Promise<void> {
+    const shown = isTerminalStatus(status)
+      ? costLimitResolved(session.startedBy, { resumed: false, status: statusLabel(status) })
+      : costLimitResolved(session.startedBy, { resumed: true, budget: session.budget });
+    for (const { ts } of await this.deps.store.posts.withPrefix(session.sessionId, 'cost_limit:')) {
+      await this.#update(session.channelId, ts, shown).catch(
+        this.#warn(session.sessionId, 'could not close a budget prompt'),
+      );
+    }
+  }
+
+  /** The bot's own edits and DMs: first in their channel's outbound queue, as the thread's posts are paced. */
+  #chat() {
+    return queuedChat(this.deps.slack, this.deps.poster.outbound).chat;
+  }
+
+  /** An edit of a message the bot posted, paced by the outbound queue. */
+  #update(channel: string, ts: string, shown: { text: string; blocks?: KnownBlock[] }): Promise<unknown> {
+    return this.#chat().update({ channel, ts, ...shown });
+  }
+
+  /** For a Slack call whose failure should not stop the session's events: log it and go on. */
+  #warn(sessionId: string, what: string): (error: unknown) => void {
+    return (error) => this.deps.logger.warn({ err: error, sessionId }, what);
+  }
+
+  async #prompt(place: SessionRecord, request: HumanInputRequest): Promise<void> {
+    const existing = await this.deps.store.prompts.get(place.sessionId, request.inputId);
+    if (existing?.state === 'answered') {
+      // Answered while its posting was being redone (a restart): make sure it shows the answer.
+      const ts = existing.messageTs ?? (await this.deps.poster.locate(place, `input:${request.inputId}`));
+      if (ts) {
+        const shown = promptAsAnswered(existing);
+        await this.#update(place.channelId, ts, shown).catch(
+          this.#warn(place.sessionId, 'could not mark a prompt answered'),
+        );
+      }
+      return;
+    }
+    const record = (messageTs: string | null) =>
+      this.deps.store.prompts.save({
+        sessionId: place.sessionId,
+        inputId: request.inputId,
+        channelId: place.channelId,
+        messageTs,
+        request,
+        refKey: refKeyOf(place.sessionId, request.inputId),
+      });
+    // Recorded before posting, so a click on the message always finds its question.
+    await record(existing?.messageTs ?? null);
+    const ts = await this.deps.poster.post(
+      place,
+      `input:${request.inputId}`,
+      promptMessage(request, {
+        sessionId: place.sessionId,
+        startedBy: place.startedBy,
+        ...answerersOf(this.deps.answerers?.(place, request)),
+      }),
+    );
+    await record(ts);
+    this.#observe('human_input', askedAt(request.raw));
+  }
+
+  /**
+   * A wait on a question nobody could read: said once per event, with the raw data and something to click.
+   * With an input id, the question is recorded as free text so Answer as text is answered like any other.
+   */
+  async #unreadable(place: SessionRecord, event: FollowEventOf<'human_input_unreadable'>): Promise<void> {
+    const { inputId } = event;
+    // A question read before under this id keeps its form; otherwise it is free text to that id.
+    const existing = inputId ? await this.deps.store.prompts.get(place.sessionId, inputId) : undefined;
+    const record = async (messageTs: string | null) => {
+      if (!inputId || (existing && existing.request.prompt !== UNREADABLE_PROMPT)) return;
+      await this.deps.store.prompts.save({
+        sessionId: place.sessionId,
+        inputId,
+        channelId: place.channelId,
+        messageTs,
+        request: unreadableAsFreeText(inputId, event.raw),
+        refKey: refKeyOf(place.sessionId, inputId),
+      });
+    };
+    // Recorded before posting, so a click on the message always finds its question.
+    await record(existing?.messageTs ?? null);
+    const message = unreadableQuestionMessage({
+      sessionId: place.sessionId,
+      startedBy: place.startedBy,
+      ...(inputId ? { inputId } : {}),
+      raw: event.raw,
+    });
+    await record(await this.deps.poster.post(place, event.key, message));
+  }
+
+  /** The card is the thread's root: posted once, before anything goes in its thread. */
+  async #ensureCard(session: SessionRecord): Promise<SessionRecord> {
+    if (session.cardTs) return session;
+    const initial = sessionCard(cardStateOf(session, undefined, Date.now()));
+    const ts = await this.deps.poster.post({ ...session, cardTs: null }, 'card', initial);
+    await this.deps.store.sessions.update(session.sessionId, { cardTs: ts });
+    return { ...session, cardTs: ts };
+  }
+
+  #observe(kind: string, timestamp: unknown): void {
+    const at = parseTimestamp(timestamp);
+    if (!at) return;
+    const seconds = (Date.now() - Date.parse(at)) / 1000;
+    // A service clock far off ours (or an emulator running faster than time) would only add noise.
+    if (seconds >= 0 && seconds < 3600) this.deps.metrics.surfacing.observe({ kind }, seconds);
+  }
+}
+
+/** When the agent asked, if the raw request says (for the surfacing-delay metric). */
+function askedAt(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  if ('timestamp' in raw && raw.timestamp !== undefined && raw.timestamp !== null) return raw.timestamp;
+  return 'askedAt' in raw ? raw.askedAt : undefined;
+}
+
+const answerersOf = (line: string | undefined): { answerers?: string } => (line ? { answerers: line } : {});

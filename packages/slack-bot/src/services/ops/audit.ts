@@ -1,0 +1,171 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  describeAnswer,
+  type HumanInputAnswer,
+  type HumanInputRequest,
+  ServiceError,
+} from '@agent-sessions/core';
+import type { CustomRoute } from '@slack/bolt';
+import { escapeMrkdwn, truncate } from '../../blocks/text.js';
+import type { Logger } from '../../logger.js';
+import type { AuditAction, AuditEntry, AuditRecord, AuditRepository } from '../../store/audit.js';
+
+/** What the service answered an action, for its record: the status and request id of a failure. */
+export function serviceAnswer(error?: unknown): Pick<AuditEntry, 'outcome' | 'httpStatus' | 'requestId'> {
+  if (error === undefined) return { outcome: 'ok', httpStatus: null, requestId: null };
+  return error instanceof ServiceError
+    ? { outcome: 'error', httpStatus: error.sent ? error.status : null, requestId: error.requestId ?? null }
+    : { outcome: 'error', httpStatus: null, requestId: null };
+}
+
+/** The record of an answer: approve/reject (with its reason) or the value sent. */
+export function answerDetail(
+  request: HumanInputRequest,
+  answer: HumanInputAnswer,
+): { action: AuditAction; detail: Record<string, unknown> } {
+  const rejected = request.kind === 'approval' && answer.approved === false;
+  return {
+    action: rejected ? 'reject' : 'answer',
+    detail: { kind: request.kind, answer, shown: describeAnswer(request, answer) },
+  };
+}
+
+const VERB: Record<AuditAction, string> = {
+  start: 'started the session',
+  answer: 'answered',
+  // The value shown already says "Rejected: <reason>".
+  reject: 'answered',
+  pause: 'paused',
+  resume: 'resumed',
+  cancel: 'cancelled',
+  redirect: 'redirected',
+  raise_budget: 'raised the budget',
+  timeout: 'timed out',
+};
+
+/** One line of a record, for `/agent history` and the card's footer. */
+export function describeRecord(
+  r: Pick<AuditRecord, 'action' | 'userId' | 'detail' | 'outcome' | 'at'>,
+): string {
+  const who = r.userId === 'bot' ? 'The bot' : `<@${r.userId}>`;
+  const d = r.detail ?? {};
+  const said =
+    typeof d.shown === 'string'
+      ? d.shown
+      : typeof d.reason === 'string'
+        ? d.reason
+        : typeof d.message === 'string'
+          ? d.message
+          : typeof d.newBudget === 'number'
+            ? `$${d.newBudget.toFixed(2)}`
+            : typeof d.goal === 'string'
+              ? d.goal
+              : typeof d.did === 'string'
+                ? `${d.did} (AGENT_ON_TIMEOUT=${String(d.onTimeout)})`
+                : '';
+  const failed = r.outcome === 'error' ? ' _(refused by the service)_' : '';
+  return `${who} ${VERB[r.action]}${said ? `: ${escapeMrkdwn(truncate(said, 200))}` : ''}${failed}`;
+}
+
+/**
+ * The record of every human action on a session: written by the services as they act (a failure to
+ * write is logged, never the action's failure), read by `/agent history` and GET /audit, pruned by age.
+ */
+export class AuditService {
+  /** The workspace every user acts from (auth.test's team), set once the bot knows it. */
+  teamId: string | undefined;
+
+  constructor(
+    private readonly deps: {
+      audit: AuditRepository;
+      logger: Logger;
+      now?: () => Date;
+      retentionDays: number;
+    },
+  ) {}
+
+  async record(entry: AuditEntry): Promise<void> {
+    try {
+      await this.deps.audit.append({ teamId: this.teamId ?? null, ...entry });
+    } catch (error) {
+      this.deps.logger.error(
+        { err: error, sessionId: entry.sessionId, action: entry.action },
+        'could not audit',
+      );
+    }
+  }
+
+  /** The latest decision on a session's questions, for the card's footer. */
+  async latestDecision(sessionId: string): Promise<string | undefined> {
+    const last = await this.deps.audit.latest(sessionId, ['answer', 'reject', 'timeout']);
+    return last ? `${describeRecord(last)} · ${last.at.slice(0, 16).replace('T', ' ')} UTC` : undefined;
+  }
+
+  /** `/agent history <session-id>`: every record, oldest first (the last 40 when there are more). */
+  async history(sessionId: string): Promise<string> {
+    const records = await this.deps.audit.list({ sessionId });
+    if (records.length === 0) return `No actions are recorded for session \`${escapeMrkdwn(sessionId)}\`.`;
+    const shown = records.slice(-40);
+    return [
+      `*History of session \`${escapeMrkdwn(sessionId)}\`* (${records.length} actions${records.length > 40 ? ', the last 40' : ''})`,
+      ...shown.map((r) => `• ${r.at.slice(0, 19).replace('T', ' ')} UTC — ${describeRecord(r)}`),
+    ].join('\n');
+  }
+
+  /** Deletes what is older than the retention; returns how many. */
+  async prune(): Promise<number> {
+    const now = this.deps.now?.() ?? new Date();
+    return this.deps.audit.prune(new Date(now.getTime() - this.deps.retentionDays * 86_400_000));
+  }
+
+  /**
+   * GET /audit?sessionId=…&since=…: JSON lines. Off (404) without a token; a missing or wrong bearer
+   * token is 401. Tokens are compared as SHA-256 digests in constant time, and never logged.
+   */
+  routes(token: string | undefined): CustomRoute[] {
+    const expected = token ? digest(token) : undefined;
+    return [
+      {
+        path: '/audit',
+        method: ['GET'],
+        handler: (req, res) => {
+          this.#serve(req, res, expected).catch((error: unknown) => {
+            this.deps.logger.error({ err: error }, 'GET /audit failed');
+            if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+            res.end('{"error":"internal error"}');
+          });
+        },
+      },
+    ];
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse, expected: Buffer | undefined): Promise<void> {
+    const json = (status: number, body: object, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    };
+    if (!expected) return json(404, { error: 'not found' });
+    const header = req.headers.authorization ?? '';
+    const given = /^Bearer\s+(.+)$/i.exec(header)?.[1];
+    if (!given || !timingSafeEqual(digest(given), expected)) {
+      return json(401, { error: 'a valid bearer token is required' }, { 'www-authenticate': 'Bearer' });
+    }
+    const query = new URL(req.url ?? '/', 'http://audit').searchParams;
+    const sessionId = query.get('sessionId') ?? undefined;
+    const since = query.get('since') ?? undefined;
+    if (since !== undefined && Number.isNaN(Date.parse(since))) {
+      return json(400, {
+        error: `since must be an ISO 8601 time, like 2026-01-31T00:00:00Z; got "${since}"`,
+      });
+    }
+    const records = await this.deps.audit.list({
+      ...(sessionId ? { sessionId } : {}),
+      ...(since ? { since: new Date(since).toISOString() } : {}),
+    });
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    res.end(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  }
+}
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();

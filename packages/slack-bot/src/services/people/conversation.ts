@@ -1,0 +1,354 @@
+import { type HumanInputRequest, isKnownStatus } from '@agent-sessions/core';
+import { escapeMrkdwn, truncate } from '../../blocks/text.js';
+import { parseAgentCommand } from '../../command-parser.js';
+import type { Logger } from '../../logger.js';
+import { encodeRef } from '../../refs.js';
+import type { EventLog } from '../../store/events.js';
+import type { PromptRepository } from '../../store/prompts.js';
+import type { PromptRecord, SessionRecord } from '../../store/records.js';
+import type { SessionRepository } from '../../store/sessions.js';
+import type { BotMetrics } from '../ops/metrics.js';
+import type { Outcome } from '../outcome.js';
+import type { Notifier } from '../slack-out/notifier.js';
+import { type SlackClient, slackErrorCode } from '../slack-out/slack.js';
+import type { AnsweringService, RawAnswer } from './answering.js';
+import type { ActPolicy } from './policy.js';
+import type { StartingService } from './starting.js';
+import type { SteeringService } from './steering.js';
+
+/** A person's message as the Events API brought it (`message` or `app_mention`), before it means anything. */
+export interface IncomingMessage {
+  eventId: string;
+  teamId: string;
+  channelId: string;
+  /** `im` for the bot's Messages tab. */
+  channelType: string | undefined;
+  userId: string;
+  text: string;
+  ts: string;
+  /** Set when the message is in a thread (the thread's root ts; equal to `ts` for the root itself). */
+  threadTs: string | undefined;
+  /** The bot's own user id (Bolt's `context.botUserId`): how a mention of it is written. */
+  botUserId: string | undefined;
+}
+
+/** How a thread becomes a session's context: the last 50 messages or 12,000 characters, whichever is smaller. */
+export const THREAD_CONTEXT_LIMITS = { messages: 50, characters: 12_000, read: 200 } as const;
+
+/** The goal of a bare mention inside a thread. */
+export const BARE_MENTION_GOAL = 'Help with this thread';
+
+export interface SlackThreadContext {
+  teamId: string;
+  channelId: string;
+  threadTs: string;
+  permalink: string | null;
+  messages: Array<{
+    userId: string;
+    name: string;
+    text: string;
+    ts: string;
+    files: Array<{ name: string; permalink: string }>;
+  }>;
+  /** Said when not every earlier message is here. */
+  cut?: string;
+}
+
+export type ThreadReplies = 'steer' | 'mention-only';
+
+/** Statuses in which a reply (with no question waiting) redirects the agent. */
+const REDIRECTABLE = new Set(['queued', 'orchestrating', 'running', 'paused', 'waiting_human']);
+
+/**
+ * The bot as someone you talk to (#14): a mention or a DM starts a session (the thread as its context),
+ * and a reply in a session's thread steers it — an answer to the question waiting, else a redirect.
+ * Everything goes through the services the buttons use (StartingService, AnsweringService,
+ * SteeringService), so the same rules hold: who may act, first answer wins.
+ */
+export class ConversationService {
+  readonly #names = new Map<string, string>();
+
+  constructor(
+    private readonly deps: {
+      events: EventLog;
+      sessions: Pick<SessionRepository, 'findByThread'>;
+      prompts: Pick<PromptRepository, 'pending'>;
+      starting: Pick<StartingService, 'start'>;
+      answering: Pick<AnsweringService, 'answer'>;
+      steering: Pick<SteeringService, 'signal'>;
+      policy: ActPolicy;
+      notifier: Notifier;
+      slack: {
+        reactions: Pick<SlackClient['reactions'], 'add'>;
+        conversations: Pick<SlackClient['conversations'], 'replies'>;
+        chat: Pick<SlackClient['chat'], 'getPermalink'>;
+        users: Pick<SlackClient['users'], 'info'>;
+      };
+      metrics: BotMetrics;
+      logger: Logger;
+      threadReplies: ThreadReplies;
+    },
+  ) {}
+
+  /** One message, handled at most once whichever events bring it (a mention comes as `message` too) and however often. */
+  async handle(message: IncomingMessage): Promise<void> {
+    const { events } = this.deps;
+    const mentioned = message.botUserId !== undefined && message.text.includes(`<@${message.botUserId}>`);
+    const inThread = message.threadTs !== undefined && message.threadTs !== message.ts;
+    const direct = message.channelType === 'im' || message.channelId.startsWith('D');
+    // A channel's ordinary chatter is none of the bot's business: nothing is read or written for it.
+    if (!inThread && !mentioned && !direct) return;
+    const session =
+      inThread && message.threadTs
+        ? await this.deps.sessions.findByThread(message.channelId, message.threadTs)
+        : undefined;
+    const steers = session !== undefined && !session.finished;
+    if (inThread && !steers && !mentioned) return;
+    // Slack's retries carry the same event_id; a mention's `message` and `app_mention` events carry the
+    // same message. Both are claimed in the store, so replicas agree on who handles it.
+    if (!(await events.markProcessed(message.eventId))) return;
+    if (!(await events.markProcessed(`message:${message.channelId}:${message.ts}`))) return;
+    if (steers && session) return this.#reply(session, message, mentioned);
+    // A mention in a thread with no session running in it starts one, the thread as its context.
+    if (inThread && message.threadTs)
+      return this.#start(message, { threadTs: message.threadTs, readThread: true });
+    return this.#start(message, { threadTs: message.ts, readThread: false, direct });
+  }
+
+  async #start(
+    message: IncomingMessage,
+    where: { threadTs: string; readThread: boolean; direct?: boolean },
+  ): Promise<void> {
+    const { notifier, starting } = this.deps;
+    const said = this.#withoutMention(message).trim();
+    const parsed = parseAgentCommand(`start ${said}`);
+    if (parsed.kind === 'error') {
+      await notifier.tell(
+        message.channelId,
+        message.userId,
+        `⚠️ ${parsed.message}\nYou wrote:\n> ${escapeMrkdwn(truncate(said, 2500))}`,
+      );
+      return;
+    }
+    let goal = parsed.kind === 'start' ? parsed.goal : undefined;
+    if (!goal) {
+      if (!where.readThread) {
+        await notifier.tell(
+          message.channelId,
+          message.userId,
+          'Tell me what to do: `@agents <goal> [--budget 5] [--max-iterations 30]`, or mention me in a thread for help with it.',
+        );
+        return;
+      }
+      goal = BARE_MENTION_GOAL;
+    }
+    await this.#react(message, 'eyes');
+    const context = where.readThread ? await this.#threadContext(message, where.threadTs) : undefined;
+    const result = await starting.start({
+      channelId: message.channelId,
+      userId: message.userId,
+      goal,
+      ...(parsed.kind === 'start' && parsed.budget !== undefined ? { budget: parsed.budget } : {}),
+      ...(parsed.kind === 'start' && parsed.maxIterations !== undefined
+        ? { maxIterations: parsed.maxIterations }
+        : {}),
+      threadTs: where.threadTs,
+      ...(context
+        ? {
+            context: { slack: context },
+            origin: `Started from this thread (${context.messages.length} message${context.messages.length === 1 ? '' : 's'} as context)`,
+          }
+        : {}),
+      ...(where.direct ? { direct: true } : {}),
+    });
+    if (result.ok) return;
+    await this.#react(message, 'warning');
+    await notifier.tell(message.channelId, message.userId, `⚠️ ${result.message}`);
+  }
+
+  /** A reply in a running session's thread: an answer, a redirect, or left alone. */
+  async #reply(session: SessionRecord, message: IncomingMessage, mentioned: boolean): Promise<void> {
+    const text = this.#withoutMention(message).trim();
+    if (text === '' || /^!aside\b/i.test(text)) return;
+    if (this.deps.threadReplies === 'mention-only' && !mentioned) return;
+    const verdict = await this.deps.policy.mayAct(message.userId, { kind: 'steer', session });
+    if (!verdict.allowed) {
+      this.deps.metrics.actions.inc({ kind: 'reply', outcome: 'refused' });
+      // Said once per person and session: a discussion in the thread shouldn't bring a note every time.
+      if (await this.deps.events.markProcessed(`refused-reply:${session.sessionId}:${message.userId}`)) {
+        await this.deps.notifier.tell(
+          message.channelId,
+          message.userId,
+          `Your replies in this thread don't reach the agent: ${verdict.reason} (Start a reply with \`!aside\` to keep it out of the agent's way anyway.)`,
+        );
+      }
+      return;
+    }
+    await this.#react(message, 'eyes');
+    const pending = await this.deps.prompts.pending(session.sessionId);
+    const question = pending[pending.length - 1];
+    let outcome: Outcome;
+    if (question) outcome = await this.#answer(question, message.userId, text);
+    // A status the spec doesn't list is the service working (`thinking`…): steerable, the service judges.
+    else if (REDIRECTABLE.has(session.status) || !isKnownStatus(session.status))
+      outcome = await this.deps.steering.signal(session.sessionId, message.userId, 'redirect', {
+        message: text,
+      });
+    else outcome = { ok: false, message: `The session is ${session.status}: there is nothing to steer.` };
+    if (outcome.ok) {
+      await this.#react(message, 'white_check_mark');
+      return;
+    }
+    await this.#react(message, 'warning');
+    await this.deps.notifier.tell(
+      message.channelId,
+      message.userId,
+      `⚠️ ${outcome.message}\nYour reply:\n> ${escapeMrkdwn(truncate(text, 2500))}`,
+    );
+  }
+
+  /** The waiting question answered by a reply: free text as typed, one choice by its label or number. */
+  async #answer(question: PromptRecord, userId: string, text: string): Promise<Outcome> {
+    const raw = replyAsAnswer(question.request, text);
+    if (!raw.ok) return raw;
+    return this.deps.answering.answer({
+      ref: encodeRef({ sessionId: question.sessionId, inputId: question.inputId }),
+      userId,
+      answer: raw.answer,
+    });
+  }
+
+  /** The thread before the mention, read once and bounded: the session's `context.slack`. */
+  async #threadContext(message: IncomingMessage, threadTs: string): Promise<SlackThreadContext> {
+    const { slack, logger } = this.deps;
+    const limits = THREAD_CONTEXT_LIMITS;
+    let read: Array<Record<string, unknown>> = [];
+    let more = false;
+    let unread: string | undefined;
+    try {
+      // One request: replies may be limited to one a minute (non-Marketplace apps), so never paged.
+      const page = await slack.conversations.replies({
+        channel: message.channelId,
+        ts: threadTs,
+        limit: limits.read,
+      });
+      read = (page.messages ?? []) as Array<Record<string, unknown>>;
+      more = page.has_more === true;
+    } catch (error) {
+      // Started anyway (the goal is what was asked), and the context says the thread is missing.
+      unread = `The thread could not be read (${slackErrorCode(error) ?? 'Slack could not be reached'}): no earlier messages are here.`;
+      logger.warn({ err: error, channel: message.channelId }, 'could not read the thread for context');
+    }
+    // Slack's ts strings have a fixed shape (seconds.micros): compared as text, without float rounding.
+    const earlier = read.filter((m) => typeof m.ts === 'string' && tsBefore(m.ts, message.ts));
+    const kept: SlackThreadContext['messages'] = [];
+    let characters = 0;
+    // Newest first, until either bound, then back in order.
+    for (const m of [...earlier].reverse()) {
+      if (kept.length >= limits.messages) break;
+      const text = typeof m.text === 'string' ? m.text : '';
+      if (characters + text.length > limits.characters) break;
+      characters += text.length;
+      const userId = String(m.user ?? m.bot_id ?? '');
+      kept.unshift({
+        userId,
+        name: await this.#nameOf(userId),
+        text,
+        ts: String(m.ts),
+        files: Array.isArray(m.files)
+          ? (m.files as Array<Record<string, unknown>>).map((f) => ({
+              name: String(f.name ?? f.title ?? ''),
+              permalink: String(f.permalink ?? ''),
+            }))
+          : [],
+      });
+    }
+    const left = earlier.length - kept.length;
+    const cut =
+      unread ??
+      (left > 0 || more
+        ? `Only the last ${kept.length} message${kept.length === 1 ? '' : 's'} of the thread are here (at most ${limits.messages} messages or ${limits.characters.toLocaleString('en-US')} characters)${more ? '; the thread has more than was read' : `; ${left} earlier left out`}.`
+        : undefined);
+    let permalink: string | null = null;
+    try {
+      const link = await slack.chat.getPermalink({ channel: message.channelId, message_ts: threadTs });
+      permalink = link.permalink ?? null;
+    } catch (error) {
+      logger.debug({ err: error }, 'no permalink for the thread');
+    }
+    return {
+      teamId: message.teamId,
+      channelId: message.channelId,
+      threadTs,
+      permalink,
+      messages: kept,
+      ...(cut ? { cut } : {}),
+    };
+  }
+
+  async #nameOf(userId: string): Promise<string> {
+    const known = this.#names.get(userId);
+    if (known !== undefined) return known;
+    let name = userId;
+    if (/^[UW]/.test(userId)) {
+      try {
+        const info = await this.deps.slack.users.info({ user: userId });
+        name = info.user?.profile?.display_name || info.user?.real_name || info.user?.name || userId;
+      } catch (error) {
+        this.deps.logger.debug({ err: error, userId }, 'no name for a user');
+      }
+    }
+    this.#names.set(userId, name);
+    return name;
+  }
+
+  #withoutMention(message: IncomingMessage): string {
+    if (!message.botUserId) return message.text;
+    return message.text
+      .split(`<@${message.botUserId}>`)
+      .join(' ')
+      .replace(/[ \t]+/g, ' ');
+  }
+
+  /** An acknowledgement by reaction; one Slack refused (already there, no scope) changes nothing else. */
+  async #react(message: IncomingMessage, name: string): Promise<void> {
+    await this.deps.slack.reactions
+      .add({ channel: message.channelId, timestamp: message.ts, name })
+      .catch((error: unknown) => this.deps.logger.debug({ err: error, name }, 'could not react'));
+  }
+}
+
+/** Whether Slack ts `a` is before `b` (same-length integer parts compare as text; else by length). */
+function tsBefore(a: string, b: string): boolean {
+  const [ai = '', af = ''] = a.split('.');
+  const [bi = '', bf = ''] = b.split('.');
+  if (ai.length !== bi.length) return ai.length < bi.length;
+  if (ai !== bi) return ai < bi;
+  return af.padEnd(6, '0') < bf.padEnd(6, '0');
+}
+
+/** What a reply means for a question: free text as typed; one choice by exact label (any case) or number. */
+export function replyAsAnswer(
+  request: HumanInputRequest,
+  text: string,
+): { ok: true; answer: RawAnswer } | { ok: false; message: string } {
+  if (request.kind === 'free_text') return { ok: true, answer: { kind: 'text', text } };
+  if (request.kind === 'single_select') {
+    const options = request.options ?? [];
+    const wanted = text.trim().toLowerCase();
+    const byLabel = options.findIndex((o) => o.label.trim().toLowerCase() === wanted);
+    const number = /^\d+$/.test(wanted) ? Number(wanted) : Number.NaN;
+    const index = byLabel >= 0 ? byLabel : number >= 1 && number <= options.length ? number - 1 : -1;
+    if (index >= 0) return { ok: true, answer: { kind: 'option', index } };
+    const list = options.map((o, i) => `${i + 1}. ${escapeMrkdwn(o.label)}`).join('\n');
+    return {
+      ok: false,
+      message: `The agent is waiting for one of these; reply with its name or number:\n${list}`,
+    };
+  }
+  return {
+    ok: false,
+    message:
+      'The agent is waiting for an answer that needs the question’s buttons or form; use them on the question above.',
+  };
+}

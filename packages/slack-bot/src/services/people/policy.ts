@@ -1,0 +1,238 @@
+import type { HumanInputRequest } from '@agent-sessions/core';
+import type { Logger } from '../../logger.js';
+import type { SessionRecord } from '../../store/records.js';
+import type { SlackClient } from '../slack-out/slack.js';
+
+export type Verdict = { allowed: true } | { allowed: false; reason: string };
+
+/** What someone wants to do: steer a session (signals, budget) or answer one of its questions. */
+export type ActTarget =
+  | { kind: 'steer'; session: Pick<SessionRecord, 'sessionId' | 'startedBy' | 'channelId'> }
+  | {
+      kind: 'answer';
+      session: Pick<SessionRecord, 'sessionId' | 'startedBy' | 'channelId'>;
+      request: HumanInputRequest;
+    };
+
+/**
+ * Who may act on a session. One object decides for every way of acting (buttons, forms, commands, and
+ * thread replies when they come), so another policy — approvers only for approval questions, channel
+ * members — is a new implementation, not a change to each caller.
+ */
+export interface ActPolicy {
+  mayAct(userId: string, target: ActTarget): Promise<Verdict>;
+  /**
+   * Who may answer this question, as Slack mrkdwn that mentions them (`<@U…>`, `<!subteam^S…>`): the
+   * prompt's "who can answer" line, reminders, and refusals. Optional so a test's small fake needn't.
+   */
+  whoMayAnswer?(
+    session: Pick<SessionRecord, 'startedBy' | 'channelId'>,
+    request: HumanInputRequest,
+  ): Answerers;
+}
+
+/** Who may answer a question: `line` for the prompt, `mentions` to notify them (empty: nobody to ping). */
+export interface Answerers {
+  line: string;
+  mentions: string;
+  /** Who else may answer without being pinged, in words: reminders say it after the mentions. */
+  others?: string;
+}
+
+/**
+ * The configured approvers: user ids (U…, W…) and user groups (S…), whose members are looked up and
+ * kept for a minute.
+ */
+export class Approvers {
+  readonly #users: Set<string>;
+  readonly #groups: string[];
+  readonly #groupCache = new Map<string, { members: Set<string>; until: number }>();
+
+  constructor(
+    private readonly slack: SlackClient,
+    ids: string[],
+    private readonly logger: Logger,
+    private readonly groupTtlMs = 60_000,
+  ) {
+    this.#users = new Set(ids.filter((id) => !id.startsWith('S')));
+    this.#groups = ids.filter((id) => id.startsWith('S'));
+  }
+
+  /** The approvers as mentions: users `<@U…>`, user groups `<!subteam^S…>`. */
+  mentions(): string[] {
+    return [...[...this.#users].map((u) => `<@${u}>`), ...this.#groups.map((g) => `<!subteam^${g}>`)];
+  }
+
+  async includes(userId: string): Promise<boolean> {
+    if (this.#users.has(userId)) return true;
+    for (const group of this.#groups) if ((await this.#members(group)).has(userId)) return true;
+    return false;
+  }
+
+  async #members(group: string): Promise<Set<string>> {
+    const cached = this.#groupCache.get(group);
+    if (cached && cached.until > Date.now()) return cached.members;
+    try {
+      const result = await this.slack.usergroups.users.list({ usergroup: group });
+      const members = new Set(result.users ?? []);
+      this.#groupCache.set(group, { members, until: Date.now() + this.groupTtlMs });
+      return members;
+    } catch (error) {
+      // Fail closed: an approver group we can't read grants nothing.
+      this.logger.warn({ err: error, group }, 'could not read an approver user group');
+      return cached?.members ?? new Set();
+    }
+  }
+}
+
+/** Today's rule (`starter-or-approvers`): the person who started the session, and the approvers. */
+export class StarterOrApprovers implements ActPolicy {
+  constructor(private readonly approvers: Approvers) {}
+
+  async mayAct(userId: string, { session }: ActTarget): Promise<Verdict> {
+    if (userId === session.startedBy || (await this.approvers.includes(userId))) return { allowed: true };
+    return {
+      allowed: false,
+      reason: `Only <@${session.startedBy}> (who started this session) and the configured approvers can do that.`,
+    };
+  }
+
+  whoMayAnswer(session: Pick<SessionRecord, 'startedBy'>): Answerers {
+    const all = [`<@${session.startedBy}>`, ...this.approvers.mentions()];
+    return { line: `Waiting for ${joinOr(all)}`, mentions: all.join(' ') };
+  }
+}
+
+/**
+ * `approvers-only` (four eyes): approval questions are answered by an approver other than the person
+ * who started the session — even when the starter is an approver too. The starter still steers, and
+ * answers the other kinds of questions (a choice, free text), as do the approvers.
+ */
+export class ApproversOnly implements ActPolicy {
+  readonly #fallback: StarterOrApprovers;
+
+  constructor(private readonly approvers: Approvers) {
+    this.#fallback = new StarterOrApprovers(approvers);
+  }
+
+  async mayAct(userId: string, target: ActTarget): Promise<Verdict> {
+    if (target.kind !== 'answer' || target.request.kind !== 'approval') {
+      return this.#fallback.mayAct(userId, target);
+    }
+    const who = this.approvers.mentions();
+    const named = who.length > 0 ? joinOr(who) : 'an approver (none is configured: set AGENT_APPROVERS)';
+    if (userId === target.session.startedBy) {
+      return {
+        allowed: false,
+        reason: `Approvals here need a second person: you started this session, so ${named} must approve or reject it.`,
+      };
+    }
+    if (await this.approvers.includes(userId)) return { allowed: true };
+    return { allowed: false, reason: `Only ${named} can answer this approval.` };
+  }
+
+  whoMayAnswer(session: Pick<SessionRecord, 'startedBy'>, request: HumanInputRequest): Answerers {
+    if (request.kind !== 'approval') return this.#fallback.whoMayAnswer(session);
+    const who = this.approvers.mentions();
+    if (who.length === 0) return { line: 'Waiting for an approver (none is configured)', mentions: '' };
+    return { line: `Waiting for an approver: ${joinOr(who)}`, mentions: who.join(' ') };
+  }
+}
+
+/** How long past its lifetime a member list may still answer while Slack can't be asked again. */
+const STALE_MEMBERS_GRACE_MS = 5 * 60_000;
+
+/**
+ * `channel-members`: anyone in the session's channel. Membership is asked of Slack
+ * (`conversations.members`, kept for a minute) rather than taken from where the click came from,
+ * because answers also come from App Home and DMs, where the click's channel says nothing. An
+ * unreadable member list grants nothing (fail closed). Approvers may answer from anywhere.
+ */
+export class ChannelMembers implements ActPolicy {
+  readonly #cache = new Map<string, { members: Set<string>; until: number }>();
+
+  constructor(
+    private readonly slack: Pick<SlackClient, 'conversations'>,
+    private readonly approvers: Approvers,
+    private readonly logger: Logger,
+    private readonly ttlMs = 60_000,
+  ) {}
+
+  async mayAct(userId: string, { session }: ActTarget): Promise<Verdict> {
+    if (userId === session.startedBy || (await this.approvers.includes(userId))) return { allowed: true };
+    if ((await this.#members(session.channelId)).has(userId)) return { allowed: true };
+    return {
+      allowed: false,
+      reason: `Only members of <#${session.channelId}> (where this session runs) can do that.`,
+    };
+  }
+
+  /**
+   * Reminders ping the starter and say in words that the channel may answer: a bot's `<!here>` on every
+   * reminder would notify everyone online for a question most of them needn't act on, which Slack's app
+   * guidelines advise against (broad mentions only for emergencies, with the installer's consent).
+   */
+  whoMayAnswer(session: Pick<SessionRecord, 'startedBy' | 'channelId'>): Answerers {
+    const anyone = `Anyone in <#${session.channelId}> can answer`;
+    return { line: anyone, mentions: `<@${session.startedBy}>`, others: anyone };
+  }
+
+  async #members(channel: string): Promise<Set<string>> {
+    const cached = this.#cache.get(channel);
+    if (cached && cached.until > Date.now()) return cached.members;
+    try {
+      const members = new Set<string>();
+      let cursor: string | undefined;
+      do {
+        const page = await this.slack.conversations.members({
+          channel,
+          // Slack's reference: "a limit value under 1000" (the SDK's types: at most 999).
+          limit: 999,
+          ...(cursor ? { cursor } : {}),
+        });
+        for (const m of page.members ?? []) members.add(m);
+        cursor = page.response_metadata?.next_cursor || undefined;
+      } while (cursor);
+      this.#cache.set(channel, { members, until: Date.now() + this.ttlMs });
+      return members;
+    } catch (error) {
+      this.logger.warn({ err: error, channel }, 'could not read a channel’s members');
+      // A list a little past its minute still beats refusing everyone while Slack hiccups; an old one
+      // would let someone who left keep deciding, so past a few minutes it counts for nothing.
+      const usable = cached && cached.until + STALE_MEMBERS_GRACE_MS > Date.now();
+      return usable ? cached.members : new Set();
+    }
+  }
+}
+
+/** The policy AGENT_APPROVAL_POLICY names. */
+export function choosePolicy(
+  name: 'starter-or-approvers' | 'approvers-only' | 'channel-members',
+  slack: SlackClient,
+  approvers: Approvers,
+  logger: Logger,
+  /** How long a channel's member list is kept (default a minute). */
+  membersTtlMs?: number,
+): ActPolicy {
+  if (name === 'approvers-only') return new ApproversOnly(approvers);
+  if (name === 'channel-members') return new ChannelMembers(slack, approvers, logger, membersTtlMs);
+  return new StarterOrApprovers(approvers);
+}
+
+/** "a, b or c". */
+function joinOr(items: string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+}
+
+/** Sessions may be started only in the allowed channels, when a list is configured. */
+export function channelPolicy(allowedChannels: string[]): (channelId: string) => Verdict {
+  const allowed = new Set(allowedChannels);
+  return (channelId) => {
+    if (allowed.size === 0 || allowed.has(channelId)) return { allowed: true };
+    return {
+      allowed: false,
+      reason: `Agent sessions can't be started in this channel. Allowed: ${[...allowed].map((c) => `<#${c}>`).join(', ')}.`,
+    };
+  };
+}

@@ -1,0 +1,185 @@
+import { startingCard } from '../../blocks/session-card.js';
+import { escapeMrkdwn, truncate } from '../../blocks/text.js';
+import type { Logger } from '../../logger.js';
+import type { SessionRepository } from '../../store/sessions.js';
+import { type AuditService, serviceAnswer } from '../ops/audit.js';
+import type { BotMetrics } from '../ops/metrics.js';
+import { describeServiceFailure, type FormResult, type Outcome, type SessionsApi } from '../outcome.js';
+import type { Notifier } from '../slack-out/notifier.js';
+import { type SlackChat, slackErrorCode } from '../slack-out/slack.js';
+import type { FormValues } from './answering.js';
+import type { Verdict } from './policy.js';
+
+export interface StartInput {
+  channelId: string;
+  userId: string;
+  goal: string;
+  budget?: number;
+  maxIterations?: number;
+  context?: Record<string, unknown>;
+  /** Started by a mention or a DM: the card is a reply in this thread, and the session's thread is it. */
+  threadTs?: string;
+  /** Said on the card: where the session came from ("Started from this thread (N messages as context)"). */
+  origin?: string;
+  /** The bot's own DM with the person: no channel rule applies (nobody else sees it). */
+  direct?: boolean;
+}
+
+/** Why the bot can't post where a session was asked for, in words for the person who asked. */
+function cannotPostHere(error: unknown): string {
+  const code = slackErrorCode(error);
+  if (code === 'channel_not_found' || code === 'not_in_channel')
+    return 'I can’t post in this conversation, so its session card would have nowhere to go. In a private channel, invite me first (`/invite` and my name) and start it again; a direct message between people is closed to me, so use a channel or my own DM.';
+  if (code === 'is_archived') return 'This channel is archived.';
+  return `I couldn’t post the session card here (${code ?? 'Slack could not be reached'}).`;
+}
+
+/** Starting a session from Slack: the card first, then the session, then following it. */
+export class StartingService {
+  constructor(
+    private readonly deps: {
+      client: SessionsApi<'create'>;
+      sessions: Pick<SessionRepository, 'create'>;
+      slack: SlackChat<'postMessage' | 'delete'>;
+      channelAllowed: (channelId: string) => Verdict;
+      notifier: Notifier;
+      metrics: BotMetrics;
+      logger: Logger;
+      /** The new session's card shown at once, and this replica following it. */
+      started: (sessionId: string) => Promise<void>;
+      /** Every session started is recorded. */
+      audit?: Pick<AuditService, 'record'>;
+    },
+  ) {}
+
+  async start(input: StartInput): Promise<Outcome<{ sessionId: string }>> {
+    const { client, metrics, slack, logger } = this.deps;
+    const channel = input.direct ? { allowed: true as const } : this.deps.channelAllowed(input.channelId);
+    if (!channel.allowed) return { ok: false, message: channel.reason };
+    const typed = `\nYour goal was:\n> ${escapeMrkdwn(truncate(input.goal, 2500))}`;
+    // The card first: where the bot may not post (a private channel it wasn't invited to), nothing is
+    // started, rather than a session nobody can see.
+    let cardTs: string;
+    try {
+      const posted = await slack.chat.postMessage({
+        channel: input.channelId,
+        ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+        ...startingCard(input.goal, input.userId, input.origin),
+      });
+      cardTs = String(posted.ts);
+    } catch (error) {
+      metrics.actions.inc({ kind: 'start', outcome: 'error' });
+      // Usually a private channel the bot wasn't invited to: the person is told how to fix it.
+      logger.info({ err: error, channel: input.channelId }, 'could not post a new session card');
+      return { ok: false, message: `${cannotPostHere(error)} Nothing was started.${typed}` };
+    }
+    const guardrails = {
+      ...(input.budget === undefined ? {} : { maxCostPerSession: input.budget }),
+      ...(input.maxIterations === undefined ? {} : { maxIterations: input.maxIterations }),
+    };
+    let sessionId: string;
+    try {
+      const created = await client.sessions.create({
+        goal: input.goal,
+        ...(input.context ? { context: input.context } : {}),
+        ...(Object.keys(guardrails).length > 0 ? { guardrails } : {}),
+      });
+      sessionId = created.sessionId;
+    } catch (error) {
+      metrics.actions.inc({ kind: 'start', outcome: 'error' });
+      logger.warn({ err: error }, 'creating a session failed');
+      await slack.chat
+        .delete({ channel: input.channelId, ts: cardTs })
+        .catch((e: unknown) => logger.warn({ err: e }, 'could not remove a card nobody needs'));
+      return { ok: false, message: `Could not start the session: ${describeServiceFailure(error)}${typed}` };
+    }
+    metrics.actions.inc({ kind: 'start', outcome: 'ok' });
+    await this.deps.audit?.record({
+      sessionId,
+      action: 'start',
+      userId: input.userId,
+      channelId: input.channelId,
+      threadTs: cardTs,
+      detail: {
+        goal: input.goal,
+        ...(Object.keys(guardrails).length > 0 ? { guardrails } : {}),
+        ...(input.context ? { context: input.context } : {}),
+      },
+      ...serviceAnswer(),
+    });
+    await this.deps.sessions.create({
+      sessionId,
+      channelId: input.channelId,
+      cardTs,
+      startedBy: input.userId,
+      goal: input.goal,
+      budget: input.budget ?? null,
+      ...(input.threadTs ? { threadTs: input.threadTs } : {}),
+      ...(input.origin ? { origin: input.origin } : {}),
+    });
+    await this.deps.started(sessionId);
+    return { ok: true, sessionId };
+  }
+
+  /** The start form: every field checked, each problem shown under its input, nothing typed lost. */
+  submitForm(channelId: string | undefined, userId: string, values: FormValues): FormResult {
+    const errors: Record<string, string> = {};
+    const text = (block: string) => {
+      const value = values[block];
+      return typeof value === 'string' && value !== '' ? value : undefined;
+    };
+    const goal = text('goal');
+    if (!goal) errors.goal = 'Tell the agent what to do';
+    const budgetText = text('budget');
+    const budget = budgetText === undefined ? undefined : Number(budgetText.replace(/^\$/, ''));
+    if (budget !== undefined && !(Number.isFinite(budget) && budget > 0)) {
+      errors.budget = 'The budget must be a positive number of USD, like 5 or 2.50';
+    }
+    const iterationsText = text('max_iterations');
+    const maxIterations = iterationsText === undefined ? undefined : Number(iterationsText);
+    if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations > 0)) {
+      errors.max_iterations = 'Max iterations must be a whole number above 0';
+    }
+    const contextText = text('context');
+    let context: Record<string, unknown> | undefined;
+    if (contextText !== undefined) {
+      const parsed = parseObject(contextText);
+      if (parsed.ok) context = parsed.value;
+      else errors.context = parsed.error;
+    }
+    if (!channelId) errors.goal = 'This form lost its channel; run /agent start again';
+    if (Object.keys(errors).length > 0 || !goal || !channelId) return { ok: false, errors };
+    return {
+      ok: true,
+      run: async () => {
+        const result = await this.start({
+          channelId,
+          userId,
+          goal,
+          ...(budget === undefined ? {} : { budget }),
+          ...(maxIterations === undefined ? {} : { maxIterations }),
+          ...(context ? { context } : {}),
+        });
+        if (!result.ok) await this.deps.notifier.tell(channelId, userId, `⚠️ ${result.message}`);
+      },
+    };
+  }
+}
+
+function parseObject(
+  text: string,
+): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return {
+      ok: false,
+      error: `Not valid JSON: ${error instanceof Error ? error.message : ''}`.slice(0, 150),
+    };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { ok: false, error: 'The context must be a JSON object, like {"repo": "acme/api"}' };
+  }
+  return { ok: true, value: Object.fromEntries(Object.entries(parsed)) };
+}

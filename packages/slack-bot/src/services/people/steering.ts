@@ -1,0 +1,196 @@
+import type { FollowedSession } from '@agent-sessions/core';
+import type { ModalView } from '@slack/types';
+import { raiseBudgetModal, redirectModal } from '../../blocks/modals.js';
+import { totalCostOf } from '../../blocks/session-card.js';
+import { escapeMrkdwn } from '../../blocks/text.js';
+import { decodeRef, sessionOf } from '../../refs.js';
+import type { SessionRecord } from '../../store/records.js';
+import type { SessionRepository } from '../../store/sessions.js';
+import { type AuditService, serviceAnswer } from '../ops/audit.js';
+import type { BotMetrics } from '../ops/metrics.js';
+import { describeServiceFailure, type FormResult, type Outcome, type SessionsApi } from '../outcome.js';
+import type { Notifier } from '../slack-out/notifier.js';
+import { threadPlace } from '../slack-out/thread-poster.js';
+import type { ActPolicy } from './policy.js';
+
+export type SignalKind = 'pause' | 'resume' | 'cancel' | 'redirect';
+
+export interface SignalExtra {
+  message?: string;
+  reason?: string;
+  newBudget?: number;
+}
+
+const SIGNAL_DONE: Record<SignalKind, { icon: string; verb: string }> = {
+  pause: { icon: '⏸️', verb: 'paused the session' },
+  resume: { icon: '▶️', verb: 'resumed the session' },
+  cancel: { icon: '🛑', verb: 'cancelled the session' },
+  redirect: { icon: '↪️', verb: 'redirected the agent' },
+};
+
+/** Steering a running session: signals, redirect and a raised budget — checked, sent, and noted. */
+export class SteeringService {
+  constructor(
+    private readonly deps: {
+      client: SessionsApi<'redirect' | 'resume' | 'pause' | 'cancel' | 'get'>;
+      sessions: Pick<SessionRepository, 'get' | 'update'>;
+      policy: ActPolicy;
+      notifier: Notifier;
+      metrics: BotMetrics;
+      /** The last snapshot polled of a session, for its spend. */
+      snapshot: (sessionId: string) => FollowedSession | undefined;
+      /** Every signal sent (or refused by the service) is recorded. */
+      audit?: Pick<AuditService, 'record'>;
+    },
+  ) {}
+
+  async signal(
+    sessionId: string,
+    userId: string,
+    kind: SignalKind,
+    extra: SignalExtra = {},
+    /** The session's record when the caller has read it already (`resume`): not read a second time. */
+    known?: SessionRecord,
+  ): Promise<Outcome> {
+    const allowed = await this.#authorize(sessionId, userId, known);
+    if (!allowed.ok) return allowed;
+    const { session } = allowed;
+    if (session.finished) return { ok: false, message: 'This session has already ended.' };
+    const { client, metrics } = this.deps;
+    const audited = (error?: unknown) =>
+      this.deps.audit?.record({
+        sessionId,
+        action: extra.newBudget !== undefined ? 'raise_budget' : kind,
+        userId,
+        channelId: session.channelId,
+        threadTs: threadPlace(session).cardTs,
+        detail: Object.keys(extra).length > 0 ? { ...extra } : null,
+        ...serviceAnswer(error),
+      });
+    try {
+      if (kind === 'redirect') await client.sessions.redirect(sessionId, { message: extra.message ?? '' });
+      else if (kind === 'resume') {
+        await client.sessions.resume(sessionId, {
+          ...(extra.newBudget === undefined ? {} : { newBudget: extra.newBudget }),
+          ...(extra.message ? { message: extra.message } : {}),
+        });
+      } else await client.sessions[kind](sessionId, extra.reason ? { reason: extra.reason } : {});
+    } catch (error) {
+      await audited(error);
+      metrics.actions.inc({ kind, outcome: 'error' });
+      return { ok: false, message: `Could not ${kind} the session: ${describeServiceFailure(error)}` };
+    }
+    metrics.actions.inc({ kind, outcome: 'ok' });
+    await audited();
+    if (extra.newBudget !== undefined)
+      await this.deps.sessions.update(sessionId, { budget: extra.newBudget });
+    const done = SIGNAL_DONE[kind];
+    const detail = extra.newBudget !== undefined ? ` with a budget of $${extra.newBudget.toFixed(2)}` : '';
+    const said = extra.message ?? extra.reason;
+    await this.deps.notifier.note(
+      session,
+      `${done.icon} <@${userId}> ${done.verb}${detail}${said ? `: ${escapeMrkdwn(said)}` : ''}`,
+    );
+    this.deps.notifier.refresh(sessionId);
+    return { ok: true };
+  }
+
+  /** Redirect and Raise budget open a form; who may act is checked first, so others never see it. */
+  async openForm(
+    ref: string | undefined,
+    userId: string,
+    which: 'redirect' | 'raise_budget',
+  ): Promise<Outcome<{ view: ModalView }>> {
+    const sessionId = sessionOf(decodeRef(ref));
+    if (!sessionId) return { ok: false, message: 'This button lost its session; run `/agent status`.' };
+    const allowed = await this.#authorize(sessionId, userId);
+    if (!allowed.ok) return { ok: false, message: `🚫 ${allowed.message}` };
+    if (allowed.session.finished) return { ok: false, message: 'This session has already ended.' };
+    if (which === 'redirect') return { ok: true, view: redirectModal(sessionId) };
+    return { ok: true, view: await this.#budgetForm(allowed.session) };
+  }
+
+  /** `/agent resume`: a session stopped by its budget needs a new one, so the form is asked for. */
+  async resume(sessionId: string, userId: string): Promise<Outcome<{ view?: ModalView }>> {
+    const session = await this.deps.sessions.get(sessionId);
+    if (session?.status !== 'cost_limit') return this.signal(sessionId, userId, 'resume', {}, session);
+    const allowed = await this.#authorize(sessionId, userId, session);
+    if (!allowed.ok) return allowed;
+    return { ok: true, view: await this.#budgetForm(session) };
+  }
+
+  submitRedirect(ref: string | undefined, userId: string, message: string | undefined): FormResult {
+    const sessionId = sessionOf(decodeRef(ref));
+    if (!message) return { ok: false, errors: { message: 'Tell the agent where to go instead' } };
+    if (!sessionId) return { ok: false, errors: { message: 'This form lost its session; try again' } };
+    return {
+      ok: true,
+      run: () =>
+        this.#signalFromForm(sessionId, userId, 'redirect', { message }, `\nWhat you wrote:\n> ${message}`),
+    };
+  }
+
+  submitBudget(
+    ref: string | undefined,
+    userId: string,
+    raw: string | undefined,
+    spend: number | undefined,
+  ): FormResult {
+    const sessionId = sessionOf(decodeRef(ref));
+    const budget = raw === undefined ? Number.NaN : Number(raw.replace(/^\$/, ''));
+    const spent = typeof spend === 'number' ? spend : 0;
+    let error: string | undefined;
+    if (raw === undefined) error = 'Enter the new budget in USD';
+    else if (!(Number.isFinite(budget) && budget > 0)) error = 'The budget must be a positive number of USD';
+    else if (budget <= spent)
+      error = `The new budget must be more than the $${spent.toFixed(2)} already spent`;
+    if (error || !sessionId) {
+      return { ok: false, errors: { budget: error ?? 'This form lost its session; try again' } };
+    }
+    return { ok: true, run: () => this.#signalFromForm(sessionId, userId, 'resume', { newBudget: budget }) };
+  }
+
+  /** Spend so far (from the last poll, else asked of the service) for the budget form. */
+  async spend(sessionId: string): Promise<number> {
+    const seen = totalCostOf(this.deps.snapshot(sessionId));
+    if (typeof seen === 'number') return seen;
+    const status = await this.deps.client.sessions.get(sessionId);
+    return status.cost?.totalCost ?? 0;
+  }
+
+  async #budgetForm(session: SessionRecord): Promise<ModalView> {
+    return raiseBudgetModal(session.sessionId, await this.spend(session.sessionId), session.budget);
+  }
+
+  /** Failures after the form closed go to the person privately, with what they typed so it isn't lost. */
+  async #signalFromForm(
+    sessionId: string,
+    userId: string,
+    kind: SignalKind,
+    extra: SignalExtra,
+    typed = '',
+  ): Promise<void> {
+    const result = await this.signal(sessionId, userId, kind, extra);
+    if (result.ok) return;
+    const session = await this.deps.sessions.get(sessionId);
+    if (session) await this.deps.notifier.tell(session.channelId, userId, `⚠️ ${result.message}${typed}`);
+  }
+
+  /** A known session the user may act on, or why not. */
+  async #authorize(
+    sessionId: string,
+    userId: string,
+    known?: SessionRecord,
+  ): Promise<Outcome<{ session: SessionRecord }>> {
+    const session = known ?? (await this.deps.sessions.get(sessionId));
+    if (!session) {
+      return { ok: false, message: `No session \`${sessionId}\` was started from this Slack workspace.` };
+    }
+    const verdict = await this.deps.policy.mayAct(userId, { kind: 'steer', session });
+    if (!verdict.allowed) {
+      this.deps.metrics.actions.inc({ kind: 'refused', outcome: 'refused' });
+      return { ok: false, message: verdict.reason };
+    }
+    return { ok: true, session };
+  }
+}

@@ -1,0 +1,188 @@
+import { defaultSeed, type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
+import { webApi } from '@slack/bolt';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../../src/logger.js';
+import {
+  Approvers,
+  ApproversOnly,
+  ChannelMembers,
+  channelPolicy,
+  StarterOrApprovers,
+} from '../../../src/services/people/policy.js';
+
+let sandbox: RunningSandbox;
+let slack: webApi.WebClient;
+const logger = createLogger({ secrets: [], level: 'silent' });
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  slack = new webApi.WebClient(sandbox.botToken, {
+    slackApiUrl: sandbox.apiUrl,
+    retryConfig: { retries: 0 },
+  });
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const session = { sessionId: 's1', startedBy: 'U0ALICE', channelId: 'C0AGENTS' };
+const steer = { kind: 'steer' as const, session };
+
+describe('StarterOrApprovers', () => {
+  it('lets the starter, listed users and members of listed user groups act; nobody else', async () => {
+    const policy = new StarterOrApprovers(new Approvers(slack, ['U0CAROL', 'S0APPROVERS'], logger));
+    expect(await policy.mayAct('U0ALICE', steer)).toEqual({ allowed: true });
+    expect(await policy.mayAct('U0CAROL', steer)).toEqual({ allowed: true });
+    expect(await policy.mayAct('U0BOB', steer)).toEqual({ allowed: true }); // in S0APPROVERS
+    const stranger = await policy.mayAct('U0NOBODY', steer);
+    expect(stranger).toMatchObject({ allowed: false, reason: expect.stringContaining('<@U0ALICE>') });
+  });
+
+  it('fails closed when a user group cannot be read', async () => {
+    const policy = new StarterOrApprovers(new Approvers(slack, ['S0MISSING'], logger));
+    expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(false);
+  });
+});
+
+describe('channelPolicy', () => {
+  it('limits where sessions start when AGENT_ALLOWED_CHANNELS is set', () => {
+    expect(channelPolicy([])('C0GENERAL')).toEqual({ allowed: true });
+    const limited = channelPolicy(['C0AGENTS']);
+    expect(limited('C0AGENTS')).toEqual({ allowed: true });
+    expect(limited('C0GENERAL')).toMatchObject({
+      allowed: false,
+      reason: expect.stringContaining('<#C0AGENTS>'),
+    });
+  });
+});
+
+const approval = { inputId: 'in_1', kind: 'approval' as const, prompt: 'Deploy?', raw: {} };
+const choice = { inputId: 'in_2', kind: 'free_text' as const, prompt: 'Name it', raw: {} };
+
+describe('ApproversOnly (four eyes)', () => {
+  it('refuses the starter on approvals (even one who is an approver), and says who may answer', async () => {
+    const policy = new ApproversOnly(new Approvers(slack, ['U0ALICE', 'S0APPROVERS'], logger));
+    const starter = await policy.mayAct('U0ALICE', { kind: 'answer', session, request: approval });
+    expect(starter).toMatchObject({ allowed: false, reason: expect.stringContaining('second person') });
+    expect(starter).toMatchObject({ reason: expect.stringContaining('<!subteam^S0APPROVERS>') });
+    expect(await policy.mayAct('U0BOB', { kind: 'answer', session, request: approval })).toEqual({
+      allowed: true,
+    });
+    expect((await policy.mayAct('U0CAROL', { kind: 'answer', session, request: approval })).allowed).toBe(
+      false,
+    );
+  });
+
+  it('leaves steering and other kinds of questions to the starter or approvers', async () => {
+    const policy = new ApproversOnly(new Approvers(slack, ['S0APPROVERS'], logger));
+    expect(await policy.mayAct('U0ALICE', steer)).toEqual({ allowed: true });
+    expect(await policy.mayAct('U0ALICE', { kind: 'answer', session, request: choice })).toEqual({
+      allowed: true,
+    });
+    expect((await policy.mayAct('U0CAROL', steer)).allowed).toBe(false);
+  });
+
+  it('names who can answer on the prompt: approvers for approvals, the starter too for the rest', () => {
+    const policy = new ApproversOnly(new Approvers(slack, ['U0DAN', 'S0APPROVERS'], logger));
+    expect(policy.whoMayAnswer(session, approval)).toEqual({
+      line: 'Waiting for an approver: <@U0DAN> or <!subteam^S0APPROVERS>',
+      mentions: '<@U0DAN> <!subteam^S0APPROVERS>',
+    });
+    expect(policy.whoMayAnswer(session, choice).line).toBe(
+      'Waiting for <@U0ALICE>, <@U0DAN> or <!subteam^S0APPROVERS>',
+    );
+    const none = new ApproversOnly(new Approvers(slack, [], logger));
+    expect(none.whoMayAnswer(session, approval).line).toMatch(/none is configured/);
+  });
+});
+
+describe('ChannelMembers', () => {
+  const membersCalls = (on: RunningSandbox) =>
+    on.workspace.apiCalls.filter((c) => c.method === 'conversations.members').length;
+
+  it('lets anyone in the channel act, every page of members read and kept a while; others are refused', async () => {
+    // More members than one page holds (we ask for 999 at once, under Slack's 1000): the last one is on page two.
+    const crowd = Array.from({ length: 1_005 }, (_, i) => `U1${String(i).padStart(6, '0')}`);
+    const seed = defaultSeed();
+    const big = await startSandbox({
+      seed: { ...seed, channelMembers: { ...seed.channelMembers, C0AGENTS: ['U0ALICE', 'U0BOB', ...crowd] } },
+    });
+    try {
+      const bigSlack = new webApi.WebClient(big.botToken, {
+        slackApiUrl: big.apiUrl,
+        retryConfig: { retries: 0 },
+      });
+      const policy = new ChannelMembers(bigSlack, new Approvers(bigSlack, [], logger), logger);
+      const last = crowd.at(-1) as string;
+      expect(await policy.mayAct(last, { kind: 'answer', session, request: approval })).toEqual({
+        allowed: true,
+      });
+      expect(membersCalls(big)).toBe(2);
+      expect(await policy.mayAct('U0BOB', steer)).toEqual({ allowed: true });
+      expect(await policy.mayAct('U0ALICE', steer)).toEqual({ allowed: true });
+      const outsider = await policy.mayAct('U0CAROL', steer);
+      expect(outsider).toMatchObject({ allowed: false, reason: expect.stringContaining('<#C0AGENTS>') });
+      expect(membersCalls(big)).toBe(2);
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('sees someone who joined once the kept list expires (a minute; shorter when configured)', async () => {
+    const kept = new ChannelMembers(slack, new Approvers(slack, [], logger), logger);
+    const fresh = new ChannelMembers(slack, new Approvers(slack, [], logger), logger, 0);
+    expect((await kept.mayAct('U0CAROL', steer)).allowed).toBe(false);
+    expect((await fresh.mayAct('U0CAROL', steer)).allowed).toBe(false);
+    sandbox.workspace.join('C0AGENTS', 'U0CAROL');
+    try {
+      expect((await kept.mayAct('U0CAROL', steer)).allowed).toBe(false);
+      expect((await fresh.mayAct('U0CAROL', steer)).allowed).toBe(true);
+    } finally {
+      sandbox.workspace.leave('C0AGENTS', 'U0CAROL');
+    }
+    expect((await fresh.mayAct('U0CAROL', steer)).allowed).toBe(false);
+  });
+
+  it('fails closed when the member list cannot be read; the starter and approvers need none', async () => {
+    const policy = new ChannelMembers(slack, new Approvers(slack, [], logger), logger);
+    sandbox.failNext({ method: 'conversations.members', error: 'fetch_members_failed' });
+    expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(false); // in #agents, but unreadable
+    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({
+      method: 'conversations.members',
+      error: 'fetch_members_failed',
+    });
+    expect((await policy.mayAct('U0ALICE', steer)).allowed).toBe(true);
+    // A private channel the bot is not in does not exist for it (channel_not_found): Bob is in it, refused.
+    const hidden = { kind: 'steer' as const, session: { ...session, channelId: 'G0PRIVATE' } };
+    expect((await policy.mayAct('U0BOB', hidden)).allowed).toBe(false);
+    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({ error: 'channel_not_found' });
+    const withApprovers = new ChannelMembers(slack, new Approvers(slack, ['S0APPROVERS'], logger), logger);
+    expect((await withApprovers.mayAct('U0BOB', hidden)).allowed).toBe(true);
+  });
+
+  it('while Slack can’t be asked, the last list read serves a few minutes past its life, then nothing', async () => {
+    const policy = new ChannelMembers(slack, new Approvers(slack, [], logger), logger, 0);
+    expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(true);
+    sandbox.failNext({ method: 'conversations.members', error: 'internal_error' });
+    expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(true); // expired, yet just read
+    const sixMinutesOn = Date.now() + 6 * 60_000;
+    const now = vi.spyOn(Date, 'now').mockReturnValue(sixMinutesOn);
+    try {
+      sandbox.failNext({ method: 'conversations.members', error: 'internal_error' });
+      expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(false);
+    } finally {
+      now.mockRestore();
+    }
+    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({ error: 'internal_error' });
+  });
+
+  it('pings only the starter and says in words that anyone in the channel can answer', () => {
+    const policy = new ChannelMembers(slack, new Approvers(slack, [], logger), logger);
+    expect(policy.whoMayAnswer(session)).toEqual({
+      line: 'Anyone in <#C0AGENTS> can answer',
+      mentions: '<@U0ALICE>',
+      others: 'Anyone in <#C0AGENTS> can answer',
+    });
+  });
+});

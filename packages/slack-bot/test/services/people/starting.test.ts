@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { channelPolicy } from '../../../src/services/people/policy.js';
+import { StartingService } from '../../../src/services/people/starting.js';
+import { fakeWorld } from '../../fakes.js';
+
+function setup(allowed: string[] = []) {
+  const world = fakeWorld();
+  const started: string[] = [];
+  const starting = new StartingService({
+    client: world.service,
+    sessions: world.sessions,
+    slack: world.slack,
+    channelAllowed: channelPolicy(allowed),
+    notifier: world.notifier,
+    metrics: world.metrics,
+    logger: world.logger,
+    started: async (sessionId) => void started.push(sessionId),
+  });
+  return { ...world, starting, started };
+}
+
+const input = { channelId: 'C0AGENTS', userId: 'U0ALICE', goal: 'Write <notes>', budget: 5 };
+
+describe('StartingService', () => {
+  it('posts the card first, then creates the session and records where it lives', async () => {
+    const w = setup();
+    expect(await w.starting.start(input)).toEqual({ ok: true, sessionId: 'sess_new' });
+    expect(w.calls.map(([m]) => m)).toEqual(['chat.postMessage', 'service.create', 'sessions.create']);
+    expect(w.calls[1]?.[1]).toEqual({ goal: 'Write <notes>', guardrails: { maxCostPerSession: 5 } });
+    expect(w.sessions.records.get('sess_new')).toMatchObject({
+      channelId: 'C0AGENTS',
+      startedBy: 'U0ALICE',
+      budget: 5,
+    });
+    expect(w.started).toEqual(['sess_new']);
+  });
+
+  it('where the bot may not post, starts nothing and says how to fix it, with the goal typed', async () => {
+    const w = setup();
+    w.slack.fail.set('chat.postMessage', 'not_in_channel');
+    const result = await w.starting.start(input);
+    expect(result).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/invite me first[\s\S]*Write &lt;notes&gt;/),
+    });
+    expect(w.calls.some(([m]) => m === 'service.create')).toBe(false);
+  });
+
+  it('outside the allowed channels, refuses before anything is posted', async () => {
+    const w = setup(['C0OTHER']);
+    expect(await w.starting.start(input)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('<#C0OTHER>'),
+    });
+    expect(w.calls).toEqual([]);
+  });
+
+  it('checks every field of the form at once; a good one starts after the form closed', async () => {
+    const w = setup();
+    expect(
+      w.starting.submitForm('C0AGENTS', 'U0ALICE', {
+        goal: undefined,
+        budget: '-1',
+        max_iterations: '2.5',
+        context: '[1]',
+      }),
+    ).toEqual({
+      ok: false,
+      errors: {
+        goal: 'Tell the agent what to do',
+        budget: expect.any(String),
+        max_iterations: expect.any(String),
+        context: expect.stringContaining('JSON object'),
+      },
+    });
+    const ok = w.starting.submitForm('C0AGENTS', 'U0ALICE', {
+      goal: 'Go',
+      budget: '$2.50',
+      context: '{"repo":"a/b"}',
+    });
+    if (!ok.ok) throw new Error(JSON.stringify(ok.errors));
+    expect(w.calls).toEqual([]);
+    await ok.run();
+    expect(w.calls.find(([m]) => m === 'service.create')?.[1]).toEqual({
+      goal: 'Go',
+      context: { repo: 'a/b' },
+      guardrails: { maxCostPerSession: 2.5 },
+    });
+  });
+});

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { encodeRef } from '../../../src/refs.js';
+import { SteeringService } from '../../../src/services/people/steering.js';
+import { fakeWorld, serverError, session } from '../../fakes.js';
+
+function setup(snapshotCost?: number) {
+  const world = fakeWorld();
+  const steering = new SteeringService({
+    client: world.service,
+    sessions: world.sessions,
+    policy: world.policy,
+    notifier: world.notifier,
+    metrics: world.metrics,
+    snapshot: (sessionId) =>
+      snapshotCost === undefined
+        ? undefined
+        : { sessionId, status: 'cost_limit', cost: { totalCost: snapshotCost } },
+  });
+  world.sessions.add(session());
+  return { ...world, steering };
+}
+
+describe('SteeringService', () => {
+  it('sends a signal, notes who did it in the thread and polls the session at once', async () => {
+    const w = setup();
+    expect(await w.steering.signal('sess_1', 'U0ALICE', 'redirect', { message: 'Use <the> docs' })).toEqual({
+      ok: true,
+    });
+    expect(w.calls.find(([m]) => m === 'service.redirect')).toEqual([
+      'service.redirect',
+      'sess_1',
+      { message: 'Use <the> docs' },
+    ]);
+    expect(w.slack.of('chat.postMessage')[0]).toMatchObject({
+      thread_ts: '1700000000.000100',
+      text: '↪️ <@U0ALICE> redirected the agent: Use &lt;the&gt; docs',
+    });
+    expect(w.pokes).toEqual(['sess_1']);
+  });
+
+  it('refuses an unknown session, someone not allowed, and an ended session; nothing is sent', async () => {
+    const w = setup();
+    expect(await w.steering.signal('nope', 'U0ALICE', 'pause')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('No session `nope`'),
+    });
+    w.policy.verdict = { allowed: false, reason: 'Only <@U0ALICE>.' };
+    expect(await w.steering.signal('sess_1', 'U0CAROL', 'pause')).toEqual({
+      ok: false,
+      message: 'Only <@U0ALICE>.',
+    });
+    w.policy.verdict = { allowed: true };
+    w.sessions.add(session({ sessionId: 'done', finished: true }));
+    expect(await w.steering.signal('done', 'U0ALICE', 'cancel')).toEqual({
+      ok: false,
+      message: 'This session has already ended.',
+    });
+    expect(w.calls.some(([m]) => m.startsWith('service.'))).toBe(false);
+  });
+
+  it('says why the service refused', async () => {
+    const w = setup();
+    w.service.signalError = serverError();
+    expect(await w.steering.signal('sess_1', 'U0ALICE', 'pause')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^Could not pause the session: the service answered 500/),
+    });
+  });
+
+  it('opens the budget form with the spend seen last; a budget under it is refused inline', async () => {
+    const w = setup(4.2);
+    const form = await w.steering.openForm(encodeRef({ sessionId: 'sess_1' }), 'U0ALICE', 'raise_budget');
+    if (!form.ok) throw new Error(form.message);
+    expect(JSON.parse(form.view.private_metadata ?? '')).toMatchObject({ spend: 4.2 });
+    const ref = encodeRef({ sessionId: 'sess_1' });
+    expect(w.steering.submitBudget(ref, 'U0ALICE', '$4', 4.2)).toEqual({
+      ok: false,
+      errors: { budget: 'The new budget must be more than the $4.20 already spent' },
+    });
+    expect(w.steering.submitBudget(ref, 'U0ALICE', 'lots', 4.2)).toMatchObject({ ok: false });
+    const ok = w.steering.submitBudget(ref, 'U0ALICE', '$10', 4.2);
+    if (!ok.ok) throw new Error('refused');
+    await ok.run();
+    expect(w.calls.find(([m]) => m === 'service.resume')).toEqual([
+      'service.resume',
+      'sess_1',
+      { newBudget: 10 },
+    ]);
+    expect(w.sessions.records.get('sess_1')?.budget).toBe(10);
+  });
+
+  it('/agent resume of a session stopped by its budget asks for a new one instead', async () => {
+    const w = setup();
+    w.sessions.add(session({ status: 'cost_limit', budget: 1 }));
+    const result = await w.steering.resume('sess_1', 'U0ALICE');
+    expect(result.ok && result.view?.callback_id).toBe('raise_budget');
+    // The spend came from the service (no snapshot here).
+    expect(w.calls.some(([m]) => m === 'service.get')).toBe(true);
+  });
+
+  it('a redirect that failed after its form closed is told privately, with what was written', async () => {
+    const w = setup();
+    w.service.signalError = serverError();
+    expect(w.steering.submitRedirect(encodeRef({ sessionId: 'sess_1' }), 'U0ALICE', undefined)).toMatchObject(
+      {
+        ok: false,
+        errors: { message: expect.any(String) },
+      },
+    );
+    const form = w.steering.submitRedirect(encodeRef({ sessionId: 'sess_1' }), 'U0ALICE', 'Go north');
+    if (!form.ok) throw new Error('refused');
+    await form.run();
+    expect(String(w.slack.of('chat.postEphemeral')[0]?.text)).toMatch(/Could not redirect[\s\S]*> Go north/);
+  });
+});

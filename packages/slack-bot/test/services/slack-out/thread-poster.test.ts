@@ -1,0 +1,229 @@
+import { ManualClock } from '@agent-sessions/core';
+import { type RunningSandbox, type SandboxMessage, startSandbox } from '@agent-sessions/slack-sandbox';
+import { webApi } from '@slack/bolt';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { MessageText } from '../../../src/blocks/agent-message.js';
+import type { BotMetrics } from '../../../src/services/ops/metrics.js';
+import { OutboundQueue } from '../../../src/services/slack-out/outbound.js';
+import {
+  CannotPostHereError,
+  POST_EVENT_TYPE,
+  PostInProgressError,
+  ThreadPoster,
+  type ThreadPosterOptions,
+} from '../../../src/services/slack-out/thread-poster.js';
+import { FakePosts, logger, metrics as newMetrics } from '../../fakes.js';
+
+// Each Slack error a thread post can meet, produced by the real sandbox (failNext) over real HTTP.
+const CHANNEL = 'C0AGENTS';
+let sandbox: RunningSandbox;
+let slack: webApi.WebClient;
+
+beforeAll(async () => {
+  // Slack's limits off here: these tests post their own cards around the queue, and the batch test runs the
+  // queue on a hand-moved clock. Pacing under the limits is held by outbound.test.ts and the e2e suites.
+  sandbox = await startSandbox({ rateLimits: false });
+  slack = new webApi.WebClient(sandbox.botToken, {
+    slackApiUrl: sandbox.apiUrl,
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 0 },
+  });
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+beforeEach(() => {
+  sandbox.faults.clear();
+});
+
+let sessionCount = 0;
+async function thread() {
+  const sessionId = `sess_${++sessionCount}`;
+  const card = await slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
+  return { sessionId, channelId: CHANNEL, cardTs: String(card.ts) };
+}
+
+const replies = (cardTs: string): SandboxMessage[] => sandbox.workspace.replies(CHANNEL, cardTs);
+const text = (s: string): MessageText => ({ mrkdwn: s, plain: s });
+
+function poster(options: ThreadPosterOptions & { posts?: FakePosts; outbound?: OutboundQueue } = {}) {
+  const posts = options.posts ?? new FakePosts();
+  const metrics: BotMetrics = newMetrics();
+  const outbound = options.outbound ?? new OutboundQueue(logger, metrics);
+  const p = new ThreadPoster(slack, posts, logger, metrics, { retryBaseMs: 5, ...options }, outbound);
+  return { poster: p, posts, metrics, outbound };
+}
+
+async function outcomes(metrics: BotMetrics): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const v of (await metrics.postOutcomes.get()).values) out[String(v.labels.outcome)] = v.value;
+  return out;
+}
+
+describe('a thread post meets a Slack error', () => {
+  it('msg_blocks_too_long: sent again as plain text, nothing of it lost', async () => {
+    const place = await thread();
+    const { poster: p, posts, metrics } = poster();
+    sandbox.failNext({ method: 'chat.postMessage', error: 'msg_blocks_too_long', channel: CHANNEL });
+    const body = `The whole finding, word for word: ${'detail '.repeat(50)}end.`;
+    const [ts] = await p.postText(place, 'msg:1', text(body), 'urgent');
+    const posted = replies(place.cardTs);
+    expect(posted).toHaveLength(1);
+    expect(posted[0]?.ts).toBe(ts);
+    expect(posted[0]?.text).toContain(body);
+    expect(posted[0]?.blocks ?? []).toEqual([]);
+    expect(await posts.ts(place.sessionId, 'msg:1')).toBe(ts);
+    expect(await outcomes(metrics)).toMatchObject({ as_text: 1 });
+  });
+
+  it('refused as blocks and as text: uploaded as a file holding all of it', async () => {
+    const place = await thread();
+    const { poster: p, metrics } = poster();
+    sandbox.failNext({ method: 'chat.postMessage', error: 'invalid_blocks', channel: CHANNEL });
+    sandbox.failNext({ method: 'chat.postMessage', error: 'msg_too_long', channel: CHANNEL });
+    const body = `Everything the agent said ${'again '.repeat(40)}— the end.`;
+    await p.postText(place, 'msg:2', text(body), 'urgent');
+    const files = replies(place.cardTs).flatMap((m) => m.files ?? []);
+    expect(files).toHaveLength(1);
+    const content = sandbox.workspace.files.get(files[0]?.id ?? '')?.content;
+    expect(content).toBe(body);
+    expect(await outcomes(metrics)).toMatchObject({ as_file: 1 });
+  });
+
+  it.each(['not_in_channel', 'channel_not_found', 'is_archived'])(
+    '%s: CannotPostHereError, no retry, the key free again',
+    async (code) => {
+      const place = await thread();
+      const { poster: p, posts, metrics } = poster();
+      sandbox.failNext({ method: 'chat.postMessage', error: code, channel: CHANNEL, times: 5 });
+      const error = await p.post(place, 'input:q1', { text: 'Deploy?' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CannotPostHereError);
+      expect((error as CannotPostHereError).code).toBe(code);
+      // Tried once: a permanent refusal is not retried.
+      expect(sandbox.faults.list()[0]?.remaining).toBe(4);
+      expect(await posts.begin(place.sessionId, 'input:q1')).toEqual({ state: 'new' });
+      expect(await outcomes(metrics)).toMatchObject({ cant_post_here: 1 });
+    },
+  );
+
+  it('an unknown error: a bounded number of tries, then a visible "couldn\'t post" note; never a loop', async () => {
+    const place = await thread();
+    const { poster: p, posts, metrics } = poster({ maxAttempts: 3 });
+    sandbox.failNext({ method: 'chat.postMessage', error: 'fatal_error', channel: CHANNEL, times: 3 });
+    const ts = await p.post(place, 'msg:3', { text: 'lost?' });
+    expect(ts).toBe('gave-up');
+    const shown = replies(place.cardTs).map((m) => m.text ?? '');
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatch(/couldn't post .*fatal_error/);
+    // Done with: a re-delivery of the same event does not try again.
+    expect(await posts.begin(place.sessionId, 'msg:3')).toEqual({ state: 'posted', ts: 'gave-up' });
+    expect(await outcomes(metrics)).toMatchObject({ retried: 2, gave_up: 1 });
+  });
+});
+
+describe('batches and crashes', () => {
+  it("a thread behind: the session's waiting messages go out as one post, every key recorded once", async () => {
+    const place = await thread();
+    const clock = new ManualClock(Date.now());
+    const m = newMetrics();
+    // One post a second, no burst: while the first waits to be posted, the rest pile up behind it.
+    const outbound = new OutboundQueue(logger, m, { postPerSecond: 1, postBurst: 1, clock });
+    const { poster: p, posts } = poster({ outbound, clock });
+    for (let i = 1; i <= 5; i++) await p.enqueueText(place, `msg:${i}`, text(`Message number ${i}.`));
+    await sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first post' });
+    await clock.advance(1_000);
+    await sandbox.workspace.waitFor(() => replies(place.cardTs)[1], { what: 'the batch' });
+    const posted = replies(place.cardTs);
+    expect(posted).toHaveLength(2);
+    const all = posted.map((x) => x.text ?? '').join('\n');
+    for (let i = 1; i <= 5; i++) expect(all.split(`Message number ${i}.`)).toHaveLength(2);
+    const batch = posted[1] as SandboxMessage;
+    const keys = Array.from({ length: 5 }, (_, i) => `msg:${i + 1}`);
+    for (const key of keys.slice(1)) await expect.poll(() => posts.ts(place.sessionId, key)).toBe(batch.ts);
+    // Found again by its metadata after a crash: every key of the batch is in it.
+    const metadata = batch.metadata as { event_type: string; event_payload: { keys: string } };
+    expect(metadata.event_type).toBe(POST_EVENT_TYPE);
+    expect(JSON.parse(metadata.event_payload.keys)).toEqual(keys.slice(1));
+  });
+
+  it('after a crash: a recorded post found in the thread is not posted again; one never made is posted once', async () => {
+    const place = await thread();
+    const posts = new FakePosts();
+    // Before the crash: msg:a was posted (its ts never recorded), msg:b only recorded.
+    await posts.begin(place.sessionId, 'msg:a', JSON.stringify({ text: 'Alpha.' }));
+    await posts.begin(place.sessionId, 'msg:b', JSON.stringify({ text: 'Beta.' }));
+    await slack.chat.postMessage({
+      channel: CHANNEL,
+      thread_ts: place.cardTs,
+      text: 'Alpha.',
+      metadata: { event_type: POST_EVENT_TYPE, event_payload: { session_id: place.sessionId, key: 'msg:a' } },
+    });
+    const { poster: p } = poster({ posts });
+    await p.recover(place);
+    await sandbox.workspace.waitFor(() => replies(place.cardTs)[1], { what: 'the unsent post' });
+    await p.recover(place); // once per process: nothing more
+    expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Alpha.', 'Beta.']);
+    expect(await posts.ts(place.sessionId, 'msg:a')).toBe(replies(place.cardTs)[0]?.ts);
+    await expect.poll(() => posts.ts(place.sessionId, 'msg:b')).toBe(replies(place.cardTs)[1]?.ts);
+  });
+
+  it('a key pending with no ts: waited for inside the grace period, posted once past it', async () => {
+    const place = await thread();
+    const posts = new FakePosts();
+    await posts.begin(place.sessionId, 'input:q2');
+    const since = Date.parse(posts.posts.get(`${place.sessionId}|input:q2`)?.since ?? '');
+    const clock = new ManualClock(since + 1_000);
+    const { poster: p } = poster({ posts, clock, pendingGraceMs: 5_000 });
+    await expect(p.post(place, 'input:q2', { text: 'Deploy?' })).rejects.toBeInstanceOf(PostInProgressError);
+    expect(replies(place.cardTs)).toHaveLength(0);
+    await clock.advance(5_000);
+    const ts = await p.post(place, 'input:q2', { text: 'Deploy?' });
+    expect(replies(place.cardTs).map((m) => m.ts)).toEqual([ts]);
+    expect(await p.post(place, 'input:q2', { text: 'Deploy?' })).toBe(ts);
+    expect(replies(place.cardTs)).toHaveLength(1);
+  });
+
+  it('a DM Slack took but whose ts was never recorded is found in the DM by its metadata, not sent twice', async () => {
+    // The reminder DM goes to the person's user id; reading it back needs the DM's own id.
+    const dm = { sessionId: `sess_${++sessionCount}`, channelId: 'U0BOB', cardTs: null };
+    const other = { ...dm, sessionId: `sess_${++sessionCount}` };
+    const { poster: p, posts } = poster();
+    const ts = await p.post(dm, 'remind-dm:in_1:1', { text: 'Still waiting.' });
+    // Another session's DM with the same key is not this one's.
+    await p.post(other, 'remind-dm:in_1:2', { text: 'Other session.' });
+    // The crash: the key was recorded before posting, the ts never was.
+    posts.posts.set(`${dm.sessionId}|remind-dm:in_1:1`, { ts: null, since: new Date(0).toISOString() });
+    posts.posts.set(`${dm.sessionId}|remind-dm:in_1:2`, { ts: null, since: new Date(0).toISOString() });
+    expect(await p.post(dm, 'remind-dm:in_1:1', { text: 'Still waiting.' })).toBe(ts);
+    await p.post(dm, 'remind-dm:in_1:2', { text: 'Step two.' });
+    const texts = (sandbox.workspace.messages.get('D0BOB') ?? []).map((m) => m.text);
+    expect(texts).toEqual(['Still waiting.', 'Other session.', 'Step two.']);
+  });
+
+  it('where the bot may post but not read (a public channel it is not in), a lost record means posting again', async () => {
+    const card = await slack.chat.postMessage({ channel: 'C0GENERAL', text: 'card' });
+    const place = { sessionId: `sess_${++sessionCount}`, channelId: 'C0GENERAL', cardTs: String(card.ts) };
+    const { poster: p, posts } = poster();
+    await p.post(place, 'msg:a', { text: 'Alpha.' });
+    posts.posts.set(`${place.sessionId}|msg:a`, { ts: null, since: new Date(0).toISOString() });
+    // No look-up is possible (not_in_channel): the post is made again rather than never.
+    await p.post(place, 'msg:a', { text: 'Alpha.' });
+    expect(sandbox.workspace.replies('C0GENERAL', place.cardTs).map((m) => m.text)).toEqual([
+      'Alpha.',
+      'Alpha.',
+    ]);
+  });
+
+  it('an uploaded file whose ts was never recorded is found again by its name, not uploaded twice', async () => {
+    const place = await thread();
+    const { poster: p, posts } = poster();
+    const file = { filename: 'agent-report.md', content: '# all of it', comment: 'the report' };
+    const ts = await p.upload(place, 'final-report', file);
+    // The crash: the record keeps the key but lost the ts.
+    posts.posts.set(`${place.sessionId}|final-report`, { ts: null, since: new Date(0).toISOString() });
+    expect(await p.upload(place, 'final-report', file)).toBe(ts);
+    expect(replies(place.cardTs).flatMap((m) => m.files ?? [])).toHaveLength(1);
+  });
+});
