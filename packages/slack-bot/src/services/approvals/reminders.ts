@@ -11,7 +11,8 @@ import type { AnsweringService } from '../people/answering.js';
 import type { ActPolicy } from '../people/policy.js';
 import type { Notifier } from '../slack-out/notifier.js';
 import type { SlackClient } from '../slack-out/slack.js';
-import { CannotPostHereError, type ThreadPoster, threadPlace } from '../slack-out/thread-poster.js';
+import { CannotPostHereError, threadPlace } from '../slack-out/thread-place.js';
+import type { ThreadPoster } from '../slack-out/thread-poster.js';
 
 export type ReminderSettings = Pick<
   ApprovalConfig,

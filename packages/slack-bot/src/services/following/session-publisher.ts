@@ -35,7 +35,8 @@ import type { BotMetrics } from '../ops/metrics.js';
 import type { CardMessage, CardUpdater } from '../slack-out/card-updater.js';
 import { queuedChat } from '../slack-out/outbound.js';
 import type { SlackClient } from '../slack-out/slack.js';
-import { CannotPostHereError, type ThreadPoster, threadPlace } from '../slack-out/thread-poster.js';
+import { CannotPostHereError, threadPlace } from '../slack-out/thread-place.js';
+import type { ThreadPoster } from '../slack-out/thread-poster.js';
 
 /** The latest snapshot of each followed session, for its card. */
 type Snapshots = Map<string, FollowedSession>;

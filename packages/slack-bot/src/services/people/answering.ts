@@ -12,7 +12,7 @@ import type { BotMetrics } from '../ops/metrics.js';
 import { describeServiceFailure, type FormResult, type Outcome, type SessionsApi } from '../outcome.js';
 import type { Notifier } from '../slack-out/notifier.js';
 import type { SlackChat } from '../slack-out/slack.js';
-import { threadPlace } from '../slack-out/thread-poster.js';
+import { threadPlace } from '../slack-out/thread-place.js';
 import { errorsFor, type RawAnswer, toInput } from './answer-input.js';
 import type { ActPolicy } from './policy.js';
 

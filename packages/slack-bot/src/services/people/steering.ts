@@ -10,7 +10,7 @@ import { type AuditService, serviceAnswer } from '../ops/audit.js';
 import type { BotMetrics } from '../ops/metrics.js';
 import { describeServiceFailure, type FormResult, type Outcome, type SessionsApi } from '../outcome.js';
 import type { Notifier } from '../slack-out/notifier.js';
-import { threadPlace } from '../slack-out/thread-poster.js';
+import { threadPlace } from '../slack-out/thread-place.js';
 import type { ActPolicy } from './policy.js';
 
 export type SignalKind = 'pause' | 'resume' | 'cancel' | 'redirect';

@@ -4,7 +4,7 @@ import type { LeaseRepository } from '../../store/leases.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { OutboundQueue } from './outbound.js';
 import type { SlackChat } from './slack.js';
-import { threadPlace } from './thread-poster.js';
+import { threadPlace } from './thread-place.js';
 
 /** The small things every service does after acting: tell a person privately, note in the thread, poke. */
 export class Notifier {

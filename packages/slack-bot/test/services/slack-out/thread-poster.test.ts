@@ -5,13 +5,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MessageText } from '../../../src/blocks/agent-message.js';
 import type { BotMetrics } from '../../../src/services/ops/metrics.js';
 import { OutboundQueue } from '../../../src/services/slack-out/outbound.js';
-import {
-  CannotPostHereError,
-  POST_EVENT_TYPE,
-  PostInProgressError,
-  ThreadPoster,
-  type ThreadPosterOptions,
-} from '../../../src/services/slack-out/thread-poster.js';
+import { POST_EVENT_TYPE, PostInProgressError } from '../../../src/services/slack-out/thread-lookup.js';
+import { CannotPostHereError } from '../../../src/services/slack-out/thread-place.js';
+import { ThreadPoster, type ThreadPosterOptions } from '../../../src/services/slack-out/thread-poster.js';
 import { FakePosts, logger, metrics as newMetrics } from '../../fakes.js';
 
 // Each Slack error a thread post can meet, produced by the real sandbox (failNext) over real HTTP.

@@ -1,0 +1,121 @@
+/**
+ * The agent's chatter, gathered per session while its channel is behind and sent as one post: the queue
+ * decides when, and the batch is made when the slot comes, so everything waiting by then joins it.
+ */
+import type { Logger } from '../../logger.js';
+import type { BotMetrics } from '../ops/metrics.js';
+import type { OutboundPriority, OutboundQueue } from './outbound.js';
+import { batchMessage, takeBatch } from './thread-layout.js';
+import { CannotPostHereError, type Place, type ThreadMessage } from './thread-place.js';
+
+export interface BatchItem {
+  key: string;
+  message: ThreadMessage;
+  /** Its key is recorded already (enqueued with its body, or recovered after a crash). */
+  begun: boolean;
+  resolve: (ts: string) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Batch {
+  place: Place;
+  items: BatchItem[];
+  scheduled: boolean;
+}
+
+export interface ThreadBatchesOptions {
+  outbound: OutboundQueue;
+  metrics: BotMetrics;
+  logger: Logger;
+  /** Records a key about to be posted; the ts when it was posted already (a re-delivery). */
+  begin: (place: Place, key: string) => Promise<string | undefined>;
+  /** Sends one post for keys already recorded; its ts. */
+  deliver: (
+    place: Place,
+    keys: string[],
+    message: ThreadMessage,
+    priority: OutboundPriority,
+  ) => Promise<string>;
+  /** Told when a batch sent in the background finds its channel closed to us. */
+  cannotPost: (place: Place, error: CannotPostHereError) => Promise<void> | undefined;
+}
+
+export class ThreadBatches {
+  readonly #batches = new Map<string, Batch>();
+  /** `session|key` of everything waiting in a batch of this process. */
+  readonly #queued = new Set<string>();
+
+  constructor(private readonly deps: ThreadBatchesOptions) {}
+
+  /** This key waits in a batch of this process already. */
+  has(place: Place, key: string): boolean {
+    return this.#queued.has(`${place.sessionId}|${key}`);
+  }
+
+  push(place: Place, item: BatchItem): void {
+    let batch = this.#batches.get(place.sessionId);
+    if (!batch) {
+      batch = { place, items: [], scheduled: false };
+      this.#batches.set(place.sessionId, batch);
+    }
+    batch.place = place;
+    batch.items.push(item);
+    this.#queued.add(`${place.sessionId}|${item.key}`);
+    this.#schedule(batch);
+  }
+
+  #schedule(batch: Batch): void {
+    if (batch.scheduled || batch.items.length === 0) return;
+    batch.scheduled = true;
+    const { place } = batch;
+    // The queue only decides when; the batch is made when the slot comes, so everything waiting joins it.
+    this.deps.outbound
+      .run({ channel: place.channelId, priority: 'chatter', method: 'turn', run: async () => {} })
+      .then(
+        () => this.#sendBatch(batch),
+        () => {},
+      )
+      .finally(() => {
+        batch.scheduled = false;
+        if (batch.items.length > 0) this.#schedule(batch);
+        else if (this.#batches.get(place.sessionId) === batch) this.#batches.delete(place.sessionId);
+      });
+  }
+
+  async #sendBatch(batch: Batch): Promise<void> {
+    const taken = takeBatch(batch.items);
+    if (taken.length === 0) return;
+    const settle = (fn: (item: BatchItem) => void) => {
+      for (const item of taken) {
+        this.#queued.delete(`${batch.place.sessionId}|${item.key}`);
+        fn(item);
+      }
+    };
+    try {
+      // Every key recorded before the one post is sent; a key posted already (a re-delivery) drops out.
+      const fresh: BatchItem[] = [];
+      for (const item of taken) {
+        const existing = item.begun ? undefined : await this.deps.begin(batch.place, item.key);
+        if (existing) item.resolve(existing);
+        else fresh.push(item);
+      }
+      if (fresh.length === 0) {
+        settle(() => {});
+        return;
+      }
+      this.deps.metrics.batchSize.observe(fresh.length);
+      // Queued as chatter: while it waits, the session's next messages gather for the batch after it.
+      const ts = await this.deps.deliver(
+        batch.place,
+        fresh.map((i) => i.key),
+        batchMessage(fresh.map((i) => i.message)),
+        'chatter',
+      );
+      settle((item) => item.resolve(ts));
+    } catch (error) {
+      settle((item) => item.reject(error));
+      if (error instanceof CannotPostHereError) await this.deps.cannotPost(batch.place, error);
+      else this.deps.logger.warn({ err: error, sessionId: batch.place.sessionId }, 'a batch of posts failed');
+    }
+  }
+}
