@@ -1,56 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
-import { AgentSessionsClient, Follower, type SchedulePolicy } from '@agent-sessions/core';
-import { type App, LogLevel, webApi } from '@slack/bolt';
-import { createSlackApp, ensureSlash, registerListeners } from './app.js';
-import type { BotConfig } from './config.js';
-import { boltLogger, createLogger, type Logger } from './logger.js';
-import { ReminderService } from './services/approvals/reminders.js';
-import { LeaseKeeper, type LeaseKeeperOptions } from './services/following/lease-keeper.js';
-import { SessionPublisher } from './services/following/session-publisher.js';
-import { AuditService } from './services/ops/audit.js';
-import { healthRoutes } from './services/ops/health.js';
-import { BotMetrics } from './services/ops/metrics.js';
-import { AnsweringService } from './services/people/answering.js';
-import { ConversationService } from './services/people/conversation.js';
-import { SessionDirectory } from './services/people/directory.js';
-import { FeedbackService } from './services/people/feedback.js';
-import { Approvers, channelPolicy, choosePolicy } from './services/people/policy.js';
-import { StartingService } from './services/people/starting.js';
-import { SteeringService } from './services/people/steering.js';
-import { CardUpdater, type CardUpdaterOptions } from './services/slack-out/card-updater.js';
-import { Notifier } from './services/slack-out/notifier.js';
-import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
-import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
+import type { Follower } from '@agent-sessions/core';
+import type { App } from '@slack/bolt';
+import { registerListeners } from './app.js';
+import { createLogger, type Logger } from './logger.js';
+import type { SessionPublisher } from './services/following/session-publisher.js';
+import type { BotMetrics } from './services/ops/metrics.js';
 import { openStore, type Store } from './store/index.js';
+import {
+  actPolicy,
+  auditTrail,
+  type BotTuning,
+  following,
+  leaseKeeper,
+  listenerContext,
+  peopleServices,
+  type RunnableConfig,
+  reminderService,
+  type Settings,
+  sessionPublisher,
+  slackApp,
+  slackOut,
+} from './wiring.js';
 
-/** What a running bot needs that the environment doesn't say: required Slack and service settings. */
-export type RunnableConfig = BotConfig & {
-  slack: NonNullable<BotConfig['slack']>;
-  service: NonNullable<BotConfig['service']>;
-};
-
-/** Knobs for tests and operators; production uses the defaults. */
-export interface BotTuning {
-  replicaId?: string;
-  leases?: Omit<LeaseKeeperOptions, 'owner'>;
-  cards?: CardUpdaterOptions;
-  posts?: ThreadPosterOptions;
-  outbound?: Omit<OutboundOptions, 'pacing'>;
-  schedule?: Partial<SchedulePolicy>;
-  /** Where log lines go (default stdout). */
-  logDestination?: NodeJS.WritableStream;
-  logLevel?: string;
-  /** A store already open (tests share one); otherwise opened from the config. */
-  store?: Store;
-  /** PostgreSQL schema to use (tests isolate themselves with one). */
-  schema?: string;
-  /** Reminders: the clock and how often to look (tests). */
-  reminders?: { now?: () => Date; tickMs?: number };
-  /** How long user-group and channel member lists read from Slack are kept (default a minute). */
-  policy?: { membersTtlMs?: number };
-}
+export type { BotTuning, RunnableConfig } from './wiring.js';
 
 export interface RunningBot {
   app: App;
@@ -66,213 +40,38 @@ export interface RunningBot {
   stop(): Promise<void>;
 }
 
+/** The bot: its parts built in order (one builder each, most in wiring.ts), then started, then served. */
 export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): Promise<RunningBot> {
-  const logger = createLogger({
-    secrets: [
-      config.slack.botToken,
-      config.slack.signingSecret,
-      config.slack.appToken,
-      config.service.apiKey,
-    ],
-    ...(tuning.logLevel ? { level: tuning.logLevel } : {}),
-    ...(tuning.logDestination ? { destination: tuning.logDestination } : {}),
-  });
-  // PGlite is one process's alone: a restarted bot is the same replica and keeps its leases at once.
-  const replicaId =
-    tuning.replicaId ??
-    config.replicaId ??
-    (config.databaseUrl ? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}` : 'embedded');
-  const store =
-    tuning.store ??
-    (await openStore({
-      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir }),
-      ...(tuning.schema ? { schema: tuning.schema } : {}),
-    }));
-  const client = new AgentSessionsClient({
-    baseUrl: config.service.url,
-    apiKey: config.service.apiKey,
-    logger: logger.child({ component: 'client' }),
-  });
-  const follower = new Follower({
-    client,
-    store: store.followState,
-    requestsPerSecond: config.requestsPerSecond,
-    logger: logger.child({ component: 'follower' }),
-    ...(tuning.schedule ? { schedule: tuning.schedule } : {}),
-  });
-  const metrics = new BotMetrics(() => follower.stats());
-  const audit = new AuditService({
-    audit: store.audit,
-    logger: logger.child({ component: 'audit' }),
-    retentionDays: config.approvals.auditRetentionDays,
-    ...(tuning.reminders?.now ? { now: tuning.reminders.now } : {}),
-  });
-  const app = createSlackApp({
-    botToken: config.slack.botToken,
-    signingSecret: config.slack.signingSecret,
-    ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
-    ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
-    routes: [...healthRoutes({ store, client, metrics }), ...audit.routes(config.approvals.auditToken)],
-    routesPort: config.port,
-    logger,
-  });
+  const settings = { config, tuning, logger: botLogger(config, tuning) };
+  const { logger } = settings;
+  const replicaId = replicaIdOf(settings);
+  const store = await botStore(settings);
+  const { client, follower, metrics } = following(settings, store);
+  const audit = auditTrail(settings, store);
+  const app = slackApp(settings, { store, client, metrics, audit });
   const slack = app.client;
-  const outbound = new OutboundQueue(logger, metrics, { ...tuning.outbound, pacing: config.slackPacing });
-  // What goes through the outbound queue uses a client that answers a 429 at once (the queue waits its
-  // Retry-After, once for the channel); with pacing off, Bolt's client retries 429s itself, as before.
-  const paced =
-    config.slackPacing === 'on'
-      ? new webApi.WebClient(config.slack.botToken, {
-          logger: boltLogger(logger),
-          logLevel: LogLevel.INFO,
-          rejectRateLimitedCalls: true,
-          ...(config.slack.apiUrl ? { slackApiUrl: ensureSlash(config.slack.apiUrl) } : {}),
-        })
-      : slack;
-  // A new session's card and a prompt marked answered wait in the same queue, first in their channel.
-  const chat = config.slackPacing === 'on' ? queuedChat(paced, outbound) : slack;
-  const poster = new ThreadPoster(paced, store.posts, logger, metrics, tuning.posts, outbound);
-  const cards = new CardUpdater(paced, logger, metrics, tuning.cards, outbound);
-  const membersTtlMs = tuning.policy?.membersTtlMs;
-  const policy = choosePolicy(
-    config.approvals.policy,
-    slack,
-    new Approvers(slack, config.approvers, logger, membersTtlMs),
-    logger,
-    membersTtlMs,
-  );
-  const publisher = new SessionPublisher({
-    store,
-    poster,
-    cards,
-    metrics,
-    logger,
-    slack: paced,
-    showReasoning: config.showReasoning,
-    answerers: (session, request) => policy.whoMayAnswer?.(session, request).line,
-    latestDecision: (sessionId) => audit.latestDecision(sessionId),
+  const out = slackOut(settings, { slack, store, metrics });
+  const policy = actPolicy(settings, { slack });
+  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower });
+  const leases = leaseKeeper(settings, { store, follower, out, replicaId });
+  const built = { store, client, slack, out, follower, metrics, policy, audit, publisher, leases };
+  const people = peopleServices(settings, built);
+  const identity = { botUserId: 'bot' };
+  const reminders = reminderService(settings, {
+    ...built,
+    people,
+    replicaId,
+    botUserId: () => identity.botUserId,
   });
-  publisher.attach(follower);
-  follower.on('error', (event) => {
-    metrics.errors.inc({ where: 'follow' });
-    logger.warn(
-      { sessionId: event.sessionId, err: event.error, fatal: event.fatal },
-      'following a session failed',
-    );
-  });
-  const leases = new LeaseKeeper(store, follower, logger, {
-    owner: replicaId,
-    ttlMs: config.leaseTtlMs,
-    ...tuning.leases,
-    // Another replica edits its card from now on: what this one last showed may no longer be there.
-    onLost: (sessionId) => cards.forget(sessionId),
-  });
-  const notifier = new Notifier({ slack: paced, follower, leases: store.leases, logger, outbound });
-  const answering = new AnsweringService({
-    client,
-    prompts: store.prompts,
-    slack: chat,
-    policy,
-    notifier,
-    metrics,
-    logger,
-    audit,
-  });
-  let botUserId = 'bot';
-  const reminders = new ReminderService({
-    reminders: store.reminders,
-    prompts: store.prompts,
-    slack,
-    poster,
-    notifier,
-    policy,
-    answering,
-    client,
-    audit,
-    settings: config.approvals,
-    logger: logger.child({ component: 'reminders' }),
-    botUserId: () => botUserId,
-    ...tuning.reminders,
-  });
-  const steering = new SteeringService({
-    client,
-    sessions: store.sessions,
-    policy,
-    notifier,
-    metrics,
-    snapshot: (sessionId) => publisher.snapshot(sessionId),
-    audit,
-  });
-  const starting = new StartingService({
-    client,
-    sessions: store.sessions,
-    slack: chat,
-    channelAllowed: channelPolicy(config.allowedChannels),
-    notifier,
-    metrics,
-    logger,
-    started: async (sessionId) => {
-      await cards.updateNow(sessionId, () => publisher.card(sessionId));
-      await leases.refresh();
-    },
-    audit,
-  });
-  registerListeners(app, {
-    answering,
-    steering,
-    starting,
-    conversation: new ConversationService({
-      events: store.events,
-      sessions: store.sessions,
-      prompts: store.prompts,
-      starting,
-      answering,
-      steering,
-      policy,
-      notifier,
-      slack,
-      metrics,
-      logger,
-      threadReplies: config.threadReplies,
-    }),
-    feedback: new FeedbackService({ sessions: store.sessions, feedback: store.feedback, metrics, logger }),
-    directory: new SessionDirectory({
-      client,
-      sessions: store.sessions,
-      prompts: store.prompts,
-      events: store.events,
-      card: (sessionId) => publisher.card(sessionId),
-      policy,
-    }),
-    audit,
-    logger,
-  });
+  registerListeners(app, listenerContext(settings, { people, audit }));
 
-  let server: Server | undefined;
-  if (config.slack.appToken) await app.start();
-  else server = (await app.start({ port: config.port, host: config.host })) as Server;
+  const server = await serve(app, config);
   follower.start();
   await leases.start();
-  // Who the bot is (it "answers" a question rejected on timeout) and its workspace (the audit's team).
-  await slack.auth
-    .test()
-    .then((me) => {
-      if (me.user_id) botUserId = me.user_id;
-      audit.teamId = me.team_id;
-    })
-    .catch((error: unknown) => logger.warn({ err: error }, 'auth.test failed; audit records carry no team'));
+  await learnWhoWeAre({ slack, audit, identity, logger });
   reminders.start();
-  // Not awaited: a long recovery (Slack may allow one thread read a minute) must not hold the start.
-  void publisher
-    .recoverUnsent((sessionId) => follower.isFollowing(sessionId))
-    .catch((error: unknown) => logger.warn({ err: error }, 'recovery failed'));
-
-  const address = server?.address();
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  // Socket Mode serves only the health and metrics routes, on PORT (0 would leave it unknowable).
-  const port =
-    (typeof address === 'object' ? address?.port : undefined) ?? (config.port > 0 ? config.port : undefined);
-  const url = port ? `http://${host}:${port}` : undefined;
+  recoverUnsentPosts({ publisher, follower, logger });
+  const url = urlOf(server, config);
   logger.info(
     {
       replicaId,
@@ -283,27 +82,99 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     'agent sessions bot started',
   );
 
+  // Graceful: stops following, releases leases (so another replica takes over at once), closes.
   let stopping: Promise<void> | undefined;
-  return {
-    app,
-    url,
-    eventsUrl: server && url ? `${url}/slack/events` : undefined,
-    store,
-    follower,
-    metrics,
-    logger,
-    replicaId,
-    stop: () => {
-      stopping ??= (async () => {
-        await reminders.stop();
-        await leases.stop({ release: true });
-        await follower.stop();
-        await cards.stop();
-        await app.stop().catch(() => {});
-        if (!tuning.store) await store.close();
-        logger.info({ replicaId }, 'agent sessions bot stopped');
-      })();
-      return stopping;
-    },
+  const stop = () => {
+    stopping ??= (async () => {
+      await reminders.stop();
+      await leases.stop({ release: true });
+      await follower.stop();
+      await out.cards.stop();
+      await app.stop().catch(() => {});
+      if (!tuning.store) await store.close();
+      logger.info({ replicaId }, 'agent sessions bot stopped');
+    })();
+    return stopping;
   };
+  const eventsUrl = server && url ? `${url}/slack/events` : undefined;
+  return { app, url, eventsUrl, store, follower, metrics, logger, replicaId, stop };
+}
+
+/** Who the bot is (it "answers" a question rejected on timeout) and its workspace (the audit's team). */
+async function learnWhoWeAre(parts: {
+  slack: App['client'];
+  audit: { teamId: string | undefined };
+  identity: { botUserId: string };
+  logger: Logger;
+}): Promise<void> {
+  const { slack, audit, identity, logger } = parts;
+  await slack.auth
+    .test()
+    .then((me) => {
+      if (me.user_id) identity.botUserId = me.user_id;
+      audit.teamId = me.team_id;
+    })
+    .catch((error: unknown) => logger.warn({ err: error }, 'auth.test failed; audit records carry no team'));
+}
+
+/** Posts a crash left unsent, for the sessions this replica follows: not awaited, as it may be long. */
+function recoverUnsentPosts(parts: {
+  publisher: Pick<SessionPublisher, 'recoverUnsent'>;
+  follower: Pick<Follower, 'isFollowing'>;
+  logger: Logger;
+}): void {
+  const { publisher, follower, logger } = parts;
+  // A long recovery (Slack may allow one thread read a minute) must not hold the start.
+  void publisher
+    .recoverUnsent((sessionId) => follower.isFollowing(sessionId))
+    .catch((error: unknown) => logger.warn({ err: error }, 'recovery failed'));
+}
+
+/** Socket Mode connects out (no server of ours for Slack); HTTP mode listens on HOST:PORT. */
+async function serve(app: App, config: RunnableConfig): Promise<Server | undefined> {
+  if (config.slack.appToken) {
+    await app.start();
+    return undefined;
+  }
+  return (await app.start({ port: config.port, host: config.host })) as Server;
+}
+
+/** Where the bot answers: Socket Mode serves only the health and metrics routes, on PORT. */
+function urlOf(server: Server | undefined, config: RunnableConfig): string | undefined {
+  const address = server?.address();
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  // PORT 0 in Socket Mode would leave it unknowable.
+  const port =
+    (typeof address === 'object' ? address?.port : undefined) ?? (config.port > 0 ? config.port : undefined);
+  return port ? `http://${host}:${port}` : undefined;
+}
+
+/** A logger that never prints the bot's secrets. */
+function botLogger(config: RunnableConfig, tuning: BotTuning): Logger {
+  const { slack, service } = config;
+  return createLogger({
+    secrets: [slack.botToken, slack.signingSecret, slack.appToken, service.apiKey],
+    ...(tuning.logLevel ? { level: tuning.logLevel } : {}),
+    ...(tuning.logDestination ? { destination: tuning.logDestination } : {}),
+  });
+}
+
+/** This replica's name in the leases table. */
+function replicaIdOf({ config, tuning }: Omit<Settings, 'logger'>): string {
+  // PGlite is one process's alone: a restarted bot is the same replica and keeps its leases at once.
+  return (
+    tuning.replicaId ??
+    config.replicaId ??
+    (config.databaseUrl ? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}` : 'embedded')
+  );
+}
+
+async function botStore({ config, tuning }: Omit<Settings, 'logger'>): Promise<Store> {
+  return (
+    tuning.store ??
+    (await openStore({
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir }),
+      ...(tuning.schema ? { schema: tuning.schema } : {}),
+    }))
+  );
 }

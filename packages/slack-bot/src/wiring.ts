@@ -1,0 +1,281 @@
+/**
+ * The bot's parts, one builder each, in the order `startBot` calls them: what a part needs is what its
+ * builder takes. Listeners get services only (`listenerContext`); the store and the service's client stay here.
+ */
+import { AgentSessionsClient, Follower, type SchedulePolicy } from '@agent-sessions/core';
+import { type App, LogLevel, webApi } from '@slack/bolt';
+import { createSlackApp, ensureSlash } from './app.js';
+import type { BotConfig } from './config.js';
+import type { ListenerContext } from './listeners/context.js';
+import { boltLogger, type Logger } from './logger.js';
+import { ReminderService } from './services/approvals/reminders.js';
+import { LeaseKeeper, type LeaseKeeperOptions } from './services/following/lease-keeper.js';
+import { SessionPublisher } from './services/following/session-publisher.js';
+import { AuditService } from './services/ops/audit.js';
+import { healthRoutes } from './services/ops/health.js';
+import { BotMetrics } from './services/ops/metrics.js';
+import { AnsweringService } from './services/people/answering.js';
+import { ConversationService } from './services/people/conversation.js';
+import { SessionDirectory } from './services/people/directory.js';
+import { FeedbackService } from './services/people/feedback.js';
+import { type ActPolicy, Approvers, channelPolicy, choosePolicy } from './services/people/policy.js';
+import { StartingService } from './services/people/starting.js';
+import { SteeringService } from './services/people/steering.js';
+import { CardUpdater, type CardUpdaterOptions } from './services/slack-out/card-updater.js';
+import { Notifier } from './services/slack-out/notifier.js';
+import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
+import type { SlackClient } from './services/slack-out/slack.js';
+import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
+import type { Store } from './store/index.js';
+
+/** What a running bot needs that the environment doesn't say: required Slack and service settings. */
+export type RunnableConfig = BotConfig & {
+  slack: NonNullable<BotConfig['slack']>;
+  service: NonNullable<BotConfig['service']>;
+};
+
+/** Knobs for tests and operators; production uses the defaults. */
+export interface BotTuning {
+  replicaId?: string;
+  leases?: Omit<LeaseKeeperOptions, 'owner'>;
+  cards?: CardUpdaterOptions;
+  posts?: ThreadPosterOptions;
+  outbound?: Omit<OutboundOptions, 'pacing'>;
+  schedule?: Partial<SchedulePolicy>;
+  /** Where log lines go (default stdout). */
+  logDestination?: NodeJS.WritableStream;
+  logLevel?: string;
+  /** A store already open (tests share one); otherwise opened from the config. */
+  store?: Store;
+  /** PostgreSQL schema to use (tests isolate themselves with one). */
+  schema?: string;
+  /** Reminders: the clock and how often to look (tests). */
+  reminders?: { now?: () => Date; tickMs?: number };
+  /** How long user-group and channel member lists read from Slack are kept (default a minute). */
+  policy?: { membersTtlMs?: number };
+}
+
+/** The settings every step may read. */
+export interface Settings {
+  config: RunnableConfig;
+  tuning: BotTuning;
+  logger: Logger;
+}
+
+/** The parts built so far: each builder takes those it needs. */
+export interface Parts {
+  store: Store;
+  client: AgentSessionsClient;
+  follower: Follower;
+  metrics: BotMetrics;
+  audit: AuditService;
+  /** Bolt's client: reads, and calls that needn't wait in the outbound queue. */
+  slack: SlackClient;
+  out: SlackOut;
+  policy: ActPolicy;
+  publisher: SessionPublisher;
+  leases: LeaseKeeper;
+  people: People;
+  replicaId: string;
+  /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
+  botUserId: () => string;
+}
+
+/** The Agent Session Service's client, and the follower that watches sessions through it. */
+export function following({ config, tuning, logger }: Settings, store: Store) {
+  const client = new AgentSessionsClient({
+    baseUrl: config.service.url,
+    apiKey: config.service.apiKey,
+    logger: logger.child({ component: 'client' }),
+  });
+  const follower = new Follower({
+    client,
+    store: store.followState,
+    requestsPerSecond: config.requestsPerSecond,
+    logger: logger.child({ component: 'follower' }),
+    ...(tuning.schedule ? { schedule: tuning.schedule } : {}),
+  });
+  const metrics = new BotMetrics(() => follower.stats());
+  follower.on('error', (event) => {
+    metrics.errors.inc({ where: 'follow' });
+    logger.warn(
+      { sessionId: event.sessionId, err: event.error, fatal: event.fatal },
+      'following a session failed',
+    );
+  });
+  return { client, follower, metrics };
+}
+
+export function auditTrail({ config, tuning, logger }: Settings, store: Store): AuditService {
+  return new AuditService({
+    audit: store.audit,
+    logger: logger.child({ component: 'audit' }),
+    retentionDays: config.approvals.auditRetentionDays,
+    ...(tuning.reminders?.now ? { now: tuning.reminders.now } : {}),
+  });
+}
+
+/** The Bolt app, serving /healthz, /metrics and /audit beside Slack's requests. */
+export function slackApp(
+  { config, logger }: Settings,
+  { store, client, metrics, audit }: Pick<Parts, 'store' | 'client' | 'metrics' | 'audit'>,
+): App {
+  return createSlackApp({
+    botToken: config.slack.botToken,
+    signingSecret: config.slack.signingSecret,
+    ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
+    ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+    routes: [...healthRoutes({ store, client, metrics }), ...audit.routes(config.approvals.auditToken)],
+    routesPort: config.port,
+    logger,
+  });
+}
+
+export type SlackOut = ReturnType<typeof slackOut>;
+
+/** How the bot's own calls reach Slack: the paced queue, the thread poster and the card updater. */
+export function slackOut(
+  { config, tuning, logger }: Settings,
+  { slack, store, metrics }: Pick<Parts, 'slack' | 'store' | 'metrics'>,
+) {
+  const outbound = new OutboundQueue(logger, metrics, { ...tuning.outbound, pacing: config.slackPacing });
+  // What goes through the outbound queue uses a client that answers a 429 at once (the queue waits its
+  // Retry-After, once for the channel); with pacing off, Bolt's client retries 429s itself, as before.
+  const paced =
+    config.slackPacing === 'on'
+      ? new webApi.WebClient(config.slack.botToken, {
+          logger: boltLogger(logger),
+          logLevel: LogLevel.INFO,
+          rejectRateLimitedCalls: true,
+          ...(config.slack.apiUrl ? { slackApiUrl: ensureSlash(config.slack.apiUrl) } : {}),
+        })
+      : slack;
+  // A new session's card and a prompt marked answered wait in the same queue, first in their channel.
+  const chat = config.slackPacing === 'on' ? queuedChat(paced, outbound) : slack;
+  const poster = new ThreadPoster(paced, store.posts, logger, metrics, tuning.posts, outbound);
+  const cards = new CardUpdater(paced, logger, metrics, tuning.cards, outbound);
+  return { outbound, paced, chat, poster, cards };
+}
+
+/** Who may act (`AGENT_APPROVAL_POLICY`), asked by everything that answers or steers. */
+export function actPolicy({ config, tuning, logger }: Settings, { slack }: Pick<Parts, 'slack'>): ActPolicy {
+  const membersTtlMs = tuning.policy?.membersTtlMs;
+  const approvers = new Approvers(slack, config.approvers, logger, membersTtlMs);
+  return choosePolicy(config.approvals.policy, slack, approvers, logger, membersTtlMs);
+}
+
+/** The follower's events into Slack: the card, the thread, prompts and the report. */
+export function sessionPublisher(
+  { config, logger }: Settings,
+  {
+    store,
+    out,
+    metrics,
+    policy,
+    audit,
+    follower,
+  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower'>,
+): SessionPublisher {
+  const publisher = new SessionPublisher({
+    store,
+    poster: out.poster,
+    cards: out.cards,
+    metrics,
+    logger,
+    slack: out.paced,
+    showReasoning: config.showReasoning,
+    answerers: (session, request) => policy.whoMayAnswer?.(session, request).line,
+    latestDecision: (sessionId) => audit.latestDecision(sessionId),
+  });
+  publisher.attach(follower);
+  return publisher;
+}
+
+/** Which sessions this replica follows; another replica's card is forgotten when its lease is lost. */
+export function leaseKeeper(
+  { config, tuning, logger }: Settings,
+  { store, follower, out, replicaId }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId'>,
+): LeaseKeeper {
+  return new LeaseKeeper(store, follower, logger, {
+    owner: replicaId,
+    ttlMs: config.leaseTtlMs,
+    ...tuning.leases,
+    // Another replica edits its card from now on: what this one last showed may no longer be there.
+    onLost: (sessionId) => out.cards.forget(sessionId),
+  });
+}
+
+export type People = ReturnType<typeof peopleServices>;
+
+/** What people do: answer, steer, start, talk to the bot, give feedback, look sessions up. */
+export function peopleServices(
+  { config, logger }: Settings,
+  parts: Omit<Parts, 'people' | 'replicaId' | 'botUserId'>,
+) {
+  const { store, client, slack, out, follower, metrics, policy, audit, publisher, leases } = parts;
+  const { sessions, prompts, events } = store;
+  const notifier = new Notifier({
+    slack: out.paced,
+    follower,
+    leases: store.leases,
+    logger,
+    outbound: out.outbound,
+  });
+  const common = { client, notifier, metrics, audit };
+  const answering = new AnsweringService({ ...common, prompts, slack: out.chat, policy, logger });
+  const steering = new SteeringService({
+    ...common,
+    sessions,
+    policy,
+    snapshot: (sessionId) => publisher.snapshot(sessionId),
+  });
+  const starting = new StartingService({
+    ...common,
+    sessions,
+    slack: out.chat,
+    channelAllowed: channelPolicy(config.allowedChannels),
+    logger,
+    started: async (sessionId) => {
+      await out.cards.updateNow(sessionId, () => publisher.card(sessionId));
+      await leases.refresh();
+    },
+  });
+  const { threadReplies } = config;
+  const conversation = new ConversationService({
+    ...{ events, sessions, prompts, starting, answering, steering, policy, notifier },
+    ...{ slack, metrics, logger, threadReplies },
+  });
+  const feedback = new FeedbackService({ sessions, feedback: store.feedback, metrics, logger });
+  const card = (sessionId: string) => publisher.card(sessionId);
+  const directory = new SessionDirectory({ client, sessions, prompts, events, card, policy });
+  return { notifier, answering, steering, starting, conversation, feedback, directory };
+}
+
+/** What the listeners may use: the services, never the store or the service's client. */
+export function listenerContext(
+  { logger }: Settings,
+  { people, audit }: Pick<Parts, 'people' | 'audit'>,
+): ListenerContext {
+  const { answering, steering, starting, conversation, feedback, directory } = people;
+  return { answering, steering, starting, conversation, feedback, directory, audit, logger };
+}
+
+/** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */
+export function reminderService({ config, tuning, logger }: Settings, parts: Parts): ReminderService {
+  const { store, client, slack, out, people, policy, audit, botUserId } = parts;
+  return new ReminderService({
+    reminders: store.reminders,
+    prompts: store.prompts,
+    slack,
+    poster: out.poster,
+    notifier: people.notifier,
+    policy,
+    answering: people.answering,
+    client,
+    audit,
+    settings: config.approvals,
+    logger: logger.child({ component: 'reminders' }),
+    botUserId,
+    ...tuning.reminders,
+  });
+}
