@@ -1,5 +1,5 @@
 /**
- * Session statuses and what they mean (DESIGN.md's table). The spec names the terminal statuses two
+ * Session statuses and what they mean (docs/contract-decisions.md's table). The spec names the terminal statuses two
  * ways (completed/error in the status list, complete/failed in its polling guidance); both are terminal.
  * Pure: no timers, no I/O (the n8n node bundles this file).
  */

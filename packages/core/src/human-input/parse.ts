@@ -1,7 +1,7 @@
 import type { HumanInputKind, HumanInputOption, HumanInputQuestion, HumanInputRequest } from './types.js';
 
 /**
- * Every wire shape of `human_input_needed` we know (DESIGN.md), to one `HumanInputRequest`:
+ * Every wire shape of `human_input_needed` we know (docs/contract-decisions.md), to one `HumanInputRequest`:
  * a message named human_input_needed whose content is JSON, a tool call of that name whose arguments are
  * JSON, or a pending request on a round object. Field names vary between producers; the variants of
  * MCP elicitation, LangGraph interrupts and AskUserQuestion-style payloads are accepted too.

@@ -2,7 +2,7 @@ import { isKnownStatus } from '../status.js';
 import { normalizeTimestamp } from '../timestamps.js';
 
 /**
- * Reading what the service sends, field by field (DESIGN.md: "fields present only when…").
+ * Reading what the service sends, field by field (docs/contract-decisions.md: "fields present only when…").
  *
  * The shape of every object read here:
  * - the fields we know are normalized at the top level (`null` means absent; numeric strings are

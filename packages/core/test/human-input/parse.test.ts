@@ -51,7 +51,7 @@ const asToolCall = (request: unknown) => ({
 });
 const asRound = (request: object) => ({ roundId: 'r1', humanInput: { ...request, status: 'pending' } });
 
-describe('DESIGN.md examples', () => {
+describe('the examples of docs/contract-decisions.md', () => {
   it('normalizes the multi_select example', () => {
     const r = parseHumanInput(asMessage(regions));
     expect(r).toMatchObject({
