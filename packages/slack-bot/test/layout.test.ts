@@ -1,0 +1,88 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// The bot's floors as docs/ARCHITECTURE.md draws them, read from the sources' own imports: a move or an
+// import that breaks one fails here, naming the file and what it imported.
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Each source file (relative to src/) with what it imports: our files relative to src/, packages by name. */
+const imports = new Map(
+  sources(SRC).map((file) => {
+    const text = readFileSync(file, 'utf8');
+    const specifiers = [...text.matchAll(/from '([^']+)'/g)].map(([, spec = '']) =>
+      spec.startsWith('.') ? relative(SRC, resolve(dirname(file), spec)).replace(/\.js$/, '.ts') : spec,
+    );
+    return [relative(SRC, file), specifiers] as const;
+  }),
+);
+
+/** `file -> import` for every import of files under `from` that `forbidden` says no to. */
+function breaches(from: string, forbidden: (target: string) => boolean): string[] {
+  return [...imports]
+    .filter(([file]) => file.startsWith(from))
+    .flatMap(([file, targets]) => targets.filter(forbidden).map((target) => `${file} -> ${target}`));
+}
+
+const under =
+  (...dirs: string[]) =>
+  (target: string) =>
+    dirs.some((dir) => target.startsWith(dir));
+
+describe("the bot's layers", () => {
+  it('reads the sources (the test would pass vacuously on an empty tree)', () => {
+    expect(imports.get('services/people/answering.ts')).toContain('services/slack-out/thread-place.ts');
+  });
+
+  it('listeners see services only: never the store, the wiring or the Slack-out machinery', () => {
+    expect(breaches('listeners/', under('store/', 'wiring.ts', 'bot.ts', 'services/slack-out/'))).toEqual([]);
+  });
+
+  it('blocks are pure builders: no services, no store repositories, no Slack client', () => {
+    const impure = (t: string) =>
+      t.startsWith('services/') ||
+      (t.startsWith('store/') && t !== 'store/records.ts') ||
+      t === '@slack/bolt';
+    expect(breaches('blocks/', impure)).toEqual([]);
+  });
+
+  it('services/ folders use only the ones below them', () => {
+    const S = 'services/';
+    expect(
+      breaches(`${S}ops/`, under(`${S}people/`, `${S}approvals/`, `${S}following/`, `${S}slack-out/`)),
+    ).toEqual([]);
+    expect(breaches(`${S}slack-out/`, under(`${S}people/`, `${S}approvals/`, `${S}following/`))).toEqual([]);
+    expect(breaches(`${S}following/`, under(`${S}people/`, `${S}approvals/`))).toEqual([]);
+    expect(breaches(`${S}people/`, under(`${S}approvals/`, `${S}following/`))).toEqual([]);
+    expect(breaches(S, under('listeners/', 'wiring.ts', 'bot.ts', 'app.ts'))).toEqual([]);
+  });
+
+  it('services/ keeps at most 8 files at its top level', () => {
+    const top = readdirSync(join(SRC, 'services'), { withFileTypes: true }).filter((e) => e.isFile());
+    expect(top.length).toBeLessThanOrEqual(8);
+  });
+
+  // "Says why" is read as: the file's first comment has the words "over 300 lines" (and, by habit, a because).
+  it('no source file over 400 lines, and one over 300 says why in its first comment', () => {
+    const tooLong: string[] = [];
+    const unexplained: string[] = [];
+    for (const file of imports.keys()) {
+      const text = readFileSync(join(SRC, file), 'utf8');
+      const lines = text.split('\n').length;
+      if (lines > 400) tooLong.push(`${file}: ${lines}`);
+      const firstComment = /\/\*\*?([\s\S]*?)\*\//.exec(text)?.[1] ?? '';
+      if (lines > 300 && !/over 300 lines/i.test(firstComment)) unexplained.push(`${file}: ${lines}`);
+    }
+    expect(tooLong).toEqual([]);
+    expect(unexplained).toEqual([]);
+  });
+});
