@@ -57,12 +57,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const built = { store, client, slack, out, follower, metrics, policy, audit, publisher, leases };
   const people = peopleServices(settings, built);
   const identity = { botUserId: 'bot' };
-  const reminders = reminderService(settings, {
-    ...built,
-    people,
-    replicaId,
-    botUserId: () => identity.botUserId,
-  });
+  const reminders = reminderService(settings, { ...built, people, botUserId: () => identity.botUserId });
   registerListeners(app, listenerContext(settings, { people, audit }));
 
   const server = await serve(app, config);

@@ -261,7 +261,10 @@ export function listenerContext(
 }
 
 /** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */
-export function reminderService({ config, tuning, logger }: Settings, parts: Parts): ReminderService {
+export function reminderService(
+  { config, tuning, logger }: Settings,
+  parts: Pick<Parts, 'store' | 'client' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId'>,
+): ReminderService {
   const { store, client, slack, out, people, policy, audit, botUserId } = parts;
   return new ReminderService({
     reminders: store.reminders,
