@@ -1,6 +1,6 @@
 import { parseHumanInputDetailed } from '../human-input/index.js';
 import { ANSWERED_INPUT_STATUSES, ROUND_INPUT_KEYS } from '../human-input/parse.js';
-import { applyPage, nextQuery, noProgressError, type RoundsInfo, roundsInfoOf } from '../messages-cursor.js';
+import { applyPage, nextQuery, noProgressError, type RoundsInfo, roundsInfoOf } from '../messages/index.js';
 import { roundIdOf } from '../round-id.js';
 import { isActiveStatus, isKnownStatus, isSuccessStatus, isTerminalStatus, needsPerson } from '../status.js';
 import type { FollowEvent } from './events.js';

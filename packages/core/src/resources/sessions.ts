@@ -17,7 +17,7 @@ import {
   nextQuery,
   noProgressError,
   type RoundsInfo,
-} from '../messages-cursor.js';
+} from '../messages/index.js';
 import { idSchema } from '../schemas/common.js';
 import { type HumanInputResponseRequest, humanInputResponseRequestSchema } from '../schemas/human-input.js';
 import { type MessagesQuery, messagesQuerySchema } from '../schemas/messages.js';
