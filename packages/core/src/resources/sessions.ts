@@ -35,7 +35,7 @@ import {
   readSignalResponse,
   type SessionStatus,
   type SignalResponse,
-} from '../schemas/responses.js';
+} from '../schemas/responses/index.js';
 import { type CreateSessionRequest, createSessionRequestSchema } from '../schemas/sessions.js';
 import { type SignalRequest, signalRequestSchema } from '../schemas/signal.js';
 import { type WaitOptions, waitForCompletion } from '../wait.js';
