@@ -1,16 +1,18 @@
 /**
  * One session's poll: what to read (status or messages first), the pages, and the events they make.
  * Over 300 lines because `poll` is one pass over one poll's reads, whose later steps (questions, the
- * wait, status events, the new state) all judge by what the earlier ones read; the questions and the
- * wait on a person are in ./questions.ts, the cursor in ../messages/.
+ * wait, session events, the new state) all judge by what the earlier ones read; the questions and the
+ * wait on a person are in ./questions.ts, the session's own events in ./session-events.ts, the cursor
+ * in ../messages/.
  */
 import { parseHumanInputDetailed } from '../human-input/index.js';
 import { applyPage, nextQuery, noProgressError, type RoundsInfo, roundsInfoOf } from '../messages/index.js';
-import { isActiveStatus, isKnownStatus, isSuccessStatus, isTerminalStatus, needsPerson } from '../status.js';
+import { isActiveStatus, isKnownStatus, isTerminalStatus, needsPerson } from '../status.js';
 import type { FollowEvent } from './events.js';
 import { ANNOUNCED_INPUTS_KEPT, type FollowState } from './follow-state.js';
 import { answeredInputIds, type FreshMessage, findQuestions, waitingStep } from './questions.js';
 import type { SchedulePolicy, SessionActivity } from './schedule-policy.js';
+import { sessionEvents } from './session-events.js';
 import type { FollowedMessage, FollowedSession, SessionsReader } from './sessions-reader.js';
 
 /** The largest page the contract allows: fewer requests per poll. */
@@ -341,46 +343,19 @@ export class SessionFollower {
     });
     if (unreadable) events.push(unreadable);
 
-    if (statusChanged) {
-      events.push({
-        type: 'status',
+    const finished = activity === 'terminal' && !moreToRead;
+    events.push(
+      ...sessionEvents({
         sessionId: this.sessionId,
-        key: `status:${status}:${updatedAt ?? ''}`,
+        session,
         status,
         previousStatus: previous.status,
-        known: isKnownStatus(status),
-        session,
-      });
-      if (status === 'cost_limit') {
-        events.push({
-          type: 'cost_limit',
-          sessionId: this.sessionId,
-          key: `cost_limit:${updatedAt ?? ''}`,
-          session,
-        });
-      }
-    }
-
-    const finished = activity === 'terminal' && !moreToRead;
-    if (finished && !previous.finished) {
-      events.push({
-        type: 'finished',
-        sessionId: this.sessionId,
-        key: `finished:${this.sessionId}`,
-        status,
-        succeeded: isSuccessStatus(status),
-        session,
-      });
-    }
-
-    if (first || statusChanged || roundsChanged || updatedChanged) {
-      events.push({
-        type: 'update',
-        sessionId: this.sessionId,
-        key: `update:${status}:${updatedAt ?? ''}:${rounds.length}`,
-        session,
-      });
-    }
+        updatedAt,
+        roundCount: rounds.length,
+        newlyFinished: finished && !previous.finished,
+        updated: first || statusChanged || roundsChanged || updatedChanged,
+      }),
+    );
 
     this.#pollsSinceMessages = readMessages ? 0 : pollsSince;
     const state: FollowState = {
