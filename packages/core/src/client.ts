@@ -6,7 +6,7 @@ import { sleep } from './http/sleep.js';
 import { Transport } from './http/transport.js';
 import { Auth } from './resources/auth.js';
 import { Sessions } from './resources/sessions.js';
-import type { SessionStatus } from './schemas/responses.js';
+import type { SessionStatus } from './schemas/responses/index.js';
 import { type WaitOptions, waitForCompletion } from './wait.js';
 
 export interface ClientOptions {

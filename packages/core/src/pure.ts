@@ -19,7 +19,7 @@ export type {
 } from './http/request.js';
 export { serverRequestedDelayMs } from './http/retry.js';
 export * from './human-input/index.js';
-export * from './messages-cursor.js';
+export * from './messages/index.js';
 export {
   createSessionsApi,
   type ListMessagesOptions,

@@ -1,6 +1,6 @@
 import { AgentSessionsError } from './http/errors.js';
 import type { RequestOptions, SleepFunction } from './http/request.js';
-import type { SessionStatus } from './schemas/responses.js';
+import type { SessionStatus } from './schemas/responses/index.js';
 import { isTerminalStatus, needsPerson } from './status.js';
 
 export interface WaitOptions {

@@ -1,182 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import type {
+  ApiCall,
+  SandboxChannel,
+  SandboxEphemeral,
+  SandboxFile,
+  SandboxMessage,
+  SandboxUser,
+  SandboxView,
+  WorkspaceChange,
+} from './workspace/records.js';
+import { defaultSeed, type WorkspaceSeed } from './workspace/seed.js';
 
-/** The in-memory Slack workspace: people, channels, messages, ephemerals, views and files. */
+export * from './workspace/records.js';
+export * from './workspace/seed.js';
 
-export interface SandboxUser {
-  id: string;
-  name: string;
-  real_name: string;
-  is_bot: boolean;
-  team_id: string;
-  tz: string;
-  profile: { display_name: string; real_name: string };
-}
-
-export interface SandboxChannel {
-  id: string;
-  name: string;
-  is_private: boolean;
-  is_im: boolean;
-  /** Whether the bot is in it. Public channels take its posts anyway (chat:write.public); private ones don't. */
-  is_member: boolean;
-}
-
-export interface SandboxMessage {
-  type: 'message';
-  channel: string;
-  ts: string;
-  user?: string;
-  bot_id?: string;
-  app_id?: string;
-  text: string;
-  blocks?: unknown[];
-  thread_ts?: string;
-  reply_count?: number;
-  edited?: { user: string; ts: string };
-  files?: SandboxFile[];
-  /** Slack message metadata ({event_type, event_payload}), as the bot sent it. */
-  metadata?: unknown;
-  /** Emoji reactions, as Slack lists them on a message. */
-  reactions?: SandboxReaction[];
-  /** A person's message: the id their Slack client gave it. */
-  client_msg_id?: string;
-  /** A system message's kind (`channel_join`, `channel_leave`) and who invited the one joining. */
-  subtype?: string;
-  inviter?: string;
-}
-
-export interface SandboxReaction {
-  name: string;
-  users: string[];
-  count: number;
-}
-
-export interface SandboxEphemeral {
-  channel: string;
-  user: string;
-  ts: string;
-  text: string;
-  blocks?: unknown[];
-  thread_ts?: string;
-  /** Where it came from: chat.postEphemeral or a response_url. */
-  via: 'api' | 'response_url';
-}
-
-export interface SandboxView {
-  id: string;
-  team_id: string;
-  type: 'modal' | 'home';
-  user: string;
-  hash: string;
-  root_view_id: string;
-  previous_view_id: string | null;
-  closed: boolean;
-  app_id: string;
-  bot_id: string;
-  [key: string]: unknown;
-}
-
-export interface SandboxFile {
-  id: string;
-  name: string;
-  title: string;
-  size: number;
-  content: string;
-  channels: string[];
-  thread_ts?: string;
-}
-
-export interface WorkspaceSeed {
-  teamId: string;
-  teamDomain: string;
-  appId: string;
-  botId: string;
-  botUserId: string;
-  users: SandboxUser[];
-  channels: SandboxChannel[];
-  userGroups: Record<string, string[]>;
-  /**
-   * The people in each channel (user ids). The bot's own membership is each channel's `is_member`; a DM
-   * holds its person and the bot.
-   */
-  channelMembers?: Record<string, string[]>;
-}
-
-const user = (id: string, name: string, realName: string, teamId: string, isBot = false): SandboxUser => ({
-  id,
-  name,
-  real_name: realName,
-  is_bot: isBot,
-  team_id: teamId,
-  tz: 'Europe/Berlin',
-  profile: { display_name: name, real_name: realName },
-});
-
-export function defaultSeed(): WorkspaceSeed {
-  const teamId = 'T0SANDBOX';
-  return {
-    teamId,
-    teamDomain: 'sandbox',
-    appId: 'A0AGENTS',
-    botId: 'B0AGENTS',
-    botUserId: 'U0AGENTBOT',
-    users: [
-      user('U0ALICE', 'alice', 'Alice Starter', teamId),
-      user('U0BOB', 'bob', 'Bob Approver', teamId),
-      user('U0CAROL', 'carol', 'Carol Bystander', teamId),
-      user('U0AGENTBOT', 'agents', 'Agent Sessions', teamId, true),
-    ],
-    channels: [
-      { id: 'C0GENERAL', name: 'general', is_private: false, is_im: false, is_member: false },
-      { id: 'C0AGENTS', name: 'agents', is_private: false, is_im: false, is_member: true },
-      // The bot is not invited here: Slack hides the channel from it until someone types /invite.
-      { id: 'G0PRIVATE', name: 'private-ops', is_private: true, is_im: false, is_member: false },
-    ],
-    userGroups: { S0APPROVERS: ['U0BOB'] },
-    // Carol is in #general only: under a "channel members may answer" rule she is the outsider in #agents.
-    channelMembers: {
-      C0GENERAL: ['U0ALICE', 'U0BOB', 'U0CAROL'],
-      C0AGENTS: ['U0ALICE', 'U0BOB'],
-      G0PRIVATE: ['U0ALICE', 'U0BOB'],
-    },
-  };
-}
-
-/** One Web API call as the event log shows it. */
-export interface ApiCall {
-  seq: number;
-  /** When it was answered (ISO 8601). */
-  at: string;
-  method: string;
-  channel?: string;
-  /** The HTTP status answered (0 when the connection was dropped, or an event's ack timed out). */
-  status: number;
-  ok: boolean;
-  error?: string;
-  /** `Retry-After` in seconds, on a 429. */
-  retryAfter?: number;
-  /** Which of Slack's limits refused it. */
-  limit?: string;
-  /** Set when the failure was injected by a test or the admin endpoint. */
-  injected?: boolean;
-  dropped?: boolean;
-  /** Set on an event Slack sent the bot (not a Web API call): its type is `method`, e.g. `app_mention`. */
-  event?: { id: string; retry: number; reason: string };
-}
+/**
+ * The in-memory Slack workspace: people, channels, messages, ephemerals, views and files. Its records'
+ * shapes are in ./workspace/records.ts, what it starts with in ./workspace/seed.ts.
+ */
 
 const MAX_API_CALLS = 300;
-
-export type WorkspaceChange =
-  | { kind: 'message'; message: SandboxMessage }
-  | { kind: 'message_changed'; message: SandboxMessage }
-  | { kind: 'message_deleted'; channel: string; ts: string }
-  | { kind: 'ephemeral'; ephemeral: SandboxEphemeral }
-  | { kind: 'view'; view: SandboxView }
-  | { kind: 'file'; file: SandboxFile }
-  | { kind: 'api_call'; call: ApiCall }
-  | { kind: 'membership'; channel: string; user: string; joined: boolean }
-  | { kind: 'reaction'; channel: string; ts: string; name: string; user: string; added: boolean };
 
 export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   readonly seed: WorkspaceSeed;

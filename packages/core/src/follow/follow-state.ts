@@ -3,7 +3,7 @@ import {
   type MessagesCursor,
   type MessagesCursorV1,
   upgradeCursor,
-} from '../messages-cursor.js';
+} from '../messages/index.js';
 
 /** How far following one session got. Small and plain JSON: it is what a `CursorStore` persists. */
 export interface FollowState {

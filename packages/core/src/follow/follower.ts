@@ -1,15 +1,23 @@
+/**
+ * The Follower: many sessions polled under one request budget per API key. Over 300 lines because it
+ * is one scheduler whose parts share its state (lanes, the abort signal, counters): its public face,
+ * the lane loop, a poll and a failed poll. Each part with a job of its own lives beside it: a key's
+ * lane (./lane.ts), the event handlers (./event-handlers.ts), one session's poll (./session-follower.ts),
+ * the schedule, the budget and the queue.
+ */
 import { setMaxListeners } from 'node:events';
 import { type Logger, silentLogger } from '../http/logger.js';
 import { type Clock, systemClock } from './clock.js';
 import { type CursorStore, InMemoryCursorStore } from './cursor-store.js';
-import { DueQueue } from './due-queue.js';
-import type { FollowEvent, FollowEventOf, FollowEventType } from './events.js';
+import { type FollowEventHandler, FollowEventHandlers } from './event-handlers.js';
+import type { FollowEventOf, FollowEventType } from './events.js';
 import {
   type FollowState,
   type FollowStateV1,
   initialFollowState,
   upgradeFollowState,
 } from './follow-state.js';
+import { Lane } from './lane.js';
 import {
   defaultSchedulePolicy,
   errorBackoffMs,
@@ -44,8 +52,6 @@ export interface FollowerOptions {
   /** Aborting it stops following at once, in-flight requests included. */
   signal?: AbortSignal;
 }
-
-export type FollowEventHandler<E extends FollowEvent = FollowEvent> = (event: E) => void | Promise<void>;
 
 export interface FollowOptions {
   /** The client of the API key this session belongs to, when it isn't the default one. */
@@ -83,42 +89,6 @@ class HandlerError extends Error {
   }
 }
 
-/** One API key's share of the work: its budget, its queue, its polls in flight. */
-class Lane {
-  readonly bucket: TokenBucket;
-  readonly queue = new DueQueue();
-  readonly followers = new Map<string, SessionFollower>();
-  readonly inFlight = new Map<string, Promise<void>>();
-  /** Sessions poked while a poll of theirs was in flight: polled again as soon as it ends. */
-  readonly pokedInFlight = new Set<string>();
-  #wake: AbortController | undefined;
-  loop: Promise<void> | undefined;
-
-  constructor(
-    readonly reader: SessionsReader,
-    bucket: TokenBucket,
-  ) {
-    this.bucket = bucket;
-  }
-
-  wake(): void {
-    this.#wake?.abort();
-  }
-
-  /** Sleeps until `ms` pass or something wakes the lane. */
-  async idle(clock: Clock, ms: number): Promise<void> {
-    const wake = new AbortController();
-    this.#wake = wake;
-    try {
-      await clock.sleep(ms, wake.signal);
-    } catch {
-      // Woken early: the loop looks again.
-    } finally {
-      if (this.#wake === wake) this.#wake = undefined;
-    }
-  }
-}
-
 /**
  * Follows many sessions by polling, under one request budget per API key. Each session is polled when
  * due — busy ones often, quiet ones less, those waiting on a person slowly until `poke` — and what is new
@@ -137,24 +107,13 @@ export class Follower {
   readonly #defaultRateLimitPauseMs: number;
   readonly #lanes = new Map<SessionsReader, Lane>();
   readonly #laneOf = new Map<string, Lane>();
-  readonly #handlers = new Map<FollowEventType | '*', Set<FollowEventHandler<never>>>();
+  readonly #handlers = new FollowEventHandlers();
   readonly #abort = new AbortController();
   #running = false;
   #stopping = false;
   #requests = 0;
   #polls = 0;
   #failedPolls = 0;
-  readonly #eventCounts: Record<FollowEventType, number> = {
-    message: 0,
-    status: 0,
-    update: 0,
-    human_input_needed: 0,
-    cost_limit: 0,
-    finished: 0,
-    error: 0,
-    invalid_human_input: 0,
-    human_input_unreadable: 0,
-  };
 
   constructor(options: FollowerOptions) {
     if (!options?.client) throw new TypeError('client is required');
@@ -187,13 +146,7 @@ export class Follower {
   on<T extends FollowEventType>(type: T, handler: FollowEventHandler<FollowEventOf<T>>): () => void;
   on(type: '*', handler: FollowEventHandler): () => void;
   on(type: FollowEventType | '*', handler: FollowEventHandler<never>): () => void {
-    let set = this.#handlers.get(type);
-    if (!set) {
-      set = new Set();
-      this.#handlers.set(type, set);
-    }
-    set.add(handler);
-    return () => set.delete(handler);
+    return this.#handlers.on(type, handler);
   }
 
   /**
@@ -285,7 +238,7 @@ export class Follower {
       requests: this.#requests,
       polls: this.#polls,
       failedPolls: this.#failedPolls,
-      events: { ...this.#eventCounts },
+      events: { ...this.#handlers.counts },
     };
   }
 
@@ -366,7 +319,7 @@ export class Follower {
         );
       }
       try {
-        await this.#deliver(result.events);
+        await this.#handlers.deliver(result.events);
       } catch (error) {
         throw new HandlerError(error);
       }
@@ -420,7 +373,7 @@ export class Follower {
     else lane.queue.schedule(sessionId, this.#clock.now() + errorBackoffMs(this.#policy, failures));
     if (error instanceof HandlerError) return;
     try {
-      await this.#deliver([
+      await this.#handlers.deliver([
         {
           type: 'error',
           sessionId,
@@ -432,19 +385,6 @@ export class Follower {
       ]);
     } catch (handlerError) {
       this.#logger.error({ sessionId, err: toError(handlerError) }, 'an error event handler failed');
-    }
-  }
-
-  async #deliver(events: FollowEvent[]): Promise<void> {
-    for (const event of events) {
-      this.#eventCounts[event.type]++;
-      for (const key of [event.type, '*'] as const) {
-        const handlers = this.#handlers.get(key);
-        if (!handlers) continue;
-        for (const handler of handlers) {
-          await (handler as FollowEventHandler)(event);
-        }
-      }
     }
   }
 }

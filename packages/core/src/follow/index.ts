@@ -1,5 +1,6 @@
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export { type CursorStore, InMemoryCursorStore } from './cursor-store.js';
+export type { FollowEventHandler } from './event-handlers.js';
 export type {
   CostLimitEvent,
   ErrorEvent,
@@ -22,7 +23,6 @@ export {
   type WaitingEpisode,
 } from './follow-state.js';
 export {
-  type FollowEventHandler,
   Follower,
   type FollowerLogger,
   type FollowerOptions,

@@ -1,11 +1,18 @@
+/**
+ * One session's poll: what to read (status or messages first), the pages, and the events they make.
+ * Over 300 lines because `poll` is one pass over one poll's reads, whose later steps (questions, the
+ * wait, session events, the new state) all judge by what the earlier ones read; the questions and the
+ * wait on a person are in ./questions.ts, the session's own events in ./session-events.ts, the cursor
+ * in ../messages/.
+ */
 import { parseHumanInputDetailed } from '../human-input/index.js';
-import { ANSWERED_INPUT_STATUSES, ROUND_INPUT_KEYS } from '../human-input/parse.js';
-import { applyPage, nextQuery, noProgressError, type RoundsInfo, roundsInfoOf } from '../messages-cursor.js';
-import { roundIdOf } from '../round-id.js';
-import { isActiveStatus, isKnownStatus, isSuccessStatus, isTerminalStatus, needsPerson } from '../status.js';
+import { applyPage, nextQuery, noProgressError, type RoundsInfo, roundsInfoOf } from '../messages/index.js';
+import { isActiveStatus, isKnownStatus, isTerminalStatus, needsPerson } from '../status.js';
 import type { FollowEvent } from './events.js';
-import { ANNOUNCED_INPUTS_KEPT, type FollowState, type WaitingEpisode } from './follow-state.js';
+import { ANNOUNCED_INPUTS_KEPT, type FollowState } from './follow-state.js';
+import { answeredInputIds, type FreshMessage, findQuestions, waitingStep } from './questions.js';
 import type { SchedulePolicy, SessionActivity } from './schedule-policy.js';
+import { sessionEvents } from './session-events.js';
 import type { FollowedMessage, FollowedSession, SessionsReader } from './sessions-reader.js';
 
 /** The largest page the contract allows: fewer requests per poll. */
@@ -14,59 +21,6 @@ export const MESSAGES_PAGE_SIZE = 200;
 export const MAX_PAGES_PER_POLL = 10;
 /** Messages a follower keeps in memory to show with a question it could not read. */
 export const RECENT_MESSAGES_KEPT = 20;
-const WAITING_HUMAN = 'waiting_human';
-
-const INPUT_ID_KEYS = ['inputId', 'input_id', 'pendingInputId', 'requestId', 'request_id'];
-
-/** inputIds whose round object says they were answered (or superseded): never announced again. */
-function answeredInputIds(rounds: unknown[]): Set<string> {
-  const ids = new Set<string>();
-  for (const round of rounds) {
-    if (!round || typeof round !== 'object') continue;
-    for (const key of ROUND_INPUT_KEYS) {
-      const input = (round as Record<string, unknown>)[key];
-      if (!input || typeof input !== 'object') continue;
-      const r = input as Record<string, unknown>;
-      const status = typeof r.status === 'string' ? r.status.toLowerCase() : undefined;
-      const id = r.inputId ?? r.id ?? r.input_id ?? r.requestId;
-      if (status !== undefined && ANSWERED_INPUT_STATUSES.has(status) && typeof id === 'string') ids.add(id);
-    }
-  }
-  return ids;
-}
-
-/** The newest input id anywhere in raw data (JSON text in a message's content included), not answered. */
-function findInputId(values: unknown[], answered: Set<string>): string | undefined {
-  let found: string | undefined;
-  const visit = (value: unknown, depth: number): void => {
-    if (depth > 6 || value === null || value === undefined) return;
-    if (typeof value === 'string') {
-      const t = value.trim();
-      if (depth > 0 && t.startsWith('{') && t.length < 100_000) {
-        try {
-          visit(JSON.parse(t), depth + 1);
-        } catch {
-          // Not JSON: plain text holds no id we could trust.
-        }
-      }
-      return;
-    }
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item, depth + 1);
-      return;
-    }
-    if (typeof value !== 'object') return;
-    for (const [key, inner] of Object.entries(value)) {
-      if (INPUT_ID_KEYS.includes(key) && typeof inner === 'string' && inner !== '' && !answered.has(inner)) {
-        found = inner;
-      } else {
-        visit(inner, depth + 1);
-      }
-    }
-  };
-  for (const value of values) visit(value, 0);
-  return found;
-}
 
 export interface PollContext {
   /** Resolves when the session's API key may send one more request. */
@@ -261,7 +215,7 @@ export class SessionFollower {
     let moreToRead = false;
     let gapPossible = false;
     let lastPage: FollowedMessage[] = [];
-    const fresh: Array<{ message: FollowedMessage; key: string; roundId: string; position: number }> = [];
+    const fresh: FreshMessage[] = [];
 
     if (readMessages) {
       for (let page = 0; ; page++) {
@@ -353,134 +307,55 @@ export class SessionFollower {
     if (this.#recent.length > RECENT_MESSAGES_KEPT)
       this.#recent.splice(0, this.#recent.length - RECENT_MESSAGES_KEPT);
 
-    const announced = new Set(previous.announcedInputs);
     const answered = answeredInputIds(rounds);
-    const newlyAnnounced: string[] = [];
-    let roundPending = false;
-    if (activity !== 'terminal') {
-      const ended = new Set(roundsInfo.ended);
-      const running = new Set(roundsInfo.running);
-      const listed = roundsInfo.order ?? [];
-      const order = listed.length > 0 ? listed : cursor.rounds.map((r) => r.roundId);
-      // A round the status doesn't list yet but messages came from is newer than every round it lists.
-      const listedIds = new Set(listed);
-      const unlisted = cursor.rounds.filter(
-        (r) => listed.length > 0 && !listedIds.has(r.roundId) && fresh.some((m) => m.roundId === r.roundId),
-      );
-      const newestRound =
-        unlisted[unlisted.length - 1]?.roundId ?? order[order.length - 1] ?? fresh[fresh.length - 1]?.roundId;
-      const candidates: Array<{ source: unknown; key: string }> = [];
-      for (const m of fresh) {
-        // A question in any round may be pending (subagents ask too), unless its round ended, or (its
-        // round object saying nothing) rounds take turns here and a newer one started: an answer starts
-        // a new round.
-        if (ended.has(m.roundId)) continue;
-        const turnTaking = !cursor.interleaved && !running.has(m.roundId);
-        if (turnTaking && newestRound !== undefined && m.roundId !== newestRound) continue;
-        candidates.push({ source: m.message, key: m.key });
-      }
-      for (const round of rounds) {
-        candidates.push({ source: round, key: `round:${roundIdOf(round) ?? '?'}` });
-      }
-      for (const { source, key } of candidates) {
-        const parsed = parseHumanInputDetailed(source);
-        if (!parsed) continue;
-        if (!parsed.ok) {
-          // Only report a broken request the first time its message is read.
-          if (!key.startsWith('round:')) {
-            events.push({
-              type: 'invalid_human_input',
-              sessionId: this.sessionId,
-              key: `invalid:${key}`,
-              reason: parsed.reason,
-              raw: parsed.raw,
-            });
-          }
-          continue;
-        }
-        const { request } = parsed;
-        if (answered.has(request.inputId)) continue;
-        if (key.startsWith('round:')) roundPending = true;
-        if (announced.has(request.inputId)) continue;
-        announced.add(request.inputId);
-        newlyAnnounced.push(request.inputId);
-        events.push({
-          type: 'human_input_needed',
-          sessionId: this.sessionId,
-          key: `input:${request.inputId}`,
-          request,
-        });
-      }
-    }
+    const questions =
+      activity !== 'terminal'
+        ? findQuestions({
+            sessionId: this.sessionId,
+            fresh,
+            rounds,
+            roundsInfo,
+            cursor,
+            announced: previous.announcedInputs,
+            answered,
+          })
+        : { events: [], newlyAnnounced: [], roundPending: false };
+    events.push(...questions.events);
+    const { newlyAnnounced } = questions;
 
     // Questions asked since the session last resumed: one still unanswered means the wait has a question.
     // (A question is asked while the session runs, before its status says it waits.)
     const resumed = isActiveStatus(status) && previous.status !== null && !isActiveStatus(previous.status);
     const askedBefore = resumed ? [] : (previous.askedSinceRun ?? []);
     const askedSinceRun = [...askedBefore, ...newlyAnnounced].slice(-ANNOUNCED_INPUTS_KEPT);
-    let waiting: WaitingEpisode | null = null;
-    if (status === WAITING_HUMAN) {
-      waiting = previous.waiting ?? {
-        since: updatedAt ?? `${rounds.length}:${previous.announcedInputs.length}`,
-        unreadableRaised: false,
-      };
-      const pending = roundPending || askedSinceRun.some((id) => !answered.has(id));
-      // Only once every page was read this poll: the question may be in a page not read yet.
-      if (!pending && readMessages && !moreToRead && !waiting.unreadableRaised) {
-        const recent = this.#recent.length > 0 ? [...this.#recent] : lastPage.slice(-RECENT_MESSAGES_KEPT);
-        const inputId = findInputId([...rounds, ...recent], answered);
-        events.push({
-          type: 'human_input_unreadable',
-          sessionId: this.sessionId,
-          key: `unreadable:${waiting.since}`,
-          status,
-          ...(inputId === undefined ? {} : { inputId }),
-          raw: { rounds, messages: recent },
-        });
-        waiting = { ...waiting, unreadableRaised: true };
-      }
-    }
-
-    if (statusChanged) {
-      events.push({
-        type: 'status',
-        sessionId: this.sessionId,
-        key: `status:${status}:${updatedAt ?? ''}`,
-        status,
-        previousStatus: previous.status,
-        known: isKnownStatus(status),
-        session,
-      });
-      if (status === 'cost_limit') {
-        events.push({
-          type: 'cost_limit',
-          sessionId: this.sessionId,
-          key: `cost_limit:${updatedAt ?? ''}`,
-          session,
-        });
-      }
-    }
+    const { waiting, event: unreadable } = waitingStep({
+      sessionId: this.sessionId,
+      status,
+      previous,
+      updatedAt,
+      rounds,
+      roundPending: questions.roundPending,
+      askedSinceRun,
+      answered,
+      readAll: readMessages && !moreToRead,
+      recentMessages: () =>
+        this.#recent.length > 0 ? [...this.#recent] : lastPage.slice(-RECENT_MESSAGES_KEPT),
+    });
+    if (unreadable) events.push(unreadable);
 
     const finished = activity === 'terminal' && !moreToRead;
-    if (finished && !previous.finished) {
-      events.push({
-        type: 'finished',
+    events.push(
+      ...sessionEvents({
         sessionId: this.sessionId,
-        key: `finished:${this.sessionId}`,
+        session,
         status,
-        succeeded: isSuccessStatus(status),
-        session,
-      });
-    }
-
-    if (first || statusChanged || roundsChanged || updatedChanged) {
-      events.push({
-        type: 'update',
-        sessionId: this.sessionId,
-        key: `update:${status}:${updatedAt ?? ''}:${rounds.length}`,
-        session,
-      });
-    }
+        previousStatus: previous.status,
+        updatedAt,
+        roundCount: rounds.length,
+        newlyFinished: finished && !previous.finished,
+        updated: first || statusChanged || roundsChanged || updatedChanged,
+      }),
+    );
 
     this.#pollsSinceMessages = readMessages ? 0 : pollsSince;
     const state: FollowState = {

@@ -1,3 +1,9 @@
+/**
+ * The session endpoints over an injected request function: one method per endpoint, plus `listMessages`
+ * that reads every page. Over 300 lines because it is the contract's one resource, kept in one class as
+ * the SDKs keep an endpoint group; what it leans on has its own files (the request loop in ../http, the
+ * response readers in ../schemas/responses, the message cursor in ../messages).
+ */
 import { type Logger, silentLogger } from '../http/logger.js';
 import {
   type ApiRequest,
@@ -17,7 +23,7 @@ import {
   nextQuery,
   noProgressError,
   type RoundsInfo,
-} from '../messages-cursor.js';
+} from '../messages/index.js';
 import { idSchema } from '../schemas/common.js';
 import { type HumanInputResponseRequest, humanInputResponseRequestSchema } from '../schemas/human-input.js';
 import { type MessagesQuery, messagesQuerySchema } from '../schemas/messages.js';
@@ -35,7 +41,7 @@ import {
   readSignalResponse,
   type SessionStatus,
   type SignalResponse,
-} from '../schemas/responses.js';
+} from '../schemas/responses/index.js';
 import { type CreateSessionRequest, createSessionRequestSchema } from '../schemas/sessions.js';
 import { type SignalRequest, signalRequestSchema } from '../schemas/signal.js';
 import { type WaitOptions, waitForCompletion } from '../wait.js';

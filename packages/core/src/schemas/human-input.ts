@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export type { HumanInputAck } from './responses.js';
+export type { HumanInputAck } from './responses/index.js';
 
 /**
  * The spec's human-input response: "all fields optional; supply the ones matching the request type".

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export type { Message, MessagesPage, MessagesPagination } from './responses.js';
+export type { Message, MessagesPage, MessagesPagination } from './responses/index.js';
 
 export const messagesQuerySchema = z.object({
   // The spec's maximum is 200. Below 1 is refused too: a page of nothing can't make progress, and no

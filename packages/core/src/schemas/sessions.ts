@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export type { Cost, CreateSessionResponse, Round, SessionStatus } from './responses.js';
+export type { Cost, CreateSessionResponse, Round, SessionStatus } from './responses/index.js';
 
 /** A JSON number: NaN and Infinity can't be sent (JSON.stringify would send null). */
 const jsonNumber = (field: string) =>

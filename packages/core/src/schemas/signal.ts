@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export type { SignalResponse } from './responses.js';
+export type { SignalResponse } from './responses/index.js';
 
 const optionalText = (field: string) => z.string({ error: `${field} must be a string` }).optional();
 const newBudget = z

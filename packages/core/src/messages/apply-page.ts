@@ -1,99 +1,22 @@
 /**
- * Reading a session's messages without losing or repeating any, though the contract pages by round:
- * `after` takes a roundId, messages come "oldest first, across rounds" (so concurrent rounds, such as
- * subagents, interleave: r1, r2, r1, r3, r2 …), a page may end anywhere, and rounds may still grow.
+ * Folding one page of messages into a cursor: which messages are new, and where the next read starts.
+ * The two readings of `after`, and why only safe rounds are kept as the saved point, are in ./cursor.ts.
  *
- * A message's key is (roundId, position within its round): its place among that round's messages in the
- * stream. The spec's words allow two readings of `after = X`:
- *   (A) the messages of the rounds created after X;
- *   (B) the messages that come after X's last message in the stream.
- * They agree when X is *safe*: X and every round created before it are closed with their last message
- * seen, and no message of a round created after X comes before X's last message. Then a read from X
- * returns each later round whole, from its first message, under both readings. The cursor only ever
- * uses safe rounds as `after`, keeps per-round counts of what it delivered, and skips those by position.
- *
- * When a page is full (hasMore) and holds no safe round, no `after` can read further without risking a
- * wrong position: the cursor then steps to the newest round of the page, reports `gapPossible`, and
- * picks positions that can only miss a message, never deliver one twice (see `applyPage`).
- *
- * Pure and JSON-serializable (a follower persists it); no timers, no I/O.
+ * Over 300 lines because `applyPage` is one algorithm over one page: its steps (positions, the safe
+ * round, where the next read goes on) share the page's ranks, bases and unsure rounds, and cut apart
+ * they would hand a dozen values to each other. Its helpers are the small functions around it.
  */
 
-import { roundIdOf } from './round-id.js';
-
-export interface CursorRound {
-  roundId: string;
-  /** Messages of this round already delivered: positions 0 … seen-1. */
-  seen: number;
-  /**
-   * Only for rounds created up to `afterRoundId`: how many of their messages lie before the cut (the last
-   * message of `afterRoundId`). Under reading (B) a read returns the rest of such a round from there.
-   */
-  before?: number;
-}
-
-export interface MessagesCursor {
-  /** The `after` of the next read: a safe round (see above); null reads from the start. */
-  afterRoundId: string | null;
-  /**
-   * Rounds known, in creation order: those up to `afterRoundId` carry `before` (only the newest
-   * ROUNDS_BEFORE_KEPT of them are kept), those after it are the ones a read returns.
-   */
-  rounds: CursorRound[];
-  /** A message of an older round came after one of a newer round: rounds run concurrently here. */
-  interleaved: boolean;
-  /**
-   * Within a read that had to go on from a point that isn't safe (the service's `lastRoundId` past
-   * hidden entries, or a full page with no safe round): where the next page starts, and how many
-   * messages of each round lie before it. Dropped when the read ends, so the next read starts from
-   * `afterRoundId` again and nothing that grew behind that point is lost.
-   */
-  read?: TransientRead;
-}
-
-export interface TransientRead {
-  after: string;
-  /** Messages of each round (up to `after`) that lie before the point the next page starts from. */
-  counts: Record<string, number>;
-  /**
-   * Rounds created after `after` that already had messages in this read: reading (A) sends them whole
-   * again, reading (B) goes on after them. Told apart by their first message: is it the one seen before?
-   */
-  unsure?: Record<string, { count: number; first: string }>;
-}
-
-/** A short fingerprint of a message, to tell whether a page starts a round over. */
-function fingerprint(message: unknown): string {
-  const text = JSON.stringify(message) ?? '';
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return `${text.length}:${hash.toString(36)}`;
-}
-
-/** What the session's status says about its rounds; every field is optional. */
-export interface RoundsInfo {
-  /** Round ids in creation order, as the status's `rounds` array lists them. */
-  order?: readonly string[];
-  /** Rounds whose round object says they ended (a final status, or a completedAt/endedAt). */
-  ended?: readonly string[];
-  /** Rounds whose round object says they are still going (a status that isn't final). */
-  running?: readonly string[];
-  /** The session is terminal: no round grows any more. */
-  terminal?: boolean;
-  /** How many messages a round has, where its round object says so (a `messageCount`). */
-  counts?: Readonly<Record<string, number>>;
-}
-
-export interface KeyedMessage<M> {
-  /** `<roundId>#<position>`: stable across reads, restarts and re-deliveries. */
-  key: string;
-  roundId: string;
-  position: number;
-  message: M;
-}
+import {
+  type CursorRound,
+  type KeyedMessage,
+  type MessagesCursor,
+  messageKey,
+  nextQuery,
+  ROUNDS_BEFORE_KEPT,
+  type TransientRead,
+} from './cursor.js';
+import type { RoundsInfo } from './rounds-info.js';
 
 export interface PageLike<M extends { roundId: string }> {
   messages: M[];
@@ -114,94 +37,15 @@ export interface AppliedPage<M> {
   stalled: boolean;
 }
 
-/** How many rounds before `afterRoundId` a cursor remembers (for late messages under reading (B)). */
-export const ROUNDS_BEFORE_KEPT = 32;
-
-/** Round statuses that say a round is over (lower-cased). */
-const ENDED_ROUND_STATUSES: ReadonlySet<string> = new Set([
-  'completed',
-  'complete',
-  'cancelled',
-  'canceled',
-  'error',
-  'failed',
-  'done',
-  'finished',
-  'responded',
-  'superseded',
-  'succeeded',
-  'success',
-  'stopped',
-  'aborted',
-]);
-
-export const messageKey = (roundId: string, position: number): string => `${roundId}#${position}`;
-
-export function createCursor(after: string | null = null): MessagesCursor {
-  return { afterRoundId: after, rounds: [], interleaved: false };
-}
-
-/** The query of the next read. */
-export function nextQuery(cursor: MessagesCursor): { after?: string } {
-  const after = cursor.read?.after ?? cursor.afterRoundId;
-  return after === null ? {} : { after };
-}
-
-/** The cursor of version 1 (one growing round): still found in saved follow states. */
-export interface MessagesCursorV1 {
-  afterRoundId: string | null;
-  lastRoundId: string | null;
-  seenInLastRound: number;
-}
-
-/**
- * Any saved cursor to the current shape. A version-1 cursor read after the round before the newest and
- * had delivered `seenInLastRound` messages of the newest: the same facts in the new shape.
- */
-export function upgradeCursor(saved: MessagesCursor | MessagesCursorV1 | null | undefined): MessagesCursor {
-  if (!saved || typeof saved !== 'object') return createCursor();
-  if ('rounds' in saved && Array.isArray(saved.rounds)) return saved;
-  const v1 = saved as MessagesCursorV1;
-  const after = typeof v1.afterRoundId === 'string' ? v1.afterRoundId : null;
-  const rounds: CursorRound[] = [];
-  // The after round's count isn't known; it was judged finished, and under (A) is never returned again.
-  if (after !== null) rounds.push({ roundId: after, seen: 0, before: 0 });
-  if (typeof v1.lastRoundId === 'string' && v1.lastRoundId !== after) {
-    rounds.push({ roundId: v1.lastRoundId, seen: Math.max(0, Number(v1.seenInLastRound) || 0) });
+/** A short fingerprint of a message, to tell whether a page starts a round over. */
+function fingerprint(message: unknown): string {
+  const text = JSON.stringify(message) ?? '';
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
   }
-  return { afterRoundId: after, rounds, interleaved: false };
-}
-
-const present = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
-
-/**
- * What a session status's round objects say: creation order (the array's order), and which rounds ended
- * or still run. The objects are free-form in the contract, so each fact is taken only where it is there.
- */
-export function roundsInfoOf(rounds: unknown, sessionStatusIsTerminal = false): RoundsInfo {
-  const order: string[] = [];
-  const ended: string[] = [];
-  const running: string[] = [];
-  const counts: Record<string, number> = {};
-  for (const round of Array.isArray(rounds) ? rounds : []) {
-    const id = roundIdOf(round);
-    if (id === undefined) continue;
-    order.push(id);
-    const r = round as Record<string, unknown>;
-    const count = r.messageCount;
-    if (typeof count === 'number' && Number.isInteger(count) && count >= 0) counts[id] = count;
-    const status = typeof r.status === 'string' ? r.status.toLowerCase() : undefined;
-    if (
-      (status !== undefined && ENDED_ROUND_STATUSES.has(status)) ||
-      present(r.completedAt) ||
-      present(r.endedAt)
-    ) {
-      ended.push(id);
-    } else if (status !== undefined) {
-      running.push(id);
-    }
-  }
-  return { order, ended, running, terminal: sessionStatusIsTerminal, counts };
+  return `${text.length}:${hash.toString(36)}`;
 }
 
 /** Creation order: the status's order where it has the round, else the cursor's, else first appearance. */
@@ -478,26 +322,4 @@ function countsUpTo<M extends { roundId: string }>(messages: M[], cut: number): 
     if (i <= cut) counts.set(m.roundId, (counts.get(m.roundId) ?? 0) + 1);
   });
   return counts;
-}
-
-/** Reading messages could not go on: the service's paging made no progress, or the page cap was hit. */
-export class MessagesPagingError extends Error {
-  override name = 'MessagesPagingError';
-  constructor(
-    readonly reason: 'no_progress' | 'page_cap',
-    message: string,
-    /** The `after` the read had reached: a read from here goes on where this one stopped. */
-    readonly after: string | null,
-  ) {
-    super(message);
-  }
-}
-
-export function noProgressError(after: string | null): MessagesPagingError {
-  return new MessagesPagingError(
-    'no_progress',
-    `reading messages made no progress: the page read with after=${after ?? '(none)'} says hasMore ` +
-      'but neither it nor pagination.lastRoundId leads further',
-    after,
-  );
 }

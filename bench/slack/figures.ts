@@ -1,0 +1,260 @@
+/**
+ * The Slack benchmark's figures: what each side showed of what the agents said (latencies, missing and
+ * duplicated messages, 429s), read from the emulator's event log and the sandbox's threads.
+ */
+import type { Sessions } from '@agent-sessions/core';
+import type { EmulatorEvent } from '@agent-sessions/emulator';
+import type { Bot } from '../bot.js';
+import { percentile, round } from '../stats.js';
+import { type AgentMessage, needleOf, occurrences } from './match.js';
+import { CHANNEL, isTopLevel, type Side, type Strategy, type Tracked, textOf } from './sides.js';
+
+const QUESTION_PROMPT = 'Deploy v2.3.1 to production?';
+
+export interface Latencies {
+  count: number;
+  p50Ms: number;
+  p95Ms: number;
+  maxMs: number;
+  /** Some were never shown by the end: their waits count as at least the time waited (≥). */
+  lowerBound: boolean;
+}
+
+export interface SideFigures {
+  strategy: Strategy;
+  sessions: number;
+  /** Sessions the service knows (the bot creates each after posting its card). */
+  sessionsStarted: number;
+  /** `/agent start` -> the session's card in the channel. */
+  cardSurfacing: Latencies;
+  messages: number;
+  messageSurfacing: Latencies;
+  questionSurfacing: Latencies & {
+    /** Question sessions (the bot creates each after posting its card: a question is asked only then). */
+    sessions: number;
+    /** Chatter not yet shown in the channel when each question was asked (median). */
+    backlogAtAskMedian: number;
+  };
+  calls: {
+    total: number;
+    ratelimited: number;
+    ratelimitedPercent: number;
+    byMethod: Record<string, { total: number; ratelimited: number }>;
+  };
+  missing: number;
+  duplicated: number;
+  /**
+   * Naive only (one post per message): the least its p50/p95 can be given Slack's own limit, as the
+   * messages still unshown at the end can come at most `burst + t` in the next t seconds.
+   */
+  slackFloor?: { p50Ms: number; p95Ms: number };
+  /** From the first session's start to the last agent message shown (or the end, when some are missing). */
+  drainedMs: number;
+  complete: boolean;
+  /** What the bot's own /metrics said at the end (batch sizes, 429s it saw). */
+  botMetrics?: BotMetricsSeen;
+}
+
+export interface BotMetricsSeen {
+  batches: number;
+  batchedMessages: number;
+  meanBatchSize: number;
+  rateLimitedSeen: number;
+}
+
+/**
+ * Every message of a session, oldest first, grouped by round: core's listMessages (its cursor neither
+ * skips nor repeats a round cut by a page), pages of 200, at most 100 of them.
+ */
+async function messagesOf(sessions: Sessions, sessionId: string): Promise<Map<string, AgentMessage[]>> {
+  const byRound = new Map<string, AgentMessage[]>();
+  for await (const { message } of sessions.listMessages(sessionId, { pageSize: 200, maxPages: 100 })) {
+    const list = byRound.get(message.roundId) ?? [];
+    list.push(message);
+    byRound.set(message.roundId, list);
+  }
+  return byRound;
+}
+
+export interface Expected {
+  sessionId: string;
+  /** The emulator is done with it: finished (chatter) or asking (question); nothing more to come. */
+  said: boolean;
+  /** Each agent message the bot should show: its needle and when the emulator made it. */
+  messages: Array<{ needle: string; at: number; chatty: boolean }>;
+  /** When its question was asked (question sessions). */
+  askedAt?: number;
+}
+
+/** What one side shows of the expected messages, as of `now` (`final`: the phase is over). */
+export function evaluate(
+  side: Side,
+  expected: Map<string, Expected>,
+  t0: number,
+  now: number,
+  frozen: boolean,
+): SideFigures {
+  const ws = side.sandbox.workspace;
+  const channel = ws.messages.get(CHANNEL) ?? [];
+  const messageWaits: Array<{ ms: number; censored: boolean }> = [];
+  const questionWaits: Array<{ ms: number; censored: boolean; askedAt: number }> = [];
+  const chatterShown: Array<{ at: number; shownAt: number | undefined }> = [];
+  let missing = 0;
+  let duplicated = 0;
+  let lastShown = t0;
+  let messages = 0;
+  const cardWaits: Array<{ ms: number; censored: boolean }> = [];
+  for (const tracked of side.tracked) {
+    const card = channel.find((m) => isTopLevel(m) && textOf(m).includes(tracked.goal));
+    cardWaits.push(
+      card
+        ? { ms: Math.max(0, Number(card.ts) * 1000 - tracked.sentAt), censored: false }
+        : { ms: now - tracked.sentAt, censored: true },
+    );
+    const exp = tracked.sessionId ? expected.get(tracked.sessionId) : undefined;
+    if (!exp) continue;
+    const replies = card ? ws.replies(CHANNEL, card.ts).map(textOf) : [];
+    const seen = card ? (side.appearances.get(card.ts) ?? []) : [];
+    /** When each thread message first showed `needle`, in order. */
+    const shownTimes = (needle: string): number[] => {
+      const first = new Map<string, number>();
+      for (const a of seen) if (!first.has(a.ts) && occurrences(a.text, needle) > 0) first.set(a.ts, a.at);
+      return [...first.values()].sort((a, b) => a - b);
+    };
+    const groups = new Map<string, Array<{ at: number; chatty: boolean }>>();
+    for (const m of exp.messages) groups.set(m.needle, [...(groups.get(m.needle) ?? []), m]);
+    for (const [needle, group] of groups) {
+      const found = replies.reduce((n, text) => n + occurrences(text, needle), 0);
+      const times = shownTimes(needle);
+      group.sort((a, b) => a.at - b.at);
+      for (const [i, m] of group.entries()) {
+        messages += 1;
+        const shownAt = i < found ? times[i] : undefined;
+        if (shownAt === undefined) {
+          missing += 1;
+          messageWaits.push({ ms: now - m.at, censored: true });
+        } else {
+          messageWaits.push({ ms: Math.max(0, shownAt - m.at), censored: false });
+          lastShown = Math.max(lastShown, shownAt);
+        }
+        if (m.chatty) chatterShown.push({ at: m.at, shownAt });
+      }
+      duplicated += Math.max(0, found - group.length);
+    }
+    if (exp.askedAt !== undefined) {
+      const shownAt = shownTimes(QUESTION_PROMPT)[0];
+      questionWaits.push(
+        shownAt === undefined
+          ? { ms: now - exp.askedAt, censored: true, askedAt: exp.askedAt }
+          : { ms: Math.max(0, shownAt - exp.askedAt), censored: false, askedAt: exp.askedAt },
+      );
+    }
+  }
+  const latencies = (waits: Array<{ ms: number; censored: boolean }>): Latencies => {
+    const ms = waits.map((w) => w.ms);
+    return {
+      count: waits.length,
+      p50Ms: percentile(ms, 50),
+      p95Ms: percentile(ms, 95),
+      maxMs: Math.max(0, ...ms),
+      lowerBound: waits.some((w) => w.censored),
+    };
+  };
+  const backlogs = questionWaits.map(
+    (q) => chatterShown.filter((c) => c.at <= q.askedAt && (c.shownAt ?? Infinity) > q.askedAt).length,
+  );
+  const questionsExpected = side.tracked.filter((t) => t.kind === 'question').length;
+  // Once frozen, what was said by the deadline is all there is to show.
+  const all = frozen || side.tracked.every((t) => t.sessionId && expected.get(t.sessionId)?.said);
+  return {
+    strategy: side.strategy,
+    sessions: side.tracked.length,
+    sessionsStarted: side.tracked.filter((t) => t.sessionId).length,
+    cardSurfacing: latencies(cardWaits),
+    messages,
+    messageSurfacing: latencies(messageWaits),
+    questionSurfacing: {
+      ...latencies(questionWaits),
+      sessions: questionsExpected,
+      backlogAtAskMedian: percentile(backlogs, 50),
+    },
+    calls: {
+      total: side.calls.total,
+      ratelimited: side.calls.ratelimited,
+      ratelimitedPercent: side.calls.total ? round((100 * side.calls.ratelimited) / side.calls.total, 2) : 0,
+      byMethod: Object.fromEntries(side.calls.byMethod),
+    },
+    missing,
+    duplicated,
+    drainedMs: missing ? now - t0 : lastShown - t0,
+    complete:
+      all &&
+      missing === 0 &&
+      // Frozen, a question session that never got to ask has nothing to show (its card figure says why).
+      (frozen || questionWaits.length === questionsExpected) &&
+      questionWaits.every((q) => !q.censored),
+  };
+}
+
+export async function expectedOf(sessions: Sessions, t: Tracked, events: EmulatorEvent[]): Promise<Expected> {
+  const sessionId = t.sessionId as string;
+  const byRound = await messagesOf(sessions, sessionId);
+  const messages: Expected['messages'] = [];
+  for (const e of events) {
+    if (
+      e.sessionId !== sessionId ||
+      e.type !== 'message' ||
+      e.roundId === undefined ||
+      e.position === undefined
+    )
+      continue;
+    const message = byRound.get(e.roundId)?.[e.position];
+    if (!message) throw new Error(`${sessionId}: no message at ${e.roundId}#${e.position}`);
+    const needle = needleOf(message);
+    if (needle) messages.push({ needle, at: e.at, chatty: t.kind === 'chatty' });
+  }
+  const asked = events.find((e) => e.sessionId === sessionId && e.type === 'human_input_needed');
+  const said =
+    t.kind === 'chatty'
+      ? events.some((e) => e.sessionId === sessionId && e.type === 'finished')
+      : asked !== undefined;
+  return { sessionId, said, messages, ...(asked ? { askedAt: asked.at } : {}) };
+}
+
+/** The sandbox's default `chat.postMessage` limit per channel (Slack's): 60 a minute, bursts of 5. */
+const POST_RATE = { perSecond: 1, burst: 5 };
+
+/**
+ * A lower bound on a one-post-per-message strategy's percentiles from Slack's limit alone: of the U
+ * messages unshown at the end, at most `burst + t` can be shown in the next t seconds, so at least
+ * U - burst - t of them wait more than t beyond the end. The nearest-rank p-th of N is at least t when
+ * that many is at least N - rank + 1.
+ */
+export function slackFloor(f: SideFigures): { p50Ms: number; p95Ms: number } {
+  const floor = (measuredMs: number, p: number) => {
+    const rank = Math.max(1, Math.ceil((p / 100) * f.messages));
+    const t = (f.missing - POST_RATE.burst - (f.messages - rank + 1)) / POST_RATE.perSecond;
+    return Math.max(measuredMs, t * 1000);
+  };
+  return { p50Ms: floor(f.messageSurfacing.p50Ms, 50), p95Ms: floor(f.messageSurfacing.p95Ms, 95) };
+}
+
+/** The bot's own figures from its /metrics (Prometheus text): batch sizes, 429s it saw. */
+export async function botMetrics(bot: Bot): Promise<BotMetricsSeen> {
+  const response = await fetch(new URL('/metrics', bot.eventsUrl), { signal: AbortSignal.timeout(5_000) });
+  const text = await response.text();
+  const sum = (name: string) =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith(name) && /^[a-z_]+(\{[^}]*\})? /.test(line))
+      .filter((line) => line.split(/[ {]/)[0] === name)
+      .reduce((n, line) => n + Number(line.split(' ').at(-1)), 0);
+  const batches = sum('slack_post_batch_size_count');
+  const batchedMessages = sum('slack_post_batch_size_sum');
+  return {
+    batches,
+    batchedMessages,
+    meanBatchSize: batches ? round(batchedMessages / batches, 2) : 0,
+    rateLimitedSeen: sum('slack_rate_limited_total'),
+  };
+}

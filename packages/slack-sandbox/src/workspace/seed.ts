@@ -1,0 +1,59 @@
+/** Who and what a sandbox workspace starts with: the team, the app, people, channels and groups. */
+
+import type { SandboxChannel, SandboxUser } from './records.js';
+
+export interface WorkspaceSeed {
+  teamId: string;
+  teamDomain: string;
+  appId: string;
+  botId: string;
+  botUserId: string;
+  users: SandboxUser[];
+  channels: SandboxChannel[];
+  userGroups: Record<string, string[]>;
+  /**
+   * The people in each channel (user ids). The bot's own membership is each channel's `is_member`; a DM
+   * holds its person and the bot.
+   */
+  channelMembers?: Record<string, string[]>;
+}
+
+const user = (id: string, name: string, realName: string, teamId: string, isBot = false): SandboxUser => ({
+  id,
+  name,
+  real_name: realName,
+  is_bot: isBot,
+  team_id: teamId,
+  tz: 'Europe/Berlin',
+  profile: { display_name: name, real_name: realName },
+});
+
+export function defaultSeed(): WorkspaceSeed {
+  const teamId = 'T0SANDBOX';
+  return {
+    teamId,
+    teamDomain: 'sandbox',
+    appId: 'A0AGENTS',
+    botId: 'B0AGENTS',
+    botUserId: 'U0AGENTBOT',
+    users: [
+      user('U0ALICE', 'alice', 'Alice Starter', teamId),
+      user('U0BOB', 'bob', 'Bob Approver', teamId),
+      user('U0CAROL', 'carol', 'Carol Bystander', teamId),
+      user('U0AGENTBOT', 'agents', 'Agent Sessions', teamId, true),
+    ],
+    channels: [
+      { id: 'C0GENERAL', name: 'general', is_private: false, is_im: false, is_member: false },
+      { id: 'C0AGENTS', name: 'agents', is_private: false, is_im: false, is_member: true },
+      // The bot is not invited here: Slack hides the channel from it until someone types /invite.
+      { id: 'G0PRIVATE', name: 'private-ops', is_private: true, is_im: false, is_member: false },
+    ],
+    userGroups: { S0APPROVERS: ['U0BOB'] },
+    // Carol is in #general only: under a "channel members may answer" rule she is the outsider in #agents.
+    channelMembers: {
+      C0GENERAL: ['U0ALICE', 'U0BOB', 'U0CAROL'],
+      C0AGENTS: ['U0ALICE', 'U0BOB'],
+      G0PRIVATE: ['U0ALICE', 'U0BOB'],
+    },
+  };
+}
