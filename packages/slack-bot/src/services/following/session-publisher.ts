@@ -171,6 +171,9 @@ export class SessionPublisher {
         );
         return;
       case 'update':
+        // The end is shown by 'finished', once the thread has caught up: a card that said "Completed" while
+        // the agent's last messages still waited in the channel's queue would read as if it kept talking.
+        if (session.finished || isTerminalStatus(event.session.status)) return;
         this.#snapshots.set(session.sessionId, event.session);
         if (event.session.status !== session.status) {
           await this.deps.store.sessions.update(session.sessionId, { status: event.session.status });
@@ -178,10 +181,13 @@ export class SessionPublisher {
         this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId));
         return;
       case 'finished':
+        // The thread reads in order: every message the agent sent, then the report, and only then the card's
+        // final state (its edits otherwise go ahead of the channel's chatter).
+        await this.deps.poster.drained(place);
+        await this.deps.poster.postText(place, 'final-report', finalReport(event.session));
         this.#snapshots.set(session.sessionId, event.session);
         await this.deps.store.sessions.update(session.sessionId, { status: event.status });
         await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
-        await this.deps.poster.postText(place, 'final-report', finalReport(event.session));
         // Finished only once the report is out: a crash while it waits in the channel's queue (behind the
         // thread's backlog) leaves the session followed, so the next start posts it (once, by its key).
         await this.deps.store.sessions.update(session.sessionId, { finished: true });

@@ -21,6 +21,8 @@ interface Batch {
   place: Place;
   items: BatchItem[];
   scheduled: boolean;
+  /** Waiting for this batch to empty. */
+  settled: Array<() => void>;
 }
 
 export interface ThreadBatchesOptions {
@@ -47,6 +49,13 @@ export class ThreadBatches {
 
   constructor(private readonly deps: ThreadBatchesOptions) {}
 
+  /** Settles once nothing of this session waits in a batch here (sent, or failed and logged). */
+  settled(place: Place): Promise<void> {
+    const batch = this.#batches.get(place.sessionId);
+    if (!batch) return Promise.resolve();
+    return new Promise((resolve) => batch.settled.push(resolve));
+  }
+
   /** This key waits in a batch of this process already. */
   has(place: Place, key: string): boolean {
     return this.#queued.has(`${place.sessionId}|${key}`);
@@ -55,7 +64,7 @@ export class ThreadBatches {
   push(place: Place, item: BatchItem): void {
     let batch = this.#batches.get(place.sessionId);
     if (!batch) {
-      batch = { place, items: [], scheduled: false };
+      batch = { place, items: [], scheduled: false, settled: [] };
       this.#batches.set(place.sessionId, batch);
     }
     batch.place = place;
@@ -78,7 +87,10 @@ export class ThreadBatches {
       .finally(() => {
         batch.scheduled = false;
         if (batch.items.length > 0) this.#schedule(batch);
-        else if (this.#batches.get(place.sessionId) === batch) this.#batches.delete(place.sessionId);
+        else {
+          if (this.#batches.get(place.sessionId) === batch) this.#batches.delete(place.sessionId);
+          for (const resolve of batch.settled.splice(0)) resolve();
+        }
       });
   }
 

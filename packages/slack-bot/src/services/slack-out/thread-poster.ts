@@ -161,6 +161,11 @@ export class ThreadPoster {
     });
   }
 
+  /** Settles once this process has no chatter of the session waiting to be posted. */
+  drained(place: Place): Promise<void> {
+    return this.#batches.settled(place);
+  }
+
   /**
    * After a crash: the session's keys recorded with a body and never posted are found in the thread (one
    * bounded read) or queued again. Once per session per process, before anything else of it is queued.
