@@ -6,6 +6,7 @@ import { splitText } from '../blocks/text.js';
 import type { Logger } from '../logger.js';
 import type { PostRepository } from '../store/posts.js';
 import type { SessionRecord } from '../store/records.js';
+import { type BotIdentity, botIdentity, isOwnMessage } from './bot-identity.js';
 import type { BotMetrics } from './metrics.js';
 import { type OutboundMethod, type OutboundPriority, OutboundQueue, queuedChat } from './outbound.js';
 import { type SlackClient, slackErrorCode } from './slack.js';
@@ -124,6 +125,8 @@ export class ThreadPoster {
   /** A person's DM id by user id (posts go to `U…`; reads need the `D…` that conversations.open gives). */
   readonly #dmIds = new Map<string, string>();
   readonly outbound: OutboundQueue;
+  /** Who the bot is: only its own messages and files count as posts found after a crash. */
+  readonly #self: () => Promise<BotIdentity>;
   /** Told when a batch sent in the background finds its channel closed to us. */
   onCannotPost: ((place: Place, error: CannotPostHereError) => Promise<void>) | undefined;
 
@@ -142,6 +145,7 @@ export class ThreadPoster {
     this.#retryBaseMs = options.retryBaseMs ?? 1_000;
     this.#clock = options.clock ?? systemClock;
     this.outbound = outbound ?? new OutboundQueue(logger, metrics, { pacing: 'off' });
+    this.#self = botIdentity(slack);
   }
 
   /** Posts a message in the thread unless this key was posted; returns its ts either way. */
@@ -615,6 +619,7 @@ export class ThreadPoster {
     const { cardTs } = place;
     let cursor: string | undefined;
     let pages = 0;
+    const self = await this.#self();
     do {
       const query = { channel, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
       const page = await this.#call(
@@ -628,7 +633,7 @@ export class ThreadPoster {
         cardTs ? 'conversations.replies' : 'conversations.history',
       );
       for (const m of page.messages ?? []) {
-        if (!m.ts) continue;
+        if (!m.ts || !isOwnMessage(m, self)) continue;
         const payload = m.metadata?.event_payload as { session_id?: unknown } | undefined;
         if (!cardTs && payload?.session_id !== place.sessionId) continue;
         if (m.metadata?.event_type === POST_EVENT_TYPE) {
