@@ -39,6 +39,9 @@ export interface Answerers {
   others?: string;
 }
 
+/** How long past its lifetime a member list may still answer while Slack can't be asked again. */
+const STALE_MEMBERS_GRACE_MS = 5 * 60_000;
+
 /**
  * The configured approvers: user ids (U…, W…) and user groups (S…), whose members are looked up and
  * kept for a minute.
@@ -78,9 +81,11 @@ export class Approvers {
       this.#groupCache.set(group, { members, until: Date.now() + this.groupTtlMs });
       return members;
     } catch (error) {
-      // Fail closed: an approver group we can't read grants nothing.
+      // Fail closed: an approver group we can't read grants nothing — but, as for channel members, the
+      // last list read serves a few minutes past its life, so a Slack hiccup doesn't stop every approval.
       this.logger.warn({ err: error, group }, 'could not read an approver user group');
-      return cached?.members ?? new Set();
+      const usable = cached && cached.until + STALE_MEMBERS_GRACE_MS > Date.now();
+      return usable ? cached.members : new Set();
     }
   }
 }
@@ -138,9 +143,6 @@ export class ApproversOnly implements ActPolicy {
     return { line: `Waiting for an approver: ${joinOr(who)}`, mentions: who.join(' ') };
   }
 }
-
-/** How long past its lifetime a member list may still answer while Slack can't be asked again. */
-const STALE_MEMBERS_GRACE_MS = 5 * 60_000;
 
 /**
  * `channel-members`: anyone in the session's channel. Membership is asked of Slack

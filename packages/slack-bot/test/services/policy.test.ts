@@ -45,6 +45,29 @@ describe('StarterOrApprovers', () => {
   });
 });
 
+describe('Approvers', () => {
+  it('while Slack can’t be asked, the last user-group list serves a few minutes past its life, then nothing', async () => {
+    const approvers = new Approvers(slack, ['S0APPROVERS'], logger, 0);
+    expect(await approvers.includes('U0BOB')).toBe(true);
+    sandbox.failNext({ method: 'usergroups.users.list', error: 'internal_error' });
+    expect(await approvers.includes('U0BOB')).toBe(true); // expired, yet just read
+    const sixMinutesOn = Date.now() + 6 * 60_000;
+    const now = vi.spyOn(Date, 'now').mockReturnValue(sixMinutesOn);
+    try {
+      sandbox.failNext({ method: 'usergroups.users.list', error: 'internal_error' });
+      expect(await approvers.includes('U0BOB')).toBe(false);
+    } finally {
+      now.mockRestore();
+    }
+    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({
+      method: 'usergroups.users.list',
+      error: 'internal_error',
+    });
+    // Once Slack answers again, the group counts again.
+    expect(await approvers.includes('U0BOB')).toBe(true);
+  });
+});
+
 describe('channelPolicy', () => {
   it('limits where sessions start when AGENT_ALLOWED_CHANNELS is set', () => {
     expect(channelPolicy([])('C0GENERAL')).toEqual({ allowed: true });
