@@ -227,14 +227,32 @@ function joinOr(items: string[]): string {
   return `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }
 
-/** Sessions may be started only in the allowed channels, when a list is configured. */
+/** A direct message (`D…`; a user id stands for the bot's DM with them): no channel of members around it. */
+export function isDirectConversation(channelId: string): boolean {
+  return /^[DUW]/.test(channelId);
+}
+
+/** The entry of AGENT_ALLOWED_CHANNELS that allows the bot's DMs (each person's DM id is different). */
+export const DM_ENTRY = 'dm';
+
+/**
+ * Sessions may be started only in the allowed channels, when a list is configured — the bot's DMs (its
+ * Messages tab, or `/agent start` typed there) included: they start sessions only when the list holds
+ * `dm`. One rule for every way of starting, so a DM is not a way around the list.
+ */
 export function channelPolicy(allowedChannels: string[]): (channelId: string) => Verdict {
   const allowed = new Set(allowedChannels);
   return (channelId) => {
     if (allowed.size === 0 || allowed.has(channelId)) return { allowed: true };
+    const direct = isDirectConversation(channelId);
+    if (direct && allowed.has(DM_ENTRY)) return { allowed: true };
+    const places = [
+      ...[...allowed].filter((c) => c !== DM_ENTRY).map((c) => `<#${c}>`),
+      ...(allowed.has(DM_ENTRY) ? ['direct messages with me'] : []),
+    ];
     return {
       allowed: false,
-      reason: `Agent sessions can't be started in this channel. Allowed: ${[...allowed].map((c) => `<#${c}>`).join(', ')}.`,
+      reason: `Agent sessions can't be started in ${direct ? 'direct messages' : 'this channel'}. Allowed: ${places.join(', ')}.`,
     };
   };
 }

@@ -21,8 +21,6 @@ export interface StartInput {
   threadTs?: string;
   /** Said on the card: where the session came from ("Started from this thread (N messages as context)"). */
   origin?: string;
-  /** The bot's own DM with the person: no channel rule applies (nobody else sees it). */
-  direct?: boolean;
 }
 
 /** Why the bot can't post where a session was asked for, in words for the person who asked. */
@@ -54,7 +52,8 @@ export class StartingService {
 
   async start(input: StartInput): Promise<Outcome<{ sessionId: string }>> {
     const { client, metrics, slack, logger } = this.deps;
-    const channel = input.direct ? { allowed: true as const } : this.deps.channelAllowed(input.channelId);
+    // The same rule for a DM as for a channel (AGENT_ALLOWED_CHANNELS lists `dm` to allow them).
+    const channel = this.deps.channelAllowed(input.channelId);
     if (!channel.allowed) return { ok: false, message: channel.reason };
     const typed = `\nYour goal was:\n> ${escapeMrkdwn(truncate(input.goal, 2500))}`;
     // The card first: where the bot may not post (a private channel it wasn't invited to), nothing is

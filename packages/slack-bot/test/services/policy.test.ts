@@ -78,6 +78,21 @@ describe('channelPolicy', () => {
       reason: expect.stringContaining('<#C0AGENTS>'),
     });
   });
+
+  it('holds for the bot’s DMs too: refused unless the list says dm (each person’s DM id differs)', () => {
+    expect(channelPolicy([])('D0ALICE')).toEqual({ allowed: true });
+    expect(channelPolicy(['C0AGENTS'])('D0ALICE')).toEqual({
+      allowed: false,
+      reason: "Agent sessions can't be started in direct messages. Allowed: <#C0AGENTS>.",
+    });
+    const withDms = channelPolicy(['C0AGENTS', 'dm']);
+    expect(withDms('D0ALICE')).toEqual({ allowed: true });
+    expect(withDms('C0GENERAL')).toEqual({
+      allowed: false,
+      reason:
+        "Agent sessions can't be started in this channel. Allowed: <#C0AGENTS>, direct messages with me.",
+    });
+  });
 });
 
 const approval = { inputId: 'in_1', kind: 'approval' as const, prompt: 'Deploy?', raw: {} };

@@ -55,6 +55,18 @@ describe('StartingService', () => {
     expect(w.calls).toEqual([]);
   });
 
+  it('holds AGENT_ALLOWED_CHANNELS in a DM as anywhere: a DM starts a session only when the list says dm', async () => {
+    const dm = { ...input, channelId: 'D0ALICE', threadTs: '1700000000.000100' };
+    const limited = setup(['C0AGENTS']);
+    expect(await limited.starting.start(dm)).toEqual({
+      ok: false,
+      message: "Agent sessions can't be started in direct messages. Allowed: <#C0AGENTS>.",
+    });
+    expect(limited.calls).toEqual([]);
+    const withDms = setup(['C0AGENTS', 'dm']);
+    expect(await withDms.starting.start(dm)).toMatchObject({ ok: true });
+  });
+
   it('checks every field of the form at once; a good one starts after the form closed', async () => {
     const w = setup();
     expect(
