@@ -1,3 +1,4 @@
+// Over 300 lines: the one place where every service is built and wired to the others, in start order.
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
@@ -8,21 +9,24 @@ import type { BotConfig } from './config.js';
 import { boltLogger, createLogger, type Logger } from './logger.js';
 import { AnsweringService } from './services/answering.js';
 import { AuditService } from './services/audit.js';
+import { BudgetCeiling } from './services/budget-ceiling.js';
 import { CardUpdater, type CardUpdaterOptions } from './services/card-updater.js';
 import { ConversationService } from './services/conversation.js';
 import { SessionDirectory } from './services/directory.js';
 import { FeedbackService } from './services/feedback.js';
 import { healthRoutes } from './services/health.js';
+import { HomeTeam } from './services/home-team.js';
 import { LeaseKeeper, type LeaseKeeperOptions } from './services/lease-keeper.js';
 import { BotMetrics } from './services/metrics.js';
 import { Notifier } from './services/notifier.js';
 import { type OutboundOptions, OutboundQueue, queuedChat } from './services/outbound.js';
-import { Approvers, channelPolicy, choosePolicy } from './services/policy.js';
+import { Approvers, ChannelMembers, channelPolicy, choosePolicy } from './services/policy.js';
 import { ReminderService } from './services/reminders.js';
 import { SessionPublisher } from './services/session-publisher.js';
 import { StartingService } from './services/starting.js';
 import { SteeringService } from './services/steering.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/thread-poster.js';
+import { SessionVisibility } from './services/visibility.js';
 import { openStore, type Store } from './store/index.js';
 
 /** What a running bot needs that the environment doesn't say: required Slack and service settings. */
@@ -134,13 +138,22 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const poster = new ThreadPoster(paced, store.posts, logger, metrics, tuning.posts, outbound);
   const cards = new CardUpdater(paced, logger, metrics, tuning.cards, outbound);
   const membersTtlMs = tuning.policy?.membersTtlMs;
-  const policy = choosePolicy(
-    config.approvals.policy,
+  const approvers = new Approvers(slack, config.approvers, logger, membersTtlMs);
+  // One reader of channel members (Slack Connect guests left out) for acting and for reading.
+  const members = new ChannelMembers(
     slack,
-    new Approvers(slack, config.approvers, logger, membersTtlMs),
+    approvers,
     logger,
     membersTtlMs,
+    new HomeTeam(slack, logger, membersTtlMs),
   );
+  const { maxBudget } = config.approvals;
+  const chosen = choosePolicy(config.approvals.policy, approvers, members);
+  const policy =
+    maxBudget === undefined
+      ? chosen
+      : new BudgetCeiling(chosen, approvers, maxBudget, config.approvals.policy === 'approvers-only');
+  const visibility = new SessionVisibility({ members, approvers });
   const publisher = new SessionPublisher({
     store,
     poster,
@@ -202,6 +215,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     metrics,
     snapshot: (sessionId) => publisher.snapshot(sessionId),
     audit,
+    prompts: store.prompts,
   });
   const starting = new StartingService({
     client,
@@ -216,6 +230,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
       await leases.refresh();
     },
     audit,
+    ...(maxBudget === undefined ? {} : { maxBudget }),
   });
   registerListeners(app, {
     answering,
@@ -243,8 +258,9 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
       events: store.events,
       card: (sessionId) => publisher.card(sessionId),
       policy,
+      visibility,
+      audit,
     }),
-    audit,
     logger,
   });
 

@@ -1,6 +1,5 @@
 import type { Logger } from '../logger.js';
 import type { AnsweringService } from '../services/answering.js';
-import type { AuditService } from '../services/audit.js';
 import type { ConversationService } from '../services/conversation.js';
 import type { SessionDirectory } from '../services/directory.js';
 import type { FeedbackService } from '../services/feedback.js';
@@ -12,9 +11,7 @@ export interface ListenerContext {
   answering: Pick<AnsweringService, 'answer' | 'openForm' | 'submitForm'>;
   steering: Pick<SteeringService, 'signal' | 'openForm' | 'resume' | 'submitRedirect' | 'submitBudget'>;
   starting: Pick<StartingService, 'start' | 'submitForm'>;
-  directory: Pick<SessionDirectory, 'list' | 'status' | 'home'>;
-  /** `/agent history` (optional so a listener test's context needn't have it). */
-  audit?: Pick<AuditService, 'history'>;
+  directory: Pick<SessionDirectory, 'list' | 'status' | 'history' | 'home'>;
   conversation: Pick<ConversationService, 'handle'>;
   feedback: Pick<FeedbackService, 'record'>;
   logger: Logger;

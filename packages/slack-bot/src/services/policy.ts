@@ -1,13 +1,22 @@
 import type { HumanInputRequest } from '@agent-sessions/core';
 import type { Logger } from '../logger.js';
 import type { SessionRecord } from '../store/records.js';
+import type { HomeTeam } from './home-team.js';
 import type { SlackClient } from './slack.js';
 
 export type Verdict = { allowed: true } | { allowed: false; reason: string };
 
 /** What someone wants to do: steer a session (signals, budget) or answer one of its questions. */
 export type ActTarget =
-  | { kind: 'steer'; session: Pick<SessionRecord, 'sessionId' | 'startedBy' | 'channelId'> }
+  | {
+      kind: 'steer';
+      session: Pick<SessionRecord, 'sessionId' | 'startedBy' | 'channelId'>;
+      /** Redirecting the agent; `approvalWaiting` when one of its approvals is still unanswered. */
+      redirect?: boolean;
+      approvalWaiting?: boolean;
+      /** Raising (or setting, on resume) its budget to this, in USD. */
+      newBudget?: number;
+    }
   | {
       kind: 'answer';
       session: Pick<SessionRecord, 'sessionId' | 'startedBy' | 'channelId'>;
@@ -110,8 +119,10 @@ export class StarterOrApprovers implements ActPolicy {
 
 /**
  * `approvers-only` (four eyes): approval questions are answered by an approver other than the person
- * who started the session — even when the starter is an approver too. The starter still steers, and
- * answers the other kinds of questions (a choice, free text), as do the approvers.
+ * who started the session — even when the starter is an approver too. The starter still steers (pause,
+ * resume, cancel, redirect), and answers the other kinds of questions (a choice, free text), as do the
+ * approvers — but can't redirect the agent while one of its approvals waits (that would steer it past
+ * the decision), and budgets above AGENT_MAX_BUDGET are an approver's to give (BudgetCeiling).
  */
 export class ApproversOnly implements ActPolicy {
   readonly #fallback: StarterOrApprovers;
@@ -121,11 +132,19 @@ export class ApproversOnly implements ActPolicy {
   }
 
   async mayAct(userId: string, target: ActTarget): Promise<Verdict> {
+    const who = this.approvers.mentions();
+    const named = who.length > 0 ? joinOr(who) : 'an approver (none is configured: set AGENT_APPROVERS)';
+    if (target.kind === 'steer' && target.redirect && target.approvalWaiting) {
+      if (userId === target.session.startedBy) {
+        return {
+          allowed: false,
+          reason: `An approval is waiting in this session and needs a second person: you started it, so ${named} must approve or reject it before you can redirect the agent.`,
+        };
+      }
+    }
     if (target.kind !== 'answer' || target.request.kind !== 'approval') {
       return this.#fallback.mayAct(userId, target);
     }
-    const who = this.approvers.mentions();
-    const named = who.length > 0 ? joinOr(who) : 'an approver (none is configured: set AGENT_APPROVERS)';
     if (userId === target.session.startedBy) {
       return {
         allowed: false,
@@ -158,11 +177,13 @@ export class ChannelMembers implements ActPolicy {
     private readonly approvers: Approvers,
     private readonly logger: Logger,
     private readonly ttlMs = 60_000,
+    /** With it, people of another organisation in a Slack Connect channel are not counted as members. */
+    private readonly homeTeam?: Pick<HomeTeam, 'includes'>,
   ) {}
 
   async mayAct(userId: string, { session }: ActTarget): Promise<Verdict> {
     if (userId === session.startedBy || (await this.approvers.includes(userId))) return { allowed: true };
-    if ((await this.#members(session.channelId)).has(userId)) return { allowed: true };
+    if (await this.includes(session.channelId, userId)) return { allowed: true };
     return {
       allowed: false,
       reason: `Only members of <#${session.channelId}> (where this session runs) can do that.`,
@@ -177,6 +198,12 @@ export class ChannelMembers implements ActPolicy {
   whoMayAnswer(session: Pick<SessionRecord, 'startedBy' | 'channelId'>): Answerers {
     const anyone = `Anyone in <#${session.channelId}> can answer`;
     return { line: anyone, mentions: `<@${session.startedBy}>`, others: anyone };
+  }
+
+  /** Whether someone is in the channel, as Slack lists it, and of the bot's own organisation. */
+  async includes(channelId: string, userId: string): Promise<boolean> {
+    if (!(await this.#members(channelId)).has(userId)) return false;
+    return this.homeTeam ? this.homeTeam.includes(userId) : true;
   }
 
   async #members(channel: string): Promise<Set<string>> {
@@ -207,22 +234,22 @@ export class ChannelMembers implements ActPolicy {
   }
 }
 
-/** The policy AGENT_APPROVAL_POLICY names. */
+/**
+ * The policy AGENT_APPROVAL_POLICY names. `members` is the bot's one reader of channel members (reading
+ * access uses it too, whatever the policy).
+ */
 export function choosePolicy(
   name: 'starter-or-approvers' | 'approvers-only' | 'channel-members',
-  slack: SlackClient,
   approvers: Approvers,
-  logger: Logger,
-  /** How long a channel's member list is kept (default a minute). */
-  membersTtlMs?: number,
+  members: ChannelMembers,
 ): ActPolicy {
   if (name === 'approvers-only') return new ApproversOnly(approvers);
-  if (name === 'channel-members') return new ChannelMembers(slack, approvers, logger, membersTtlMs);
+  if (name === 'channel-members') return members;
   return new StarterOrApprovers(approvers);
 }
 
 /** "a, b or c". */
-function joinOr(items: string[]): string {
+export function joinOr(items: string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }

@@ -47,6 +47,8 @@ export class StartingService {
       started: (sessionId: string) => Promise<void>;
       /** Every session started is recorded. */
       audit?: Pick<AuditService, 'record'>;
+      /** AGENT_MAX_BUDGET: no session starts with more; an approver may raise it later. */
+      maxBudget?: number;
     },
   ) {}
 
@@ -56,6 +58,14 @@ export class StartingService {
     const channel = this.deps.channelAllowed(input.channelId);
     if (!channel.allowed) return { ok: false, message: channel.reason };
     const typed = `\nYour goal was:\n> ${escapeMrkdwn(truncate(input.goal, 2500))}`;
+    const { maxBudget } = this.deps;
+    if (input.budget !== undefined && maxBudget !== undefined && input.budget > maxBudget) {
+      const cap = `$${maxBudget.toFixed(2)}`;
+      return {
+        ok: false,
+        message: `A session starts with at most ${cap} (AGENT_MAX_BUDGET): start it with less, and an approver can raise it later.${typed}`,
+      };
+    }
     // The card first: where the bot may not post (a private channel it wasn't invited to), nothing is
     // started, rather than a session nobody can see.
     let cardTs: string;

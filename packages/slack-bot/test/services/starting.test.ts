@@ -3,7 +3,7 @@ import { channelPolicy } from '../../src/services/policy.js';
 import { StartingService } from '../../src/services/starting.js';
 import { fakeWorld } from '../fakes.js';
 
-function setup(allowed: string[] = []) {
+function setup(allowed: string[] = [], maxBudget?: number) {
   const world = fakeWorld();
   const started: string[] = [];
   const starting = new StartingService({
@@ -15,6 +15,7 @@ function setup(allowed: string[] = []) {
     metrics: world.metrics,
     logger: world.logger,
     started: async (sessionId) => void started.push(sessionId),
+    ...(maxBudget === undefined ? {} : { maxBudget }),
   });
   return { ...world, starting, started };
 }
@@ -65,6 +66,17 @@ describe('StartingService', () => {
     expect(limited.calls).toEqual([]);
     const withDms = setup(['C0AGENTS', 'dm']);
     expect(await withDms.starting.start(dm)).toMatchObject({ ok: true });
+  });
+
+  it('AGENT_MAX_BUDGET: no session starts with more; nothing is posted or started', async () => {
+    const w = setup([], 5);
+    expect(await w.starting.start({ ...input, budget: 6 })).toEqual({
+      ok: false,
+      message:
+        'A session starts with at most $5.00 (AGENT_MAX_BUDGET): start it with less, and an approver can raise it later.\nYour goal was:\n> Write &lt;notes&gt;',
+    });
+    expect(w.calls).toEqual([]);
+    expect(await w.starting.start({ ...input, budget: 5 })).toMatchObject({ ok: true });
   });
 
   it('checks every field of the form at once; a good one starts after the form closed', async () => {
