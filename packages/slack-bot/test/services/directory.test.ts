@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SessionDirectory } from '../../src/services/directory.js';
+import type { ActPolicy } from '../../src/services/policy.js';
 import { fakeWorld, request, session } from '../fakes.js';
 
 /** Who may see what: the starter, and whoever a test lets in (the rule itself: visibility.test.ts). */
-function setup(alsoSees: string[] = []) {
+function setup(alsoSees: string[] = [], policy?: ActPolicy) {
   const world = fakeWorld();
   const seen = new Set<string>();
   const asked: string[] = [];
@@ -20,6 +21,7 @@ function setup(alsoSees: string[] = []) {
       },
     },
     audit: { history: async (sessionId) => `History of ${sessionId}` },
+    ...(policy ? { policy } : {}),
   });
   return { ...world, directory, asked };
 }
@@ -75,6 +77,17 @@ describe('SessionDirectory', () => {
     expect(typeof (await w.directory.status('U0BOB', 'C0AGENTS', 'sess_1'))).toBe('object');
     expect(await w.directory.history('U0BOB', 'sess_1')).toBe('History of sess_1');
     expect(await w.directory.list('U0BOB', 'C0AGENTS')).toContain('`sess_1`');
+  });
+
+  it('App Home lists a waiting question only to whom may see its session, whatever the policy says', async () => {
+    const anyone: ActPolicy = { mayAct: async () => ({ allowed: true }) };
+    const w = setup(['U0BOB'], anyone);
+    w.sessions.add(session({ status: 'waiting_human' }));
+    w.prompts.add('sess_1', request('approval'));
+    const homeOf = async (user: string, event: string) =>
+      JSON.stringify((await w.directory.home(user, event))?.blocks);
+    expect(await homeOf('U0BOB', 'Ev1')).toContain('Waiting on you (1)');
+    expect(await homeOf('U0CAROL', 'Ev2')).not.toContain('Waiting on you');
   });
 
   it('publishes App Home once per Slack event', async () => {
