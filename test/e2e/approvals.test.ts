@@ -1,7 +1,7 @@
 import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ALICE, allLogLines, BOB, CAROL, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
-import { actionIds, HUMAN_INPUT_ROUTE, isPrompt } from './helpers.js';
+import { actionIds, HUMAN_INPUT_ROUTE, isPrompt, SIGNAL_ROUTE } from './helpers.js';
 
 // Issue #15 through the sandbox: who may decide, reminders and escalation on a clock the test moves,
 // each timeout action, the history command and GET /audit. Every interaction is signed HTTP, as Slack
@@ -73,6 +73,26 @@ describe('four eyes (AGENT_APPROVAL_POLICY=approvers-only) and the record of dec
     );
   });
 
+  it('while an approval waits, the starter can’t redirect past it: by command or button, refused privately', async () => {
+    const waiting = await h.start('scenario:approval drop the old tables');
+    const prompt = await h.waitInThread(waiting.cardTs, isPrompt, 'the approval prompt');
+    const signals = async () => (await h.emulator.admin.stats()).requests[SIGNAL_ROUTE] ?? 0;
+    const before = await signals();
+    await h.driver.command({ user: ALICE, channel: CHANNEL, text: `redirect ${waiting.sessionId} skip it` });
+    const byCommand = await h.waitForEphemeral(ALICE, /An approval is waiting in this session/);
+    expect(byCommand).toContain('<!subteam^S0APPROVERS> must approve or reject it before you can redirect');
+    const opened = h.driver.openModal(ALICE);
+    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: waiting.cardTs, actionId: 'session_redirect' });
+    await h.waitForEphemeral(ALICE, /^🚫 An approval is waiting/);
+    expect(h.driver.openModal(ALICE)).toBe(opened); // no form opened
+    expect(await signals()).toBe(before);
+    // An approver may redirect: the decision is theirs anyway.
+    await h.driver.command({ user: BOB, channel: CHANNEL, text: `redirect ${waiting.sessionId} go on` });
+    await h.waitForEphemeral(BOB, /Redirected\./);
+    expect(await signals()).toBe(before + 1);
+    expect(actionIds(h.thread(waiting.cardTs).find((m) => m.ts === prompt.ts))).toContain('input_approve');
+  });
+
   it('the starter still steers: pause and resume are theirs', async () => {
     const steered = await h.start('scenario:long count the files');
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: `pause ${steered.sessionId}` });
@@ -81,9 +101,9 @@ describe('four eyes (AGENT_APPROVAL_POLICY=approvers-only) and the record of dec
     await h.waitForEphemeral(ALICE, /Cancelled\./);
   });
 
-  it('/agent history shows who started and who decided, only to the one who asked', async () => {
-    await h.driver.command({ user: CAROL, channel: CHANNEL, text: `history ${session.sessionId}` });
-    const history = await h.waitForEphemeral(CAROL, /History of session/);
+  it('/agent history shows who started and who decided, only to the one who asked, if they may see it', async () => {
+    await h.driver.command({ user: ALICE, channel: CHANNEL, text: `history ${session.sessionId}` });
+    const history = await h.waitForEphemeral(ALICE, /History of session/);
     expect(history).toMatch(/<@U0ALICE> started the session: scenario:approval deploy v2\.3\.1/);
     expect(history).toMatch(/<@U0BOB> answered: Approved/);
     // The refusals are not actions on the session: nothing of Alice's click is recorded.
@@ -91,6 +111,9 @@ describe('four eyes (AGENT_APPROVAL_POLICY=approvers-only) and the record of dec
     expect(
       h.sandbox.workspace.replies(CHANNEL, session.cardTs).some((m) => /History of/.test(textOf(m))),
     ).toBe(false);
+    // Carol is not in #agents: to her the session does not exist.
+    await h.driver.command({ user: CAROL, channel: CHANNEL, text: `history ${session.sessionId}` });
+    await h.waitForEphemeral(CAROL, /^There is no session `[^`]+` that you can see\.$/);
     await h.driver.command({ user: CAROL, channel: CHANNEL, text: 'history' });
     await h.waitForEphemeral(CAROL, /the session id is missing/);
   });

@@ -9,7 +9,7 @@ import type { SessionPublisher } from './services/following/session-publisher.js
 import type { BotMetrics } from './services/ops/metrics.js';
 import { openStore, type Store } from './store/index.js';
 import {
-  actPolicy,
+  access,
   auditTrail,
   type BotTuning,
   following,
@@ -51,14 +51,26 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const app = slackApp(settings, { store, client, metrics, audit });
   const slack = app.client;
   const out = slackOut(settings, { slack, store, metrics });
-  const policy = actPolicy(settings, { slack });
+  const { policy, visibility } = access(settings, { slack });
   const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower });
   const leases = leaseKeeper(settings, { store, follower, out, replicaId });
-  const built = { store, client, slack, out, follower, metrics, policy, audit, publisher, leases };
+  const built = {
+    store,
+    client,
+    slack,
+    out,
+    follower,
+    metrics,
+    policy,
+    visibility,
+    audit,
+    publisher,
+    leases,
+  };
   const people = peopleServices(settings, built);
   const identity = { botUserId: 'bot' };
   const reminders = reminderService(settings, { ...built, people, botUserId: () => identity.botUserId });
-  registerListeners(app, listenerContext(settings, { people, audit }));
+  registerListeners(app, listenerContext(settings, { people }));
 
   const server = await serve(app, config);
   follower.start();

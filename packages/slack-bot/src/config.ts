@@ -70,7 +70,15 @@ const schema = z
     PORT: wholeNumber('PORT').min(0).max(65535).default(3000),
     HOST: z.string().default('0.0.0.0'),
     AGENT_APPROVERS: list,
-    AGENT_ALLOWED_CHANNELS: list,
+    AGENT_ALLOWED_CHANNELS: list.superRefine((ids, ctx) => {
+      const bad = ids.filter((id) => id !== 'dm' && !/^[CGD][A-Z0-9]{2,}$/.test(id));
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `AGENT_ALLOWED_CHANNELS takes channel ids (C…, G…) and dm (the bot's direct messages); got ${bad.join(', ')}`,
+        });
+      }
+    }),
     AGENT_SHOW_REASONING: z
       .enum(['true', 'false'], { error: 'AGENT_SHOW_REASONING must be true or false' })
       .default('false'),
@@ -115,6 +123,13 @@ const schema = z
     AGENT_ON_TIMEOUT: blankAsUnset(
       z
         .enum(['leave', 'reject', 'cancel'], { error: 'AGENT_ON_TIMEOUT must be leave, reject or cancel' })
+        .optional(),
+    ),
+    // Under approvers-only, raising a budget past this needs an approver; no session starts above it.
+    AGENT_MAX_BUDGET: blankAsUnset(
+      z.coerce
+        .number({ error: 'AGENT_MAX_BUDGET must be a number of USD, like 25 or 7.50' })
+        .positive('AGENT_MAX_BUDGET must be above 0')
         .optional(),
     ),
     AUDIT_TOKEN: blankAsUnset(z.string().min(16, 'AUDIT_TOKEN must be at least 16 characters').optional()),
@@ -187,6 +202,8 @@ export interface ApprovalConfig {
   /** Unset: questions wait for ever. */
   questionTimeoutMs?: number;
   onTimeout: 'leave' | 'reject' | 'cancel';
+  /** USD: no session starts with more; above it, only an approver raises a budget (see policy.ts). */
+  maxBudget?: number;
   /** Unset: GET /audit answers 404. */
   auditToken?: string;
   auditRetentionDays: number;
@@ -233,6 +250,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
       ...(e.AGENT_ESCALATE_TO ? { escalateTo: e.AGENT_ESCALATE_TO } : {}),
       ...(e.AGENT_QUESTION_TIMEOUT ? { questionTimeoutMs: e.AGENT_QUESTION_TIMEOUT } : {}),
       onTimeout: e.AGENT_ON_TIMEOUT ?? 'leave',
+      ...(e.AGENT_MAX_BUDGET === undefined ? {} : { maxBudget: e.AGENT_MAX_BUDGET }),
       ...(e.AUDIT_TOKEN ? { auditToken: e.AUDIT_TOKEN } : {}),
       auditRetentionDays: e.AUDIT_RETENTION_DAYS ?? 365,
     },

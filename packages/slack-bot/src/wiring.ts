@@ -1,6 +1,7 @@
 /**
  * The bot's parts, one builder each, in the order `startBot` calls them: what a part needs is what its
  * builder takes. Listeners get services only (`listenerContext`); the store and the service's client stay here.
+ * Over 300 lines because every part of the bot is built here, side by side, so the wiring reads in one place.
  */
 import { AgentSessionsClient, Follower, type SchedulePolicy } from '@agent-sessions/core';
 import { type App, LogLevel, webApi } from '@slack/bolt';
@@ -15,12 +16,21 @@ import { AuditService } from './services/ops/audit.js';
 import { healthRoutes } from './services/ops/health.js';
 import { BotMetrics } from './services/ops/metrics.js';
 import { AnsweringService } from './services/people/answering.js';
+import { BudgetCeiling } from './services/people/budget-ceiling.js';
 import { ConversationService } from './services/people/conversation.js';
 import { SessionDirectory } from './services/people/directory.js';
 import { FeedbackService } from './services/people/feedback.js';
-import { type ActPolicy, Approvers, channelPolicy, choosePolicy } from './services/people/policy.js';
+import { HomeTeam } from './services/people/home-team.js';
+import {
+  type ActPolicy,
+  Approvers,
+  ChannelMembers,
+  channelPolicy,
+  choosePolicy,
+} from './services/people/policy.js';
 import { StartingService } from './services/people/starting.js';
 import { SteeringService } from './services/people/steering.js';
+import { SessionVisibility } from './services/people/visibility.js';
 import { CardUpdater, type CardUpdaterOptions } from './services/slack-out/card-updater.js';
 import { Notifier } from './services/slack-out/notifier.js';
 import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
@@ -73,6 +83,7 @@ export interface Parts {
   slack: SlackClient;
   out: SlackOut;
   policy: ActPolicy;
+  visibility: SessionVisibility;
   publisher: SessionPublisher;
   leases: LeaseKeeper;
   people: People;
@@ -157,11 +168,26 @@ export function slackOut(
   return { outbound, paced, chat, poster, cards };
 }
 
-/** Who may act (`AGENT_APPROVAL_POLICY`), asked by everything that answers or steers. */
-export function actPolicy({ config, tuning, logger }: Settings, { slack }: Pick<Parts, 'slack'>): ActPolicy {
+/**
+ * Who may act (`AGENT_APPROVAL_POLICY`, `AGENT_MAX_BUDGET`), asked by everything that answers or steers, and
+ * who may see a session, asked by everything that shows one.
+ */
+export function access(
+  { config, tuning, logger }: Settings,
+  { slack }: Pick<Parts, 'slack'>,
+): { policy: ActPolicy; visibility: SessionVisibility } {
   const membersTtlMs = tuning.policy?.membersTtlMs;
   const approvers = new Approvers(slack, config.approvers, logger, membersTtlMs);
-  return choosePolicy(config.approvals.policy, slack, approvers, logger, membersTtlMs);
+  // One reader of channel members (Slack Connect guests left out) for acting and for reading.
+  const homeTeam = new HomeTeam(slack, logger, membersTtlMs);
+  const members = new ChannelMembers(slack, approvers, logger, membersTtlMs, homeTeam);
+  const { maxBudget, policy: name } = config.approvals;
+  const chosen = choosePolicy(name, approvers, members);
+  const policy =
+    maxBudget === undefined
+      ? chosen
+      : new BudgetCeiling(chosen, approvers, maxBudget, name === 'approvers-only');
+  return { policy, visibility: new SessionVisibility({ members, approvers }) };
 }
 
 /** The follower's events into Slack: the card, the thread, prompts and the report. */
@@ -212,7 +238,8 @@ export function peopleServices(
   { config, logger }: Settings,
   parts: Omit<Parts, 'people' | 'replicaId' | 'botUserId'>,
 ) {
-  const { store, client, slack, out, follower, metrics, policy, audit, publisher, leases } = parts;
+  const { store, client, slack, out, follower, metrics, policy, visibility, audit, publisher, leases } =
+    parts;
   const { sessions, prompts, events } = store;
   const notifier = new Notifier({
     slack: out.paced,
@@ -226,6 +253,7 @@ export function peopleServices(
   const steering = new SteeringService({
     ...common,
     sessions,
+    prompts,
     policy,
     snapshot: (sessionId) => publisher.snapshot(sessionId),
   });
@@ -239,6 +267,7 @@ export function peopleServices(
       await out.cards.updateNow(sessionId, () => publisher.card(sessionId));
       await leases.refresh();
     },
+    ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),
   });
   const { threadReplies } = config;
   const conversation = new ConversationService({
@@ -247,17 +276,23 @@ export function peopleServices(
   });
   const feedback = new FeedbackService({ sessions, feedback: store.feedback, metrics, logger });
   const card = (sessionId: string) => publisher.card(sessionId);
-  const directory = new SessionDirectory({ client, sessions, prompts, events, card, policy });
+  const directory = new SessionDirectory({
+    client,
+    sessions,
+    prompts,
+    events,
+    card,
+    policy,
+    visibility,
+    audit,
+  });
   return { notifier, answering, steering, starting, conversation, feedback, directory };
 }
 
 /** What the listeners may use: the services, never the store or the service's client. */
-export function listenerContext(
-  { logger }: Settings,
-  { people, audit }: Pick<Parts, 'people' | 'audit'>,
-): ListenerContext {
+export function listenerContext({ logger }: Settings, { people }: Pick<Parts, 'people'>): ListenerContext {
   const { answering, steering, starting, conversation, feedback, directory } = people;
-  return { answering, steering, starting, conversation, feedback, directory, audit, logger };
+  return { answering, steering, starting, conversation, feedback, directory, logger };
 }
 
 /** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */

@@ -128,6 +128,27 @@ describe('approvals configuration (#15)', () => {
     expect(loadConfig(blank).approvals).toEqual(loadConfig({}).approvals);
   });
 
+  it('AGENT_ALLOWED_CHANNELS takes channel ids and dm; anything else is named', () => {
+    expect(loadConfig({ AGENT_ALLOWED_CHANNELS: 'C0AGENTS, G0OPS, dm' }).allowedChannels).toEqual([
+      'C0AGENTS',
+      'G0OPS',
+      'dm',
+    ]);
+    expect(() => loadConfig({ AGENT_ALLOWED_CHANNELS: 'C0AGENTS,#general' })).toThrow(
+      "AGENT_ALLOWED_CHANNELS: AGENT_ALLOWED_CHANNELS takes channel ids (C…, G…) and dm (the bot's direct messages); got #general",
+    );
+  });
+
+  it('AGENT_MAX_BUDGET: unset by default, a positive number of USD when set', () => {
+    expect(loadConfig({}).approvals.maxBudget).toBeUndefined();
+    expect(loadConfig({ AGENT_MAX_BUDGET: '' }).approvals.maxBudget).toBeUndefined();
+    expect(loadConfig({ AGENT_MAX_BUDGET: '7.50' }).approvals.maxBudget).toBe(7.5);
+    expect(() => loadConfig({ AGENT_MAX_BUDGET: 'lots' })).toThrow(
+      'AGENT_MAX_BUDGET: AGENT_MAX_BUDGET must be a number of USD, like 25 or 7.50',
+    );
+    expect(() => loadConfig({ AGENT_MAX_BUDGET: '0' })).toThrow('AGENT_MAX_BUDGET must be above 0');
+  });
+
   it('names each bad approvals variable and its rule', () => {
     let message = '';
     try {

@@ -9,5 +9,6 @@ export { type BotResponse, type SendOptions, SlackDriver } from './driver.js';
 export { Interactions } from './interactions.js';
 export { createSandboxApp, type RunningSandbox, type SandboxOptions, startSandbox } from './server.js';
 export { slackSignature } from './signing.js';
+export { PARTNER_TEAM_ID, withExternalMember } from './slack-connect.js';
 export { type EnvelopeType, SocketModeHub } from './socket-mode.js';
 export * from './workspace.js';

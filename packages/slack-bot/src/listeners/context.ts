@@ -1,5 +1,4 @@
 import type { Logger } from '../logger.js';
-import type { AuditService } from '../services/ops/audit.js';
 import type { AnsweringService } from '../services/people/answering.js';
 import type { ConversationService } from '../services/people/conversation.js';
 import type { SessionDirectory } from '../services/people/directory.js';
@@ -12,9 +11,7 @@ export interface ListenerContext {
   answering: Pick<AnsweringService, 'answer' | 'openForm' | 'submitForm'>;
   steering: Pick<SteeringService, 'signal' | 'openForm' | 'resume' | 'submitRedirect' | 'submitBudget'>;
   starting: Pick<StartingService, 'start' | 'submitForm'>;
-  directory: Pick<SessionDirectory, 'list' | 'status' | 'home'>;
-  /** `/agent history` (optional so a listener test's context needn't have it). */
-  audit?: Pick<AuditService, 'history'>;
+  directory: Pick<SessionDirectory, 'list' | 'status' | 'history' | 'home'>;
   conversation: Pick<ConversationService, 'handle'>;
   feedback: Pick<FeedbackService, 'record'>;
   logger: Logger;

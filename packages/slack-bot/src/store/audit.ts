@@ -36,11 +36,21 @@ export interface AuditRecord extends Required<AuditEntry> {
   at: string;
 }
 
+export interface AuditFilter {
+  sessionId?: string;
+  since?: string;
+  after?: number;
+  limit?: number;
+}
+
 /** Append-only: records are added and, past the retention, deleted by age; never edited. */
 export interface AuditRepository {
   append(entry: AuditEntry): Promise<void>;
-  /** Oldest first; `since` (ISO) excludes older records. */
-  list(filter: { sessionId?: string; since?: string; limit?: number }): Promise<AuditRecord[]>;
+  /**
+   * In the order written (by id), oldest first; `since` (ISO) excludes older records, `after` those with
+   * that id or a smaller one (the cursor of the next page). At most `limit` (default 10,000).
+   */
+  list(filter: AuditFilter): Promise<AuditRecord[]>;
   /** The newest record of a session, of the given actions when named. */
   latest(sessionId: string, actions?: AuditAction[]): Promise<AuditRecord | undefined>;
   /** Deletes records older than `before`; returns how many. */
@@ -103,14 +113,16 @@ export class SqlAuditRepository implements AuditRepository {
     );
   }
 
-  async list(filter: { sessionId?: string; since?: string; limit?: number }): Promise<AuditRecord[]> {
+  async list(filter: AuditFilter): Promise<AuditRecord[]> {
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.sessionId) where.push(`session_id = $${params.push(filter.sessionId)}`);
     if (filter.since) where.push(`at >= $${params.push(filter.since)}`);
+    if (filter.after !== undefined) where.push(`id > $${params.push(filter.after)}`);
     const limit = `$${params.push(filter.limit ?? 10_000)}`;
+    // By id, not time: a cursor (`after`) then never skips a record written in the same instant.
     const { rows } = await this.sql.query<AuditRow>(
-      `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at, id LIMIT ${limit}`,
+      `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ${limit}`,
       params,
     );
     return rows.map(toRecord);

@@ -59,17 +59,24 @@ describe('/agent', () => {
     expect(refused.rec.responses).toEqual([{ response_type: 'ephemeral', text: '⚠️ invite me first' }]);
   });
 
-  it('status and list answer privately with what the directory says', async () => {
+  it('status, list and history answer privately with what the directory lets this person see', async () => {
     const status = run('status sess_1');
     status.ctx.directory.status.mockResolvedValueOnce({ text: 'card', blocks: [{ type: 'divider' }] });
     await status.go();
-    expect(status.ctx.directory.status).toHaveBeenCalledWith('C0AGENTS', 'sess_1');
+    expect(status.ctx.directory.status).toHaveBeenCalledWith('U0ALICE', 'C0AGENTS', 'sess_1');
     expect(status.rec.responses).toEqual([
       { response_type: 'ephemeral', text: 'card', blocks: [{ type: 'divider' }] },
     ]);
     const list = run('list');
     await list.go();
     expect(list.rec.responses).toEqual([{ response_type: 'ephemeral', text: 'No active agent sessions' }]);
+    expect(list.ctx.directory.list).toHaveBeenCalledWith('U0ALICE', 'C0AGENTS');
+    const history = run('history sess_1');
+    await history.go();
+    expect(history.ctx.directory.history).toHaveBeenCalledWith('U0ALICE', 'sess_1');
+    expect(history.rec.responses).toEqual([
+      { response_type: 'ephemeral', text: 'There is no session `s` that you can see.' },
+    ]);
   });
 
   it.each([

@@ -82,6 +82,7 @@ export function fakeContext(rec: Recorded) {
     directory: {
       list: log<string>('directory.list', 'No active agent sessions'),
       status: log<string | SlackMessage>('directory.status', 'No session'),
+      history: log<string>('directory.history', 'There is no session `s` that you can see.'),
       home: log<HomeView | undefined>('directory.home', { type: 'home', blocks: [] }),
     },
     conversation: { handle: log<void>('conversation.handle', undefined) },

@@ -169,6 +169,12 @@ for (const backend of backends) {
       expect(all.map((r) => r.action)).toEqual(['start', 'reject']);
       expect(all[1]).toMatchObject({ userId: 'U2', inputId: 'in_1', httpStatus: 409, requestId: 'req_1' });
       expect(all[0]).toMatchObject({ teamId: 'T1', channelId: 'C1', threadTs: '1.1', detail: { goal: 'g' } });
+      // The next page's cursor: what follows an id, by id; and a page's size.
+      expect((await store.audit.list({ sessionId: 'a1', after: all[0]?.id })).map((r) => r.action)).toEqual([
+        'reject',
+      ]);
+      expect(await store.audit.list({ sessionId: 'a1', after: all[1]?.id })).toEqual([]);
+      expect((await store.audit.list({ sessionId: 'a1', limit: 1 })).map((r) => r.action)).toEqual(['start']);
       expect((await store.audit.latest('a1'))?.action).toBe('reject');
       expect((await store.audit.latest('a1', ['start', 'pause']))?.action).toBe('start');
       expect(await store.audit.latest('a1', ['cancel'])).toBeUndefined();

@@ -63,15 +63,13 @@ async function run(
       return;
     }
     case 'status':
-      await reply.say(await ctx.directory.status(command.channel_id, parsed.sessionId));
+      await reply.say(await ctx.directory.status(user, command.channel_id, parsed.sessionId));
       return;
     case 'list':
-      await reply.say(await ctx.directory.list(command.channel_id));
+      await reply.say(await ctx.directory.list(user, command.channel_id));
       return;
     case 'history':
-      await reply.say(
-        ctx.audit ? await ctx.audit.history(parsed.sessionId) : 'History is not available here.',
-      );
+      await reply.say(await ctx.directory.history(user, parsed.sessionId));
       return;
     case 'resume': {
       const result = await ctx.steering.resume(parsed.sessionId, user);

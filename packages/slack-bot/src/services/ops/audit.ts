@@ -120,8 +120,12 @@ export class AuditService {
   }
 
   /**
-   * GET /audit?sessionId=…&since=…: JSON lines. Off (404) without a token; a missing or wrong bearer
-   * token is 401. Tokens are compared as SHA-256 digests in constant time, and never logged.
+   * GET /audit?sessionId=…&since=…&after=…&limit=…: JSON lines, in the order written, a page of at most
+   * `limit` (default and most: 10,000). When more follow, a `Link: <…>; rel="next"` header names the next
+   * page (`after` = the last id sent) and `X-Audit-Next` its cursor. An operator's view: every session
+   * of the workspace, DMs included — who holds AUDIT_TOKEN reads it all. Off (404) without a token; a
+   * missing or wrong bearer token is 401. Tokens are compared as SHA-256 digests in constant time, and
+   * never logged.
    */
   routes(token: string | undefined): CustomRoute[] {
     const expected = token ? digest(token) : undefined;
@@ -159,13 +163,46 @@ export class AuditService {
         error: `since must be an ISO 8601 time, like 2026-01-31T00:00:00Z; got "${since}"`,
       });
     }
+    const after = wholeParam(query, 'after', 0, Number.MAX_SAFE_INTEGER);
+    const limit = wholeParam(query, 'limit', 1, AUDIT_PAGE);
+    if (typeof after === 'string') return json(400, { error: after });
+    if (typeof limit === 'string') return json(400, { error: limit });
+    const pageSize = limit ?? AUDIT_PAGE;
     const records = await this.deps.audit.list({
       ...(sessionId ? { sessionId } : {}),
       ...(since ? { since: new Date(since).toISOString() } : {}),
+      ...(after === undefined ? {} : { after }),
+      // One more than the page: whether another page follows, without counting them all.
+      limit: pageSize + 1,
     });
-    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    res.end(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const page = records.slice(0, pageSize);
+    const last = page.at(-1);
+    const headers: Record<string, string> = { 'content-type': 'application/x-ndjson' };
+    if (records.length > pageSize && last) {
+      query.set('after', String(last.id));
+      headers.link = `</audit?${query.toString()}>; rel="next"`;
+      headers['x-audit-next'] = String(last.id);
+    }
+    res.writeHead(200, headers);
+    res.end(page.map((r) => `${JSON.stringify(r)}\n`).join(''));
   }
+}
+
+/** The most records one GET /audit answers. */
+const AUDIT_PAGE = 10_000;
+
+/** A whole-number query parameter within bounds: the number, undefined when absent, or what is wrong. */
+function wholeParam(
+  query: URLSearchParams,
+  name: string,
+  min: number,
+  max: number,
+): number | string | undefined {
+  const raw = query.get(name);
+  if (raw === null) return undefined;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
+  return `${name} must be a whole number from ${min} to ${max}; got "${raw.slice(0, 40)}"`;
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();

@@ -117,13 +117,10 @@ export class ConversationService {
     // A mention in a thread with no session running in it starts one, the thread as its context.
     if (inThread && message.threadTs)
       return this.#start(message, { threadTs: message.threadTs, readThread: true });
-    return this.#start(message, { threadTs: message.ts, readThread: false, direct });
+    return this.#start(message, { threadTs: message.ts, readThread: false });
   }
 
-  async #start(
-    message: IncomingMessage,
-    where: { threadTs: string; readThread: boolean; direct?: boolean },
-  ): Promise<void> {
+  async #start(message: IncomingMessage, where: { threadTs: string; readThread: boolean }): Promise<void> {
     const { notifier, starting } = this.deps;
     const said = this.#withoutMention(message).trim();
     const parsed = parseAgentCommand(`start ${said}`);
@@ -164,7 +161,6 @@ export class ConversationService {
             origin: `Started from this thread (${context.messages.length} message${context.messages.length === 1 ? '' : 's'} as context)`,
           }
         : {}),
-      ...(where.direct ? { direct: true } : {}),
     });
     if (result.ok) return;
     await this.#react(message, 'warning');

@@ -5,12 +5,19 @@ import { cardStateOf, sessionCard, statusLabel } from '../../blocks/session-card
 import { escapeMrkdwn, mrkdwn, type SlackMessage, truncate } from '../../blocks/text.js';
 import type { EventLog } from '../../store/events.js';
 import type { PromptRepository } from '../../store/prompts.js';
+import type { SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
+import type { AuditService } from '../ops/audit.js';
 import type { SessionsApi } from '../outcome.js';
 import type { CardMessage } from '../slack-out/card-updater.js';
 import type { ActPolicy } from './policy.js';
+import { notVisible, type SessionVisibility } from './visibility.js';
 
-/** What people look up: a channel's sessions, one session's state, their own sessions on App Home. */
+/**
+ * What people look up: a channel's sessions, one session's state and history, their own sessions on App
+ * Home — each session shown only to whom `visibility` lets see it. To anyone else a session they may not
+ * see answers exactly as one that doesn't exist, and nothing about it is asked of the service.
+ */
 export class SessionDirectory {
   constructor(
     private readonly deps: {
@@ -22,11 +29,17 @@ export class SessionDirectory {
       card: (sessionId: string) => Promise<CardMessage | undefined>;
       /** With it, App Home lists first the questions this person may answer ("Waiting on you"). */
       policy?: ActPolicy;
+      visibility: Pick<SessionVisibility, 'maySee'>;
+      /** `/agent history`; without it, history is not available. */
+      audit?: Pick<AuditService, 'history'>;
     },
   ) {}
 
-  async list(channelId: string): Promise<string> {
-    const sessions = await this.deps.sessions.list({ channelId, activeOnly: true });
+  async list(userId: string, channelId: string): Promise<string> {
+    const sessions = await this.#visible(
+      userId,
+      await this.deps.sessions.list({ channelId, activeOnly: true }),
+    );
     if (sessions.length === 0)
       return 'No active agent sessions in this channel. Start one with `/agent start &lt;goal&gt;`.';
     return [
@@ -39,15 +52,20 @@ export class SessionDirectory {
   }
 
   /** A session's card and any question still waiting, shown again to whoever asks. */
-  async status(channelId: string, sessionId: string | undefined): Promise<SlackMessage | string> {
+  async status(
+    userId: string,
+    channelId: string,
+    sessionId: string | undefined,
+  ): Promise<SlackMessage | string> {
     const { sessions, prompts, client } = this.deps;
-    const session = sessionId
+    const found = sessionId
       ? await sessions.get(sessionId)
       : (await sessions.list({ channelId, activeOnly: true, limit: 1 }))[0];
+    const session = found && (await this.deps.visibility.maySee(userId, found)) ? found : undefined;
     if (!session) {
       return sessionId
-        ? `No session \`${escapeMrkdwn(sessionId)}\` was started from this workspace.`
-        : 'No active session in this channel. `/agent status &lt;session-id&gt;` shows any session.';
+        ? notVisible(sessionId)
+        : 'No active session in this channel. `/agent status &lt;session-id&gt;` shows any session you can see.';
     }
     const card =
       (await this.deps.card(session.sessionId)) ?? sessionCard(cardStateOf(session, undefined, Date.now()));
@@ -70,6 +88,23 @@ export class SessionDirectory {
     return { text: card.text, blocks: blocks.slice(0, 50) };
   }
 
+  /** `/agent history <id>`: the session's record, to whom may see the session. */
+  async history(userId: string, sessionId: string): Promise<string> {
+    const session = await this.deps.sessions.get(sessionId);
+    if (!session || !(await this.deps.visibility.maySee(userId, session))) return notVisible(sessionId);
+    return this.deps.audit ? this.deps.audit.history(sessionId) : 'History is not available here.';
+  }
+
+  /** The sessions of `all` that this person may see, in the same order. */
+  async #visible<T extends Pick<SessionRecord, 'startedBy' | 'channelId'>>(
+    userId: string,
+    all: T[],
+  ): Promise<T[]> {
+    const out: T[] = [];
+    for (const session of all) if (await this.deps.visibility.maySee(userId, session)) out.push(session);
+    return out;
+  }
+
   /** The Home tab: the viewer's own sessions, newest first; once per Slack event (Slack re-delivers). */
   async home(userId: string, eventId: string | undefined): Promise<HomeView | undefined> {
     if (eventId && !(await this.deps.events.markProcessed(eventId))) return undefined;
@@ -86,7 +121,11 @@ export class SessionDirectory {
     if (!policy) return [];
     const active = await this.deps.sessions.list({ activeOnly: true, limit: 200 });
     const out: WaitingOnYou[] = [];
-    for (const session of active.filter((s) => s.status === 'waiting_human')) {
+    // Whoever may answer may see, under every policy today; checked anyway, so no policy shows more.
+    for (const session of await this.#visible(
+      userId,
+      active.filter((s) => s.status === 'waiting_human'),
+    )) {
       for (const prompt of await this.deps.prompts.pending(session.sessionId)) {
         if (prompt.state !== 'pending') continue;
         const verdict = await policy.mayAct(userId, { kind: 'answer', session, request: prompt.request });

@@ -2,12 +2,21 @@ import type { HumanInputRequest } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { SlackClient } from '../slack-out/slack.js';
+import type { HomeTeam } from './home-team.js';
 
 export type Verdict = { allowed: true } | { allowed: false; reason: string };
 
 /** What someone wants to do: steer a session (signals, budget) or answer one of its questions. */
 export type ActTarget =
-  | { kind: 'steer'; session: Pick<SessionRecord, 'sessionId' | 'startedBy' | 'channelId'> }
+  | {
+      kind: 'steer';
+      session: Pick<SessionRecord, 'sessionId' | 'startedBy' | 'channelId'>;
+      /** Redirecting the agent; `approvalWaiting` when one of its approvals is still unanswered. */
+      redirect?: boolean;
+      approvalWaiting?: boolean;
+      /** Raising (or setting, on resume) its budget to this, in USD. */
+      newBudget?: number;
+    }
   | {
       kind: 'answer';
       session: Pick<SessionRecord, 'sessionId' | 'startedBy' | 'channelId'>;
@@ -38,6 +47,9 @@ export interface Answerers {
   /** Who else may answer without being pinged, in words: reminders say it after the mentions. */
   others?: string;
 }
+
+/** How long past its lifetime a member list may still answer while Slack can't be asked again. */
+const STALE_MEMBERS_GRACE_MS = 5 * 60_000;
 
 /**
  * The configured approvers: user ids (U…, W…) and user groups (S…), whose members are looked up and
@@ -78,9 +90,11 @@ export class Approvers {
       this.#groupCache.set(group, { members, until: Date.now() + this.groupTtlMs });
       return members;
     } catch (error) {
-      // Fail closed: an approver group we can't read grants nothing.
+      // Fail closed: an approver group we can't read grants nothing — but, as for channel members, the
+      // last list read serves a few minutes past its life, so a Slack hiccup doesn't stop every approval.
       this.logger.warn({ err: error, group }, 'could not read an approver user group');
-      return cached?.members ?? new Set();
+      const usable = cached && cached.until + STALE_MEMBERS_GRACE_MS > Date.now();
+      return usable ? cached.members : new Set();
     }
   }
 }
@@ -105,8 +119,10 @@ export class StarterOrApprovers implements ActPolicy {
 
 /**
  * `approvers-only` (four eyes): approval questions are answered by an approver other than the person
- * who started the session — even when the starter is an approver too. The starter still steers, and
- * answers the other kinds of questions (a choice, free text), as do the approvers.
+ * who started the session — even when the starter is an approver too. The starter still steers (pause,
+ * resume, cancel, redirect), and answers the other kinds of questions (a choice, free text), as do the
+ * approvers — but can't redirect the agent while one of its approvals waits (that would steer it past
+ * the decision), and budgets above AGENT_MAX_BUDGET are an approver's to give (BudgetCeiling).
  */
 export class ApproversOnly implements ActPolicy {
   readonly #fallback: StarterOrApprovers;
@@ -116,11 +132,19 @@ export class ApproversOnly implements ActPolicy {
   }
 
   async mayAct(userId: string, target: ActTarget): Promise<Verdict> {
+    const who = this.approvers.mentions();
+    const named = who.length > 0 ? joinOr(who) : 'an approver (none is configured: set AGENT_APPROVERS)';
+    if (target.kind === 'steer' && target.redirect && target.approvalWaiting) {
+      if (userId === target.session.startedBy) {
+        return {
+          allowed: false,
+          reason: `An approval is waiting in this session and needs a second person: you started it, so ${named} must approve or reject it before you can redirect the agent.`,
+        };
+      }
+    }
     if (target.kind !== 'answer' || target.request.kind !== 'approval') {
       return this.#fallback.mayAct(userId, target);
     }
-    const who = this.approvers.mentions();
-    const named = who.length > 0 ? joinOr(who) : 'an approver (none is configured: set AGENT_APPROVERS)';
     if (userId === target.session.startedBy) {
       return {
         allowed: false,
@@ -139,9 +163,6 @@ export class ApproversOnly implements ActPolicy {
   }
 }
 
-/** How long past its lifetime a member list may still answer while Slack can't be asked again. */
-const STALE_MEMBERS_GRACE_MS = 5 * 60_000;
-
 /**
  * `channel-members`: anyone in the session's channel. Membership is asked of Slack
  * (`conversations.members`, kept for a minute) rather than taken from where the click came from,
@@ -156,11 +177,13 @@ export class ChannelMembers implements ActPolicy {
     private readonly approvers: Approvers,
     private readonly logger: Logger,
     private readonly ttlMs = 60_000,
+    /** With it, people of another organisation in a Slack Connect channel are not counted as members. */
+    private readonly homeTeam?: Pick<HomeTeam, 'includes'>,
   ) {}
 
   async mayAct(userId: string, { session }: ActTarget): Promise<Verdict> {
     if (userId === session.startedBy || (await this.approvers.includes(userId))) return { allowed: true };
-    if ((await this.#members(session.channelId)).has(userId)) return { allowed: true };
+    if (await this.includes(session.channelId, userId)) return { allowed: true };
     return {
       allowed: false,
       reason: `Only members of <#${session.channelId}> (where this session runs) can do that.`,
@@ -175,6 +198,12 @@ export class ChannelMembers implements ActPolicy {
   whoMayAnswer(session: Pick<SessionRecord, 'startedBy' | 'channelId'>): Answerers {
     const anyone = `Anyone in <#${session.channelId}> can answer`;
     return { line: anyone, mentions: `<@${session.startedBy}>`, others: anyone };
+  }
+
+  /** Whether someone is in the channel, as Slack lists it, and of the bot's own organisation. */
+  async includes(channelId: string, userId: string): Promise<boolean> {
+    if (!(await this.#members(channelId)).has(userId)) return false;
+    return this.homeTeam ? this.homeTeam.includes(userId) : true;
   }
 
   async #members(channel: string): Promise<Set<string>> {
@@ -205,34 +234,52 @@ export class ChannelMembers implements ActPolicy {
   }
 }
 
-/** The policy AGENT_APPROVAL_POLICY names. */
+/**
+ * The policy AGENT_APPROVAL_POLICY names. `members` is the bot's one reader of channel members (reading
+ * access uses it too, whatever the policy).
+ */
 export function choosePolicy(
   name: 'starter-or-approvers' | 'approvers-only' | 'channel-members',
-  slack: SlackClient,
   approvers: Approvers,
-  logger: Logger,
-  /** How long a channel's member list is kept (default a minute). */
-  membersTtlMs?: number,
+  members: ChannelMembers,
 ): ActPolicy {
   if (name === 'approvers-only') return new ApproversOnly(approvers);
-  if (name === 'channel-members') return new ChannelMembers(slack, approvers, logger, membersTtlMs);
+  if (name === 'channel-members') return members;
   return new StarterOrApprovers(approvers);
 }
 
 /** "a, b or c". */
-function joinOr(items: string[]): string {
+export function joinOr(items: string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }
 
-/** Sessions may be started only in the allowed channels, when a list is configured. */
+/** A direct message (`D…`; a user id stands for the bot's DM with them): no channel of members around it. */
+export function isDirectConversation(channelId: string): boolean {
+  return /^[DUW]/.test(channelId);
+}
+
+/** The entry of AGENT_ALLOWED_CHANNELS that allows the bot's DMs (each person's DM id is different). */
+export const DM_ENTRY = 'dm';
+
+/**
+ * Sessions may be started only in the allowed channels, when a list is configured — the bot's DMs (its
+ * Messages tab, or `/agent start` typed there) included: they start sessions only when the list holds
+ * `dm`. One rule for every way of starting, so a DM is not a way around the list.
+ */
 export function channelPolicy(allowedChannels: string[]): (channelId: string) => Verdict {
   const allowed = new Set(allowedChannels);
   return (channelId) => {
     if (allowed.size === 0 || allowed.has(channelId)) return { allowed: true };
+    const direct = isDirectConversation(channelId);
+    if (direct && allowed.has(DM_ENTRY)) return { allowed: true };
+    const places = [
+      ...[...allowed].filter((c) => c !== DM_ENTRY).map((c) => `<#${c}>`),
+      ...(allowed.has(DM_ENTRY) ? ['direct messages with me'] : []),
+    ];
     return {
       allowed: false,
-      reason: `Agent sessions can't be started in this channel. Allowed: ${[...allowed].map((c) => `<#${c}>`).join(', ')}.`,
+      reason: `Agent sessions can't be started in ${direct ? 'direct messages' : 'this channel'}. Allowed: ${places.join(', ')}.`,
     };
   };
 }

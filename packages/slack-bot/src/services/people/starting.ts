@@ -21,8 +21,6 @@ export interface StartInput {
   threadTs?: string;
   /** Said on the card: where the session came from ("Started from this thread (N messages as context)"). */
   origin?: string;
-  /** The bot's own DM with the person: no channel rule applies (nobody else sees it). */
-  direct?: boolean;
 }
 
 /** Why the bot can't post where a session was asked for, in words for the person who asked. */
@@ -49,14 +47,25 @@ export class StartingService {
       started: (sessionId: string) => Promise<void>;
       /** Every session started is recorded. */
       audit?: Pick<AuditService, 'record'>;
+      /** AGENT_MAX_BUDGET: no session starts with more; an approver may raise it later. */
+      maxBudget?: number;
     },
   ) {}
 
   async start(input: StartInput): Promise<Outcome<{ sessionId: string }>> {
     const { client, metrics, slack, logger } = this.deps;
-    const channel = input.direct ? { allowed: true as const } : this.deps.channelAllowed(input.channelId);
+    // The same rule for a DM as for a channel (AGENT_ALLOWED_CHANNELS lists `dm` to allow them).
+    const channel = this.deps.channelAllowed(input.channelId);
     if (!channel.allowed) return { ok: false, message: channel.reason };
     const typed = `\nYour goal was:\n> ${escapeMrkdwn(truncate(input.goal, 2500))}`;
+    const { maxBudget } = this.deps;
+    if (input.budget !== undefined && maxBudget !== undefined && input.budget > maxBudget) {
+      const cap = `$${maxBudget.toFixed(2)}`;
+      return {
+        ok: false,
+        message: `A session starts with at most ${cap} (AGENT_MAX_BUDGET): start it with less, and an approver can raise it later.${typed}`,
+      };
+    }
     // The card first: where the bot may not post (a private channel it wasn't invited to), nothing is
     // started, rather than a session nobody can see.
     let cardTs: string;

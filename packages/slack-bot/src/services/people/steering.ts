@@ -4,6 +4,7 @@ import { raiseBudgetModal, redirectModal } from '../../blocks/modals.js';
 import { totalCostOf } from '../../blocks/session-card.js';
 import { escapeMrkdwn } from '../../blocks/text.js';
 import { decodeRef, sessionOf } from '../../refs.js';
+import type { PromptRepository } from '../../store/prompts.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
 import { type AuditService, serviceAnswer } from '../ops/audit.js';
@@ -41,6 +42,8 @@ export class SteeringService {
       snapshot: (sessionId: string) => FollowedSession | undefined;
       /** Every signal sent (or refused by the service) is recorded. */
       audit?: Pick<AuditService, 'record'>;
+      /** The questions still open: a redirect while an approval waits is the policy's to judge. */
+      prompts?: Pick<PromptRepository, 'pending'>;
     },
   ) {}
 
@@ -52,7 +55,10 @@ export class SteeringService {
     /** The session's record when the caller has read it already (`resume`): not read a second time. */
     known?: SessionRecord,
   ): Promise<Outcome> {
-    const allowed = await this.#authorize(sessionId, userId, known);
+    const allowed = await this.#authorize(sessionId, userId, known, {
+      redirect: kind === 'redirect',
+      ...(extra.newBudget === undefined ? {} : { newBudget: extra.newBudget }),
+    });
     if (!allowed.ok) return allowed;
     const { session } = allowed;
     if (session.finished) return { ok: false, message: 'This session has already ended.' };
@@ -103,7 +109,8 @@ export class SteeringService {
   ): Promise<Outcome<{ view: ModalView }>> {
     const sessionId = sessionOf(decodeRef(ref));
     if (!sessionId) return { ok: false, message: 'This button lost its session; run `/agent status`.' };
-    const allowed = await this.#authorize(sessionId, userId);
+    // A redirect the policy would refuse (an approval waiting, under four eyes) is refused before the form.
+    const allowed = await this.#authorize(sessionId, userId, undefined, { redirect: which === 'redirect' });
     if (!allowed.ok) return { ok: false, message: `🚫 ${allowed.message}` };
     if (allowed.session.finished) return { ok: false, message: 'This session has already ended.' };
     if (which === 'redirect') return { ok: true, view: redirectModal(sessionId) };
@@ -181,12 +188,21 @@ export class SteeringService {
     sessionId: string,
     userId: string,
     known?: SessionRecord,
+    change: { redirect?: boolean; newBudget?: number } = {},
   ): Promise<Outcome<{ session: SessionRecord }>> {
     const session = known ?? (await this.deps.sessions.get(sessionId));
     if (!session) {
       return { ok: false, message: `No session \`${sessionId}\` was started from this Slack workspace.` };
     }
-    const verdict = await this.deps.policy.mayAct(userId, { kind: 'steer', session });
+    const approvalWaiting =
+      change.redirect === true &&
+      (await this.deps.prompts?.pending(sessionId))?.some((p) => p.request.kind === 'approval') === true;
+    const verdict = await this.deps.policy.mayAct(userId, {
+      kind: 'steer',
+      session,
+      ...change,
+      ...(approvalWaiting ? { approvalWaiting } : {}),
+    });
     if (!verdict.allowed) {
       this.deps.metrics.actions.inc({ kind: 'refused', outcome: 'refused' });
       return { ok: false, message: verdict.reason };

@@ -5,6 +5,7 @@
 import type { Clock } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { PostRepository } from '../../store/posts.js';
+import { type BotIdentity, botIdentity, isOwnMessage } from './bot-identity.js';
 import type { OutboundMethod, OutboundPriority } from './outbound.js';
 import { type SlackClient, slackErrorCode } from './slack.js';
 import type { Place, ThreadMessage } from './thread-place.js';
@@ -72,7 +73,12 @@ export class ThreadLookup {
   readonly #dmIds = new Map<string, string>();
   readonly #recovered = new Map<string, Promise<void>>();
 
-  constructor(private readonly deps: ThreadLookupOptions) {}
+  /** Who the bot is: only its own messages and files count as posts found after a crash. */
+  readonly #self: () => Promise<BotIdentity>;
+
+  constructor(private readonly deps: ThreadLookupOptions) {
+    this.#self = botIdentity(deps.slack);
+  }
 
   /** A key recorded and not posted: found in the thread, still being posted (young), or to post again. */
   async whenPending(
@@ -199,6 +205,7 @@ export class ThreadLookup {
     const { cardTs } = place;
     let cursor: string | undefined;
     let pages = 0;
+    const self = await this.#self();
     do {
       const query = { channel, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
       const page = await this.deps.call(
@@ -210,7 +217,7 @@ export class ThreadLookup {
         cardTs ? 'conversations.replies' : 'conversations.history',
       );
       for (const m of page.messages ?? []) {
-        if (!m.ts) continue;
+        if (!m.ts || !isOwnMessage(m, self)) continue;
         const payload = m.metadata?.event_payload as { session_id?: unknown } | undefined;
         if (!cardTs && payload?.session_id !== place.sessionId) continue;
         if (m.metadata?.event_type === POST_EVENT_TYPE) {

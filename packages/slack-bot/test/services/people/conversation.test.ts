@@ -127,7 +127,7 @@ describe('starting from a mention or a DM', () => {
     expect(w.ephemerals()[0]).toMatch(/Tell me what to do/);
   });
 
-  it('a DM starts a session there, with no channel rule; an ordinary channel message is ignored', async () => {
+  it('a DM starts a session there; an ordinary channel message is ignored', async () => {
     const w = world();
     const dm = w.message({ channelId: 'D0ALICE', channelType: 'im', text: 'summarise my week' });
     await w.service.handle(dm);
@@ -136,7 +136,6 @@ describe('starting from a mention or a DM', () => {
         channelId: 'D0ALICE',
         goal: 'summarise my week',
         threadTs: dm.ts,
-        direct: true,
       }),
     );
     const marks = w.deps.events.markProcessed.mock.calls.length;

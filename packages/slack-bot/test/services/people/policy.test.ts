@@ -2,6 +2,7 @@ import { defaultSeed, type RunningSandbox, startSandbox } from '@agent-sessions/
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/logger.js';
+import { BudgetCeiling } from '../../../src/services/people/budget-ceiling.js';
 import {
   Approvers,
   ApproversOnly,
@@ -45,6 +46,29 @@ describe('StarterOrApprovers', () => {
   });
 });
 
+describe('Approvers', () => {
+  it('while Slack can’t be asked, the last user-group list serves a few minutes past its life, then nothing', async () => {
+    const approvers = new Approvers(slack, ['S0APPROVERS'], logger, 0);
+    expect(await approvers.includes('U0BOB')).toBe(true);
+    sandbox.failNext({ method: 'usergroups.users.list', error: 'internal_error' });
+    expect(await approvers.includes('U0BOB')).toBe(true); // expired, yet just read
+    const sixMinutesOn = Date.now() + 6 * 60_000;
+    const now = vi.spyOn(Date, 'now').mockReturnValue(sixMinutesOn);
+    try {
+      sandbox.failNext({ method: 'usergroups.users.list', error: 'internal_error' });
+      expect(await approvers.includes('U0BOB')).toBe(false);
+    } finally {
+      now.mockRestore();
+    }
+    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({
+      method: 'usergroups.users.list',
+      error: 'internal_error',
+    });
+    // Once Slack answers again, the group counts again.
+    expect(await approvers.includes('U0BOB')).toBe(true);
+  });
+});
+
 describe('channelPolicy', () => {
   it('limits where sessions start when AGENT_ALLOWED_CHANNELS is set', () => {
     expect(channelPolicy([])('C0GENERAL')).toEqual({ allowed: true });
@@ -53,6 +77,21 @@ describe('channelPolicy', () => {
     expect(limited('C0GENERAL')).toMatchObject({
       allowed: false,
       reason: expect.stringContaining('<#C0AGENTS>'),
+    });
+  });
+
+  it('holds for the bot’s DMs too: refused unless the list says dm (each person’s DM id differs)', () => {
+    expect(channelPolicy([])('D0ALICE')).toEqual({ allowed: true });
+    expect(channelPolicy(['C0AGENTS'])('D0ALICE')).toEqual({
+      allowed: false,
+      reason: "Agent sessions can't be started in direct messages. Allowed: <#C0AGENTS>.",
+    });
+    const withDms = channelPolicy(['C0AGENTS', 'dm']);
+    expect(withDms('D0ALICE')).toEqual({ allowed: true });
+    expect(withDms('C0GENERAL')).toEqual({
+      allowed: false,
+      reason:
+        "Agent sessions can't be started in this channel. Allowed: <#C0AGENTS>, direct messages with me.",
     });
   });
 });
@@ -81,6 +120,21 @@ describe('ApproversOnly (four eyes)', () => {
       allowed: true,
     });
     expect((await policy.mayAct('U0CAROL', steer)).allowed).toBe(false);
+  });
+
+  it('while an approval waits, the starter can’t redirect past it; an approver can; without one, the starter can', async () => {
+    const policy = new ApproversOnly(new Approvers(slack, ['U0ALICE', 'S0APPROVERS'], logger));
+    const past = { ...steer, redirect: true, approvalWaiting: true };
+    const starter = await policy.mayAct('U0ALICE', past);
+    expect(starter).toEqual({
+      allowed: false,
+      reason:
+        'An approval is waiting in this session and needs a second person: you started it, so <@U0ALICE> or <!subteam^S0APPROVERS> must approve or reject it before you can redirect the agent.',
+    });
+    expect(await policy.mayAct('U0BOB', past)).toEqual({ allowed: true });
+    expect(await policy.mayAct('U0ALICE', { ...steer, redirect: true })).toEqual({ allowed: true });
+    // Pausing or cancelling stops the agent: never a way past the decision.
+    expect(await policy.mayAct('U0ALICE', { ...steer, approvalWaiting: true })).toEqual({ allowed: true });
   });
 
   it('names who can answer on the prompt: approvers for approvals, the starter too for the rest', () => {
@@ -184,5 +238,41 @@ describe('ChannelMembers', () => {
       mentions: '<@U0ALICE>',
       others: 'Anyone in <#C0AGENTS> can answer',
     });
+  });
+});
+
+describe('BudgetCeiling (AGENT_MAX_BUDGET)', () => {
+  const raise = (to: number) => ({ ...steer, newBudget: to });
+
+  it('under four eyes: up to the ceiling the starter raises; above it an approver other than the starter', async () => {
+    const approvers = new Approvers(slack, ['U0ALICE', 'S0APPROVERS'], logger);
+    const policy = new BudgetCeiling(new ApproversOnly(approvers), approvers, 10, true);
+    expect(await policy.mayAct('U0ALICE', raise(10))).toEqual({ allowed: true });
+    expect(await policy.mayAct('U0ALICE', raise(10.01))).toEqual({
+      allowed: false,
+      reason:
+        'A budget above $10.00 (AGENT_MAX_BUDGET) needs a second person: you started this session, so ask <@U0ALICE> or <!subteam^S0APPROVERS> to raise it.',
+    });
+    expect(await policy.mayAct('U0BOB', raise(50))).toEqual({ allowed: true });
+    expect((await policy.mayAct('U0CAROL', raise(50))).allowed).toBe(false);
+    // Everything else is the wrapped policy's: Carol may not steer at all, Alice may pause.
+    expect((await policy.mayAct('U0CAROL', raise(5))).allowed).toBe(false);
+    expect(await policy.mayAct('U0ALICE', steer)).toEqual({ allowed: true });
+    expect(policy.whoMayAnswer?.(session, approval).line).toBe(
+      'Waiting for an approver: <@U0ALICE> or <!subteam^S0APPROVERS>',
+    );
+  });
+
+  it('under the other policies: above the ceiling, any approver (a starter who approves too)', async () => {
+    const approvers = new Approvers(slack, ['S0APPROVERS'], logger);
+    const policy = new BudgetCeiling(new StarterOrApprovers(approvers), approvers, 10, false);
+    expect(await policy.mayAct('U0ALICE', raise(20))).toEqual({
+      allowed: false,
+      reason:
+        'A budget above $10.00 (AGENT_MAX_BUDGET) needs an approver: ask <!subteam^S0APPROVERS> to raise it.',
+    });
+    expect(await policy.mayAct('U0BOB', raise(20))).toEqual({ allowed: true });
+    const bobsOwn = { kind: 'steer' as const, session: { ...session, startedBy: 'U0BOB' }, newBudget: 20 };
+    expect(await policy.mayAct('U0BOB', bobsOwn)).toEqual({ allowed: true });
   });
 });

@@ -3,7 +3,7 @@ import { channelPolicy } from '../../../src/services/people/policy.js';
 import { StartingService } from '../../../src/services/people/starting.js';
 import { fakeWorld } from '../../fakes.js';
 
-function setup(allowed: string[] = []) {
+function setup(allowed: string[] = [], maxBudget?: number) {
   const world = fakeWorld();
   const started: string[] = [];
   const starting = new StartingService({
@@ -15,6 +15,7 @@ function setup(allowed: string[] = []) {
     metrics: world.metrics,
     logger: world.logger,
     started: async (sessionId) => void started.push(sessionId),
+    ...(maxBudget === undefined ? {} : { maxBudget }),
   });
   return { ...world, starting, started };
 }
@@ -53,6 +54,29 @@ describe('StartingService', () => {
       message: expect.stringContaining('<#C0OTHER>'),
     });
     expect(w.calls).toEqual([]);
+  });
+
+  it('holds AGENT_ALLOWED_CHANNELS in a DM as anywhere: a DM starts a session only when the list says dm', async () => {
+    const dm = { ...input, channelId: 'D0ALICE', threadTs: '1700000000.000100' };
+    const limited = setup(['C0AGENTS']);
+    expect(await limited.starting.start(dm)).toEqual({
+      ok: false,
+      message: "Agent sessions can't be started in direct messages. Allowed: <#C0AGENTS>.",
+    });
+    expect(limited.calls).toEqual([]);
+    const withDms = setup(['C0AGENTS', 'dm']);
+    expect(await withDms.starting.start(dm)).toMatchObject({ ok: true });
+  });
+
+  it('AGENT_MAX_BUDGET: no session starts with more; nothing is posted or started', async () => {
+    const w = setup([], 5);
+    expect(await w.starting.start({ ...input, budget: 6 })).toEqual({
+      ok: false,
+      message:
+        'A session starts with at most $5.00 (AGENT_MAX_BUDGET): start it with less, and an approver can raise it later.\nYour goal was:\n> Write &lt;notes&gt;',
+    });
+    expect(w.calls).toEqual([]);
+    expect(await w.starting.start({ ...input, budget: 5 })).toMatchObject({ ok: true });
   });
 
   it('checks every field of the form at once; a good one starts after the form closed', async () => {

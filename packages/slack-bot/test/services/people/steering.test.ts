@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { encodeRef } from '../../../src/refs.js';
+import { BudgetCeiling } from '../../../src/services/people/budget-ceiling.js';
+import { Approvers, ApproversOnly } from '../../../src/services/people/policy.js';
 import { SteeringService } from '../../../src/services/people/steering.js';
-import { fakeWorld, serverError, session } from '../../fakes.js';
+import type { SlackClient } from '../../../src/services/slack-out/slack.js';
+import { fakeWorld, logger, request, serverError, session } from '../../fakes.js';
 
 function setup(snapshotCost?: number) {
   const world = fakeWorld();
@@ -111,5 +114,76 @@ describe('SteeringService', () => {
     if (!form.ok) throw new Error('refused');
     await form.run();
     expect(String(w.slack.of('chat.postEphemeral')[0]?.text)).toMatch(/Could not redirect[\s\S]*> Go north/);
+  });
+
+  describe('under approvers-only (four eyes), with AGENT_MAX_BUDGET=10', () => {
+    /** Bob approves; Alice started the session. Approvers named by user id: Slack is never asked. */
+    function fourEyes() {
+      const world = fakeWorld();
+      const approvers = new Approvers(undefined as unknown as SlackClient, ['U0BOB'], logger);
+      const steering = new SteeringService({
+        client: world.service,
+        sessions: world.sessions,
+        policy: new BudgetCeiling(new ApproversOnly(approvers), approvers, 10, true),
+        notifier: world.notifier,
+        metrics: world.metrics,
+        snapshot: () => undefined,
+        prompts: world.prompts,
+      });
+      world.sessions.add(session({ status: 'waiting_human' }));
+      world.prompts.add('sess_1', request('approval'));
+      return { ...world, steering };
+    }
+    const ref = encodeRef({ sessionId: 'sess_1' });
+    const sent = (w: ReturnType<typeof fourEyes>) => w.calls.filter(([m]) => m.startsWith('service.'));
+
+    it('the starter can’t redirect past a waiting approval — by command, by the button’s form, or its submission', async () => {
+      const w = fourEyes();
+      const byCommand = await w.steering.signal('sess_1', 'U0ALICE', 'redirect', { message: 'skip it' });
+      expect(byCommand).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/^An approval is waiting/),
+      });
+      const byButton = await w.steering.openForm(ref, 'U0ALICE', 'redirect');
+      expect(byButton).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/^🚫 An approval is waiting/),
+      });
+      const form = w.steering.submitRedirect(ref, 'U0ALICE', 'skip it');
+      if (!form.ok) throw new Error('the form was refused inline');
+      await form.run();
+      // Told privately, with the reason and what was written.
+      expect(String(w.slack.of('chat.postEphemeral')[0]?.text)).toMatch(
+        /^⚠️ An approval is waiting[\s\S]*<@U0BOB> must approve or reject it[\s\S]*> skip it$/,
+      );
+      expect(sent(w)).toEqual([]);
+      // The starter may still pause or cancel; an approver may redirect.
+      expect(await w.steering.signal('sess_1', 'U0ALICE', 'pause')).toEqual({ ok: true });
+      expect(await w.steering.signal('sess_1', 'U0BOB', 'redirect', { message: 'go on' })).toEqual({
+        ok: true,
+      });
+    });
+
+    it('once no approval waits, the starter redirects again', async () => {
+      const w = fourEyes();
+      w.prompts.records.clear();
+      expect(await w.steering.signal('sess_1', 'U0ALICE', 'redirect', { message: 'north' })).toEqual({
+        ok: true,
+      });
+    });
+
+    it('the starter raises the budget up to the ceiling; above it only an approver', async () => {
+      const w = fourEyes();
+      const above = w.steering.submitBudget(ref, 'U0ALICE', '25', 4);
+      if (!above.ok) throw new Error('refused inline');
+      await above.run();
+      expect(String(w.slack.of('chat.postEphemeral')[0]?.text)).toMatch(
+        /^⚠️ A budget above \$10\.00 \(AGENT_MAX_BUDGET\) needs a second person/,
+      );
+      expect(sent(w)).toEqual([]);
+      expect(await w.steering.signal('sess_1', 'U0ALICE', 'resume', { newBudget: 10 })).toEqual({ ok: true });
+      expect(await w.steering.signal('sess_1', 'U0BOB', 'resume', { newBudget: 25 })).toEqual({ ok: true });
+      expect(sent(w).map(([, , body]) => body)).toEqual([{ newBudget: 10 }, { newBudget: 25 }]);
+    });
   });
 });

@@ -165,6 +165,47 @@ describe('batches and crashes', () => {
     await expect.poll(() => posts.ts(place.sessionId, 'msg:b')).toBe(replies(place.cardTs)[1]?.ts);
   });
 
+  it('after a crash, only the bot’s own messages and files count: a member’s look-alikes are not ours', async () => {
+    const place = await thread();
+    const { poster: p, posts } = poster();
+    const file = { filename: 'agent-report.md', content: '# all of it', comment: 'the report' };
+    await posts.begin(place.sessionId, 'msg:a', JSON.stringify({ text: 'Alpha.' }));
+    await posts.begin(place.sessionId, 'final-report');
+    posts.posts.set(`${place.sessionId}|final-report`, { ts: null, since: new Date(0).toISOString() });
+    // Carol posts what a crashed bot would have left: our metadata with the key, a file with our name.
+    const ws = sandbox.workspace;
+    ws.post({
+      channel: CHANNEL,
+      thread_ts: place.cardTs,
+      user: 'U0CAROL',
+      text: 'Alpha.',
+      metadata: { event_type: POST_EVENT_TYPE, event_payload: { session_id: place.sessionId, key: 'msg:a' } },
+    });
+    ws.post({
+      channel: CHANNEL,
+      thread_ts: place.cardTs,
+      user: 'U0CAROL',
+      text: 'look',
+      files: [
+        {
+          id: 'F0CAROL',
+          name: file.filename,
+          title: file.filename,
+          size: 1,
+          content: 'x',
+          channels: [CHANNEL],
+        },
+      ],
+    });
+    await p.recover(place);
+    const mine = () => replies(place.cardTs).filter((m) => m.bot_id === sandbox.workspace.seed.botId);
+    await sandbox.workspace.waitFor(() => mine().find((m) => m.text === 'Alpha.'), {
+      what: 'the bot’s own Alpha',
+    });
+    expect(await p.upload(place, 'final-report', file)).toBe(mine().find((m) => m.files?.length)?.ts);
+    expect(mine().flatMap((m) => m.files ?? [])).toHaveLength(1);
+  });
+
   it('a key pending with no ts: waited for inside the grace period, posted once past it', async () => {
     const place = await thread();
     const posts = new FakePosts();
