@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
 import type { Deps, Env } from './context.js';
 import { HttpError } from './errors.js';
@@ -19,6 +20,9 @@ function routeKey(method: string, path: string): string {
   );
   return `${method} ${normalized}`;
 }
+
+/** No request the contract describes comes near it; a bigger body is refused before it is read whole. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -50,6 +54,21 @@ export function createApp(deps: Deps): Hono<Env> {
     }
   });
 
+  app.use(
+    bodyLimit({
+      maxSize: BODY_LIMIT_BYTES,
+      onError: () => {
+        throw new HttpError(413, `request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+      },
+    }),
+  );
+  // The emulator has no web page: a browser request to its key-less admin routes comes from some page
+  // the developer visits (CSRF), never from a client of the emulator.
+  app.use('/_emulator/*', async (c, next) => {
+    if (c.req.method !== 'GET' && c.req.header('origin') !== undefined)
+      throw new HttpError(403, 'the admin routes take no requests from web pages');
+    await next();
+  });
   app.use('/v1/*', faults);
   app.use('/api/*', faults);
   app.use('/v1/*', requireApiKey(deps));
