@@ -5,6 +5,7 @@ import { AgentSessionsClient, Follower, type SchedulePolicy } from '@agent-sessi
 import { type App, LogLevel, webApi } from '@slack/bolt';
 import { createSlackApp, ensureSlash, registerListeners } from './app.js';
 import type { BotConfig } from './config.js';
+import { serveRoutes } from './http/routes-server.js';
 import { boltLogger, createLogger, type Logger } from './logger.js';
 import { AnsweringService } from './services/answering.js';
 import { AuditService } from './services/audit.js';
@@ -107,13 +108,16 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     retentionDays: config.approvals.auditRetentionDays,
     ...(tuning.reminders?.now ? { now: tuning.reminders.now } : {}),
   });
+  const routes = [
+    ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }) }),
+    ...audit.routes(config.approvals.auditToken),
+  ];
   const app = createSlackApp({
     botToken: config.slack.botToken,
     signingSecret: config.slack.signingSecret,
     ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
-    routes: [...healthRoutes({ store, client, metrics }), ...audit.routes(config.approvals.auditToken)],
-    routesPort: config.port,
+    routes,
     logger,
   });
   const slack = app.client;
@@ -248,9 +252,12 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     logger,
   });
 
-  let server: Server | undefined;
-  if (config.slack.appToken) await app.start();
-  else server = (await app.start({ port: config.port, host: config.host })) as Server;
+  let server: Server;
+  if (config.slack.appToken) {
+    await app.start();
+    // Bolt's Socket Mode receiver would serve the routes on every interface, whatever HOST says.
+    server = (await serveRoutes(routes, { port: config.port, host: config.host })).server;
+  } else server = (await app.start({ port: config.port, host: config.host })) as Server;
   follower.start();
   await leases.start();
   // Who the bot is (it "answers" a question rejected on timeout) and its workspace (the audit's team).
@@ -267,11 +274,15 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     .recoverUnsent((sessionId) => follower.isFollowing(sessionId))
     .catch((error: unknown) => logger.warn({ err: error }, 'recovery failed'));
 
-  const address = server?.address();
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  // Socket Mode serves only the health and metrics routes, on PORT (0 would leave it unknowable).
-  const port =
-    (typeof address === 'object' ? address?.port : undefined) ?? (config.port > 0 ? config.port : undefined);
+  const address = server.address();
+  const host =
+    config.host === '0.0.0.0' || config.host === '::'
+      ? '127.0.0.1'
+      : config.host.includes(':')
+        ? `[${config.host}]`
+        : config.host;
+  // Socket Mode serves only the health, metrics and audit routes there.
+  const port = typeof address === 'object' ? address?.port : undefined;
   const url = port ? `http://${host}:${port}` : undefined;
   logger.info(
     {
@@ -287,7 +298,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   return {
     app,
     url,
-    eventsUrl: server && url ? `${url}/slack/events` : undefined,
+    eventsUrl: url && !config.slack.appToken ? `${url}/slack/events` : undefined,
     store,
     follower,
     metrics,
@@ -300,6 +311,11 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
         await follower.stop();
         await cards.stop();
         await app.stop().catch(() => {});
+        if (config.slack.appToken) {
+          const closed = new Promise((done) => server.close(done));
+          server.closeAllConnections();
+          await closed;
+        }
         if (!tuning.store) await store.close();
         logger.info({ replicaId }, 'agent sessions bot stopped');
       })();

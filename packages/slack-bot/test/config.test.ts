@@ -33,6 +33,20 @@ describe('configuration', () => {
     });
   });
 
+  it('HOST: 0.0.0.0 in production; 127.0.0.1 when Slack is a local sandbox; as given when given', () => {
+    const slack = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+    expect(loadConfig(slack).host).toBe('0.0.0.0');
+    expect(loadConfig({ ...slack, HOST: '' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ ...slack, SLACK_API_URL: 'https://slack.example.com/api/' }).host).toBe('0.0.0.0');
+    for (const local of [
+      'http://127.0.0.1:4020/api/',
+      'http://localhost:4020/api/',
+      'http://[::1]:4020/api/',
+    ])
+      expect(loadConfig({ ...slack, SLACK_API_URL: local }).host, local).toBe('127.0.0.1');
+    expect(loadConfig({ ...slack, SLACK_API_URL: 'http://127.0.0.1:4020/api/', HOST: '::' }).host).toBe('::');
+  });
+
   it('AGENT_THREAD_REPLIES: steer by default, mention-only when asked, anything else named', () => {
     expect(loadConfig({}).threadReplies).toBe('steer');
     expect(loadConfig({ AGENT_THREAD_REPLIES: 'mention-only' }).threadReplies).toBe('mention-only');

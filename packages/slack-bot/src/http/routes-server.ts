@@ -1,0 +1,39 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CustomRoute } from '@slack/bolt';
+import { refuseLargeBodies } from './body-limit.js';
+
+/**
+ * Socket Mode's health, metrics and audit routes on HOST:PORT. Bolt's SocketModeReceiver would serve them
+ * itself, but on every interface whatever HOST says; this server listens where it is told.
+ */
+export async function serveRoutes(
+  routes: CustomRoute[],
+  where: { port: number; host: string },
+): Promise<{ server: Server; address: AddressInfo }> {
+  const handlers = new Map<string, CustomRoute['handler']>();
+  for (const route of routes) {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) handlers.set(`${method.toUpperCase()} ${route.path}`, route.handler);
+  }
+  const server = createServer(
+    refuseLargeBodies((req: IncomingMessage, res: ServerResponse) => {
+      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      const handler = handlers.get(`${req.method ?? 'GET'} ${path}`);
+      if (!handler) {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
+      handler(Object.assign(req, { params: {} }), res);
+    }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(where.port, where.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return { server, address: server.address() as AddressInfo };
+}
