@@ -1,11 +1,13 @@
+// Over 300 lines: the one place where every service is built and wired in start order; split up, the
+// order of the start (and of the stop) would be spread over files.
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { AgentSessionsClient, Follower, type SchedulePolicy } from '@agent-sessions/core';
 import { type App, LogLevel, webApi } from '@slack/bolt';
 import { createSlackApp, ensureSlash, registerListeners } from './app.js';
-import type { BotConfig } from './config.js';
-import { serveRoutes } from './http/routes-server.js';
+import { type BotConfig, databasePassword } from './config.js';
+import { serveRoutes, urlOf } from './http/routes-server.js';
 import { boltLogger, createLogger, type Logger } from './logger.js';
 import { AnsweringService } from './services/answering.js';
 import { AuditService } from './services/audit.js';
@@ -74,6 +76,8 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
       config.slack.signingSecret,
       config.slack.appToken,
       config.service.apiKey,
+      config.approvals.auditToken,
+      databasePassword(config.databaseUrl),
     ],
     ...(tuning.logLevel ? { level: tuning.logLevel } : {}),
     ...(tuning.logDestination ? { destination: tuning.logDestination } : {}),
@@ -274,16 +278,8 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     .recoverUnsent((sessionId) => follower.isFollowing(sessionId))
     .catch((error: unknown) => logger.warn({ err: error }, 'recovery failed'));
 
-  const address = server.address();
-  const host =
-    config.host === '0.0.0.0' || config.host === '::'
-      ? '127.0.0.1'
-      : config.host.includes(':')
-        ? `[${config.host}]`
-        : config.host;
   // Socket Mode serves only the health, metrics and audit routes there.
-  const port = typeof address === 'object' ? address?.port : undefined;
-  const url = port ? `http://${host}:${port}` : undefined;
+  const url = urlOf(server, config.host);
   logger.info(
     {
       replicaId,

@@ -194,6 +194,16 @@ export interface ApprovalConfig {
 
 export class ConfigError extends Error {}
 
+/** The password in a postgres:// URL, scrubbed from logs like the tokens (a driver error may quote it). */
+export function databasePassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An http(s) URL whose host is 127.0.0.0/8, ::1 or localhost. */
 export function isLoopbackUrl(raw: string): boolean {
   const host = new URL(raw).hostname.replace(/^\[|\]$/g, '');

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, databasePassword, loadConfig } from '../src/config.js';
 
 describe('configuration', () => {
   it('defaults to the sandbox and the embedded emulator and store', () => {
@@ -45,6 +45,12 @@ describe('configuration', () => {
     ])
       expect(loadConfig({ ...slack, SLACK_API_URL: local }).host, local).toBe('127.0.0.1');
     expect(loadConfig({ ...slack, SLACK_API_URL: 'http://127.0.0.1:4020/api/', HOST: '::' }).host).toBe('::');
+  });
+
+  it('finds the database password to scrub from logs', () => {
+    expect(databasePassword('postgres://bot:s%40cret-pw@db:5432/agents')).toBe('s@cret-pw');
+    expect(databasePassword('postgres://bot@db/agents')).toBeUndefined();
+    expect(databasePassword(undefined)).toBeUndefined();
   });
 
   it('AGENT_THREAD_REPLIES: steer by default, mention-only when asked, anything else named', () => {

@@ -37,3 +37,11 @@ export async function serveRoutes(
   });
   return { server, address: server.address() as AddressInfo };
 }
+
+/** Where a listening server is reached from this machine (a wildcard address by its loopback). */
+export function urlOf(server: Server, host: string): string | undefined {
+  const address = server.address();
+  if (address === null || typeof address !== 'object') return undefined;
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${address.port}`;
+}
