@@ -190,7 +190,21 @@ describe('npm start on embedded defaults', () => {
         req.flushHeaders();
         for (let at = 0; at < sent; at += 64 * 1024) req.write(Buffer.alloc(64 * 1024, 0x20));
       });
+    /** The same, chunked; resolves once the server has answered and ended the connection itself. */
+    const endedByServer = (url: string, sent: number) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json' } });
+        req.on('response', (res) => {
+          res.resume();
+          req.socket?.once('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+        for (let at = 0; at < sent; at += 64 * 1024) req.write(Buffer.alloc(64 * 1024, 0x20));
+      });
     const twoMb = 2 * 1024 * 1024;
+    // A body cut off mid-way leaves no connection behind (it would hold the bot's shutdown).
+    expect(await endedByServer(eventsUrl, 1536 * 1024)).toBe(413);
     expect(await unfinished(eventsUrl, twoMb, 0)).toBe(413);
     expect(await unfinished(eventsUrl, undefined, 1536 * 1024)).toBe(413);
     expect(await unfinished(eventsUrl.replace('/slack/events', '/healthz'), twoMb, 0)).toBe(413);

@@ -18,6 +18,15 @@ export function refuseLargeBodies(listener: RequestListener, limit = BODY_LIMIT_
   return (req: IncomingMessage, res: ServerResponse) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (Number.isFinite(declared) && declared > limit) return refuseTooLarge(res, limit);
+    res.once('finish', () => {
+      // Answered before the body arrived whole (Bolt's 413 past the limit): the reader paused the body
+      // mid-way, so the connection could neither be reused nor closed as idle. End it; what the client
+      // still sends is read and dropped, never kept.
+      if (!req.complete) {
+        req.socket.end();
+        req.resume();
+      }
+    });
     return listener(req, res);
   };
 }
