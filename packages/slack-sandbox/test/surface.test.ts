@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../src/index.js';
 import { botClient } from './bot-client.js';
@@ -43,6 +46,35 @@ describe('secrets', () => {
     const pinned = await startSandbox({ signingSecret: 's3', botToken: 'xoxb-1', rateLimits: false });
     expect({ s: pinned.signingSecret, t: pinned.botToken }).toEqual({ s: 's3', t: 'xoxb-1' });
     await pinned.close();
+  });
+});
+
+describe('its CLI', () => {
+  it('listens on the loopback whatever the bot’s HOST and PORT say; SANDBOX_HOST/SANDBOX_PORT are its own', async () => {
+    const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+    const child = spawn(process.execPath, [cli], {
+      env: { PATH: process.env.PATH ?? '', HOST: '0.0.0.0', PORT: '1', SANDBOX_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      await expect.poll(() => out, { timeout: 10_000 }).toMatch(/SLACK_SIGNING_SECRET=/);
+      const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+      // What the kernel says it is bound to (the printed URL shows a wildcard address by its loopback).
+      const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+      const bound = ['tcp', 'tcp6']
+        .flatMap((table) => readFileSync(`/proc/${child.pid}/net/${table}`, 'utf8').split('\n'))
+        .map((line) => line.trim().split(/\s+/))
+        .filter((fields) => fields[3] === '0A' && fields[1]?.endsWith(`:${hexPort}`))
+        .map((fields) => fields[1]?.split(':')[0]);
+      expect(bound).toEqual(['0100007F']);
+      expect(out).toMatch(/SLACK_SIGNING_SECRET=[0-9a-f]{48}\n/);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });
 
