@@ -66,6 +66,22 @@ describe('requests the emulator refuses', () => {
     expect(await unfinished('/v1/sessions', headers, 1536 * 1024)).toBe(413);
   });
 
+  it('a rebound DNS name reads nothing: a loopback emulator answers its address and localhost only', async () => {
+    const port = new URL(emulator.url).port;
+    const get = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${emulator.url}/_emulator/sessions`, { headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await get(`evil.example:${port}`)).toBe(403);
+    expect(await get(`localhost:${port}`)).toBe(200);
+    expect(await get(`127.0.0.1:${port}`)).toBe(200);
+  });
+
   it('an admin change from a web page (Origin) is refused; from a client it is not', async () => {
     const change = (headers: Record<string, string>) =>
       fetch(`${emulator.url}/_emulator/faults`, {

@@ -48,6 +48,30 @@ export function isOwnOrigin(origin: string, own: string, host: string | undefine
   return isIP(name) !== 0 || name === 'localhost';
 }
 
+/** A Host header naming an IP address or localhost (or none: HTTP/1.0). */
+export function isAddressHost(host: string | undefined): boolean {
+  if (host === undefined) return true;
+  let name: string;
+  try {
+    name = new URL(`http://${host}`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  return isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost');
+}
+
+/**
+ * DNS rebinding: a page whose own name the attacker points at 127.0.0.1 is same-origin with the sandbox
+ * in the browser's eyes and could read its state. Such a request names that DNS name as its Host; a
+ * sandbox on the loopback is reached by address or localhost only, so it answers nothing else.
+ */
+export function refuseRebinding(loopbackOnly: boolean): MiddlewareHandler {
+  return async (c, next) => {
+    if (!loopbackOnly || isAddressHost(c.req.header('host'))) return next();
+    return c.json({ ok: false, error: 'this sandbox answers at 127.0.0.1 or localhost only' }, 403);
+  };
+}
+
 /**
  * Keeps web pages a developer visits from acting as the sandbox's people (CSRF): a state-changing request
  * that a browser marks as coming from another origin is refused, and `/sandbox/*` actions take JSON only

@@ -8,7 +8,7 @@ import { addWebApiRoute, type WebApiContext } from './api/dispatch.js';
 import { pendingUploads } from './api/files.js';
 import { MAX_BLOCKS_CHARS } from './blockkit/size.js';
 import { SlackDriver } from './driver.js';
-import { limitBodies, refuseForeignPages } from './guard.js';
+import { limitBodies, refuseForeignPages, refuseRebinding } from './guard.js';
 import { Interactions } from './interactions.js';
 import { type Fault, type FaultSpec, Faults, parseFaultSpec } from './limits/faults.js';
 import {
@@ -20,6 +20,9 @@ import {
 import { SocketModeHub } from './socket-mode.js';
 import { addWebRoutes } from './web/routes.js';
 import { defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
+
+const isLoopbackHost = (host: string) =>
+  host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 
 /** A value no one else knows: the sandbox's tokens and signing secret are new at each start. */
 const fresh = (prefix: string) => `${prefix}${randomBytes(24).toString('hex')}`;
@@ -86,9 +89,12 @@ export function createSandboxApp(
   ctx: WebApiContext & {
     pageDriver?: () => SlackDriver | undefined;
     emulatorUrl?: () => string | undefined;
+    /** Listening on the loopback only: requests naming a DNS name as their Host are refused. */
+    loopbackOnly?: boolean;
   },
 ): Hono {
   const app = new Hono();
+  app.use(refuseRebinding(ctx.loopbackOnly ?? false));
   app.use(refuseForeignPages(ctx.baseUrl));
   app.use(limitBodies());
   addWebRoutes(app, {
@@ -159,6 +165,7 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   const limitOptions = options.rateLimits === undefined ? rateLimitsFromEnv() : options.rateLimits;
   const rateLimiter = limitOptions === false ? undefined : new RateLimiter(limitOptions, options.now);
   const faults = new Faults();
+  const host = options.host ?? '127.0.0.1';
   const maxBlocksChars = options.maxBlocksChars ?? MAX_BLOCKS_CHARS;
   if (!Number.isInteger(maxBlocksChars) || maxBlocksChars < 1)
     throw new Error(`maxBlocksChars must be a whole number of at least 1, got ${maxBlocksChars}`);
@@ -184,12 +191,12 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
     limits: { maxBlocksChars, historyPage },
     pageDriver: () => pageDriver,
     emulatorUrl: () => options.emulatorUrl,
+    loopbackOnly: isLoopbackHost(host),
   });
   const httpDriver = (eventsUrl: string) =>
     new SlackDriver({ workspace, interactions, eventsUrl, signingSecret, eventAckTimeoutMs });
   const socketDriver = () =>
     new SlackDriver({ workspace, interactions, eventsUrl: '', signingSecret, socketMode, eventAckTimeoutMs });
-  const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const server = serve(
       { fetch: app.fetch, port: options.port ?? 0, hostname: host },

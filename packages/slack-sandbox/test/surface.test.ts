@@ -122,6 +122,29 @@ describe('web pages the developer visits (CSRF)', () => {
     expect(carolIn()).toBe(false);
   });
 
+  it('a rebound DNS name can’t read it either: a loopback sandbox answers its address and localhost only', async () => {
+    const port = new URL(sandbox.url).port;
+    const get = (host: string, base = sandbox.url) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${base}/sandbox/state`, { headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await get(`evil.example:${port}`)).toBe(403);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `app.localhost:${port}`])
+      expect(await get(host), host).toBe(200);
+    // Bound beyond the loopback on purpose (SANDBOX_HOST), it may be reached by any name.
+    const wide = await startSandbox({ host: '0.0.0.0', rateLimits: false });
+    try {
+      expect(await get('devbox.lan', wide.url)).toBe(200);
+    } finally {
+      await wide.close();
+    }
+  });
+
   it('the sandbox’s own page (by its URL or localhost) and clients without an Origin act', async () => {
     const port = new URL(sandbox.url).port;
     const json = { 'content-type': 'application/json; charset=utf-8' };
