@@ -258,9 +258,9 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
 
   let server: Server;
   if (config.slack.appToken) {
-    await app.start();
     // Bolt's Socket Mode receiver would serve the routes on every interface, whatever HOST says.
-    server = (await serveRoutes(routes, { port: config.port, host: config.host })).server;
+    server = await serveRoutes(routes, { port: config.port, host: config.host });
+    await app.start();
   } else server = (await app.start({ port: config.port, host: config.host })) as Server;
   follower.start();
   await leases.start();

@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { CustomRoute } from '@slack/bolt';
 import { refuseLargeBodies } from './body-limit.js';
 
@@ -10,7 +9,7 @@ import { refuseLargeBodies } from './body-limit.js';
 export async function serveRoutes(
   routes: CustomRoute[],
   where: { port: number; host: string },
-): Promise<{ server: Server; address: AddressInfo }> {
+): Promise<Server> {
   const handlers = new Map<string, CustomRoute['handler']>();
   for (const route of routes) {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -35,7 +34,7 @@ export async function serveRoutes(
       resolve();
     });
   });
-  return { server, address: server.address() as AddressInfo };
+  return server;
 }
 
 /** Where a listening server is reached from this machine (a wildcard address by its loopback). */
