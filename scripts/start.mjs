@@ -64,7 +64,7 @@ if (!service) {
   stops.push(() => emulator.close());
   service = { url: emulator.url, apiKey: apiKeys[0] };
   out(
-    `Agent Session Service: the local emulator at ${emulator.url}, its key ${keys.length > 0 ? 'the first of EMULATOR_API_KEYS' : 'new at each start (set EMULATOR_API_KEYS to choose one)'} (set AGENT_SERVICE_URL and AGENT_API_KEY for a real one)`,
+    `Agent Session Service: the local emulator at ${emulator.url}, ${keys.length > 0 ? 'its key the first of EMULATOR_API_KEYS' : 'with a key new at each start (EMULATOR_API_KEYS chooses one)'}; set AGENT_SERVICE_URL and AGENT_API_KEY for a real one`,
   );
 } else out(`Agent Session Service: ${service.url}`);
 
