@@ -1,6 +1,9 @@
 // `npm start`: the Slack bot on embedded defaults. Whatever isn't configured runs locally in this process:
 // the Agent Session Service emulator (no AGENT_SERVICE_URL) and the Slack sandbox (no Slack tokens);
 // the store is PGlite in DATA_DIR (./data) unless DATABASE_URL is set.
+// Everything it starts for local use listens on the loopback and uses secrets made at this start: no one
+// else on the network can reach the bot, and no published constant signs as the sandbox.
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseQuirks, QuirksError, startEmulator } from '../packages/emulator/dist/index.js';
@@ -14,6 +17,12 @@ const usesSandbox = !env.SLACK_BOT_TOKEN && !env.SLACK_APP_TOKEN;
 // The sandbox's Bob is its approver, so the user switcher's three people behave as their names say.
 if (usesSandbox && env.AGENT_APPROVERS === undefined) env.AGENT_APPROVERS = 'U0BOB';
 const config = loadConfigOrExit(env);
+// The bot's HOST default (0.0.0.0) is for production; a bot driven by the local sandbox stays local.
+if (usesSandbox) {
+  if (env.HOST && !['127.0.0.1', 'localhost', '::1'].includes(env.HOST))
+    process.stderr.write(`HOST=${env.HOST} ignored: a bot wired to the local sandbox listens on 127.0.0.1\n`);
+  config.host = '127.0.0.1';
+}
 
 const port = (name, fallback) => {
   const raw = process.env[name];
@@ -39,11 +48,23 @@ const quirks = () => {
 const stops = [];
 let service = config.service;
 if (!service) {
-  const emulator = await startEmulator({ port: port('EMULATOR_PORT', 4010), quirks: quirks() });
+  // A key of this start only, unless EMULATOR_API_KEYS names some (the sandbox page's sessions panel
+  // reads the emulator's key-less admin routes, so it needs none).
+  const keys = (process.env.EMULATOR_API_KEYS ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
+  const apiKeys = keys.length > 0 ? keys : [`emu_${randomBytes(24).toString('hex')}`];
+  const emulator = await startEmulator({
+    port: port('EMULATOR_PORT', 4010),
+    host: process.env.EMULATOR_HOST || '127.0.0.1',
+    apiKeys,
+    quirks: quirks(),
+  });
   stops.push(() => emulator.close());
-  service = { url: emulator.url, apiKey: 'emu_dev_key' };
+  service = { url: emulator.url, apiKey: apiKeys[0] };
   out(
-    `Agent Session Service: the local emulator at ${emulator.url} (set AGENT_SERVICE_URL and AGENT_API_KEY for a real one)`,
+    `Agent Session Service: the local emulator at ${emulator.url}, ${keys.length > 0 ? 'its key the first of EMULATOR_API_KEYS' : 'with a key new at each start (EMULATOR_API_KEYS chooses one)'}; set AGENT_SERVICE_URL and AGENT_API_KEY for a real one`,
   );
 } else out(`Agent Session Service: ${service.url}`);
 
@@ -52,6 +73,7 @@ let sandbox;
 if (!slack) {
   sandbox = await startSandbox({
     port: port('SANDBOX_PORT', 4020),
+    host: process.env.SANDBOX_HOST || '127.0.0.1',
     ...(config.service ? {} : { emulatorUrl: service.url }),
   });
   stops.push(() => sandbox.close());

@@ -4,7 +4,7 @@ import { useBotProcesses } from './bot-process.js';
 import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
 import { ALICE, CHANNEL, textOf } from './harness.js';
 import { isPrompt } from './helpers.js';
-import { expectNoSecrets, SECRETS } from './secrets.js';
+import { expectNoSecrets, secretsOf } from './secrets.js';
 
 const ESCALATION_CHANNEL = 'C0GENERAL';
 
@@ -96,7 +96,7 @@ describe.skipIf(!TEST_DATABASE_URL)('reminders across replicas and a SIGKILL, on
     // Every DM was out before its session's escalation was claimed (a step waits for the one before), and
     // one the killed replica had posted unrecorded was found in the DM, not sent again.
     expect(dms()).toHaveLength(goals.length * 3);
-    expectNoSecrets(output, SECRETS);
+    expectNoSecrets(output, secretsOf(sandbox));
   }, 240_000);
 });
 
@@ -133,6 +133,6 @@ describe('reminders across a SIGKILL on PGlite', () => {
     });
     expect(thread().filter((t) => t.includes('Reminder 1 of 2'))).toHaveLength(1);
     expect(thread().filter((t) => t.includes('Reminder 2 of 2'))).toHaveLength(1);
-    expectNoSecrets(output, SECRETS);
+    expectNoSecrets(output, secretsOf(sandbox));
   }, 150_000);
 });

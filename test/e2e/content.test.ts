@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ALICE, allLogLines, BOB, CHANNEL, captureLogs, textOf, useHarness } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
-import { expectNoSecrets, SECRETS } from './secrets.js';
+import { expectNoSecrets, secretsOf } from './secrets.js';
 
 const h = useHarness();
 
@@ -146,7 +146,7 @@ describe('operations', () => {
 describe('secrets', () => {
   it('no API key or Slack token in any bot log line or anything posted to Slack', async () => {
     expect(allLogLines.length).toBeGreaterThan(50);
-    expectNoSecrets(allLogLines, SECRETS);
-    expectNoSecrets([JSON.stringify(h.sandbox.workspace.snapshot())], SECRETS);
+    expectNoSecrets(allLogLines, secretsOf(h.sandbox));
+    expectNoSecrets([JSON.stringify(h.sandbox.workspace.snapshot())], secretsOf(h.sandbox));
   });
 });

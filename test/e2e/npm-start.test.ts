@@ -1,9 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { slackSignature } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isLoopback, listeningSockets } from './sockets.js';
 
 // What `npm start` runs on a machine with no configuration: emulator, sandbox and bot in one process,
 // wired together. Driven the way the sandbox page drives it (its /sandbox/* routes), never the bot.
@@ -13,6 +16,7 @@ let child: ChildProcess;
 let output = '';
 let dataDir: string;
 let sandboxUrl: string;
+let eventsUrl: string;
 
 interface Message {
   ts: string;
@@ -41,11 +45,11 @@ const textOf = (m: Message | undefined) => (m ? `${m.text ?? ''} ${JSON.stringif
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'agent-sessions-start-'));
   child = spawn(process.execPath, [START], {
-    // Nothing configured but free ports and a scratch store: the embedded defaults.
+    // Nothing configured but free ports and a scratch store: the embedded defaults. No HOST: where the
+    // default listens is under test.
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
-      HOST: '127.0.0.1',
       EMULATOR_PORT: '0',
       SANDBOX_PORT: '0',
       DATA_DIR: dataDir,
@@ -66,6 +70,7 @@ beforeAll(async () => {
     },
     { timeout: 30_000, interval: 100 },
   );
+  eventsUrl = /Slack request URL (http:\/\/\S+\/slack\/events)/.exec(output)?.[1] ?? '';
 }, 40_000);
 
 afterAll(async () => {
@@ -134,6 +139,87 @@ describe('npm start on embedded defaults', () => {
         timeout: 30_000,
       })
       .toBe(true);
+  });
+
+  it('listens on the loopback only: every listening socket of the process and its children', () => {
+    const sockets = listeningSockets(child.pid as number);
+    // The bot, the sandbox and the emulator, at least.
+    expect(sockets.length).toBeGreaterThanOrEqual(3);
+    expect(sockets.filter((socket) => !isLoopback(socket.address))).toEqual([]);
+    for (const url of [eventsUrl, sandboxUrl])
+      expect(sockets.map((socket) => socket.port)).toContain(Number(new URL(url).port));
+  });
+
+  it('refuses requests signed with any constant string (401): the signing secret is new at each start', async () => {
+    const body = new URLSearchParams({
+      command: '/agent',
+      text: 'status',
+      user_id: 'U0BOB',
+      channel_id: 'C0AGENTS',
+      team_id: 'T0SANDBOX',
+      response_url: 'http://127.0.0.1:9/attacker',
+      trigger_id: 't.1',
+    }).toString();
+    const timestamp = Math.floor(Date.now() / 1000);
+    for (const secret of ['sandbox-signing-secret', '', 'secret', 'emu_dev_key', 'xoxb-sandbox-token']) {
+      const response = await fetch(eventsUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-slack-request-timestamp': String(timestamp),
+          'x-slack-signature': slackSignature(secret, timestamp, body),
+        },
+        body,
+      });
+      expect(response.status, `signed with "${secret}"`).toBe(401);
+    }
+  });
+
+  it('answers 413 to a body over 1 MB before reading it: announced at once, chunked as it passes 1 MB', async () => {
+    /** Sends `sent` bytes (chunked unless `declared`), never ending the body: only a limit answers. */
+    const unfinished = (url: string, declared: number | undefined, sent: number) =>
+      new Promise<number>((resolve, reject) => {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (declared !== undefined) headers['content-length'] = String(declared);
+        const req = request(url, { method: 'POST', headers }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+          req.destroy();
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+        for (let at = 0; at < sent; at += 64 * 1024) req.write(Buffer.alloc(64 * 1024, 0x20));
+      });
+    /** The same, chunked; resolves once the server has answered and ended the connection itself. */
+    const endedByServer = (url: string, sent: number) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json' } });
+        req.on('response', (res) => {
+          res.resume();
+          req.socket?.once('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+        for (let at = 0; at < sent; at += 64 * 1024) req.write(Buffer.alloc(64 * 1024, 0x20));
+      });
+    const twoMb = 2 * 1024 * 1024;
+    // A body cut off mid-way leaves no connection behind (it would hold the bot's shutdown).
+    expect(await endedByServer(eventsUrl, 1536 * 1024)).toBe(413);
+    expect(await unfinished(eventsUrl, twoMb, 0)).toBe(413);
+    expect(await unfinished(eventsUrl, undefined, 1536 * 1024)).toBe(413);
+    expect(await unfinished(eventsUrl.replace('/slack/events', '/healthz'), twoMb, 0)).toBe(413);
+    const whole = await fetch(eventsUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new Uint8Array(twoMb).fill(0x20));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(whole.status).toBe(413);
   });
 
   it('stops cleanly on SIGTERM', async () => {

@@ -3,7 +3,7 @@ import { useBotProcesses } from './bot-process.js';
 import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
 import { ALICE, BOB, CHANNEL, textOf } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
-import { expectNoSecrets, SECRETS } from './secrets.js';
+import { expectNoSecrets, secretsOf } from './secrets.js';
 
 // Several replicas need a real PostgreSQL; without TEST_DATABASE_URL this is reported as skipped.
 describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
@@ -71,6 +71,6 @@ describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
     expect(
       output.some((l) => /"owner":"replica-b".*following a session|following a session.*replica-b/.test(l)),
     ).toBe(true);
-    expectNoSecrets(output, SECRETS);
+    expectNoSecrets(output, secretsOf(sandbox));
   }, 180_000);
 });

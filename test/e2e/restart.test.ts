@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { useBotProcesses } from './bot-process.js';
 import { ALICE, API_KEY, CHANNEL, textOf } from './harness.js';
 import { actionIds, duplicates, isPrompt, postKeys } from './helpers.js';
-import { expectNoSecrets, SECRETS } from './secrets.js';
+import { expectNoSecrets, secretsOf } from './secrets.js';
 
 const world = useBotProcesses({ emulatorSpeed: 5, store: { dataDirPrefix: 'bot-restart-' } });
 const start = () => world.spawn(world.env());
@@ -81,5 +81,5 @@ it('SIGKILLed twice (mid-work and with a question pending): nothing lost, nothin
   expect(messageKeys).toHaveLength(shown.length);
   expect(thread.filter((m) => /The agent ask/.test(textOf(m)))).toHaveLength(1);
   expect(actionIds(ws.findMessage(CHANNEL, prompt.ts))).toEqual([]);
-  expectNoSecrets(output, SECRETS);
+  expectNoSecrets(output, secretsOf(sandbox));
 }, 150_000);

@@ -1,3 +1,4 @@
+import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
 import { expect } from 'vitest';
 import { API_KEY } from './harness.js';
 
@@ -7,4 +8,9 @@ export function expectNoSecrets(haystacks: string[], secrets: string[]): void {
   expect(leaks, 'lines that contain a secret').toEqual([]);
 }
 
-export const SECRETS = [API_KEY, 'xoxb-sandbox-token', 'sandbox-signing-secret'];
+/** The run's secrets: the service key and the sandbox's token and signing secret (new at each start). */
+export const secretsOf = (sandbox: Pick<RunningSandbox, 'botToken' | 'signingSecret'>): string[] => [
+  API_KEY,
+  sandbox.botToken,
+  sandbox.signingSecret,
+];

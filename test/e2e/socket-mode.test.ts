@@ -5,11 +5,13 @@ import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ALICE, API_KEY, CHANNEL, captureLogs, FAST, textOf } from './harness.js';
 import { isPrompt } from './helpers.js';
+import { listeningSockets } from './sockets.js';
 
 let emulator: SpawnedEmulator;
 let sandbox: RunningSandbox;
 let store: Store;
 let bot: RunningBot;
+let port: number;
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -23,6 +25,7 @@ beforeAll(async () => {
   emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10 });
   sandbox = await startSandbox({ triggerTtlMs: 10_000 });
   store = await openStore({});
+  port = await freePort();
   // Socket Mode: an app-level token and no signing secret; Slack's requests arrive over a WebSocket.
   const config = loadConfig({
     SLACK_BOT_TOKEN: sandbox.botToken,
@@ -30,7 +33,7 @@ beforeAll(async () => {
     SLACK_API_URL: sandbox.apiUrl,
     AGENT_SERVICE_URL: emulator.url,
     AGENT_API_KEY: API_KEY,
-    PORT: String(await freePort()),
+    PORT: String(port),
     HOST: '127.0.0.1',
   });
   if (!config.slack || !config.service) throw new Error('configured above');
@@ -45,6 +48,14 @@ afterAll(async () => {
   await store?.close();
   await sandbox?.close();
   await emulator?.close();
+});
+
+it('serves health and metrics on HOST:PORT, not on every interface (Bolt’s receiver ignores HOST)', async () => {
+  const bound = listeningSockets(process.pid).filter((socket) => socket.port === port);
+  expect(bound.map((socket) => socket.address)).toEqual(['127.0.0.1']);
+  expect(bot.url).toBe(`http://127.0.0.1:${port}`);
+  expect((await fetch(`${bot.url}/metrics`)).status).toBe(200);
+  expect((await fetch(`${bot.url}/nothing-here`)).status).toBe(404);
 });
 
 it('runs a session over Socket Mode: command, card, prompt, answer, completion; health on PORT', async () => {

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
 import type { Deps, Env } from './context.js';
 import { HttpError } from './errors.js';
@@ -20,11 +22,34 @@ function routeKey(method: string, path: string): string {
   return `${method} ${normalized}`;
 }
 
+/** No request the contract describes comes near it; a bigger body is refused before it is read whole. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** A Host header naming an IP address or localhost (or none: HTTP/1.0). */
+function isAddressHost(host: string | undefined): boolean {
+  if (host === undefined) return true;
+  try {
+    const name = new URL(`http://${host}`).hostname.replace(/^\[|\]$/g, '');
+    return isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost');
+  } catch {
+    return false;
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The contract's surface plus the emulator's own development endpoints; no listening here. */
-export function createApp(deps: Deps): Hono<Env> {
+export function createApp(deps: Deps, options: { loopbackOnly?: boolean } = {}): Hono<Env> {
   const app = new Hono<Env>();
+  // DNS rebinding: a page whose name now points at 127.0.0.1 could read every session through the
+  // key-less admin routes. It names its DNS name as the Host; a loopback emulator is reached by address.
+  if (options.loopbackOnly) {
+    app.use(async (c, next) => {
+      if (!isAddressHost(c.req.header('host')))
+        throw new HttpError(403, 'this emulator answers at 127.0.0.1 or localhost only');
+      await next();
+    });
+  }
 
   // Faults apply to the contract's surface only, never to /healthz, /openapi.json or /_emulator.
   const faults = createMiddleware<Env>(async (c, next) => {
@@ -50,6 +75,21 @@ export function createApp(deps: Deps): Hono<Env> {
     }
   });
 
+  app.use(
+    bodyLimit({
+      maxSize: BODY_LIMIT_BYTES,
+      onError: () => {
+        throw new HttpError(413, `request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+      },
+    }),
+  );
+  // The emulator has no web page: a browser request to its key-less admin routes comes from some page
+  // the developer visits (CSRF), never from a client of the emulator.
+  app.use('/_emulator/*', async (c, next) => {
+    if (c.req.method !== 'GET' && c.req.header('origin') !== undefined)
+      throw new HttpError(403, 'the admin routes take no requests from web pages');
+    await next();
+  });
   app.use('/v1/*', faults);
   app.use('/api/*', faults);
   app.use('/v1/*', requireApiKey(deps));

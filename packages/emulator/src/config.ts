@@ -73,11 +73,15 @@ export const DEFAULT_API_KEY = 'emu_dev_key';
 
 export class ConfigError extends Error {}
 
+/** 127.0.0.0/8, ::1 and localhost: reachable from this machine only. */
+export const isLoopback = (host: string) =>
+  host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+
 export const USAGE = `Usage: agent-sessions-emulator [--port P] [--host H] [--speed N] [--clock real|manual]
                               [--quirks all|q1,q2]
 
 Environment:
-  PORT, HOST                          where to listen (default 4010, 127.0.0.1)
+  EMULATOR_PORT, EMULATOR_HOST        where to listen (default 4010, 127.0.0.1; never the bot's PORT/HOST)
   EMULATOR_API_KEYS                   comma-separated keys, one account each (default ${DEFAULT_API_KEY})
   EMULATOR_KEYS_WITHOUT_INTEGRATION   keys whose account has no integration (create -> 404)
   EMULATOR_SPEED                      time factor (default 1; 20 = twenty times faster)
@@ -107,7 +111,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): EmulatorConf
   });
   if (values.help) return 'help';
   const schema = z.object({
-    port: numberFrom('--port / PORT', { min: 0, max: 65535, int: true }),
+    port: numberFrom('--port / EMULATOR_PORT', { min: 0, max: 65535, int: true }),
     speed: numberFrom('--speed / EMULATOR_SPEED', { min: 0.01, max: 10_000 }),
     clock: oneOf('--clock / EMULATOR_CLOCK', ['real', 'manual'] as const),
     shape: oneOf('EMULATOR_HUMAN_INPUT_SHAPE', ['message', 'tool_call'] as const),
@@ -122,7 +126,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): EmulatorConf
     dropRate: numberFrom('EMULATOR_FAULT_DROP_RATE', { min: 0, max: 1 }),
   });
   const parsed = schema.safeParse({
-    port: values.port ?? env.PORT,
+    port: values.port ?? env.EMULATOR_PORT,
     speed: values.speed ?? env.EMULATOR_SPEED,
     clock: values.clock ?? env.EMULATOR_CLOCK,
     shape: env.EMULATOR_HUMAN_INPUT_SHAPE,
@@ -149,9 +153,16 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): EmulatorConf
     throw error;
   }
   const apiKeys = list(env.EMULATOR_API_KEYS);
+  // Its own variable: the bot's HOST is 0.0.0.0 in production and must not expose the emulator.
+  const host = values.host || env.EMULATOR_HOST || '127.0.0.1';
+  if (!isLoopback(host) && apiKeys.length === 0) {
+    throw new ConfigError(
+      `--host / EMULATOR_HOST ${host} lets other machines in: set EMULATOR_API_KEYS to keys of your own (the default ${DEFAULT_API_KEY} is published)`,
+    );
+  }
   return {
     port: v.port ?? 4010,
-    host: values.host ?? env.HOST ?? '127.0.0.1',
+    host,
     apiKeys: apiKeys.length > 0 ? apiKeys : [DEFAULT_API_KEY],
     keysWithoutIntegration: list(env.EMULATOR_KEYS_WITHOUT_INTEGRATION),
     speed: v.speed ?? 1,

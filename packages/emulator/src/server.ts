@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import { Engine } from './agent/engine.js';
 import { createApp } from './app.js';
 import { ManualClock, realClock } from './clock.js';
-import type { EmulatorConfig } from './config.js';
+import { type EmulatorConfig, isLoopback } from './config.js';
 import type { Deps } from './context.js';
 import { Faults, seededRandom } from './faults.js';
 import { noQuirks } from './quirks.js';
@@ -47,8 +47,8 @@ export function createEmulator(options: EmulatorOptions = {}): Deps {
 /** Listens on `host:port` (port 0 picks a free one). */
 export function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const deps = createEmulator(options);
-  const app = createApp(deps);
   const host = options.host ?? '127.0.0.1';
+  const app = createApp(deps, { loopbackOnly: isLoopback(host) });
   return new Promise((resolve, reject) => {
     const server = serve(
       { fetch: app.fetch, port: options.port ?? 4010, hostname: host },

@@ -1,4 +1,5 @@
-import { App, type CustomRoute, LogLevel } from '@slack/bolt';
+import { App, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
+import { BODY_LIMIT_BYTES, refuseLargeBodies } from './http/body-limit.js';
 import { registerActions } from './listeners/actions/index.js';
 import { registerCommands } from './listeners/commands/index.js';
 import type { ListenerContext } from './listeners/context.js';
@@ -14,37 +15,50 @@ export interface SlackAppOptions {
   appToken?: string;
   /** The Web API base (the sandbox's, in development). */
   apiUrl?: string;
-  /** Served beside /slack/events (health, metrics). */
+  /** HTTP mode: served beside /slack/events (health, metrics, audit); Socket Mode: see serveRoutes. */
   routes: CustomRoute[];
-  /** Socket Mode only: the port of the small server for `routes`. */
-  routesPort?: number;
   logger: Logger;
 }
 
 /** The Bolt app: receiver chosen by the tokens given, listeners wired as in Slack's starter templates. */
 export function createSlackApp(options: SlackAppOptions): App {
+  const logger = boltLogger(options.logger);
+  const clientOptions = options.apiUrl ? { clientOptions: { slackApiUrl: ensureSlash(options.apiUrl) } } : {};
   const app = new App({
     token: options.botToken,
-    logger: boltLogger(options.logger),
+    logger,
     logLevel: LogLevel.INFO,
-    customRoutes: options.routes,
     ...(options.appToken
       ? {
           socketMode: true,
           appToken: options.appToken,
-          installerOptions: {
-            port: options.routesPort ?? 3000,
-            // The Socket Mode client opens its connection through the Web API too.
-            ...(options.apiUrl ? { clientOptions: { slackApiUrl: ensureSlash(options.apiUrl) } } : {}),
-          },
+          // The Socket Mode client opens its connection through the Web API too.
+          installerOptions: clientOptions,
         }
-      : { signingSecret: options.signingSecret }),
-    ...(options.apiUrl ? { clientOptions: { slackApiUrl: ensureSlash(options.apiUrl) } } : {}),
+      : { receiver: httpReceiver(options.signingSecret, options.routes, logger) }),
+    ...clientOptions,
   });
   app.error(async (error) => {
     options.logger.error({ err: error }, 'a Slack listener failed');
   });
   return app;
+}
+
+/**
+ * Bolt's HTTP receiver with a body limit: raw-body stops reading /slack/events past it (413, before the
+ * signature is checked), and a body announced over it is refused before routing, on every path.
+ */
+function httpReceiver(signingSecret: string, routes: CustomRoute[], logger: ReturnType<typeof boltLogger>) {
+  // An empty secret would verify requests signed with the empty string.
+  if (signingSecret === '') throw new Error('HTTP mode needs a signing secret');
+  const receiver = new HTTPReceiver({
+    signingSecret,
+    customRoutes: routes,
+    logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+  });
+  receiver.requestListener = refuseLargeBodies(receiver.requestListener);
+  return receiver;
 }
 
 export function registerListeners(app: App, ctx: ListenerContext): void {

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { Follower } from '@agent-sessions/core';
-import type { App } from '@slack/bolt';
+import type { App, CustomRoute } from '@slack/bolt';
 import { registerListeners } from './app.js';
+import { databasePassword } from './config.js';
+import { serveRoutes, urlOf } from './http/routes-server.js';
 import { createLogger, type Logger } from './logger.js';
 import type { SessionPublisher } from './services/following/session-publisher.js';
 import type { BotMetrics } from './services/ops/metrics.js';
@@ -48,7 +50,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const store = await botStore(settings);
   const { client, follower, metrics } = following(settings, store);
   const audit = auditTrail(settings, store);
-  const app = slackApp(settings, { store, client, metrics, audit });
+  const { app, routes } = slackApp(settings, { store, client, metrics, audit });
   const slack = app.client;
   const out = slackOut(settings, { slack, store, metrics });
   const { policy, visibility } = access(settings, { slack });
@@ -72,13 +74,13 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const reminders = reminderService(settings, { ...built, people, botUserId: () => identity.botUserId });
   registerListeners(app, listenerContext(settings, { people }));
 
-  const server = await serve(app, config);
+  const server = await serve(app, routes, config);
   follower.start();
   await leases.start();
   await learnWhoWeAre({ slack, audit, identity, logger });
   reminders.start();
   recoverUnsentPosts({ publisher, follower, logger });
-  const url = urlOf(server, config);
+  const url = urlOf(server, config.host);
   logger.info(
     {
       replicaId,
@@ -98,12 +100,13 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
       await follower.stop();
       await out.cards.stop();
       await app.stop().catch(() => {});
+      if (config.slack.appToken) await closeServer(server);
       if (!tuning.store) await store.close();
       logger.info({ replicaId }, 'agent sessions bot stopped');
     })();
     return stopping;
   };
-  const eventsUrl = server && url ? `${url}/slack/events` : undefined;
+  const eventsUrl = url && !config.slack.appToken ? `${url}/slack/events` : undefined;
   return { app, url, eventsUrl, store, follower, metrics, logger, replicaId, stop };
 }
 
@@ -137,30 +140,38 @@ function recoverUnsentPosts(parts: {
     .catch((error: unknown) => logger.warn({ err: error }, 'recovery failed'));
 }
 
-/** Socket Mode connects out (no server of ours for Slack); HTTP mode listens on HOST:PORT. */
-async function serve(app: App, config: RunnableConfig): Promise<Server | undefined> {
+/**
+ * HTTP mode listens on HOST:PORT for Slack and the routes. Socket Mode connects out and serves only the
+ * health, metrics and audit routes there — on a server of ours, as Bolt's would bind every interface
+ * whatever HOST says (opened first, so a taken port fails the start cleanly).
+ */
+async function serve(app: App, routes: CustomRoute[], config: RunnableConfig): Promise<Server> {
   if (config.slack.appToken) {
+    const server = await serveRoutes(routes, { port: config.port, host: config.host });
     await app.start();
-    return undefined;
+    return server;
   }
   return (await app.start({ port: config.port, host: config.host })) as Server;
 }
 
-/** Where the bot answers: Socket Mode serves only the health and metrics routes, on PORT. */
-function urlOf(server: Server | undefined, config: RunnableConfig): string | undefined {
-  const address = server?.address();
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  // PORT 0 in Socket Mode would leave it unknowable.
-  const port =
-    (typeof address === 'object' ? address?.port : undefined) ?? (config.port > 0 ? config.port : undefined);
-  return port ? `http://${host}:${port}` : undefined;
+async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise((done) => server.close(done));
+  server.closeAllConnections();
+  await closed;
 }
 
 /** A logger that never prints the bot's secrets. */
 function botLogger(config: RunnableConfig, tuning: BotTuning): Logger {
   const { slack, service } = config;
   return createLogger({
-    secrets: [slack.botToken, slack.signingSecret, slack.appToken, service.apiKey],
+    secrets: [
+      slack.botToken,
+      slack.signingSecret,
+      slack.appToken,
+      service.apiKey,
+      config.approvals.auditToken,
+      databasePassword(config.databaseUrl),
+    ],
     ...(tuning.logLevel ? { level: tuning.logLevel } : {}),
     ...(tuning.logDestination ? { destination: tuning.logDestination } : {}),
   });

@@ -68,7 +68,7 @@ const schema = z
       .optional(),
     DATA_DIR: z.string().min(1).default('./data'),
     PORT: wholeNumber('PORT').min(0).max(65535).default(3000),
-    HOST: z.string().default('0.0.0.0'),
+    HOST: blankAsUnset(z.string().optional()),
     AGENT_APPROVERS: list,
     AGENT_ALLOWED_CHANNELS: list.superRefine((ids, ctx) => {
       const bad = ids.filter((id) => id !== 'dm' && !/^[CGD][A-Z0-9]{2,}$/.test(id));
@@ -211,6 +211,22 @@ export interface ApprovalConfig {
 
 export class ConfigError extends Error {}
 
+/** The password in a postgres:// URL, scrubbed from logs like the tokens (a driver error may quote it). */
+export function databasePassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An http(s) URL whose host is 127.0.0.0/8, ::1 or localhost. */
+export function isLoopbackUrl(raw: string): boolean {
+  const host = new URL(raw).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
 /** Reads the environment once. Every problem is named by its variable, all at once. */
 export function loadConfig(env: Record<string, string | undefined>): BotConfig {
   const parsed = schema.safeParse(env);
@@ -236,7 +252,8 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     ...(e.DATABASE_URL ? { databaseUrl: e.DATABASE_URL } : {}),
     dataDir: e.DATA_DIR,
     port: e.PORT,
-    host: e.HOST,
+    // A bot talking to a Slack on this machine (a local sandbox) is a development bot: loopback only.
+    host: e.HOST ?? (e.SLACK_API_URL && isLoopbackUrl(e.SLACK_API_URL) ? '127.0.0.1' : '0.0.0.0'),
     approvers: e.AGENT_APPROVERS,
     allowedChannels: e.AGENT_ALLOWED_CHANNELS,
     showReasoning: e.AGENT_SHOW_REASONING === 'true',

@@ -19,7 +19,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const bot = await startBot({ ...config, slack: config.slack, service: config.service });
-  if (bot.url) process.stdout.write(`Slack request URL: ${bot.eventsUrl}\n`);
+  if (bot.eventsUrl) process.stdout.write(`Slack request URL: ${bot.eventsUrl}\n`);
+  else process.stdout.write(`Socket Mode; health, metrics and audit at ${bot.url}\n`);
   const shutdown = () => {
     bot.stop().then(
       () => process.exit(0),

@@ -4,7 +4,7 @@
  * Over 300 lines because every part of the bot is built here, side by side, so the wiring reads in one place.
  */
 import { AgentSessionsClient, Follower, type SchedulePolicy } from '@agent-sessions/core';
-import { type App, LogLevel, webApi } from '@slack/bolt';
+import { type App, type CustomRoute, LogLevel, webApi } from '@slack/bolt';
 import { createSlackApp, ensureSlash } from './app.js';
 import type { BotConfig } from './config.js';
 import type { ListenerContext } from './listeners/context.js';
@@ -130,16 +130,20 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
 export function slackApp(
   { config, logger }: Settings,
   { store, client, metrics, audit }: Pick<Parts, 'store' | 'client' | 'metrics' | 'audit'>,
-): App {
-  return createSlackApp({
+): { app: App; routes: CustomRoute[] } {
+  const routes = [
+    ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }) }),
+    ...audit.routes(config.approvals.auditToken),
+  ];
+  const app = createSlackApp({
     botToken: config.slack.botToken,
     signingSecret: config.slack.signingSecret,
     ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
-    routes: [...healthRoutes({ store, client, metrics }), ...audit.routes(config.approvals.auditToken)],
-    routesPort: config.port,
+    routes,
     logger,
   });
+  return { app, routes };
 }
 
 export type SlackOut = ReturnType<typeof slackOut>;

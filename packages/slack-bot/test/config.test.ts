@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, databasePassword, loadConfig } from '../src/config.js';
 
 describe('configuration', () => {
   it('defaults to the sandbox and the embedded emulator and store', () => {
@@ -31,6 +31,26 @@ describe('configuration', () => {
       approvers: ['U1', 'S2'],
       port: 8080,
     });
+  });
+
+  it('HOST: 0.0.0.0 in production; 127.0.0.1 when Slack is a local sandbox; as given when given', () => {
+    const slack = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+    expect(loadConfig(slack).host).toBe('0.0.0.0');
+    expect(loadConfig({ ...slack, HOST: '' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ ...slack, SLACK_API_URL: 'https://slack.example.com/api/' }).host).toBe('0.0.0.0');
+    for (const local of [
+      'http://127.0.0.1:4020/api/',
+      'http://localhost:4020/api/',
+      'http://[::1]:4020/api/',
+    ])
+      expect(loadConfig({ ...slack, SLACK_API_URL: local }).host, local).toBe('127.0.0.1');
+    expect(loadConfig({ ...slack, SLACK_API_URL: 'http://127.0.0.1:4020/api/', HOST: '::' }).host).toBe('::');
+  });
+
+  it('finds the database password to scrub from logs', () => {
+    expect(databasePassword('postgres://bot:s%40cret-pw@db:5432/agents')).toBe('s@cret-pw');
+    expect(databasePassword('postgres://bot@db/agents')).toBeUndefined();
+    expect(databasePassword(undefined)).toBeUndefined();
   });
 
   it('AGENT_THREAD_REPLIES: steer by default, mention-only when asked, anything else named', () => {

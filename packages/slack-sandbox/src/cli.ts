@@ -2,17 +2,20 @@
 import { parseArgs } from 'node:util';
 import { startSandbox } from './server.js';
 
+// The sandbox's own variables only: the bot's HOST (0.0.0.0 in production) must never expose it.
 const { values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } } });
-const port = Number(values.port ?? process.env.PORT ?? 4020);
+const rawPort = values.port ?? process.env.SANDBOX_PORT;
+const port = Number(rawPort ?? 4020);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.stderr.write(
-    `slack-sandbox: --port / PORT must be an integer 0..65535, got "${values.port ?? process.env.PORT}"\n`,
+    `slack-sandbox: --port / SANDBOX_PORT must be an integer 0..65535, got "${rawPort}"\n`,
   );
   process.exit(2);
 }
-const sandbox = await startSandbox({ port, host: values.host ?? process.env.HOST ?? '127.0.0.1' });
+const host = values.host || process.env.SANDBOX_HOST || '127.0.0.1';
+const sandbox = await startSandbox({ port, host });
 process.stdout.write(`Slack sandbox listening on ${sandbox.url}\n`);
-// A development tool: these local values unlock nothing real; a bot needs them to talk to the sandbox.
+// The tokens and secret are new at each start; a bot needs them to talk to this sandbox.
 process.stdout.write(
   `  SLACK_API_URL=${sandbox.apiUrl}\n  SLACK_BOT_TOKEN=${sandbox.botToken}\n  SLACK_SIGNING_SECRET=${sandbox.signingSecret}\n`,
 );

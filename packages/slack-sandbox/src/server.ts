@@ -1,16 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import type { Server as HttpServer, IncomingMessage } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { chat } from './api/chat.js';
-import { files, pendingUploads } from './api/files.js';
-import { people } from './api/people.js';
-import { reactions } from './api/reactions.js';
-import { type ApiContext, type Args, type Method, SlackApiError } from './api/types.js';
-import { views } from './api/views.js';
+import { addWebApiRoute, type WebApiContext } from './api/dispatch.js';
+import { pendingUploads } from './api/files.js';
 import { MAX_BLOCKS_CHARS } from './blockkit/size.js';
 import { SlackDriver } from './driver.js';
+import { limitBodies, refuseForeignPages, refuseRebinding } from './guard.js';
 import { Interactions } from './interactions.js';
 import { type Fault, type FaultSpec, Faults, parseFaultSpec } from './limits/faults.js';
 import {
@@ -21,18 +19,25 @@ import {
 } from './limits/rate-limits.js';
 import { SocketModeHub } from './socket-mode.js';
 import { addWebRoutes } from './web/routes.js';
-import { type ApiCall, defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
+import { defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
 
-const METHODS: Record<string, Method> = { ...chat, ...views, ...people, ...files, ...reactions };
+const isLoopbackHost = (host: string) =>
+  host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+
+/** A value no one else knows: the sandbox's tokens and signing secret are new at each start. */
+const fresh = (prefix: string) => `${prefix}${randomBytes(24).toString('hex')}`;
 
 export interface SandboxOptions {
   port?: number;
   host?: string;
-  /** The bot token the fake Web API accepts. */
+  /** The bot token the fake Web API accepts (default: a random one, new at each start). */
   botToken?: string;
-  /** The app-level token `apps.connections.open` accepts (Socket Mode). */
+  /** The app-level token `apps.connections.open` accepts (Socket Mode; default: random, per start). */
   appToken?: string;
-  /** What the driver signs requests with; the bot must be configured with the same. */
+  /**
+   * What the driver signs requests with; the bot must be configured with the same (read it from the
+   * running sandbox). Default: random, new at each start, so no one else can sign as the sandbox.
+   */
   signingSecret?: string;
   seed?: WorkspaceSeed;
   /** How long a trigger_id stays valid (Slack: 3 s). */
@@ -80,116 +85,24 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-async function readArgs(request: Request): Promise<Args> {
-  const url = new URL(request.url);
-  const args: Args = Object.fromEntries(url.searchParams);
-  if (request.method !== 'POST') return args;
-  const type = request.headers.get('content-type') ?? '';
-  const text = await request.text();
-  if (text === '') return args;
-  if (type.includes('application/json')) return { ...args, ...(JSON.parse(text) as Args) };
-  return { ...args, ...Object.fromEntries(new URLSearchParams(text)) };
-}
-
-/** The channel ids a call names (a user id given for a DM counts as its im channel too). */
-function channelsOf(args: Args, ctx: ApiContext): string[] {
-  const out: string[] = [];
-  for (const key of ['channel', 'channel_id']) {
-    const v = args[key];
-    if (typeof v !== 'string' || v === '') continue;
-    out.push(v);
-    const resolved = ctx.workspace.channels.get(v)?.id ?? (ctx.workspace.users.has(v) ? `D${v.slice(1)}` : v);
-    if (resolved !== v) out.push(resolved);
-  }
-  return out;
-}
-
 export function createSandboxApp(
-  ctx: ApiContext & {
-    botToken: string;
-    appToken: string;
-    socketMode: SocketModeHub;
-    faults?: Faults;
-    rateLimiter?: RateLimiter;
+  ctx: WebApiContext & {
     pageDriver?: () => SlackDriver | undefined;
     emulatorUrl?: () => string | undefined;
+    /** Listening on the loopback only: requests naming a DNS name as their Host are refused. */
+    loopbackOnly?: boolean;
   },
 ): Hono {
   const app = new Hono();
+  app.use(refuseRebinding(ctx.loopbackOnly ?? false));
+  app.use(refuseForeignPages(ctx.baseUrl));
+  app.use(limitBodies());
   addWebRoutes(app, {
     workspace: ctx.workspace,
     driver: ctx.pageDriver ?? (() => undefined),
     emulatorUrl: ctx.emulatorUrl ?? (() => undefined),
   });
-  app.all('/api/:method', async (c) => {
-    const name = c.req.param('method');
-    let args: Args;
-    try {
-      args = await readArgs(c.req.raw);
-    } catch {
-      ctx.workspace.recordCall({ method: name, status: 200, ok: false, error: 'invalid_json' });
-      return c.json({ ok: false, error: 'invalid_json' });
-    }
-    const channels = channelsOf(args, ctx);
-    const channel = channels.at(-1);
-    const record = (call: Omit<ApiCall, 'seq' | 'at' | 'method' | 'channel'>) =>
-      ctx.workspace.recordCall({ method: name, ...(channel ? { channel } : {}), ...call });
-    const answer = (body: Record<string, unknown>, extra: { limit?: string; injected?: boolean } = {}) => {
-      const ok = body.ok === true;
-      record({ status: 200, ok, ...(ok ? {} : { error: String(body.error) }), ...extra });
-      return c.json(body);
-    };
-    const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
-    const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
-    const isSocketOpen = name === 'apps.connections.open';
-    const method = METHODS[name];
-    if (!isSocketOpen && !method) return answer({ ok: false, error: 'unknown_method' });
-    if (!token) return answer({ ok: false, error: 'not_authed' });
-    if (token !== (isSocketOpen ? ctx.appToken : ctx.botToken))
-      return answer({ ok: false, error: 'invalid_auth' });
-
-    const fault = ctx.faults?.take(name, channels);
-    if (fault?.drop) {
-      record({ status: 0, ok: false, injected: true, dropped: true });
-      // A connection lost mid-call: the socket closes with no answer at all.
-      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-      incoming?.socket.destroy();
-      return new Response(null, { status: 502 });
-    }
-    if (fault) {
-      const body = { ok: false, error: fault.error as string };
-      record({
-        status: fault.status,
-        ok: false,
-        error: fault.error as string,
-        injected: true,
-        ...(fault.retryAfter !== undefined ? { retryAfter: fault.retryAfter } : {}),
-      });
-      if (fault.retryAfter !== undefined) c.header('Retry-After', String(fault.retryAfter));
-      return c.json(body, fault.status as 200);
-    }
-
-    const verdict = ctx.rateLimiter?.check(name, channel);
-    if (verdict && !verdict.ok) {
-      record({
-        status: 429,
-        ok: false,
-        error: 'ratelimited',
-        retryAfter: verdict.retryAfterSeconds,
-        limit: verdict.limit,
-      });
-      c.header('Retry-After', String(verdict.retryAfterSeconds));
-      return c.json({ ok: false, error: 'ratelimited' }, 429);
-    }
-
-    if (isSocketOpen) return answer({ ok: true, url: ctx.socketMode.open(ctx.baseUrl()) });
-    try {
-      return answer((method as Method)(args, ctx));
-    } catch (error) {
-      if (error instanceof SlackApiError) return answer({ ok: false, error: error.code, ...error.extra });
-      throw error;
-    }
-  });
+  addWebApiRoute(app, ctx);
   app.get('/sandbox/faults', (c) => c.json({ ok: true, faults: ctx.faults?.list() ?? [] }));
   app.post('/sandbox/faults', async (c) => {
     if (!ctx.faults) return c.json({ ok: false, error: 'this sandbox takes no faults' }, 404);
@@ -244,14 +157,15 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   const workspace = new Workspace(options.seed ?? defaultSeed());
   let baseUrl = '';
   const interactions = new Interactions(workspace, () => baseUrl, options.triggerTtlMs);
-  const botToken = options.botToken ?? 'xoxb-sandbox-token';
-  const appToken = options.appToken ?? 'xapp-sandbox-token';
-  const signingSecret = options.signingSecret ?? 'sandbox-signing-secret';
+  const botToken = options.botToken ?? fresh('xoxb-sandbox-');
+  const appToken = options.appToken ?? fresh('xapp-sandbox-');
+  const signingSecret = options.signingSecret ?? fresh('');
   const eventAckTimeoutMs = options.eventAckTimeoutMs ?? 3_000;
   const socketMode = new SocketModeHub(workspace.seed.appId, eventAckTimeoutMs);
   const limitOptions = options.rateLimits === undefined ? rateLimitsFromEnv() : options.rateLimits;
   const rateLimiter = limitOptions === false ? undefined : new RateLimiter(limitOptions, options.now);
   const faults = new Faults();
+  const host = options.host ?? '127.0.0.1';
   const maxBlocksChars = options.maxBlocksChars ?? MAX_BLOCKS_CHARS;
   if (!Number.isInteger(maxBlocksChars) || maxBlocksChars < 1)
     throw new Error(`maxBlocksChars must be a whole number of at least 1, got ${maxBlocksChars}`);
@@ -277,17 +191,20 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
     limits: { maxBlocksChars, historyPage },
     pageDriver: () => pageDriver,
     emulatorUrl: () => options.emulatorUrl,
+    loopbackOnly: isLoopbackHost(host),
   });
   const httpDriver = (eventsUrl: string) =>
     new SlackDriver({ workspace, interactions, eventsUrl, signingSecret, eventAckTimeoutMs });
   const socketDriver = () =>
     new SlackDriver({ workspace, interactions, eventsUrl: '', signingSecret, socketMode, eventAckTimeoutMs });
-  const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const server = serve(
       { fetch: app.fetch, port: options.port ?? 0, hostname: host },
       (info: AddressInfo) => {
-        baseUrl = `http://${host}:${info.port}`;
+        // A wildcard address is no place to send a browser to; its loopback is.
+        const shown =
+          host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+        baseUrl = `http://${shown}:${info.port}`;
         resolve({
           url: baseUrl,
           apiUrl: `${baseUrl}/api/`,

@@ -1,26 +1,39 @@
 import { type AgentSessionsClient, AuthenticationError, NotFoundError } from '@agent-sessions/core';
 import type { CustomRoute } from '@slack/bolt';
+import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
 import type { BotMetrics } from './metrics.js';
 
 type Check = { ok: boolean; detail?: string };
+export type HealthBody = { ok: boolean; store: Check; service: Check };
+
+/** How long one probe's answer serves every caller (the endpoint is unauthenticated). */
+const CACHE_MS = 5_000;
 
 /**
  * GET /healthz: the store answers and the service is reachable with our key. The service has no health
  * endpoint in its contract, so we read a session that can't exist: 404 means reachable and authorized.
+ * Anyone who reaches the port may call it, so: one probe at a time however many callers wait (each probe
+ * sends our key to the service), its answer kept a few seconds, and the answer says which part failed
+ * in fixed words — error text (host names, addresses) goes to the log only.
  */
-export function healthRoutes(deps: {
+export function healthProbe(deps: {
   store: Pick<Store, 'ping'>;
   client: AgentSessionsClient;
-  metrics: BotMetrics;
-}): CustomRoute[] {
-  let cached: { at: number; body: { ok: boolean; store: Check; service: Check } } | undefined;
-  const check = async () => {
-    if (cached && Date.now() - cached.at < 5_000) return cached.body;
-    const store: Check = await deps.store.ping().then(
-      () => ({ ok: true }),
-      (error: unknown) => ({ ok: false, detail: messageOf(error) }),
-    );
+  logger: Pick<Logger, 'warn'>;
+  now?: () => number;
+}): () => Promise<HealthBody> {
+  const now = deps.now ?? Date.now;
+  let cached: { at: number; body: HealthBody } | undefined;
+  let inFlight: Promise<HealthBody> | undefined;
+  const failed = (part: 'store' | 'service', detail: string) => (error: unknown) => {
+    deps.logger.warn({ err: error, part }, 'health check failed');
+    return { ok: false, detail };
+  };
+  const probe = async (): Promise<HealthBody> => {
+    const store: Check = await deps.store
+      .ping()
+      .then(() => ({ ok: true }), failed('store', 'the store did not answer'));
     const service: Check = await deps.client.sessions
       .get('healthcheck-probe', { timeoutMs: 3_000, maxRetries: 0 })
       .then(
@@ -29,13 +42,32 @@ export function healthRoutes(deps: {
           error instanceof NotFoundError
             ? { ok: true }
             : error instanceof AuthenticationError
-              ? { ok: false, detail: 'the API key was refused (401)' }
-              : { ok: false, detail: messageOf(error) },
+              ? failed('service', 'the API key was refused (401)')(error)
+              : failed('service', 'the service did not answer as expected')(error),
       );
-    const body = { ok: store.ok && service.ok, store, service };
-    cached = { at: Date.now(), body };
-    return body;
+    return { ok: store.ok && service.ok, store, service };
   };
+  return () => {
+    if (cached && now() - cached.at < CACHE_MS) return Promise.resolve(cached.body);
+    inFlight ??= probe()
+      .then((body) => {
+        cached = { at: now(), body };
+        return body;
+      })
+      .finally(() => {
+        inFlight = undefined;
+      });
+    return inFlight;
+  };
+}
+
+export function healthRoutes(deps: {
+  store: Pick<Store, 'ping'>;
+  client: AgentSessionsClient;
+  metrics: BotMetrics;
+  logger: Pick<Logger, 'warn'>;
+}): CustomRoute[] {
+  const check = healthProbe(deps);
   return [
     {
       path: '/healthz',
@@ -71,5 +103,3 @@ export function healthRoutes(deps: {
     },
   ];
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -97,15 +97,30 @@ export class BotMetrics {
       labelNames: ['outcome'],
       registers: [registry],
     });
-    const depths = () => this.#depths();
+    // No channel ids in labels: /metrics is unauthenticated and a channel id names who works on what.
+    const depths = () => [...this.#depths().values()];
     new Gauge({
       name: 'slack_outbound_queue_depth',
-      help: 'Slack calls waiting in the outbound queue, per channel',
-      labelNames: ['channel'],
+      help: 'Slack calls waiting in the outbound queue, all channels together',
       registers: [registry],
       collect() {
-        this.reset();
-        for (const [channel, depth] of depths()) this.set({ channel }, depth);
+        this.set(depths().reduce((sum, depth) => sum + depth, 0));
+      },
+    });
+    new Gauge({
+      name: 'slack_outbound_queue_channels',
+      help: 'Channels with Slack calls waiting in the outbound queue',
+      registers: [registry],
+      collect() {
+        this.set(depths().filter((depth) => depth > 0).length);
+      },
+    });
+    new Gauge({
+      name: 'slack_outbound_queue_max_depth',
+      help: 'Slack calls waiting in the busiest channel’s queue',
+      registers: [registry],
+      collect() {
+        this.set(Math.max(0, ...depths()));
       },
     });
     // Known series exist from the start (Prometheus advice), so dashboards see zeros, not gaps.

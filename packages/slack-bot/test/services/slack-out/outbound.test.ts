@@ -111,7 +111,7 @@ describe('the outbound queue', () => {
     expect(queue.waiting(CHANNEL)).toBe(0);
   });
 
-  it('reports its depth per channel for /metrics', async () => {
+  it('reports its depth for /metrics without naming channels (the endpoint is unauthenticated)', async () => {
     const clock = new ManualClock(0);
     const metrics = newMetrics();
     const queue = new OutboundQueue(logger, metrics, { postPerSecond: 1, postBurst: 1, clock });
@@ -120,9 +120,13 @@ describe('the outbound queue', () => {
       queue.run({ channel: 'C0DEPTH', priority: 'chatter', method: 'post', run }),
     );
     await settle();
-    expect(await metrics.text()).toMatch(/slack_outbound_queue_depth\{channel="C0DEPTH"\} 2/);
+    const waiting = await metrics.text();
+    expect(waiting).toMatch(/^slack_outbound_queue_depth 2$/m);
+    expect(waiting).toMatch(/^slack_outbound_queue_channels 1$/m);
+    expect(waiting).toMatch(/^slack_outbound_queue_max_depth 2$/m);
+    expect(waiting).not.toMatch(/C0DEPTH/);
     await clock.advance(2_000);
     await Promise.all(calls);
-    expect(await metrics.text()).not.toMatch(/C0DEPTH/);
+    expect(await metrics.text()).toMatch(/^slack_outbound_queue_depth 0$/m);
   });
 });

@@ -1,0 +1,120 @@
+import type { IncomingMessage } from 'node:http';
+import type { Hono } from 'hono';
+import type { Faults } from '../limits/faults.js';
+import type { RateLimiter } from '../limits/rate-limits.js';
+import type { SocketModeHub } from '../socket-mode.js';
+import type { ApiCall } from '../workspace.js';
+import { chat } from './chat.js';
+import { files } from './files.js';
+import { people } from './people.js';
+import { reactions } from './reactions.js';
+import { type ApiContext, type Args, type Method, SlackApiError } from './types.js';
+import { views } from './views.js';
+
+const METHODS: Record<string, Method> = { ...chat, ...views, ...people, ...files, ...reactions };
+
+/** What the fake Web API needs besides the workspace: the tokens it accepts, faults and rate limits. */
+export type WebApiContext = ApiContext & {
+  botToken: string;
+  appToken: string;
+  socketMode: SocketModeHub;
+  faults?: Faults;
+  rateLimiter?: RateLimiter;
+};
+
+async function readArgs(request: Request): Promise<Args> {
+  const url = new URL(request.url);
+  const args: Args = Object.fromEntries(url.searchParams);
+  if (request.method !== 'POST') return args;
+  const type = request.headers.get('content-type') ?? '';
+  const text = await request.text();
+  if (text === '') return args;
+  if (type.includes('application/json')) return { ...args, ...(JSON.parse(text) as Args) };
+  return { ...args, ...Object.fromEntries(new URLSearchParams(text)) };
+}
+
+/** The channel ids a call names (a user id given for a DM counts as its im channel too). */
+function channelsOf(args: Args, ctx: ApiContext): string[] {
+  const out: string[] = [];
+  for (const key of ['channel', 'channel_id']) {
+    const v = args[key];
+    if (typeof v !== 'string' || v === '') continue;
+    out.push(v);
+    const resolved = ctx.workspace.channels.get(v)?.id ?? (ctx.workspace.users.has(v) ? `D${v.slice(1)}` : v);
+    if (resolved !== v) out.push(resolved);
+  }
+  return out;
+}
+
+/** `/api/<method>`: token, injected faults, rate limits, then the method itself — in Slack's order. */
+export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
+  app.all('/api/:method', async (c) => {
+    const name = c.req.param('method');
+    let args: Args;
+    try {
+      args = await readArgs(c.req.raw);
+    } catch {
+      ctx.workspace.recordCall({ method: name, status: 200, ok: false, error: 'invalid_json' });
+      return c.json({ ok: false, error: 'invalid_json' });
+    }
+    const channels = channelsOf(args, ctx);
+    const channel = channels.at(-1);
+    const record = (call: Omit<ApiCall, 'seq' | 'at' | 'method' | 'channel'>) =>
+      ctx.workspace.recordCall({ method: name, ...(channel ? { channel } : {}), ...call });
+    const answer = (body: Record<string, unknown>, extra: { limit?: string; injected?: boolean } = {}) => {
+      const ok = body.ok === true;
+      record({ status: 200, ok, ...(ok ? {} : { error: String(body.error) }), ...extra });
+      return c.json(body);
+    };
+    const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
+    const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
+    const isSocketOpen = name === 'apps.connections.open';
+    const method = METHODS[name];
+    if (!isSocketOpen && !method) return answer({ ok: false, error: 'unknown_method' });
+    if (!token) return answer({ ok: false, error: 'not_authed' });
+    if (token !== (isSocketOpen ? ctx.appToken : ctx.botToken))
+      return answer({ ok: false, error: 'invalid_auth' });
+
+    const fault = ctx.faults?.take(name, channels);
+    if (fault?.drop) {
+      record({ status: 0, ok: false, injected: true, dropped: true });
+      // A connection lost mid-call: the socket closes with no answer at all.
+      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+      incoming?.socket.destroy();
+      return new Response(null, { status: 502 });
+    }
+    if (fault) {
+      const body = { ok: false, error: fault.error as string };
+      record({
+        status: fault.status,
+        ok: false,
+        error: fault.error as string,
+        injected: true,
+        ...(fault.retryAfter !== undefined ? { retryAfter: fault.retryAfter } : {}),
+      });
+      if (fault.retryAfter !== undefined) c.header('Retry-After', String(fault.retryAfter));
+      return c.json(body, fault.status as 200);
+    }
+
+    const verdict = ctx.rateLimiter?.check(name, channel);
+    if (verdict && !verdict.ok) {
+      record({
+        status: 429,
+        ok: false,
+        error: 'ratelimited',
+        retryAfter: verdict.retryAfterSeconds,
+        limit: verdict.limit,
+      });
+      c.header('Retry-After', String(verdict.retryAfterSeconds));
+      return c.json({ ok: false, error: 'ratelimited' }, 429);
+    }
+
+    if (isSocketOpen) return answer({ ok: true, url: ctx.socketMode.open(ctx.baseUrl()) });
+    try {
+      return answer((method as Method)(args, ctx));
+    } catch (error) {
+      if (error instanceof SlackApiError) return answer({ ok: false, error: error.code, ...error.extra });
+      throw error;
+    }
+  });
+}
