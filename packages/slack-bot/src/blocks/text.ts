@@ -1,11 +1,25 @@
 import type { KnownBlock, MrkdwnElement, PlainTextElement, SectionBlock } from '@slack/types';
+import { defuseBareBroadcasts, JOINER } from './markup.js';
 
 /** Text helpers for Block Kit: Slack's escaping and its length limits (display text only, never ids). */
 
-/** Escapes what Slack's mrkdwn treats as markup (it only needs &, < and >). */
+const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/**
+ * Escapes what Slack's mrkdwn treats as markup (it only needs &, < and >), so no `<!channel>` or
+ * `<@U…>` survives; and a bare `@channel` / `@here` / `@everyone` gets an invisible joiner, so the
+ * escaped text can't ping even where Slack links names.
+ */
 export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return defuseBareBroadcasts(text.replace(/[&<>]/g, (c) => ENTITY[c] as string));
 }
+
+/**
+ * plain_text as Slack shows it, character for character, with an invisible joiner wherever a mention
+ * could start (`<!`, `<@`, a bare `@here`): Slack doesn't read markup in plain_text, and this makes sure.
+ */
+export const plainSafe = (text: string): string =>
+  defuseBareBroadcasts(text.replace(/<(?=[!@])/g, `<${JOINER}`));
 
 /** Cuts display text to `max` characters with an ellipsis, saying so instead of failing in Slack. */
 export function truncate(text: string, max: number): string {
@@ -14,7 +28,7 @@ export function truncate(text: string, max: number): string {
 
 export const plain = (text: string, max: number): PlainTextElement => ({
   type: 'plain_text',
-  text: truncate(text, max),
+  text: truncate(plainSafe(text), max),
   emoji: true,
 });
 export const mrkdwn = (text: string, max = 3000): MrkdwnElement => ({
