@@ -48,9 +48,12 @@ export const section = (text: string, max?: number): SectionBlock => ({
   text: mrkdwn(text, max),
 });
 
+const BROADCAST_AHEAD = /^@(?:channel|here|everyone)(?!\w)/i;
+
 /**
  * Splits long text into parts of at most `max` characters, preferring paragraph, then line, then word
- * boundaries. Nothing is dropped: the parts joined are the text.
+ * boundaries. Nothing is dropped: the parts joined are the text. No part begins with `@here`,
+ * `@channel` or `@everyone` that the text had mid-word (a cut there would make it a word start).
  */
 export function splitText(text: string, max: number): string[] {
   if (!(max > 0)) throw new RangeError('max must be positive');
@@ -67,6 +70,8 @@ export function splitText(text: string, max: number): string[] {
         break;
       }
     }
+    // A part must not begin with a bare broadcast that was mid-word (and so harmless) in the whole text.
+    if (cut > 1 && BROADCAST_AHEAD.test(rest.slice(cut, cut + 10))) cut -= 1;
     parts.push(rest.slice(0, cut));
     rest = rest.slice(cut);
   }

@@ -10,7 +10,8 @@
  *   whether it looks for mentions before or after.
  * - plain_text: Slack reads no markup there; checked as mrkdwn anyway, so the rule is simply "no string
  *   anywhere". The one exception is an input's `initial_value`: what the person typed, for them to edit,
- *   never shown as a message (a joiner there would change their words).
+ *   never shown as a message (a joiner there would change their words); and the content of a file the
+ *   bot uploads (its comment is mrkdwn and checked).
  * A ping's target is reported as `channel`, `here`, `everyone`, `subteam:ID` or `user:ID`, so a test can
  * allow the bot's own intended mentions (the starter, the answerers) and nothing else.
  */
@@ -63,6 +64,8 @@ export function pingsIn(value: unknown): string[] {
       const isMarkdown = (v as { type?: unknown }).type === 'markdown';
       for (const [k, child] of Object.entries(v)) {
         if (k === 'initial_value') continue;
+        // An uploaded file's content is a file, not a message: Slack reads no mention in it.
+        if (k === 'content' && (v as { kind?: unknown }).kind === 'file') continue;
         walk(child, `${path}.${k}`, isMarkdown && k === 'text');
       }
     }
