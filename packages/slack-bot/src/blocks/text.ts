@@ -3,15 +3,14 @@ import { defuseBareBroadcasts, JOINER } from './markup.js';
 
 /** Text helpers for Block Kit: Slack's escaping and its length limits (display text only, never ids). */
 
-const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
-
 /**
  * Escapes what Slack's mrkdwn treats as markup (it only needs &, < and >), so no `<!channel>` or
  * `<@U…>` survives; and a bare `@channel` / `@here` / `@everyone` gets an invisible joiner, so the
  * escaped text can't ping even where Slack links names.
  */
 export function escapeMrkdwn(text: string): string {
-  return defuseBareBroadcasts(text.replace(/[&<>]/g, (c) => ENTITY[c] as string));
+  // Three native passes: faster than one pass with a callback per character, and as linear.
+  return defuseBareBroadcasts(text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
 }
 
 /**
@@ -19,7 +18,7 @@ export function escapeMrkdwn(text: string): string {
  * could start (`<!`, `<@`, a bare `@here`): Slack doesn't read markup in plain_text, and this makes sure.
  */
 export const plainSafe = (text: string): string =>
-  defuseBareBroadcasts(text.replace(/<(?=[!@])/g, `<${JOINER}`));
+  defuseBareBroadcasts(text.replaceAll('<!', `<${JOINER}!`).replaceAll('<@', `<${JOINER}@`));
 
 /** Cuts display text to `max` characters with an ellipsis, saying so instead of failing in Slack. */
 export function truncate(text: string, max: number): string {
