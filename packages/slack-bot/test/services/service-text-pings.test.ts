@@ -23,7 +23,7 @@ describe('service-provided text in the bot’s replies pings nobody', () => {
   it('describeServiceFailure escapes the service’s error, a validation issue and a network error', () => {
     for (const error of [
       serviceError(PINGS),
-      new ValidationError('create', [{ field: PINGS, rule: 'r', message: PINGS }]),
+      new ValidationError('create', [{ field: PINGS, message: PINGS }]),
       new Error(PINGS),
     ]) {
       const said = describeServiceFailure(error);
