@@ -1,5 +1,8 @@
 import type { KnownBlock } from '@slack/types';
+import { defuseMentions, markdownToMrkdwn } from './markup.js';
 import { escapeMrkdwn, type SlackMessage, section, splitText, truncate } from './text.js';
+
+export { defuseMentions, markdownToMrkdwn };
 
 /** Section text holds 3000 characters; longer parts become several messages, then a file. */
 export const SECTION_MAX = 3000;
@@ -11,6 +14,13 @@ export const MARKDOWN_MAX = 11_000;
 /** The plain-text fallback beside a markdown block (notifications, screen readers): a glance, not all. */
 export const FALLBACK_MAX = 3000;
 export const MAX_SPLIT_PARTS = 4;
+/**
+ * The longest text rendered for Slack; longer text is uploaded as a file without being rendered.
+ * MAX_SPLIT_PARTS markdown messages hold about 44,000 characters (4 × MARKDOWN_MAX), so text past this
+ * cap would almost always become a file anyway (only text dense with mentions, which shrink when
+ * defused, could have fit); rendering is linear, and the cap bounds it to ~50 KB whatever the service sends.
+ */
+export const RENDER_MAX = 48_000;
 const TOOL_ARGS_SHOWN = 300;
 const TOOL_RESULT_SHOWN = 500;
 
@@ -37,14 +47,6 @@ function str(v: unknown): string {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** Markdown as agents write it -> Slack mrkdwn, on text already escaped. */
-export function markdownToMrkdwn(escaped: string): string {
-  return escaped
-    .replace(/\*\*(.+?)\*\*/g, '*$1*')
-    .replace(/^#{1,6}\s+(.+)$/gm, '*$1*')
-    .replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, '<$2|$1>');
-}
-
 /** Cuts a shown excerpt and says how much was left out (never a silent cut). */
 function excerpt(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -52,7 +54,10 @@ function excerpt(text: string, max: number): string {
 }
 
 export interface MessageText {
-  /** For Slack messages: escaped, Markdown turned into mrkdwn. */
+  /**
+   * For Slack messages: escaped, Markdown turned into mrkdwn. Empty when `plain` is over RENDER_MAX:
+   * such text is never rendered, it goes out as a file.
+   */
   mrkdwn: string;
   /** The same words unescaped, for a file upload. */
   plain: string;
@@ -60,29 +65,6 @@ export interface MessageText {
   markdown?: string;
   /** Blocks that close the (last) message, e.g. the report's feedback buttons. */
   trailer?: KnownBlock[];
-}
-
-// U+2060 WORD JOINER: invisible, and enough that Slack no longer reads a mention or a broadcast.
-const JOINER = '\u2060';
-
-/**
- * Whatever the agent wrote can never ping anyone: broadcasts (`<!channel>`, `<!here>`, `<!everyone>`,
- * and the bare `@channel` / `@here` / `@everyone`), user groups (`<!subteam^S…>`) and people (`<@U…>`)
- * become plain look-alike text, in the markdown block as in mrkdwn.
- */
-export function defuseMentions(text: string): string {
-  return text
-    .replace(
-      /<!subteam\^([A-Z0-9]+)(?:\|([^>]*))?>/g,
-      (_m, id: string, label?: string) => `@${JOINER}${label ? label.replace(/^@/, '') : id}`,
-    )
-    .replace(/<!(channel|here|everyone)(?:\|[^>]*)?>/g, `@${JOINER}$1`)
-    .replace(
-      /<@([UW][A-Z0-9]+)(?:\|([^>]*))?>/g,
-      (_m, id: string, label?: string) => `@${JOINER}${label ?? id}`,
-    )
-    .replace(/<!([^>]*)>/g, `!${JOINER}$1`)
-    .replace(/(^|[^\w\u2060])@(channel|here|everyone)\b/gi, `$1@${JOINER}$2`);
 }
 
 /** Text someone else wrote, shown in mrkdwn: escaped, and unable to ping anyone. */
@@ -109,11 +91,13 @@ export function agentMessageText(
   message: Record<string, unknown>,
   options: { showReasoning: boolean },
 ): MessageText | undefined {
-  const mrkdwn = render(message, options, MRKDWN);
-  if (mrkdwn === undefined) return undefined;
+  const plain = render(message, options, PLAIN);
+  if (plain === undefined) return undefined;
+  // The cap comes before any rendering: text this long becomes a file, as it is.
+  if (plain.length > RENDER_MAX) return { mrkdwn: '', plain };
   return {
-    mrkdwn,
-    plain: render(message, options, PLAIN) ?? '',
+    mrkdwn: render(message, options, MRKDWN) ?? '',
+    plain,
     markdown: render(message, options, MARKDOWN) ?? '',
   };
 }
@@ -186,6 +170,7 @@ function render(
 
 /** Lays text out for Slack: one message, several, or a file — whichever keeps every character. */
 export function layoutText(message: MessageText, fileStem: string): Rendered {
+  if (message.plain.length > RENDER_MAX) return asFile(message, fileStem);
   const laid =
     message.markdown === undefined ? layoutMrkdwn(message, fileStem) : layoutMarkdown(message, fileStem);
   if (laid.kind === 'text' && message.trailer?.length) {
@@ -202,6 +187,8 @@ function layoutMarkdown(message: MessageText, fileStem: string): Rendered {
   if (text.length <= MARKDOWN_MAX) {
     return { kind: 'text', parts: [{ text: fallback(message.plain), blocks: [{ type: 'markdown', text }] }] };
   }
+  // More than MAX_SPLIT_PARTS full parts: a file, without splitting it to count.
+  if (text.length > MAX_SPLIT_PARTS * (MARKDOWN_MAX - 30)) return asFile(message, fileStem);
   const parts = splitText(text, MARKDOWN_MAX - 30);
   if (parts.length <= MAX_SPLIT_PARTS) {
     return {
@@ -216,7 +203,8 @@ function layoutMarkdown(message: MessageText, fileStem: string): Rendered {
 }
 
 function asFile(message: MessageText, fileStem: string): Rendered {
-  const firstLine = message.plain.split('\n', 1)[0] ?? '';
+  const newline = message.plain.indexOf('\n');
+  const firstLine = message.plain.slice(0, newline === -1 ? 201 : Math.min(newline, 201));
   return {
     kind: 'file',
     filename: `${fileStem}.md`,
@@ -230,6 +218,7 @@ function layoutMrkdwn(message: MessageText, fileStem: string): Rendered {
   if (text.length <= SECTION_MAX) {
     return { kind: 'text', parts: [{ text, blocks: [section(text)] }] };
   }
+  if (text.length > MAX_SPLIT_PARTS * (SECTION_MAX - 30)) return asFile(message, fileStem);
   const parts = splitText(text, SECTION_MAX - 30);
   if (parts.length <= MAX_SPLIT_PARTS) {
     return {

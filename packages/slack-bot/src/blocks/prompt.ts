@@ -1,6 +1,7 @@
 import { describeAnswer, type HumanInputAnswer, type HumanInputRequest } from '@agent-sessions/core';
 import type { ActionsBlock, Checkboxes, KnownBlock, MultiStaticSelect, PlainTextOption } from '@slack/types';
 import type { PromptRecord } from '../store/records.js';
+import { safeMrkdwn } from './agent-message.js';
 import { ACTIONS, encodeRef, REF_LIMITS } from './ids.js';
 import { escapeMrkdwn, mrkdwn, plain, type SlackMessage, truncate } from './text.js';
 
@@ -135,7 +136,8 @@ export function promptMessage(request: HumanInputRequest, ctx: PromptContext): S
     });
   }
   if (ctx.answerers) blocks.push({ type: 'context', elements: [mrkdwn(`👤 ${ctx.answerers}`)] });
-  return { text: `The agent asks: ${truncate(request.prompt, 200)}`, blocks };
+  // The notification text is read as mrkdwn too: the agent's words escaped there as in the blocks.
+  return { text: `The agent asks: ${safeMrkdwn(truncate(request.prompt, 200))}`, blocks };
 }
 
 /** The prompt after it was answered: who answered what and when; controls gone. */
@@ -155,7 +157,7 @@ export function answeredPrompt(
       ? `${icon} ${rejected ? 'Rejected' : 'Approved'} by <@${by}>${answer.freeText ? `: ${escapeMrkdwn(answer.freeText)}` : ''}`
       : `${icon} <@${by}> answered: ${escapeMrkdwn(summary)}`;
   return {
-    text: `${summary} — answered by a person at ${time}`,
+    text: `${safeMrkdwn(truncate(summary, 200))} — answered by a person at ${time}`,
     blocks: [
       { type: 'section', text: mrkdwn(`*The agent asked:*\n${escapeMrkdwn(request.prompt)}`) },
       { type: 'context', elements: [mrkdwn(`${line} · ${time}`)] },

@@ -1,9 +1,9 @@
 import { isSuccessStatus } from '@agent-sessions/core';
 import type { ContextActionsBlock } from '@slack/types';
-import { type MessageText, safeMrkdwn } from './agent-message.js';
+import { type MessageText, RENDER_MAX, safeMrkdwn } from './agent-message.js';
 import { ACTIONS } from './ids.js';
 import { statusLabel, totalCostOf } from './session-card.js';
-import { escapeMrkdwn, formatUsd } from './text.js';
+import { formatUsd } from './text.js';
 
 const asText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
@@ -48,11 +48,9 @@ export function finalReport(session: {
     if (facts.length > 0) lines.push(`_${facts.join(' · ')}_`);
     return lines.join('\n');
   };
-  return {
-    mrkdwn: both(safeMrkdwn),
-    plain: both((s) => s),
-    trailer: [feedbackButtons()],
-  };
+  const plain = both((s) => s);
+  // Past the cap it goes out as a file, unrendered (see RENDER_MAX).
+  return { mrkdwn: plain.length > RENDER_MAX ? '' : both(safeMrkdwn), plain, trailer: [feedbackButtons()] };
 }
 
 /** Slack's 👍/👎 under the report; a press arrives as a block action (ACTIONS.feedback) with its value. */
@@ -86,5 +84,6 @@ export function unreadableRequest(reason: string, raw: unknown): MessageText {
   const body = typeof raw === 'string' ? raw : JSON.stringify(raw, null, 2);
   const both = (f: (s: string) => string) =>
     `⚠️ The agent asked for input in a form this bot can't read (${f(reason)}). Answer it with the API or the n8n node; the request as sent:\n\`\`\`${f(body ?? '')}\`\`\``;
-  return { mrkdwn: both(escapeMrkdwn), plain: both((s) => s) };
+  const plain = both((s) => s);
+  return { mrkdwn: plain.length > RENDER_MAX ? '' : both(safeMrkdwn), plain };
 }

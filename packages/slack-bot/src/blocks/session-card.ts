@@ -59,7 +59,9 @@ const STATUS_LABEL: Record<string, string> = {
   failed: '❌ Failed',
 };
 
-export const statusLabel = (status: string): string => STATUS_LABEL[status] ?? `❔ ${status}`;
+/** A status as people read it, in mrkdwn: one the bot doesn't know is the service's word, escaped. */
+export const statusLabel = (status: string): string =>
+  (Object.hasOwn(STATUS_LABEL, status) ? STATUS_LABEL[status] : undefined) ?? `❔ ${escapeMrkdwn(status)}`;
 
 /**
  * The card before the session exists: posted first, so a channel the bot may not post in refuses

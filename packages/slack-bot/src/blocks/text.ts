@@ -1,11 +1,24 @@
 import type { KnownBlock, MrkdwnElement, PlainTextElement, SectionBlock } from '@slack/types';
+import { defuseBareBroadcasts, JOINER } from './markup.js';
 
 /** Text helpers for Block Kit: Slack's escaping and its length limits (display text only, never ids). */
 
-/** Escapes what Slack's mrkdwn treats as markup (it only needs &, < and >). */
+/**
+ * Escapes what Slack's mrkdwn treats as markup (it only needs &, < and >), so no `<!channel>` or
+ * `<@U…>` survives; and a bare `@channel` / `@here` / `@everyone` gets an invisible joiner, so the
+ * escaped text can't ping even where Slack links names.
+ */
 export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  // Three native passes: faster than one pass with a callback per character, and as linear.
+  return defuseBareBroadcasts(text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
 }
+
+/**
+ * plain_text as Slack shows it, character for character, with an invisible joiner wherever a mention
+ * could start (`<!`, `<@`, a bare `@here`): Slack doesn't read markup in plain_text, and this makes sure.
+ */
+export const plainSafe = (text: string): string =>
+  defuseBareBroadcasts(text.replaceAll('<!', `<${JOINER}!`).replaceAll('<@', `<${JOINER}@`));
 
 /** Cuts display text to `max` characters with an ellipsis, saying so instead of failing in Slack. */
 export function truncate(text: string, max: number): string {
@@ -14,7 +27,7 @@ export function truncate(text: string, max: number): string {
 
 export const plain = (text: string, max: number): PlainTextElement => ({
   type: 'plain_text',
-  text: truncate(text, max),
+  text: truncate(plainSafe(text), max),
   emoji: true,
 });
 export const mrkdwn = (text: string, max = 3000): MrkdwnElement => ({
@@ -34,9 +47,12 @@ export const section = (text: string, max?: number): SectionBlock => ({
   text: mrkdwn(text, max),
 });
 
+const BROADCAST_AHEAD = /^@(?:channel|here|everyone)(?!\w)/i;
+
 /**
  * Splits long text into parts of at most `max` characters, preferring paragraph, then line, then word
- * boundaries. Nothing is dropped: the parts joined are the text.
+ * boundaries. Nothing is dropped: the parts joined are the text. No part begins with `@here`,
+ * `@channel` or `@everyone` that the text had mid-word (a cut there would make it a word start).
  */
 export function splitText(text: string, max: number): string[] {
   if (!(max > 0)) throw new RangeError('max must be positive');
@@ -53,6 +69,8 @@ export function splitText(text: string, max: number): string[] {
         break;
       }
     }
+    // A part must not begin with a bare broadcast that was mid-word (and so harmless) in the whole text.
+    if (cut > 1 && BROADCAST_AHEAD.test(rest.slice(cut, cut + 10))) cut -= 1;
     parts.push(rest.slice(0, cut));
     rest = rest.slice(cut);
   }

@@ -4,15 +4,19 @@ import {
   ServiceError,
   ValidationError,
 } from '@agent-sessions/core';
+import { escapeMrkdwn } from '../blocks/text.js';
 
 /** What a service tells its caller: done, or why not in words for the person who acted. */
 export type Outcome<T = object> = ({ ok: true } & T) | { ok: false; message: string };
 
 /** A person-readable sentence for any failure of a call to the service; never the API key. */
 export function describeServiceFailure(error: unknown): string {
-  if (error instanceof ValidationError) return error.issues.map((i) => `${i.field}: ${i.message}`).join('; ');
-  if (error instanceof ServiceError) return `the service answered ${error.status}: ${error.message}`;
-  if (error instanceof Error) return `the service could not be reached (${error.message})`;
+  // The service's words, shown in mrkdwn: escaped, so an error message can't ping or link.
+  if (error instanceof ValidationError)
+    return escapeMrkdwn(error.issues.map((i) => `${i.field}: ${i.message}`).join('; '));
+  if (error instanceof ServiceError)
+    return `the service answered ${error.status}: ${escapeMrkdwn(error.message)}`;
+  if (error instanceof Error) return `the service could not be reached (${escapeMrkdwn(error.message)})`;
   return 'the service could not be reached';
 }
 

@@ -25,6 +25,7 @@ import {
   totalCostOf,
   UNREACHABLE_STATUS,
 } from '../../blocks/session-card.js';
+import { escapeMrkdwn } from '../../blocks/text.js';
 import {
   UNREADABLE_PROMPT,
   unreadableAsFreeText,
@@ -207,7 +208,7 @@ export class SessionPublisher {
         await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
         await this.deps.poster
           .post(place, 'fatal-error', {
-            text: `⚠️ The bot can no longer follow this session: ${event.error.message}`,
+            text: `⚠️ The bot can no longer follow this session: ${escapeMrkdwn(event.error.message)}`,
           })
           .catch(
             this.#warn(session.sessionId, 'could not say in Slack that a session can no longer be followed'),

@@ -98,7 +98,8 @@ export class AnsweringService {
     if (!checked.ok) {
       return {
         ok: false,
-        message: checked.issues.map((i) => i.message).join('\n'),
+        // Issues quote the agent's option labels and the value sent: escaped for the mrkdwn reply.
+        message: escapeMrkdwn(checked.issues.map((i) => i.message).join('\n')),
         errors: errorsFor(checked.issues, prompt.request, formBlock(interaction.answer)),
       };
     }

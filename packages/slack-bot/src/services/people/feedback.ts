@@ -1,3 +1,4 @@
+import { escapeMrkdwn } from '../../blocks/text.js';
 import type { Logger } from '../../logger.js';
 import type { FeedbackRepository, FeedbackValue } from '../../store/feedback.js';
 import type { SessionRepository } from '../../store/sessions.js';
@@ -24,7 +25,7 @@ export class FeedbackService {
   }): Promise<Outcome<{ message: string }>> {
     const value: FeedbackValue | undefined =
       press.value === 'good' || press.value === 'bad' ? press.value : undefined;
-    if (!value) return { ok: false, message: `Unknown feedback "${press.value ?? ''}".` };
+    if (!value) return { ok: false, message: `Unknown feedback "${escapeMrkdwn(press.value ?? '')}".` };
     const session =
       press.channelId && press.threadTs
         ? await this.deps.sessions.findByThread(press.channelId, press.threadTs)

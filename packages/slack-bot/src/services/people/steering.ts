@@ -192,7 +192,10 @@ export class SteeringService {
   ): Promise<Outcome<{ session: SessionRecord }>> {
     const session = known ?? (await this.deps.sessions.get(sessionId));
     if (!session) {
-      return { ok: false, message: `No session \`${sessionId}\` was started from this Slack workspace.` };
+      return {
+        ok: false,
+        message: `No session \`${escapeMrkdwn(sessionId)}\` was started from this Slack workspace.`,
+      };
     }
     const approvalWaiting =
       change.redirect === true &&

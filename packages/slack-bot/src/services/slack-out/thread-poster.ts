@@ -6,6 +6,7 @@
  */
 import { type Clock, systemClock } from '@agent-sessions/core';
 import type { MessageText } from '../../blocks/agent-message.js';
+import { escapeMrkdwn } from '../../blocks/text.js';
 import type { Logger } from '../../logger.js';
 import type { PostRepository } from '../../store/posts.js';
 import type { BotMetrics } from '../ops/metrics.js';
@@ -308,7 +309,7 @@ export class ThreadPoster {
       .chat.postMessage({
         channel: place.channelId,
         ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
-        text: `⚠️ The bot couldn't post one of the agent's messages here (${reason}). \`/agent status ${place.sessionId}\` shows the session.`,
+        text: `⚠️ The bot couldn't post one of the agent's messages here (${escapeMrkdwn(reason)}). \`/agent status ${place.sessionId}\` shows the session.`,
       })
       .catch((e: unknown) => this.logger.warn({ err: e }, 'could not post a "couldn\'t post" note either'));
     return 'gave-up';

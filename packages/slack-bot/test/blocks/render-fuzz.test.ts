@@ -1,0 +1,265 @@
+import { validateBlocks } from '@agent-sessions/slack-sandbox';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  agentMessageText,
+  defuseMentions,
+  escapeMrkdwn,
+  finalReport,
+  layoutText,
+  type MessageText,
+  markdownToMrkdwn,
+  promptMessage,
+  RENDER_MAX,
+  type Rendered,
+  safeMrkdwn,
+  sessionCard,
+  unreadableRequest,
+} from '../../src/blocks/index.js';
+import { allOutputs, OWN_MENTIONS, STARTER } from './foreign-text-builders.js';
+import { unexpectedPings } from './ping-check.js';
+
+// Issue #20: agent text is untrusted; every renderer must take any shape, at any size, without throwing
+// or pinging. (How long they take is the benchmark's job: bench/render.)
+
+/** The shapes that made the old regexes backtrack, and their neighbours. */
+const SHAPES = [
+  '[',
+  '(',
+  '<!',
+  '<@',
+  '*',
+  '_',
+  '`',
+  '|',
+  '**',
+  '](',
+  '[a](http://',
+  '[a](https://x',
+  '<!subteam^S1|',
+  '<@U1|',
+  '<!here|',
+  '# ',
+  '#\n',
+  '\\<@',
+  '&lt;!',
+  '> ',
+  '```',
+  '@here',
+];
+
+/** Text built of long runs of the shapes, nested brackets, and ordinary words between them. */
+const adversarial = (maxRun: number) =>
+  fc
+    .array(
+      fc.oneof(
+        fc
+          .tuple(fc.constantFrom(...SHAPES), fc.integer({ min: 1, max: maxRun }))
+          .map(([s, n]) => s.repeat(n)),
+        fc
+          .integer({ min: 1, max: 50 })
+          .map((depth) => `${'['.repeat(depth)}x${']('.repeat(depth)}http://y${')'.repeat(depth)}`),
+        fc.constantFrom(
+          '<!channel>',
+          '<!here|h>',
+          '<@U1>',
+          '<@W1|bob>',
+          '<!subteam^S1|@team>',
+          ' word ',
+          '\n',
+          '\n\n',
+        ),
+        fc.string({ maxLength: 40 }),
+      ),
+      { maxLength: 12 },
+    )
+    .map((parts) => parts.join(''));
+
+const stringsOf = (rendered: Rendered): string[] =>
+  rendered.kind === 'file' ? [rendered.comment] : rendered.parts.map((p) => JSON.stringify(p));
+
+/** A rendered message keeps Slack's limits and everything the agent said (in parts or in the file). */
+function checkLayout(text: MessageText, rendered: Rendered) {
+  expect(unexpectedPings(rendered, OWN_MENTIONS)).toEqual([]);
+  if (rendered.kind === 'file') {
+    expect(rendered.content).toBe(text.plain);
+    return;
+  }
+  for (const part of rendered.parts) expect(validateBlocks(part.blocks, 'message')).toEqual([]);
+}
+
+describe('renderers on adversarial text (fuzz)', () => {
+  it('agentMessageText + layoutText: any shape renders, within Slack’s limits, and pings nobody', () => {
+    fc.assert(
+      fc.property(
+        adversarial(3000),
+        fc.constantFrom('assistant', 'tool', 'user', 'critic'),
+        (content, role) => {
+          const text = agentMessageText({ role, content, reasoning: content }, { showReasoning: true });
+          if (text) checkLayout(text, layoutText(text, 'stem'));
+          const report = finalReport({ status: 'completed', completionReport: { summary: content } });
+          checkLayout(report, layoutText(report, 'stem'));
+          const raw = unreadableRequest(content, { content });
+          checkLayout(raw, layoutText(raw, 'stem'));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('every other builder takes the same text without throwing or pinging', () => {
+    fc.assert(
+      fc.property(adversarial(400), (t) => {
+        for (const { name, output } of allOutputs(t)) {
+          expect({ name, pings: unexpectedPings(output, OWN_MENTIONS) }).toEqual({ name, pings: [] });
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it.each(SHAPES)(
+    '1 MB of %s goes out as a file, unrendered, its first line safe in the comment',
+    (shape) => {
+      const content = shape.repeat(Math.ceil(1_000_000 / shape.length));
+      const text = agentMessageText({ role: 'assistant', content }, { showReasoning: false });
+      expect(text?.plain).toBe(content.trim());
+      expect(text?.mrkdwn).toBe('');
+      const rendered = layoutText(text as MessageText, 'stem');
+      expect(rendered).toMatchObject({ kind: 'file', content: content.trim() });
+      expect(stringsOf(rendered).flatMap((s) => unexpectedPings(s))).toEqual([]);
+      // The escapers themselves take 1 MB too (prompts, reports and cards run them on whole texts).
+      expect(unexpectedPings({ type: 'markdown', text: defuseMentions(content) })).toEqual([]);
+      expect(unexpectedPings([safeMrkdwn(content), escapeMrkdwn(content)])).toEqual([]);
+      expect(markdownToMrkdwn(escapeMrkdwn(content)).length).toBeGreaterThan(0);
+      const prompt = promptMessage(
+        { inputId: 'in_1', kind: 'approval', prompt: content, raw: {} },
+        { sessionId: 's', startedBy: STARTER },
+      );
+      expect(unexpectedPings(prompt, OWN_MENTIONS)).toEqual([]);
+      expect(validateBlocks(prompt.blocks, 'message')).toEqual([]);
+      const report = finalReport({ status: content, error: content, completionReport: content });
+      expect(layoutText(report, 'r').kind).toBe('file');
+      const card = sessionCard({
+        sessionId: 's',
+        goal: content,
+        status: content,
+        startedBy: STARTER,
+        totalCost: 0,
+        budget: null,
+        rounds: 0,
+        createdAt: '2026-11-22T12:00:00.000Z',
+        now: Date.parse('2026-11-22T12:01:00.000Z'),
+        currentStep: content,
+      });
+      expect(unexpectedPings(card, OWN_MENTIONS)).toEqual([]);
+    },
+  );
+
+  it('text just over the cap is a file; just under it is rendered', () => {
+    const words = (n: number) => 'word '.repeat(n / 5);
+    const over = agentMessageText(
+      { role: 'assistant', content: `${words(RENDER_MAX)}xy` },
+      { showReasoning: false },
+    );
+    expect(over?.mrkdwn).toBe('');
+    expect(layoutText(over as MessageText, 's').kind).toBe('file');
+    const under = agentMessageText(
+      { role: 'assistant', content: words(RENDER_MAX - 5) },
+      { showReasoning: false },
+    );
+    expect(under?.markdown?.length).toBeGreaterThan(RENDER_MAX - 100);
+  });
+});
+
+// The old passes, as regexes: the scanners must give the same output on text people write. (The one
+// deliberate change: a `#` line with no words stays as written; the old `\s+` bolded the next line.)
+const referenceMarkdown = (escaped: string) =>
+  escaped
+    .replace(/\*\*(.+?)\*\*/g, '*$1*')
+    .replace(/^#{1,6}[^\S\n\r\u2028\u2029]+(\S.*)$/gm, '*$1*')
+    .replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, '<$2|$1>');
+
+const J = '\u2060';
+const referenceDefuse = (text: string) =>
+  text
+    .replace(
+      /<!subteam\^([A-Z0-9]+)(?:\|([^>]*))?>/g,
+      (_m, id: string, label?: string) => `@${J}${label ? label.replace(/^@/, '') : id}`,
+    )
+    .replace(/<!(channel|here|everyone)(?:\|[^>]*)?>/g, `@${J}$1`)
+    .replace(/<@([UW][A-Z0-9]+)(?:\|([^>]*))?>/g, (_m, id: string, label?: string) => `@${J}${label ?? id}`)
+    .replace(/<!([^>]*)>/g, `!${J}$1`)
+    .replace(/(^|[^\w\u2060])@(channel|here|everyone)\b/gi, `$1@${J}$2`);
+
+describe('the linear scanners match the old regexes on ordinary text', () => {
+  it('markdownToMrkdwn (property)', () => {
+    const piece = fc.constantFrom(
+      '**',
+      '*',
+      '#',
+      '## ',
+      '# ',
+      ' ',
+      '\n',
+      '\r\n',
+      'a',
+      'word',
+      '[',
+      ']',
+      '(',
+      ')',
+      '](',
+      'http://x.io/a',
+      'https://y',
+      '\t',
+      '&amp;',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const text = pieces.join('');
+        expect(markdownToMrkdwn(text)).toBe(referenceMarkdown(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('defuseMentions (property)', () => {
+    const piece = fc.constantFrom(
+      '<!channel>',
+      '<!here|here>',
+      '<!everyone>',
+      '<!subteam^S0A|@team>',
+      '<!subteam^S0B>',
+      '<@U0BOB>',
+      '<@W0X|bob>',
+      '<!date^1392734382^{date_short}|Feb 18>',
+      '@channel',
+      '@here',
+      'a@here.io',
+      ' ',
+      '\n',
+      'words',
+      ', ',
+      '<b>',
+      'x > y',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 20 }), (pieces) => {
+        const text = pieces.join('');
+        expect(defuseMentions(text)).toBe(referenceDefuse(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('keeps the examples of today’s output', () => {
+    expect(markdownToMrkdwn('# Title\n**bold** and [docs](https://x.io/d)')).toBe(
+      '*Title*\n*bold* and <https://x.io/d|docs>',
+    );
+    const nested = '[[nested]](http://a) [](http://b) [x](ftp://c) [a\nb](http://d)';
+    expect(markdownToMrkdwn(`${nested} [[a](http://e)`)).toBe(`${nested} <http://e|[a>`);
+    expect(markdownToMrkdwn(nested)).toBe(referenceMarkdown(nested));
+    expect(defuseMentions('<@U1|<!here> x>')).not.toMatch(/<[!@]/);
+  });
+});
