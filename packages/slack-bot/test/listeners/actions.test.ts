@@ -52,6 +52,23 @@ describe('signalButton', () => {
     ]);
   });
 
+  it('says where the click was: a message’s channel, and none from App Home (a view)', async () => {
+    const s = setup(button(ACTIONS.pause, sessionRef), {
+      channel: { id: 'C0OTHER', name: 'other' },
+    });
+    await signalButton(asContext(s.ctx), 'pause')(s.a);
+    expect(s.ctx.steering.signal).toHaveBeenCalledWith(
+      'sess_1',
+      'U0ALICE',
+      'pause',
+      {},
+      { seenIn: 'C0OTHER' },
+    );
+    const home = setup(button(ACTIONS.pause, sessionRef), { container: { type: 'view', view_id: 'V1' } });
+    await signalButton(asContext(home.ctx), 'pause')(home.a);
+    expect(home.ctx.steering.signal).toHaveBeenCalledWith('sess_1', 'U0ALICE', 'pause', {}, {});
+  });
+
   it('ignores a button without a session', async () => {
     const s = setup(button(ACTIONS.pause, 'garbage'));
     await signalButton(asContext(s.ctx), 'pause')(s.a);
