@@ -20,6 +20,10 @@ export default defineConfig({
         // Cross-package suites: the bot's built entry points against a real emulator and sandbox.
         test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 20_000 },
       },
+      {
+        // Rules over the repository's own files (sizes, first comments): reads files, starts nothing.
+        test: { name: 'repo', include: ['test/repo/**/*.test.ts'] },
+      },
     ],
     // `npm run test:coverage`: V8 coverage of the packages' sources as the tests load them. Code that only runs
     // inside child processes (the bot, the emulator, the sandbox as spawned by the end-to-end suites) is not

@@ -1,7 +1,7 @@
 import { defaultSeed, type SandboxEphemeral, withExternalMember } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
 import { ALICE, BOB, CAROL, CHANNEL, textOf, useHarness } from './harness.js';
-import { actionIds, HUMAN_INPUT_ROUTE, isPrompt } from './helpers.js';
+import { actionIds, HUMAN_INPUT_ROUTE, isPrompt, SIGNAL_ROUTE } from './helpers.js';
 
 // Who may read a session, and who counts as a channel member, through the sandbox with signed requests.
 // #agents holds Alice, Bob and Dave — Dave of another organisation, there through Slack Connect; Carol is
@@ -50,6 +50,29 @@ describe('who sees a session, who counts as a member, where sessions start', () 
     const history = await ask(BOB, `history ${sessionId}`);
     expect(history.text).toContain(`*History of session \`${sessionId}\`*`);
     expect(history.text).toContain('<@U0ALICE> started the session');
+  });
+
+  it('cancel and redirect by command: an outsider hears what an unknown id gets, and no signal is sent', async () => {
+    const { sessionId, cardTs } = await h.start('scenario:long keep indexing');
+    await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
+    const missing = 'sess_does_not_exist';
+    const notFound = (id: string) => `⚠️ There is no session \`${id}\` that you can see.`;
+    const signals = async () => (await h.emulator.admin.stats()).requests[SIGNAL_ROUTE] ?? 0;
+    const before = await signals();
+
+    for (const outsider of [CAROL, DAVE]) {
+      for (const id of [sessionId, missing]) {
+        expect((await ask(outsider, `cancel ${id}`)).text).toBe(notFound(id));
+        expect((await ask(outsider, `redirect ${id} look elsewhere`)).text).toBe(notFound(id));
+      }
+    }
+    expect(await signals()).toBe(before);
+    expect(textOf(h.card(cardTs))).toMatch(/Running/);
+    expect(h.thread(cardTs).some((m) => /cancelled|redirected/.test(textOf(m)))).toBe(false);
+
+    // Bob, a member of #agents, may see the session and (under channel-members) act on it.
+    expect((await ask(BOB, `redirect ${sessionId} look elsewhere`)).text).toBe('↪️ Redirected.');
+    expect(await signals()).toBe(before + 1);
   });
 
   it('Slack Connect: a member from another organisation can’t answer, though Slack lists him in the channel', async () => {

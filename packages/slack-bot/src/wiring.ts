@@ -253,12 +253,13 @@ export function peopleServices(
     outbound: out.outbound,
   });
   const common = { client, notifier, metrics, audit };
-  const answering = new AnsweringService({ ...common, prompts, slack: out.chat, policy, logger });
+  const answering = new AnsweringService({ ...common, prompts, slack: out.chat, policy, visibility, logger });
   const steering = new SteeringService({
     ...common,
     sessions,
     prompts,
     policy,
+    visibility,
     snapshot: (sessionId) => publisher.snapshot(sessionId),
   });
   const starting = new StartingService({

@@ -265,6 +265,16 @@ export class FakePolicy implements ActPolicy {
   }
 }
 
+/** Who may see a session, as told: everyone unless named in `hidden`; records whom it was asked about. */
+export class FakeVisibility {
+  readonly hidden = new Set<string>();
+  readonly asked: string[] = [];
+  async maySee(userId: string): Promise<boolean> {
+    this.asked.push(userId);
+    return !this.hidden.has(userId);
+  }
+}
+
 /** Everything a service needs, faked, sharing one call log. */
 export function fakeWorld() {
   const calls: Call[] = [];
@@ -273,6 +283,7 @@ export function fakeWorld() {
   const slack = new FakeSlack(calls);
   const service = new FakeService(calls);
   const policy = new FakePolicy();
+  const visibility = new FakeVisibility();
   const pokes: string[] = [];
   const notifier = new Notifier({
     slack,
@@ -280,7 +291,20 @@ export function fakeWorld() {
     leases: { poke: async (sessionId) => void pokes.push(sessionId) },
     logger,
   });
-  return { calls, sessions, prompts, slack, service, policy, notifier, pokes, metrics: metrics(), logger };
+  const metered = metrics();
+  return {
+    calls,
+    sessions,
+    prompts,
+    slack,
+    service,
+    policy,
+    visibility,
+    notifier,
+    pokes,
+    metrics: metered,
+    logger,
+  };
 }
 
 /** The store touches in a call log. */

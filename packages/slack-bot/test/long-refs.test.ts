@@ -14,7 +14,16 @@ import { createSlackApp, registerListeners } from '../src/app.js';
 import { promptMessage } from '../src/blocks/prompt.js';
 import { AnsweringService } from '../src/services/people/answering.js';
 import { Notifier } from '../src/services/slack-out/notifier.js';
-import { FakePolicy, FakePrompts, FakeSessions, logger, metrics, request, session } from './fakes.js';
+import {
+  FakePolicy,
+  FakePrompts,
+  FakeSessions,
+  FakeVisibility,
+  logger,
+  metrics,
+  request,
+  session,
+} from './fakes.js';
 import { asContext, fakeContext, recorder } from './listeners/fake-args.js';
 
 const SESSION = `sess_${'a'.repeat(200)}`;
@@ -61,6 +70,7 @@ beforeAll(async () => {
     prompts,
     slack: app.client,
     policy: new FakePolicy(),
+    visibility: new FakeVisibility(),
     notifier: new Notifier({
       slack: app.client,
       follower: { poke: () => true },

@@ -34,7 +34,13 @@ describe('signalButton', () => {
     const s = setup(button(ACTIONS.pause, sessionRef));
     await signalButton(asContext(s.ctx), 'pause')(s.a);
     expect(s.rec.order).toEqual(['ack', 'steering.signal']);
-    expect(s.ctx.steering.signal).toHaveBeenCalledWith('sess_1', 'U0ALICE', 'pause');
+    expect(s.ctx.steering.signal).toHaveBeenCalledWith(
+      'sess_1',
+      'U0ALICE',
+      'pause',
+      {},
+      { seenIn: 'C0AGENTS' },
+    );
   });
 
   it('tells only the clicker why it failed', async () => {
@@ -44,6 +50,23 @@ describe('signalButton', () => {
     expect(s.rec.responses).toEqual([
       { response_type: 'ephemeral', replace_original: false, text: '⚠️ Nope.' },
     ]);
+  });
+
+  it('says where the click was: a message’s channel, and none from App Home (a view)', async () => {
+    const s = setup(button(ACTIONS.pause, sessionRef), {
+      channel: { id: 'C0OTHER', name: 'other' },
+    });
+    await signalButton(asContext(s.ctx), 'pause')(s.a);
+    expect(s.ctx.steering.signal).toHaveBeenCalledWith(
+      'sess_1',
+      'U0ALICE',
+      'pause',
+      {},
+      { seenIn: 'C0OTHER' },
+    );
+    const home = setup(button(ACTIONS.pause, sessionRef), { container: { type: 'view', view_id: 'V1' } });
+    await signalButton(asContext(home.ctx), 'pause')(home.a);
+    expect(home.ctx.steering.signal).toHaveBeenCalledWith('sess_1', 'U0ALICE', 'pause', {}, {});
   });
 
   it('ignores a button without a session', async () => {
@@ -58,7 +81,7 @@ describe('steerFormButton', () => {
     const s = setup(button(ACTIONS.redirect, sessionRef));
     await steerFormButton(asContext(s.ctx), 'redirect')(s.a);
     expect(s.rec.order).toEqual(['ack', 'steering.openForm', 'views.open']);
-    expect(s.ctx.steering.openForm).toHaveBeenCalledWith(sessionRef, 'U0ALICE', 'redirect');
+    expect(s.ctx.steering.openForm).toHaveBeenCalledWith(sessionRef, 'U0ALICE', 'redirect', 'C0AGENTS');
     expect(s.client.views.open).toHaveBeenCalledWith({ trigger_id: 'trigger-1', view: s.rec.opened[0] });
   });
 
@@ -107,6 +130,7 @@ describe('answerClick', () => {
       userId: 'U0ALICE',
       answer,
       clickedTs: '1700000000.000200',
+      seenIn: 'C0AGENTS',
     });
   });
 
@@ -123,6 +147,7 @@ describe('answerClick', () => {
       ref,
       userId: 'U0ALICE',
       answer: { kind: 'approve' },
+      seenIn: 'C0AGENTS',
     });
     expect(s.rec.responses).toMatchObject([
       { response_type: 'ephemeral', text: '⚠️ Already answered by <@U0BOB>.' },
@@ -135,7 +160,7 @@ describe('answerFormButton', () => {
     const s = setup(button(ACTIONS.reject, ref));
     await answerFormButton(asContext(s.ctx))(s.a);
     expect(s.rec.order).toEqual(['ack', 'answering.openForm', 'views.open']);
-    expect(s.ctx.answering.openForm).toHaveBeenCalledWith(ref, 'U0ALICE');
+    expect(s.ctx.answering.openForm).toHaveBeenCalledWith(ref, 'U0ALICE', 'C0AGENTS');
   });
 
   it('says why no form opens', async () => {

@@ -38,6 +38,7 @@ describe('service-provided text in the bot’s replies pings nobody', () => {
       client: world.service,
       sessions: world.sessions,
       policy: world.policy,
+      visibility: world.visibility,
       notifier: world.notifier,
       metrics: world.metrics,
       snapshot: () => undefined,
@@ -48,7 +49,7 @@ describe('service-provided text in the bot’s replies pings nobody', () => {
     expect(failed.ok).toBe(false);
     expect(unexpectedPings(failed)).toEqual([]);
     const unknown = await steering.signal(PINGS, 'U0ALICE', 'pause');
-    expect(unknown).toMatchObject({ ok: false, message: expect.stringContaining('No session') });
+    expect(unknown).toMatchObject({ ok: false, message: expect.stringContaining('There is no session') });
     expect(unexpectedPings(unknown)).toEqual([]);
     expect(unexpectedPings(['chat.postMessage', 'chat.postEphemeral'].map((m) => world.slack.of(m)))).toEqual(
       [],

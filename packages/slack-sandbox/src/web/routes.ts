@@ -20,6 +20,11 @@ const TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
 };
+/**
+ * A file of the page's folder the page may ask for by name: one flat name (no `/`, no `..`) ending in a
+ * type the page uses. Anything else is not served, whatever the folder holds.
+ */
+const WEB_FILE = /^[a-z0-9][a-z0-9-]*\.(js|css)$/;
 
 type Body = Record<string, unknown>;
 
@@ -56,9 +61,18 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
       },
     });
   app.get('/', file('index.html', new URL('index.html', WEB_DIR)));
-  app.get('/web/client.js', file('client.js', new URL('client.js', WEB_DIR)));
-  app.get('/web/style.css', file('style.css', new URL('style.css', WEB_DIR)));
+  // The block renderer is the sandbox's own (built from src/web/render.ts), shared with its tests.
   app.get('/web/render.js', file('render.js', RENDER_JS));
+  // The page's modules and style, as they are in web/ (ES modules the browser loads: no bundler).
+  app.get('/web/:name', async (c) => {
+    const name = c.req.param('name');
+    if (!WEB_FILE.test(name)) return c.text('not found', 404);
+    try {
+      return await file(name, new URL(name, WEB_DIR))();
+    } catch {
+      return c.text('not found', 404);
+    }
+  });
 
   // Live updates: one event per change (coalesced), the page re-reads /sandbox/state.
   app.get('/sandbox/events', (c) =>

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '
 import { ACTIONS } from '../../blocks/ids.js';
 import type { RawAnswer } from '../../services/people/answering.js';
 import type { ListenerContext } from '../context.js';
-import { clickedMessage, tell } from './respond.js';
+import { clickedIn, clickedMessage, tell } from './respond.js';
 
 type Args = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 
@@ -34,10 +34,12 @@ export const answerClick =
     const clicked = interactionOf(body);
     if (!clicked?.ref) return;
     const clickedTs = clickedMessage(body);
+    const seenIn = clickedIn(body);
     const result = await ctx.answering.answer({
       ...clicked,
       userId: body.user.id,
       ...(clickedTs ? { clickedTs } : {}),
+      ...(seenIn ? { seenIn } : {}),
     });
     if (!result.ok) await tell(respond, `⚠️ ${result.message}`);
   };

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { ListenerContext } from '../context.js';
-import { clickedValue, tell } from './respond.js';
+import { clickedIn, clickedValue, tell } from './respond.js';
 
 type Args = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 
@@ -11,7 +11,7 @@ export const answerFormButton =
     await ack();
     const ref = clickedValue(body);
     if (!ref) return;
-    const result = await ctx.answering.openForm(ref, body.user.id);
+    const result = await ctx.answering.openForm(ref, body.user.id, clickedIn(body));
     if (!result.ok) await tell(respond, result.message);
     else await client.views.open({ trigger_id: body.trigger_id, view: result.view });
   };

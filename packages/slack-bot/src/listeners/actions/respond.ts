@@ -16,3 +16,12 @@ export function clickedMessage(body: BlockAction): string | undefined {
   const ts: unknown = body.container?.message_ts;
   return typeof ts === 'string' ? ts : undefined;
 }
+
+/**
+ * The conversation the clicked message is in (a message's click carries it; App Home's doesn't): in the
+ * session's own channel the clicker is looking at the session.
+ */
+export function clickedIn(body: BlockAction): string | undefined {
+  const container: unknown = body.container?.channel_id;
+  return body.channel?.id ?? (typeof container === 'string' ? container : undefined);
+}

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '
 import { decodeRef, sessionOf } from '../../refs.js';
 import type { SignalKind } from '../../services/people/steering.js';
 import type { ListenerContext } from '../context.js';
-import { clickedValue, tell } from './respond.js';
+import { clickedIn, clickedValue, tell } from './respond.js';
 
 type Args = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 
@@ -13,6 +13,7 @@ export const signalButton =
     await ack();
     const sessionId = sessionOf(decodeRef(clickedValue(body)));
     if (!sessionId) return;
-    const result = await ctx.steering.signal(sessionId, body.user.id, kind);
+    const seenIn = clickedIn(body);
+    const result = await ctx.steering.signal(sessionId, body.user.id, kind, {}, seenIn ? { seenIn } : {});
     if (!result.ok) await tell(respond, `⚠️ ${result.message}`);
   };

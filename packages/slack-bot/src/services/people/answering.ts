@@ -15,6 +15,7 @@ import type { SlackChat } from '../slack-out/slack.js';
 import { threadPlace } from '../slack-out/thread-place.js';
 import { errorsFor, type RawAnswer, toInput } from './answer-input.js';
 import type { ActPolicy } from './policy.js';
+import type { SessionVisibility } from './visibility.js';
 
 export interface Interaction {
   /** The ref the control carried (JSON or a short key). */
@@ -23,6 +24,12 @@ export interface Interaction {
   answer: RawAnswer;
   /** The message clicked, when it was the prompt (its ts is a fallback when none was recorded). */
   clickedTs?: string;
+  /**
+   * The conversation the click was made in: in the session's own channel the person is looking at the
+   * question, so a refusal may say why; from anywhere else, whoever may not see the session is told the
+   * question isn't known.
+   */
+  seenIn?: string;
 }
 
 /** A claimed prompt: this caller, and only it, sends the answer. */
@@ -52,6 +59,8 @@ export class AnsweringService {
       prompts: PromptRepository;
       slack: SlackChat<'update'>;
       policy: ActPolicy;
+      /** Who may see a session: to anyone else its questions answer as unknown ones do. */
+      visibility: Pick<SessionVisibility, 'maySee'>;
       notifier: Notifier;
       metrics: BotMetrics;
       logger: Logger;
@@ -75,8 +84,12 @@ export class AnsweringService {
   }
 
   /** Reject and Answer open a form, once it is sure this person may answer a question still open. */
-  async openForm(ref: string | undefined, userId: string): Promise<Outcome<{ view: ModalView }>> {
-    const open = await this.#open(ref, userId);
+  async openForm(
+    ref: string | undefined,
+    userId: string,
+    seenIn?: string,
+  ): Promise<Outcome<{ view: ModalView }>> {
+    const open = await this.#open(ref, userId, seenIn);
     if (!open.ok) return { ok: false, message: open.refused ? `🚫 ${open.message}` : open.message };
     const { prompt } = open;
     const view =
@@ -88,7 +101,7 @@ export class AnsweringService {
 
   /** Checks an answer and claims the question: exactly one caller anywhere gets `ok: true`. */
   async claim(interaction: Interaction): Promise<ClaimOutcome> {
-    const open = await this.#open(interaction.ref, interaction.userId);
+    const open = await this.#open(interaction.ref, interaction.userId, interaction.seenIn);
     if (!open.ok) {
       return { ok: false, message: open.message, errors: { [formBlock(interaction.answer)]: open.message } };
     }
@@ -177,10 +190,15 @@ export class AnsweringService {
     return { ok: true };
   }
 
-  /** The question a ref names, still open, and this person allowed to answer it — or why not. */
+  /**
+   * The question a ref names, still open, and this person allowed to answer it — or why not. Whoever may
+   * not see its session (and isn't looking at it in its channel) hears what an unknown question gets:
+   * not whether or by whom it was answered, nor who may answer it.
+   */
   async #open(
     ref: string | undefined,
     userId: string,
+    seenIn: string | undefined,
   ): Promise<{ ok: true; prompt: PromptInSession } | { ok: false; message: string; refused?: true }> {
     const decoded = decodeRef(ref);
     const locator =
@@ -190,7 +208,10 @@ export class AnsweringService {
           ? { sessionId: decoded.sessionId, inputId: decoded.inputId }
           : undefined;
     const prompt = locator ? await this.deps.prompts.find(locator) : undefined;
-    if (!prompt) return { ok: false, message: NOT_KNOWN };
+    const seen =
+      prompt !== undefined &&
+      (seenIn === prompt.session.channelId || (await this.deps.visibility.maySee(userId, prompt.session)));
+    if (!seen) return { ok: false, message: NOT_KNOWN };
     if (prompt.state === 'answered') {
       return {
         ok: false,

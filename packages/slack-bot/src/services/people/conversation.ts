@@ -189,12 +189,17 @@ export class ConversationService {
     const pending = await this.deps.prompts.pending(session.sessionId);
     const question = pending[pending.length - 1];
     let outcome: Outcome;
-    if (question) outcome = await this.#answer(question, message.userId, text);
+    if (question) outcome = await this.#answer(question, message, text);
     // A status the spec doesn't list is the service working (`thinking`…): steerable, the service judges.
     else if (REDIRECTABLE.has(session.status) || !isKnownStatus(session.status))
-      outcome = await this.deps.steering.signal(session.sessionId, message.userId, 'redirect', {
-        message: text,
-      });
+      outcome = await this.deps.steering.signal(
+        session.sessionId,
+        message.userId,
+        'redirect',
+        { message: text },
+        // The reply is in the session's channel: its author sees the session.
+        { seenIn: message.channelId },
+      );
     else outcome = { ok: false, message: `The session is ${session.status}: there is nothing to steer.` };
     if (outcome.ok) {
       await this.#react(message, 'white_check_mark');
@@ -209,13 +214,14 @@ export class ConversationService {
   }
 
   /** The waiting question answered by a reply: free text as typed, one choice by its label or number. */
-  async #answer(question: PromptRecord, userId: string, text: string): Promise<Outcome> {
+  async #answer(question: PromptRecord, message: IncomingMessage, text: string): Promise<Outcome> {
     const raw = replyAsAnswer(question.request, text);
     if (!raw.ok) return raw;
     return this.deps.answering.answer({
       ref: encodeRef({ sessionId: question.sessionId, inputId: question.inputId }),
-      userId,
+      userId: message.userId,
       answer: raw.answer,
+      seenIn: message.channelId,
     });
   }
 

@@ -13,8 +13,21 @@ import { describeServiceFailure, type FormResult, type Outcome, type SessionsApi
 import type { Notifier } from '../slack-out/notifier.js';
 import { threadPlace } from '../slack-out/thread-place.js';
 import type { ActPolicy } from './policy.js';
+import { notVisible, type SessionVisibility } from './visibility.js';
 
 export type SignalKind = 'pause' | 'resume' | 'cancel' | 'redirect';
+
+/** Where an act came from, beyond who did it. */
+export interface ActContext {
+  /** The session's record when the caller has read it already (`resume`): not read a second time. */
+  known?: SessionRecord;
+  /**
+   * The conversation the act was made in (a click on the card): in the session's own channel the person
+   * is looking at it, so a refusal may say why; from anywhere else, whoever may not see it is told it
+   * doesn't exist.
+   */
+  seenIn?: string;
+}
 
 export interface SignalExtra {
   message?: string;
@@ -36,6 +49,8 @@ export class SteeringService {
       client: SessionsApi<'redirect' | 'resume' | 'pause' | 'cancel' | 'get'>;
       sessions: Pick<SessionRepository, 'get' | 'update'>;
       policy: ActPolicy;
+      /** Who may see a session: anyone else acting on it is answered as for an id that doesn't exist. */
+      visibility: Pick<SessionVisibility, 'maySee'>;
       notifier: Notifier;
       metrics: BotMetrics;
       /** The last snapshot polled of a session, for its spend. */
@@ -52,10 +67,9 @@ export class SteeringService {
     userId: string,
     kind: SignalKind,
     extra: SignalExtra = {},
-    /** The session's record when the caller has read it already (`resume`): not read a second time. */
-    known?: SessionRecord,
+    context: ActContext = {},
   ): Promise<Outcome> {
-    const allowed = await this.#authorize(sessionId, userId, known, {
+    const allowed = await this.#authorize(sessionId, userId, context, {
       redirect: kind === 'redirect',
       ...(extra.newBudget === undefined ? {} : { newBudget: extra.newBudget }),
     });
@@ -106,12 +120,16 @@ export class SteeringService {
     ref: string | undefined,
     userId: string,
     which: 'redirect' | 'raise_budget',
+    seenIn?: string,
   ): Promise<Outcome<{ view: ModalView }>> {
     const sessionId = sessionOf(decodeRef(ref));
     if (!sessionId) return { ok: false, message: 'This button lost its session; run `/agent status`.' };
     // A redirect the policy would refuse (an approval waiting, under four eyes) is refused before the form.
-    const allowed = await this.#authorize(sessionId, userId, undefined, { redirect: which === 'redirect' });
-    if (!allowed.ok) return { ok: false, message: `🚫 ${allowed.message}` };
+    const allowed = await this.#authorize(sessionId, userId, seenIn ? { seenIn } : {}, {
+      redirect: which === 'redirect',
+    });
+    if (!allowed.ok)
+      return { ok: false, message: 'unseen' in allowed ? allowed.message : `🚫 ${allowed.message}` };
     if (allowed.session.finished) return { ok: false, message: 'This session has already ended.' };
     if (which === 'redirect') return { ok: true, view: redirectModal(sessionId) };
     return { ok: true, view: await this.#budgetForm(allowed.session) };
@@ -120,8 +138,9 @@ export class SteeringService {
   /** `/agent resume`: a session stopped by its budget needs a new one, so the form is asked for. */
   async resume(sessionId: string, userId: string): Promise<Outcome<{ view?: ModalView }>> {
     const session = await this.deps.sessions.get(sessionId);
-    if (session?.status !== 'cost_limit') return this.signal(sessionId, userId, 'resume', {}, session);
-    const allowed = await this.#authorize(sessionId, userId, session);
+    const known = session ? { known: session } : {};
+    if (session?.status !== 'cost_limit') return this.signal(sessionId, userId, 'resume', {}, known);
+    const allowed = await this.#authorize(sessionId, userId, known);
     if (!allowed.ok) return allowed;
     return { ok: true, view: await this.#budgetForm(session) };
   }
@@ -169,7 +188,10 @@ export class SteeringService {
     return raiseBudgetModal(session.sessionId, await this.spend(session.sessionId), session.budget);
   }
 
-  /** Failures after the form closed go to the person privately, with what they typed so it isn't lost. */
+  /**
+   * Failures after the form closed go to the person privately, with what they typed so it isn't lost:
+   * in the session's channel, or — when they may not see the session — in their DM, as for an unknown id.
+   */
   async #signalFromForm(
     sessionId: string,
     userId: string,
@@ -180,23 +202,26 @@ export class SteeringService {
     const result = await this.signal(sessionId, userId, kind, extra);
     if (result.ok) return;
     const session = await this.deps.sessions.get(sessionId);
-    if (session) await this.deps.notifier.tell(session.channelId, userId, `⚠️ ${result.message}${typed}`);
+    const seen = session !== undefined && (await this.deps.visibility.maySee(userId, session));
+    await this.deps.notifier.tell(seen ? session.channelId : userId, userId, `⚠️ ${result.message}${typed}`);
   }
 
-  /** A known session the user may act on, or why not. */
+  /**
+   * A known session the user may act on, or why not. Whoever may not see the session (and isn't looking at
+   * it in its channel) hears what an unknown id gets — not who started it, nor that it exists — and
+   * nothing reaches the service; someone who may see it is told precisely why they may not act.
+   */
   async #authorize(
     sessionId: string,
     userId: string,
-    known?: SessionRecord,
+    { known, seenIn }: ActContext = {},
     change: { redirect?: boolean; newBudget?: number } = {},
-  ): Promise<Outcome<{ session: SessionRecord }>> {
+  ): Promise<Outcome<{ session: SessionRecord }> | { ok: false; message: string; unseen: true }> {
     const session = known ?? (await this.deps.sessions.get(sessionId));
-    if (!session) {
-      return {
-        ok: false,
-        message: `No session \`${escapeMrkdwn(sessionId)}\` was started from this Slack workspace.`,
-      };
-    }
+    const seen =
+      session !== undefined &&
+      (seenIn === session.channelId || (await this.deps.visibility.maySee(userId, session)));
+    if (!seen) return { ok: false, message: notVisible(sessionId), unseen: true };
     const approvalWaiting =
       change.redirect === true &&
       (await this.deps.prompts?.pending(sessionId))?.some((p) => p.request.kind === 'approval') === true;

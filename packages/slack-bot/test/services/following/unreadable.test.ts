@@ -45,6 +45,7 @@ async function setup() {
     prompts: world.prompts,
     slack,
     policy: world.policy,
+    visibility: world.visibility,
     notifier: world.notifier,
     metrics: world.metrics,
     logger,

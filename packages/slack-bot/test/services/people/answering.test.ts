@@ -10,6 +10,7 @@ function setup() {
     prompts: world.prompts,
     slack: world.slack,
     policy: world.policy,
+    visibility: world.visibility,
     notifier: world.notifier,
     metrics: world.metrics,
     logger: world.logger,
@@ -97,6 +98,44 @@ describe('AnsweringService', () => {
     });
     expect(w.policy.asked).toEqual(['U0CAROL']);
     expect(storeTouches(w.calls)).toEqual(['prompts.find']);
+  });
+
+  it('to someone who may not see the session, a question is as unknown as one that never was; nothing is claimed or sent', async () => {
+    const w = setup();
+    w.prompts.add('sess_1', request('approval'));
+    w.prompts.add('sess_1', request('approval', { inputId: 'in_2' }), {
+      state: 'answered',
+      answeredBy: 'U0BOB',
+    });
+    w.visibility.hidden.add('U0CAROL');
+    w.policy.verdict = { allowed: false, reason: 'Only <@U0ALICE> can do that.' };
+    const unknown = await w.answering.answer(
+      click({ kind: 'approve' }, { ref: encodeRef({ sessionId: 'nope', inputId: 'x' }), userId: 'U0CAROL' }),
+    );
+    expect(unknown).toEqual({ ok: false, message: 'This question is not known here any more.' });
+    // Open or answered, from a DM or App Home: the same words — not who started it, not who answered.
+    for (const inputId of ['in_1', 'in_2']) {
+      const carol = click(
+        { kind: 'approve' },
+        { ref: encodeRef({ sessionId: 'sess_1', inputId }), userId: 'U0CAROL' },
+      );
+      expect(await w.answering.answer(carol)).toEqual(unknown);
+      expect(await w.answering.answer({ ...carol, seenIn: 'D0CAROL' })).toEqual(unknown);
+      expect(await w.answering.openForm(carol.ref, 'U0CAROL')).toEqual(unknown);
+    }
+    expect(w.policy.asked).toEqual([]);
+    expect(w.calls.some(([m]) => m === 'prompts.claim' || m.startsWith('service.'))).toBe(false);
+    // Clicking in the session's own channel (a Slack Connect guest looking at the prompt): told why.
+    expect(
+      await w.answering.answer({ ...click({ kind: 'approve' }, { userId: 'U0CAROL' }), seenIn: 'C0AGENTS' }),
+    ).toEqual({
+      ok: false,
+      message: 'Only <@U0ALICE> can do that.',
+    });
+    expect(await w.answering.openForm(ref(), 'U0CAROL', 'C0AGENTS')).toEqual({
+      ok: false,
+      message: '🚫 Only <@U0ALICE> can do that.',
+    });
   });
 
   it('says who answered when the question was answered, and that it is unknown when it is', async () => {

@@ -248,6 +248,7 @@ describe('steering by replying', () => {
       ref: expect.stringContaining('in_1'),
       userId: 'U0ALICE',
       answer: { kind: 'text', text: 'Aurora' },
+      seenIn: 'C0AGENTS',
     });
     expect(w.deps.steering.signal).not.toHaveBeenCalled();
     expect(w.reactions).toEqual([`${m.ts}:eyes`, `${m.ts}:white_check_mark`]);
@@ -256,9 +257,15 @@ describe('steering by replying', () => {
   it('with no question waiting a reply redirects; a refusal is ⚠️ and a private note with the reply', async () => {
     const w = world({ sessions: [steered] });
     await w.service.handle(w.message(reply('only the docs')));
-    expect(w.deps.steering.signal).toHaveBeenCalledWith('sess_1', 'U0ALICE', 'redirect', {
-      message: 'only the docs',
-    });
+    expect(w.deps.steering.signal).toHaveBeenCalledWith(
+      'sess_1',
+      'U0ALICE',
+      'redirect',
+      {
+        message: 'only the docs',
+      },
+      { seenIn: 'C0AGENTS' },
+    );
     w.deps.steering.signal.mockResolvedValueOnce({ ok: false, message: 'The service said no.' });
     const m = w.message(reply('then the tests'));
     await w.service.handle(m);
@@ -269,9 +276,15 @@ describe('steering by replying', () => {
   it('a status the spec does not list (the service working, e.g. thinking) can be redirected', async () => {
     const w = world({ sessions: [{ ...steered, status: 'thinking' }] });
     await w.service.handle(w.message(reply('only the docs')));
-    expect(w.deps.steering.signal).toHaveBeenCalledWith('sess_1', 'U0ALICE', 'redirect', {
-      message: 'only the docs',
-    });
+    expect(w.deps.steering.signal).toHaveBeenCalledWith(
+      'sess_1',
+      'U0ALICE',
+      'redirect',
+      {
+        message: 'only the docs',
+      },
+      { seenIn: 'C0AGENTS' },
+    );
   });
 
   it('leaves alone !aside, a finished session’s thread, and (mention-only) replies without a mention', async () => {
@@ -285,9 +298,15 @@ describe('steering by replying', () => {
       expect(x.reactions).toEqual([]);
     }
     await mentionOnly.service.handle(mentionOnly.message(reply(`<@${BOT}> go right`)));
-    expect(mentionOnly.deps.steering.signal).toHaveBeenCalledWith('sess_1', 'U0ALICE', 'redirect', {
-      message: 'go right',
-    });
+    expect(mentionOnly.deps.steering.signal).toHaveBeenCalledWith(
+      'sess_1',
+      'U0ALICE',
+      'redirect',
+      {
+        message: 'go right',
+      },
+      { seenIn: 'C0AGENTS' },
+    );
   });
 
   it('someone who may not act is told once per session, privately; nothing reaches the agent', async () => {

@@ -12,6 +12,7 @@ function setup(snapshotCost?: number) {
     client: world.service,
     sessions: world.sessions,
     policy: world.policy,
+    visibility: world.visibility,
     notifier: world.notifier,
     metrics: world.metrics,
     snapshot: (sessionId) =>
@@ -43,9 +44,10 @@ describe('SteeringService', () => {
 
   it('refuses an unknown session, someone not allowed, and an ended session; nothing is sent', async () => {
     const w = setup();
-    expect(await w.steering.signal('nope', 'U0ALICE', 'pause')).toMatchObject({
+    expect(await w.steering.signal('nope', 'U0ALICE', 'pause')).toEqual({
       ok: false,
-      message: expect.stringContaining('No session `nope`'),
+      message: 'There is no session `nope` that you can see.',
+      unseen: true,
     });
     w.policy.verdict = { allowed: false, reason: 'Only <@U0ALICE>.' };
     expect(await w.steering.signal('sess_1', 'U0CAROL', 'pause')).toEqual({
@@ -59,6 +61,86 @@ describe('SteeringService', () => {
       message: 'This session has already ended.',
     });
     expect(w.calls.some(([m]) => m.startsWith('service.'))).toBe(false);
+  });
+
+  describe('someone who may not see the session hears what an unknown id gets; nothing is sent', () => {
+    const notFound = (id: string) => ({
+      ok: false,
+      message: `There is no session \`${id}\` that you can see.`,
+    });
+    function outsider() {
+      const w = setup(1);
+      w.visibility.hidden.add('U0CAROL');
+      w.policy.verdict = {
+        allowed: false,
+        reason: 'Only <@U0ALICE> (who started this session) can do that.',
+      };
+      return w;
+    }
+    const nothingSent = (w: ReturnType<typeof setup>) => {
+      expect(w.calls.filter(([m]) => m.startsWith('service.'))).toEqual([]);
+      expect(w.policy.asked).toEqual([]);
+    };
+
+    it('by command: pause, cancel, redirect, resume and a raised budget', async () => {
+      const w = outsider();
+      for (const id of ['sess_1', 'nope']) {
+        for (const kind of ['pause', 'resume', 'cancel'] as const)
+          expect(await w.steering.signal(id, 'U0CAROL', kind)).toMatchObject(notFound(id));
+        expect(await w.steering.signal(id, 'U0CAROL', 'redirect', { message: 'x' })).toMatchObject(
+          notFound(id),
+        );
+        expect(await w.steering.signal(id, 'U0CAROL', 'resume', { newBudget: 50 })).toMatchObject(
+          notFound(id),
+        );
+        expect(await w.steering.resume(id, 'U0CAROL')).toMatchObject(notFound(id));
+      }
+      // Stopped by its budget, /agent resume asks for a form: not for an outsider, and no spend is read.
+      w.sessions.add(session({ status: 'cost_limit' }));
+      expect(await w.steering.resume('sess_1', 'U0CAROL')).toMatchObject(notFound('sess_1'));
+      nothingSent(w);
+      expect(w.slack.of('chat.postMessage')).toEqual([]);
+    });
+
+    it('by the buttons, from anywhere but the session’s channel, and by their forms', async () => {
+      const w = outsider();
+      for (const id of ['sess_1', 'nope']) {
+        const ref = encodeRef({ sessionId: id });
+        expect(await w.steering.openForm(ref, 'U0CAROL', 'redirect')).toEqual(notFound(id));
+        expect(await w.steering.openForm(ref, 'U0CAROL', 'raise_budget', 'D0CAROL')).toEqual(notFound(id));
+        for (const form of [
+          w.steering.submitRedirect(ref, 'U0CAROL', 'Go north'),
+          w.steering.submitBudget(ref, 'U0CAROL', '20', 1),
+        ]) {
+          if (!form.ok) throw new Error('refused inline');
+          await form.run();
+        }
+      }
+      nothingSent(w);
+      // Told in her DM (not the session's channel), the same words for the real id as for the unknown one.
+      const told = w.slack.of('chat.postEphemeral').map((m) => [m.channel, m.text]);
+      expect(told).toEqual([
+        ['U0CAROL', '⚠️ There is no session `sess_1` that you can see.\nWhat you wrote:\n> Go north'],
+        ['U0CAROL', '⚠️ There is no session `sess_1` that you can see.'],
+        ['U0CAROL', '⚠️ There is no session `nope` that you can see.\nWhat you wrote:\n> Go north'],
+        ['U0CAROL', '⚠️ There is no session `nope` that you can see.'],
+      ]);
+    });
+
+    it('someone who may see it but not act is told why; so is a click in the session’s own channel', async () => {
+      const w = outsider();
+      const why = { ok: false, message: 'Only <@U0ALICE> (who started this session) can do that.' };
+      // A Slack Connect guest clicking the card in #agents is looking at it: the precise refusal.
+      expect(await w.steering.signal('sess_1', 'U0CAROL', 'pause', {}, { seenIn: 'C0AGENTS' })).toEqual(why);
+      const ref = encodeRef({ sessionId: 'sess_1' });
+      expect(await w.steering.openForm(ref, 'U0CAROL', 'redirect', 'C0AGENTS')).toEqual({
+        ok: false,
+        message: `🚫 ${why.message}`,
+      });
+      w.visibility.hidden.clear();
+      expect(await w.steering.signal('sess_1', 'U0CAROL', 'cancel')).toEqual(why);
+      expect(w.calls.filter(([m]) => m.startsWith('service.'))).toEqual([]);
+    });
   });
 
   it('says why the service refused', async () => {
@@ -125,6 +207,7 @@ describe('SteeringService', () => {
         client: world.service,
         sessions: world.sessions,
         policy: new BudgetCeiling(new ApproversOnly(approvers), approvers, 10, true),
+        visibility: world.visibility,
         notifier: world.notifier,
         metrics: world.metrics,
         snapshot: () => undefined,
