@@ -16,7 +16,7 @@ const SOURCE_DIRS = [
   'scripts',
 ];
 const SKIPPED = new Set(['node_modules', 'dist', 'test', 'tests', '__tests__', 'results', 'coverage']);
-const CODE = /\.(ts|mts|cts|js|mjs|cjs)$/;
+const CODE = /\.(ts|mts|cts|js|mjs|cjs|css)$/;
 
 function sources(dir: string): string[] {
   let entries: Dirent[];
