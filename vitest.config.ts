@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const E2E_DIR = fileURLToPath(new URL('./test/e2e', import.meta.url));
@@ -35,6 +35,11 @@ export default defineConfig({
           name: 'slack-bot-store',
           root: fileURLToPath(new URL('./packages/slack-bot', import.meta.url)),
           include: ['test/store/**/*.test.ts'],
+          // `npm run test:quick` leaves out the file that runs initdb and kills PGlite in child processes.
+          exclude: [
+            ...configDefaults.exclude,
+            ...(process.env.TEST_QUICK === '1' ? ['test/store/pglite.test.ts'] : []),
+          ],
           // PGlite compiles its WebAssembly on open: seconds, more on a busy machine.
           hookTimeout: 30_000,
           testTimeout: 30_000,
