@@ -49,7 +49,13 @@ export default defineConfig({
         // Cross-package suites: the bot's built entry points against a real emulator and sandbox. They run
         // side by side with each other and the unit files, so a slow moment on a busy machine is normal:
         // the timeouts are generous and no test measures time.
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 120_000 },
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          setupFiles: ['test/e2e/setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
       },
     ],
     // `npm run test:coverage`: V8 coverage of the packages' sources as the tests load them. Code that only runs
