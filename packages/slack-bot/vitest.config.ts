@@ -1,4 +1,7 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// `npm run test:quick` (TEST_QUICK=1) leaves out the files that start a process (the bot's entry point).
+const quick = process.env.TEST_QUICK === '1';
 
 export default defineConfig({
   test: {
@@ -6,7 +9,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The SQL on PGlite and PostgreSQL: project 'slack-bot-store' (root vitest.config.ts). A PGlite takes
     // seconds to start; the bot's decisions here run in milliseconds.
-    exclude: ['test/store/**'],
+    exclude: [...configDefaults.exclude, 'test/store/**', ...(quick ? ['test/config.test.ts'] : [])],
     testTimeout: 20_000,
     // PGlite compiles its WebAssembly on open: seconds, more on a busy machine.
     hookTimeout: 30_000,

@@ -1,6 +1,16 @@
 import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ALICE, allLogLines, BOB, CAROL, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
+import {
+  ALICE,
+  allLogLines,
+  BOB,
+  CAROL,
+  CHANNEL,
+  type Harness,
+  SETUP_TIMEOUT_MS,
+  startHarness,
+  textOf,
+} from './harness.js';
 import { actionIds, HUMAN_INPUT_ROUTE, isPrompt, SIGNAL_ROUTE } from './helpers.js';
 
 // Issue #15 through the sandbox: who may decide, reminders and escalation on a clock the test moves,
@@ -28,7 +38,7 @@ function withBot(env: Record<string, string>, clock?: ReturnType<typeof testCloc
         ...(clock ? { tuning: { reminders: { now: clock.now, tickMs: 100 } } } : {}),
       }),
     );
-  }, 60_000);
+  }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await h.stop?.();
   });

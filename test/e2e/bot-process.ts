@@ -7,8 +7,10 @@ import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/te
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll } from 'vitest';
 import type { scratchDatabase } from './database.js';
-import { API_KEY, botEnv } from './harness.js';
+import { API_KEY, botEnv, SETUP_TIMEOUT_MS } from './harness.js';
 
+/** Starting `node dist/main.js` (with PGlite) takes a second alone, far longer beside the other suites. */
+const BOT_START_MS = 60_000;
 const MAIN = fileURLToPath(new URL('../../packages/slack-bot/dist/main.js', import.meta.url));
 
 export interface BotProcess {
@@ -30,8 +32,8 @@ export function spawnBot(env: Record<string, string>, output: string[] = []): Pr
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the bot did not start within 20 s:\n${buffered.slice(-2000)}`));
-    }, 20_000);
+      reject(new Error(`the bot did not start within ${BOT_START_MS / 1000} s:\n${buffered.slice(-2000)}`));
+    }, BOT_START_MS);
     const onData = (chunk: Buffer) => {
       const text = chunk.toString();
       buffered += text;
@@ -98,10 +100,14 @@ export function useBotProcesses(options: {
 
   beforeAll(async () => {
     if ('database' in store) await store.database.create();
-    world.emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: options.emulatorSpeed });
+    world.emulator = await spawnEmulator({
+      apiKeys: [API_KEY],
+      speed: options.emulatorSpeed,
+      startTimeoutMs: SETUP_TIMEOUT_MS,
+    });
     world.sandbox = await startSandbox({ ...options.sandbox, triggerTtlMs: 10_000 });
     if ('dataDirPrefix' in store) dataDir = mkdtempSync(join(tmpdir(), store.dataDirPrefix));
-  }, 60_000);
+  }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     for (const bot of bots) await bot.kill();

@@ -1,6 +1,6 @@
 import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
-import { ALICE, BOB, CAROL, CHANNEL, textOf, useHarness } from './harness.js';
+import { ALICE, BOB, CAROL, CHANNEL, textOf, useHarness, WAIT_MS } from './harness.js';
 import { isPrompt, SIGNAL_ROUTE } from './helpers.js';
 
 // Many sessions in one channel: Slack's rate limits off until the bot paces itself (bot-outbound).
@@ -20,21 +20,22 @@ async function cardIn(
       ws()
         .replies(channel, threadTs)
         .find((m) => m.bot_id !== undefined && SESSION_ID.test(textOf(m))),
-    { what: `the session card in thread ${threadTs}`, timeoutMs: 15_000 },
+    { what: `the session card in thread ${threadTs}`, timeoutMs: WAIT_MS },
   );
   return { card, sessionId: SESSION_ID.exec(textOf(card))?.[1] as string };
 }
 
+/**
+ * The first message in the thread matching `pattern`, the session card left out: it sits in the same thread
+ * and its "now" line quotes the agent's latest words, often before the thread post that says them.
+ */
 const inThread = (channel: string, threadTs: string, pattern: RegExp, what: string) =>
   ws().waitFor(
     () =>
       ws()
         .replies(channel, threadTs)
-        .find((m) => pattern.test(textOf(m))),
-    {
-      what,
-      timeoutMs: 20_000,
-    },
+        .find((m) => !SESSION_ID.test(textOf(m)) && pattern.test(textOf(m))),
+    { what, timeoutMs: WAIT_MS },
   );
 
 const reactionsOn = (channel: string, ts: string): string[] =>

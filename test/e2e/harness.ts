@@ -25,6 +25,14 @@ export const BOB = 'U0BOB';
 export const CAROL = 'U0CAROL';
 export const CHANNEL = 'C0AGENTS';
 
+/**
+ * The e2e files run side by side on a machine that may be busy: starting a world (emulator, PGlite, bot)
+ * can take a while, and so can a condition the tests wait for. Waits end as soon as the condition holds,
+ * so a long limit costs nothing when all is well.
+ */
+export const SETUP_TIMEOUT_MS = 120_000;
+export const WAIT_MS = 45_000;
+
 /** Fast knobs: the emulator runs 10× real time, so the bot polls and edits far more often than in production. */
 export const FAST: BotTuning = {
   schedule: { activeMinMs: 150, activeMaxMs: 600, needsPersonMs: 1_500, errorBaseMs: 200, errorMaxMs: 2_000 },
@@ -32,6 +40,34 @@ export const FAST: BotTuning = {
   posts: { pendingGraceMs: 1_500 },
   leases: { ttlMs: 3_000, renewEveryMs: 500, pokeEveryMs: 200 },
 };
+
+type SlackLimits = Exclude<SandboxOptions['rateLimits'], false | undefined>;
+
+/**
+ * Slack's rate limits, `speed` times over, for the sandbox that enforces them and the bot that paces itself
+ * under them alike: the limiter and the queue stay on, they just let more through. Run at Slack's own rates
+ * a file's tests wait on a post a second in their channel (most of their time, far more than on the
+ * agent); the suite that is about pacing keeps them (`slackSpeed: 1`).
+ */
+export function slackAt(speed: number): { limits: SlackLimits; outbound: BotTuning['outbound'] } {
+  const rate = (perMinute: number, burst: number) => ({ perMinute: perMinute * speed, burst });
+  return {
+    // The sandbox's defaults are Slack's documented limits; here each a multiple of them.
+    limits: {
+      tiers: { 1: rate(1, 3), 2: rate(20, 20), 3: rate(50, 50), 4: rate(100, 100) },
+      postPerChannel: rate(60, 5),
+      postWorkspace: rate(300, 50),
+      history: rate(50, 50),
+    },
+    // The bot's own defaults (a little under Slack's), the same multiple.
+    outbound: {
+      postPerSecond: (50 / 60) * speed,
+      updatePerMinute: 45 * speed,
+      tier4PerMinute: 90 * speed,
+      historyPerMinute: 40 * speed,
+    },
+  };
+}
 
 export function botEnv(
   sandbox: RunningSandbox,
@@ -113,7 +149,7 @@ export async function newCard(
       (ws.messages.get(CHANNEL) ?? []).find(
         (m) => !before.has(m.ts) && !m.thread_ts && /session `/.test(textOf(m)),
       ),
-    wait,
+    { timeoutMs: WAIT_MS, ...wait },
   );
 }
 
@@ -122,7 +158,7 @@ export function useHarness(options: Parameters<typeof startHarness>[0] = {}): Ha
   const h = {} as Harness;
   beforeAll(async () => {
     Object.assign(h, await startHarness(options));
-  }, 60_000);
+  }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await h.stop?.();
   });
@@ -134,18 +170,32 @@ export async function startHarness(
     env?: Record<string, string>;
     tuning?: BotTuning;
     emulatorSpeed?: number;
+    /** Slack's rate limits times this (default 10, like the emulator's clock); 1 is Slack's own. */
+    slackSpeed?: number;
     /** The sandbox's own options (e.g. `rateLimits: false` while the bot does not pace itself). */
     sandbox?: Omit<SandboxOptions, 'triggerTtlMs'>;
   } = {},
 ): Promise<Harness> {
-  const emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: options.emulatorSpeed ?? 10 });
-  const sandbox = await startSandbox({ ...options.sandbox, triggerTtlMs: 10_000 });
+  const emulator = await spawnEmulator({
+    apiKeys: [API_KEY],
+    speed: options.emulatorSpeed ?? 10,
+    startTimeoutMs: SETUP_TIMEOUT_MS,
+  });
+  const slack = slackAt(options.slackSpeed ?? 10);
+  const sandbox = await startSandbox({ rateLimits: slack.limits, ...options.sandbox, triggerTtlMs: 10_000 });
   const store = await openStore({});
   const config = loadConfig(botEnv(sandbox, emulator, options.env));
   if (!config.slack || !config.service) throw new Error('the harness configures Slack and the service');
   const bot = await startBot(
     { ...config, slack: config.slack, service: config.service },
-    { ...FAST, ...options.tuning, store, logDestination: captureLogs(), logLevel: 'debug' },
+    {
+      ...FAST,
+      outbound: slack.outbound,
+      ...options.tuning,
+      store,
+      logDestination: captureLogs(),
+      logLevel: 'debug',
+    },
   );
   const driver = sandbox.driver(bot.eventsUrl as string);
   const ws = sandbox.workspace;
@@ -162,7 +212,7 @@ export async function startHarness(
           const response = await driver.command({ user, channel: CHANNEL, text: `start ${text}` });
           if (response.status !== 200) throw new Error(`/agent start answered ${response.status}`);
         },
-        { what: 'the session card', timeoutMs: 10_000 },
+        { what: 'the session card', timeoutMs: WAIT_MS },
       );
       const sessionId = /session `([^`]+)`/.exec(textOf(card))?.[1];
       if (!sessionId) throw new Error('no session id on the card');
@@ -170,9 +220,9 @@ export async function startHarness(
     },
     thread: (cardTs) => ws.replies(CHANNEL, cardTs),
     card: (cardTs) => ws.findMessage(CHANNEL, cardTs) as SandboxMessage,
-    waitInThread: (cardTs, predicate, what, timeoutMs = 15_000) =>
+    waitInThread: (cardTs, predicate, what, timeoutMs = WAIT_MS) =>
       ws.waitFor(() => ws.replies(CHANNEL, cardTs).find(predicate), { what, timeoutMs }),
-    waitForCard: (cardTs, predicate, what, timeoutMs = 15_000) =>
+    waitForCard: (cardTs, predicate, what, timeoutMs = WAIT_MS) =>
       ws.waitFor(
         () => {
           const card = ws.findMessage(CHANNEL, cardTs);
@@ -182,13 +232,13 @@ export async function startHarness(
       ),
     async pressForModal(user, ts, actionId, what) {
       await driver.act({ user, channel: CHANNEL, ts, actionId });
-      return ws.waitFor(() => driver.openModal(user), { what });
+      return ws.waitFor(() => driver.openModal(user), { what, timeoutMs: WAIT_MS });
     },
     ephemeralsFor: (user) =>
       ws.ephemerals
         .filter((e) => e.user === user)
         .map((e) => `${e.text ?? ''} ${JSON.stringify(e.blocks ?? [])}`),
-    waitForEphemeral: (user, pattern, timeoutMs = 10_000) =>
+    waitForEphemeral: (user, pattern, timeoutMs = WAIT_MS) =>
       ws.waitFor(
         () =>
           ws.ephemerals

@@ -6,7 +6,8 @@ import { duplicates, isPrompt, postKeys } from './helpers.js';
 // The error tests go first: the chatty one leaves a backlog the channel takes a while to post.
 // The bot against the sandbox with Slack's rate limits on (its default): one paced queue per channel,
 // prompts before chatter, chatter batched, and a defined outcome for each Slack error on a thread post.
-const h = useHarness();
+// Pacing is the subject here, so Slack's limits are Slack's own (the other files run them faster).
+const h = useHarness({ slackSpeed: 1 });
 
 /** Every Web API call from now on (the workspace's own log keeps only the latest 300). */
 function recordCalls(): ApiCall[] {

@@ -3,7 +3,7 @@ import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/te
 import { loadConfig, openStore, type RunningBot, type Store, startBot } from '@agent-sessions/slack-bot';
 import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ALICE, API_KEY, CHANNEL, captureLogs, FAST, textOf } from './harness.js';
+import { ALICE, API_KEY, CHANNEL, captureLogs, FAST, SETUP_TIMEOUT_MS, textOf } from './harness.js';
 import { isPrompt } from './helpers.js';
 import { listeningSockets } from './sockets.js';
 
@@ -22,7 +22,7 @@ const freePort = () =>
   });
 
 beforeAll(async () => {
-  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10 });
+  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10, startTimeoutMs: SETUP_TIMEOUT_MS });
   sandbox = await startSandbox({ triggerTtlMs: 10_000 });
   store = await openStore({});
   port = await freePort();
@@ -41,7 +41,7 @@ beforeAll(async () => {
     { ...config, slack: config.slack, service: config.service },
     { ...FAST, store, logDestination: captureLogs() },
   );
-}, 60_000);
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await bot?.stop();

@@ -6,7 +6,8 @@ import { duplicates, postKeys } from './helpers.js';
 // Under Slack's limits (the sandbox's default) the channel posts about one message a second while card edits
 // have a budget of their own: a thread must still read in order — every message the agent sent, then the
 // report, and only then a card that says the session ended.
-const h = useHarness();
+// At Slack's own pace (slackSpeed 1): the order is what pacing could upset.
+const h = useHarness({ slackSpeed: 1 });
 
 type Seen = { kind: 'post'; message: SandboxMessage } | { kind: 'card'; ts: string; text: string };
 

@@ -1,0 +1,8 @@
+import { Agent, setGlobalDispatcher } from 'undici';
+
+// Every e2e file loads this first. The tests' own requests (the sandbox's driver posting to the bot as Slack
+// does, /metrics, /healthz, the emulator's admin API) open a connection each instead of reusing an idle
+// one: side by side on a busy machine, a kept-alive connection was sometimes reused just as the bot's server
+// closed it (ECONNRESET on /agent start). Connection reuse is not what these suites test; the bot's own
+// clients keep their agents.
+setGlobalDispatcher(new Agent({ pipelining: 0 }));
