@@ -12,7 +12,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 // Core's rules for a successful end: `completed`, or `complete` as some services spell it (EMULATOR_QUIRKS).
-import { isActiveStatus, isSuccessStatus, isTerminalStatus } from '@agent-sessions/core/pure';
+import { isActiveStatus, isSuccessStatus, isTerminalStatus } from '@agent-sessions/core/pure-without-zod';
 
 const N8N_VERSION = '2.8.4';
 const packageDir = new URL('../..', import.meta.url).pathname;
@@ -244,6 +244,8 @@ async function ownerSession(base) {
   return {
     get: async (path) => (await fetch(`${base}${path}`, { headers })).json(),
     post: async (path) => fetch(`${base}${path}`, { method: 'POST', headers }),
+    postJson: async (path, body) =>
+      (await fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json(),
   };
 }
 
@@ -383,8 +385,22 @@ try {
     await askThroughForm(server.base, emulator.url, scenario, plan);
   }
 
-  log('stopping the execution cancels the session (Cancel Session When Stopped)');
   const rest = await ownerSession(server.base);
+  log("the credential test, as n8n's credential dialog runs it");
+  for (const [credential, expected] of [
+    [credentials[0], { status: 'OK', message: /successful/i }],
+    [credentials[1], { status: 'Error', message: /refused \(401\)/ }],
+  ]) {
+    const tested = await rest.postJson('/rest/credentials/test', { credentials: credential });
+    const result = tested?.data;
+    check(
+      result?.status === expected.status && expected.message.test(String(result?.message)),
+      `${credential.name}: ${expected.status} (got ${JSON.stringify(result ?? tested)})`,
+    );
+    check(!JSON.stringify(tested).includes(credential.data.apiKey), `${credential.name}: the answer does not carry the key`);
+  }
+
+  log('stopping the execution cancels the session (Cancel Session When Stopped)');
   const goal = 'scenario:long Watch the queue until stopped';
   const hook = await fetch(`${server.base}/webhook/agent-sessions-stop`, {
     method: 'POST',

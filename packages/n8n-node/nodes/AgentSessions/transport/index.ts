@@ -12,7 +12,7 @@ import {
 	ServiceError,
 	type Sessions,
 	ValidationError,
-} from '@agent-sessions/core/pure';
+} from '@agent-sessions/core/pure-without-zod';
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleepWithAbort } from 'n8n-workflow';
 
