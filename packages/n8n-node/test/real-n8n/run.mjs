@@ -1,24 +1,26 @@
-// The node inside a real n8n (2.8.4, the newest that runs on Node 20): pack the package, install the
+// The node inside a real n8n (the version is the first argument: 2.8.4, the oldest supported, on the
+// machine's Node; 2.41.3, the newest, on Node 24; see install.mjs): pack the package, install the
 // tarball where n8n keeps community packages, import credentials and the README's example workflows (read
 // from the README's JSON blocks: one source), run the manual ones with `n8n execute`, then run n8n as a
 // server (`n8n start`) and answer the agent's questions through n8n's own forms over HTTP, as a browser
-// does. Everything talks to a local emulator. n8n itself is installed once into a cache folder outside the
-// workspace (minutes the first time) and reused.
+// does. Everything talks to a local emulator.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 // Core's rules for a successful end: `completed`, or `complete` as some services spell it (EMULATOR_QUIRKS).
 import { isActiveStatus, isSuccessStatus, isTerminalStatus } from '@agent-sessions/core/pure-without-zod';
 
-const N8N_VERSION = '2.8.4';
+import { ensureN8n } from './install.mjs';
+
+// Which n8n: the first argument (test:n8n runs 2.8.4, then 2.41.3).
+const N8N_VERSION = process.argv[2] ?? '2.8.4';
 const packageDir = new URL('../..', import.meta.url).pathname;
 const repoDir = new URL('../../../..', import.meta.url).pathname;
 const workflowsDir = new URL('./workflows/', import.meta.url).pathname;
-const cacheDir = process.env.N8N_TEST_CACHE ?? join(homedir(), '.cache', 'agent-sessions-n8n', `n8n-${N8N_VERSION}`);
 const API_KEY = 'n8n_real_key_5c2f9e81';
 const failures = [];
 const log = (line) => process.stdout.write(`${line}\n`);
@@ -26,20 +28,6 @@ const check = (ok, what) => {
   log(`${ok ? '  ✓' : '  ✗'} ${what}`);
   if (!ok) failures.push(what);
 };
-
-function ensureN8n() {
-  const bin = join(cacheDir, 'node_modules', '.bin', 'n8n');
-  if (existsSync(bin)) return bin;
-  log(`Installing n8n ${N8N_VERSION} into ${cacheDir} (once; a few minutes)…`);
-  mkdirSync(cacheDir, { recursive: true });
-  // xlsx's default tarball comes from a CDN this network can't reach; the registry's 0.18.5 works.
-  writeFileSync(
-    join(cacheDir, 'package.json'),
-    JSON.stringify({ private: true, dependencies: { n8n: N8N_VERSION }, overrides: { xlsx: '0.18.5' } }, null, 2),
-  );
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: cacheDir, stdio: 'inherit' });
-  return bin;
-}
 
 function pack(work) {
   const out = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: packageDir, encoding: 'utf8' });
@@ -251,11 +239,13 @@ async function ownerSession(base) {
 
 /** n8n stores an execution's data with `flatted` (circular references kept): its own copy reads it. */
 function readExecutionData(text) {
-  const require = createRequire(join(cacheDir, 'node_modules', 'n8n', 'package.json'));
+  const require = createRequire(join(installed.dir, 'node_modules', 'n8n', 'package.json'));
   return require('flatted').parse(text);
 }
 
-const n8n = ensureN8n();
+const installed = ensureN8n(N8N_VERSION);
+const n8n = installed.bin;
+log(`n8n ${N8N_VERSION} on Node ${installed.nodeVersion}`);
 const work = mkdtempSync(join(tmpdir(), 'n8n-real-'));
 const emulator = await startEmulator();
 const startedAt = Date.now();
@@ -269,10 +259,11 @@ try {
   execFileSync('tar', ['xzf', tarball, '-C', target, '--strip-components=1']);
   writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [name]: '0.1.0' } }));
   // Its peer dependency, as npm would have linked it: n8n's own n8n-workflow.
-  symlinkSync(join(cacheDir, 'node_modules', 'n8n-workflow'), join(nodesDir, 'node_modules', 'n8n-workflow'), 'dir');
+  symlinkSync(join(installed.dir, 'node_modules', 'n8n-workflow'), join(nodesDir, 'node_modules', 'n8n-workflow'), 'dir');
 
   const env = {
     ...process.env,
+    ...installed.nodeEnv,
     N8N_USER_FOLDER: work,
     N8N_ENCRYPTION_KEY: 'agent-sessions-real-n8n-test-key',
     N8N_RUNNERS_ENABLED: 'false',
@@ -438,7 +429,7 @@ try {
   emulator.stop();
   rmSync(work, { recursive: true, force: true });
 }
-log(`\nThe real-n8n run took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
+log(`\nThe real-n8n run (n8n ${N8N_VERSION}) took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
 if (failures.length > 0) {
   log(`\n${failures.length} check(s) failed`);
   process.exit(1);
