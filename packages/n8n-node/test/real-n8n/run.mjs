@@ -167,7 +167,12 @@ function formBody(fields) {
   return body;
 }
 
-const executionStatus = async (formWaitingUrl) => (await (await fetch(`${formWaitingUrl}/n8n-execution-status`)).text()).trim();
+/** As the form page asks: the path plus `/n8n-execution-status`, its query (2.41's `signature`) kept. */
+async function executionStatus(formWaitingUrl) {
+  const url = new URL(formWaitingUrl);
+  url.pathname = `${url.pathname}/n8n-execution-status`;
+  return (await (await fetch(url)).text()).trim();
+}
 
 /**
  * What a person does with the "ask through a form" workflow: open the form, type a goal, wait for the
