@@ -14,6 +14,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { isActiveStatus, isSuccessStatus, isTerminalStatus } from '@agent-sessions/core/pure-without-zod';
 
 import { ensureN8n } from './install.mjs';
+import { humanReview } from './human-review.mjs';
+import { startModel } from './model.mjs';
 import { fetch, ownerSession, startN8n, until } from './server.mjs';
 
 // Which n8n: the first argument (test:n8n runs 2.8.4, then 2.41.3).
@@ -176,6 +178,7 @@ const work = mkdtempSync(join(tmpdir(), 'n8n-real-'));
 const emulator = await startEmulator();
 const startedAt = Date.now();
 let server;
+let model;
 try {
   const { tarball, name } = pack(work);
   // Where n8n keeps community packages: <user folder>/.n8n/nodes/node_modules/<name>.
@@ -203,7 +206,13 @@ try {
     { id: 'asCred00000001', name: 'Agent Sessions account', type: 'agentSessionsApi', data: { baseUrl: emulator.url, apiKey: API_KEY } },
     { id: 'asCred00000002', name: 'Agent Sessions (wrong key)', type: 'agentSessionsApi', data: { baseUrl: emulator.url, apiKey: 'wrong_key_for_the_test' } },
   ];
-  writeFileSync(join(work, 'credentials.json'), JSON.stringify(credentials));
+  // n8n 2.x's human review of AI tool calls: an AI Agent on a scripted model, its tool call held for a person.
+  const reviewed = N8N_VERSION !== '2.8.4';
+  model = reviewed ? await startModel() : undefined;
+  const allCredentials = reviewed
+    ? [...credentials, { id: 'asModel0000001', name: 'Scripted model', type: 'openAiApi', data: { apiKey: 'sk-scripted', url: model.url } }]
+    : credentials;
+  writeFileSync(join(work, 'credentials.json'), JSON.stringify(allCredentials));
   execFileSync(n8n, ['import:credentials', `--input=${join(work, 'credentials.json')}`], { env, stdio: 'inherit' });
   const wfDir = join(work, 'workflows');
   cpSync(workflowsDir, wfDir, { recursive: true });
@@ -220,6 +229,10 @@ try {
   // The form workflow starts from a Form Trigger, the stop test from a webhook: published, `n8n start` serves them.
   execFileSync(n8n, ['publish:workflow', '--id=asAskForm00001'], { env, stdio: 'inherit' });
   execFileSync(n8n, ['publish:workflow', '--id=asStopWait0001'], { env, stdio: 'inherit' });
+  if (reviewed) {
+    execFileSync(n8n, ['import:workflow', `--input=${join(workflowsDir, '..', 'workflows-2.41', 'human-review.json')}`], { env, stdio: 'inherit' });
+    execFileSync(n8n, ['publish:workflow', '--id=asHumanReview1'], { env, stdio: 'inherit' });
+  }
 
   // N8N_TEST_ONLY=server skips the `n8n execute` runs (to iterate on the form test).
   const only = process.env.N8N_TEST_ONLY;
@@ -317,6 +330,8 @@ try {
     check(!JSON.stringify(tested).includes(credential.data.apiKey), `${credential.name}: the answer does not carry the key`);
   }
 
+  if (model) await humanReview({ base: server.base, emulatorUrl: emulator.url, rest, model, check, log, readExecutionData });
+
   log('stopping the execution cancels the session (Cancel Session When Stopped)');
   const goal = 'scenario:long Watch the queue until stopped';
   const hook = await fetch(`${server.base}/webhook/agent-sessions-stop`, {
@@ -352,6 +367,7 @@ try {
   if (server) log(`n8n's log ends:\n${server.log().slice(process.env.N8N_TEST_DEBUG ? -150_000 : -4000)}`);
 } finally {
   await server?.stop();
+  model?.stop();
   emulator.stop();
   rmSync(work, { recursive: true, force: true });
 }
