@@ -2,8 +2,9 @@
 // machine's Node; 2.41.3, the newest, on Node 24; see install.mjs): pack the package, install the
 // tarball where n8n keeps community packages, import credentials and the README's example workflows (read
 // from the README's JSON blocks: one source), run the manual ones with `n8n execute`, then run n8n as a
-// server (`n8n start`) and answer the agent's questions through n8n's own forms over HTTP, as a browser
-// does. Everything talks to a local emulator.
+// server (`n8n start`): answer the agent's questions through n8n's own forms over HTTP as a browser does,
+// run the credential test as n8n's dialog does, review an AI Agent's call of the node (2.41: see
+// human-review.mjs) and stop an execution. Everything talks to a local emulator (and a scripted model).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
