@@ -6,27 +6,8 @@
  *
  *   const sessions = createSessionsApi({ request, sleep });   // request: ApiRequest -> ApiResponse
  *   const status = await sessions.waitForCompletion(id, { until: 'needs-person', signal });
+ *
+ * The same without zod (the schemas left out, requests checked in plain code): `./pure-without-zod`.
  */
-export * from './checks.js';
-export * from './http/errors.js';
-export { type Logger, silentLogger } from './http/logger.js';
-export type {
-  ApiRequest,
-  ApiResponse,
-  RequestFunction,
-  RequestOptions,
-  SleepFunction,
-} from './http/request.js';
-export { serverRequestedDelayMs } from './http/retry.js';
-export * from './human-input/index.js';
-export * from './messages/index.js';
-export {
-  createSessionsApi,
-  type ListMessagesOptions,
-  Sessions,
-  type SessionsApiOptions,
-} from './resources/sessions.js';
+export * from './pure-without-zod.js';
 export * from './schemas/index.js';
-export * from './status.js';
-export * from './timestamps.js';
-export { type WaitableSessions, type WaitOptions, WaitTimeoutError, waitForCompletion } from './wait.js';

@@ -1,13 +1,18 @@
-// Builds the community package: CommonJS in dist/, as n8n loads nodes. Core's pure API
-// (@agent-sessions/core/pure: the session endpoints over an injected request function, the readers, the
-// cursor, the wait loop, human-input parsing and answers, and zod under them) is bundled in, so the package
-// has no runtime dependency but n8n-workflow, which n8n provides.
-import { cpSync, rmSync } from 'node:fs';
+// Builds the community package: CommonJS in dist/, as n8n loads nodes. Core's pure API without zod
+// (@agent-sessions/core/pure-without-zod: the session endpoints over an injected request function, the
+// readers, the cursor, the wait loop, human-input parsing and answers) is bundled in, so the package has no
+// runtime dependency but n8n-workflow, which n8n provides. Not minified: it is small enough as it is, and
+// n8n's reviewers read what they verify. The build fails if zod comes back (n8n's scanner refuses its
+// `globalThis`) or the node's bundle outgrows its budget (n8n loads every community node at start).
+import { cpSync, rmSync, statSync } from 'node:fs';
 import { build } from 'esbuild';
+
+const BUNDLE_BUDGET_BYTES = 150 * 1024;
+const NODE_BUNDLE = 'dist/nodes/AgentSessions/AgentSessions.node.js';
 
 const root = new URL('..', import.meta.url).pathname;
 rmSync(`${root}dist`, { recursive: true, force: true });
-await build({
+const { metafile } = await build({
   absWorkingDir: root,
   entryPoints: ['nodes/AgentSessions/AgentSessions.node.ts', 'credentials/AgentSessionsApi.credentials.ts'],
   outdir: 'dist',
@@ -20,7 +25,17 @@ await build({
   sourcemap: false,
   legalComments: 'none',
   logLevel: 'warning',
+  metafile: true,
 });
 for (const file of ['agentSessions.svg', 'agentSessions.dark.svg', 'AgentSessions.node.json']) {
   cpSync(`${root}nodes/AgentSessions/${file}`, `${root}dist/nodes/AgentSessions/${file}`);
 }
+
+const zod = Object.keys(metafile.inputs).filter((input) => /(^|\/)node_modules\/zod\//.test(input));
+if (zod.length > 0) {
+  throw new Error(`zod is in the bundle (${zod.length} files, e.g. ${zod[0]}): import core's pure-without-zod`);
+}
+const bytes = statSync(`${root}${NODE_BUNDLE}`).size;
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+process.stdout.write(`${NODE_BUNDLE}: ${kb(bytes)} (budget ${kb(BUNDLE_BUDGET_BYTES)})\n`);
+if (bytes > BUNDLE_BUDGET_BYTES) throw new Error(`${NODE_BUNDLE} is ${kb(bytes)}, over its ${kb(BUNDLE_BUDGET_BYTES)} budget`);

@@ -1,4 +1,4 @@
-import type { ICredentialTestFunctions, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
+import type { IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 
 export interface FakeContextOptions {
   /** Node parameters, one object per input item. */
@@ -85,19 +85,4 @@ export function fakeContext(options: FakeContextOptions): FakeContext {
     },
   };
   return context as unknown as FakeContext;
-}
-
-/** What a credential test gets: the legacy `request` helper, which throws with `statusCode` on non-2xx. */
-export function fakeCredentialTestContext(): ICredentialTestFunctions {
-  return {
-    logger: console,
-    helpers: {
-      request: async (options: { uri: string; method: string; headers: Record<string, string> }) => {
-        const response = await fetch(options.uri, { method: options.method, headers: options.headers });
-        const body = await response.text();
-        if (!response.ok) throw Object.assign(new Error(body), { statusCode: response.status });
-        return body;
-      },
-    },
-  } as unknown as ICredentialTestFunctions;
 }

@@ -1,4 +1,4 @@
-import { describeProblems, type HumanInputRequest, validateAnswer } from '@agent-sessions/core/pure';
+import { describeProblems, type HumanInputRequest, validateAnswer } from '@agent-sessions/core/pure-without-zod';
 import { describe, expect, it } from 'vitest';
 import { fromFormResponse, issuesByLabel, toFormFields } from '../nodes/AgentSessions/helpers/forms';
 

@@ -1,9 +1,10 @@
-import { isActiveStatus, isSuccessStatus } from '@agent-sessions/core/pure';
+import { isActiveStatus, isSuccessStatus } from '@agent-sessions/core/pure-without-zod';
 import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
-import { type ICredentialsDecrypted, type IDataObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { type IAuthenticateRuleResponseSuccessBody, type IDataObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentSessions } from '../nodes/AgentSessions/AgentSessions.node';
-import { fakeContext, fakeCredentialTestContext } from './fake-context';
+import { AgentSessionsApi } from '../credentials/AgentSessionsApi.credentials';
+import { fakeContext } from './fake-context';
 
 const KEY = 'n8n_test_key_7d41a9c2';
 const OTHER_KEY = 'n8n_other_key_0b6e33f1';
@@ -293,16 +294,28 @@ describe('Cancel Session When Stopped', () => {
 });
 
 describe('credential test', () => {
-  const test = (apiKey: string) =>
-    node.methods.credentialTest.agentSessionsApiTest.call(fakeCredentialTestContext(), {
-      id: '1',
-      name: 'Agent Sessions',
-      type: 'agentSessionsApi',
-      data: { baseUrl: emulator.url, apiKey },
-    } as ICredentialsDecrypted);
+  // n8n runs the declarative test (real n8n proves it: test/real-n8n); here, what it rests on: the
+  // service's answer to its request for a wrong key is one its rules refuse, and for a right key none is.
+  const { request, rules } = new AgentSessionsApi().test;
+  const errorFor = async (apiKey: string) => {
+    const response = await fetch(`${emulator.url}${request.url}`, { method: request.method, headers: { authorization: `Bearer ${apiKey}` } });
+    return { status: response.status, error: ((await response.json()) as { error?: string }).error };
+  };
+  const refusedBy = (error: string | undefined) =>
+    ((rules ?? []) as IAuthenticateRuleResponseSuccessBody[]).filter((rule) => rule.properties.key === 'error' && rule.properties.value === error);
 
-  it('tells a right key from a wrong one', async () => {
-    expect(await test(KEY)).toEqual({ status: 'OK', message: 'Connection successful' });
-    expect(await test('wrong_key_123456')).toEqual({ status: 'Error', message: 'The API key was refused (401)' });
+  it('asks with status errors ignored, so the answer is read by the rules', () => {
+    expect(request).toMatchObject({ baseURL: '={{$credentials.baseUrl}}', method: 'GET', ignoreHttpStatusErrors: true });
+  });
+
+  it('refuses a wrong key and a missing one, and passes a right one', async () => {
+    for (const key of ['wrong_key_123456', '']) {
+      const answer = await errorFor(key);
+      expect(answer.status).toBe(401);
+      expect(refusedBy(answer.error).map((rule) => rule.properties.message)).toEqual([expect.stringMatching(/refused \(401\)/)]);
+    }
+    const right = await errorFor(KEY);
+    expect(right.status).toBe(404);
+    expect(refusedBy(right.error)).toEqual([]);
   });
 });

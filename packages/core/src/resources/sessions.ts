@@ -14,7 +14,14 @@ import {
   type SleepFunction,
   send,
 } from '../http/request.js';
-import { validateRequest } from '../http/validate.js';
+import {
+  createSessionRule,
+  humanInputResponseRule,
+  idRule,
+  messagesQueryRule,
+  signalRule,
+} from '../http/request-rules.js';
+import { checkRequest } from '../http/validate.js';
 import {
   applyPage,
   createCursor,
@@ -24,9 +31,8 @@ import {
   noProgressError,
   type RoundsInfo,
 } from '../messages/index.js';
-import { idSchema } from '../schemas/common.js';
-import { type HumanInputResponseRequest, humanInputResponseRequestSchema } from '../schemas/human-input.js';
-import { type MessagesQuery, messagesQuerySchema } from '../schemas/messages.js';
+import type { HumanInputResponseRequest } from '../schemas/human-input.js';
+import type { MessagesQuery } from '../schemas/messages.js';
 import {
   type CreateSessionResponse,
   type HumanInputAck,
@@ -42,20 +48,21 @@ import {
   type SessionStatus,
   type SignalResponse,
 } from '../schemas/responses/index.js';
-import { type CreateSessionRequest, createSessionRequestSchema } from '../schemas/sessions.js';
-import { type SignalRequest, signalRequestSchema } from '../schemas/signal.js';
+import type { CreateSessionRequest } from '../schemas/sessions.js';
+import type { SignalRequest } from '../schemas/signal.js';
 import { type WaitOptions, waitForCompletion } from '../wait.js';
 
-const sessionIdSchema = idSchema('sessionId');
-const inputIdSchema = idSchema('inputId');
+// The request rules in plain code (the schemas in ../schemas describe the same): no zod in the pure API.
+const sessionIdRule = idRule('sessionId');
+const inputIdRule = idRule('inputId');
 
 /** listMessages' default page cap: far beyond any session, yet a bound. */
 const DEFAULT_MAX_PAGES = 1_000;
 
 /**
- * A query `messagesQuerySchema` accepts as it is (limit a whole number 1–200, after a string, each
- * optional), told without zod: the follower sends one per page. Anything else goes through the schema,
- * which says what is wrong, so what is accepted and refused is the schema's alone.
+ * A query `messagesQueryRule` accepts as it is (limit a whole number 1–200, after a string, each
+ * optional), told at once: the follower sends one per page. Anything else goes through the rule, which
+ * says what is wrong, so what is accepted and refused is the rule's alone.
  */
 function isPlainQuery(query: MessagesQuery): query is { limit?: number; after?: string } {
   if (typeof query !== 'object' || query === null || Object.getPrototypeOf(query) !== Object.prototype)
@@ -146,7 +153,7 @@ export class Sessions {
   #routesOf(operation: string, sessionId: string): SessionRoutes {
     const known = this.#routes.get(sessionId);
     if (known !== undefined) return known;
-    const id = validateRequest(operation, sessionIdSchema, sessionId, 'sessionId');
+    const id = checkRequest(operation, sessionIdRule, sessionId, 'sessionId');
     const routes: SessionRoutes = { status: path(id), messages: path(id, '/messages') };
     // Bounded: the oldest id goes first (a Map iterates in insertion order).
     if (this.#routes.size >= MAX_REMEMBERED_SESSIONS) {
@@ -190,7 +197,7 @@ export class Sessions {
 
   /** `POST /v1/sessions`. Never retried once it may have reached the service: no duplicate session. */
   async create(body: CreateSessionRequest, options?: RequestOptions): Promise<CreateSessionResponse> {
-    const valid = validateRequest('sessions.create', createSessionRequestSchema, body);
+    const valid = checkRequest('sessions.create', createSessionRule<CreateSessionRequest>, body);
     const response = await send(
       this.#request,
       { method: 'POST', path: '/v1/sessions', body: valid, idempotent: false, authenticated: true },
@@ -221,8 +228,8 @@ export class Sessions {
 
   /** `POST /v1/sessions/{id}/signal`. */
   async signal(sessionId: string, body: SignalRequest, options?: RequestOptions): Promise<SignalResponse> {
-    const id = validateRequest('sessions.signal', sessionIdSchema, sessionId, 'sessionId');
-    const valid = validateRequest('sessions.signal', signalRequestSchema, body);
+    const id = checkRequest('sessions.signal', sessionIdRule, sessionId, 'sessionId');
+    const valid = checkRequest('sessions.signal', signalRule<SignalRequest>, body);
     const response = await send(
       this.#request,
       { method: 'POST', path: path(id, '/signal'), body: valid, idempotent: false, authenticated: true },
@@ -272,9 +279,9 @@ export class Sessions {
     body: HumanInputResponseRequest,
     options?: RequestOptions,
   ): Promise<HumanInputAck> {
-    const id = validateRequest('sessions.respond', sessionIdSchema, sessionId, 'sessionId');
-    const input = validateRequest('sessions.respond', inputIdSchema, inputId, 'inputId');
-    const valid = validateRequest('sessions.respond', humanInputResponseRequestSchema, body);
+    const id = checkRequest('sessions.respond', sessionIdRule, sessionId, 'sessionId');
+    const input = checkRequest('sessions.respond', inputIdRule, inputId, 'inputId');
+    const valid = checkRequest('sessions.respond', humanInputResponseRule<HumanInputResponseRequest>, body);
     const response = await send(
       this.#request,
       {
@@ -296,9 +303,7 @@ export class Sessions {
     options?: RequestOptions,
   ): Promise<MessagesPage> {
     const route = this.#routesOf('sessions.messages', sessionId).messages;
-    const valid = isPlainQuery(query)
-      ? query
-      : validateRequest('sessions.messages', messagesQuerySchema, query);
+    const valid = isPlainQuery(query) ? query : checkRequest('sessions.messages', messagesQueryRule, query);
     const req: ApiRequest = {
       method: 'GET',
       path: route,
@@ -325,7 +330,7 @@ export class Sessions {
     sessionId: string,
     options: ListMessagesOptions = {},
   ): AsyncGenerator<KeyedMessage<Message>> {
-    const pageSize = validateRequest('sessions.listMessages', messagesQuerySchema, {
+    const pageSize = checkRequest('sessions.listMessages', messagesQueryRule, {
       limit: options.pageSize ?? 200,
     }).limit;
     const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;

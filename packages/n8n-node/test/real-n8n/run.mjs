@@ -1,24 +1,29 @@
-// The node inside a real n8n (2.8.4, the newest that runs on Node 20): pack the package, install the
+// The node inside a real n8n (the version is the first argument: 2.8.4, the oldest supported, on the
+// machine's Node; 2.41.3, the newest, on Node 24; see install.mjs): pack the package, install the
 // tarball where n8n keeps community packages, import credentials and the README's example workflows (read
 // from the README's JSON blocks: one source), run the manual ones with `n8n execute`, then run n8n as a
-// server (`n8n start`) and answer the agent's questions through n8n's own forms over HTTP, as a browser
-// does. Everything talks to a local emulator. n8n itself is installed once into a cache folder outside the
-// workspace (minutes the first time) and reused.
+// server (`n8n start`): answer the agent's questions through n8n's own forms over HTTP as a browser does,
+// run the credential test as n8n's dialog does, review an AI Agent's call of the node (2.41: see
+// human-review.mjs) and stop an execution. Everything talks to a local emulator (and a scripted model).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 // Core's rules for a successful end: `completed`, or `complete` as some services spell it (EMULATOR_QUIRKS).
-import { isActiveStatus, isSuccessStatus, isTerminalStatus } from '@agent-sessions/core/pure';
+import { isActiveStatus, isSuccessStatus, isTerminalStatus } from '@agent-sessions/core/pure-without-zod';
 
-const N8N_VERSION = '2.8.4';
+import { ensureN8n } from './install.mjs';
+import { humanReview } from './human-review.mjs';
+import { startModel } from './model.mjs';
+import { fetch, ownerSession, startN8n, until } from './server.mjs';
+
+// Which n8n: the first argument (test:n8n runs 2.8.4, then 2.41.3).
+const N8N_VERSION = process.argv[2] ?? '2.8.4';
 const packageDir = new URL('../..', import.meta.url).pathname;
 const repoDir = new URL('../../../..', import.meta.url).pathname;
 const workflowsDir = new URL('./workflows/', import.meta.url).pathname;
-const cacheDir = process.env.N8N_TEST_CACHE ?? join(homedir(), '.cache', 'agent-sessions-n8n', `n8n-${N8N_VERSION}`);
 const API_KEY = 'n8n_real_key_5c2f9e81';
 const failures = [];
 const log = (line) => process.stdout.write(`${line}\n`);
@@ -26,20 +31,6 @@ const check = (ok, what) => {
   log(`${ok ? '  ✓' : '  ✗'} ${what}`);
   if (!ok) failures.push(what);
 };
-
-function ensureN8n() {
-  const bin = join(cacheDir, 'node_modules', '.bin', 'n8n');
-  if (existsSync(bin)) return bin;
-  log(`Installing n8n ${N8N_VERSION} into ${cacheDir} (once; a few minutes)…`);
-  mkdirSync(cacheDir, { recursive: true });
-  // xlsx's default tarball comes from a CDN this network can't reach; the registry's 0.18.5 works.
-  writeFileSync(
-    join(cacheDir, 'package.json'),
-    JSON.stringify({ private: true, dependencies: { n8n: N8N_VERSION }, overrides: { xlsx: '0.18.5' } }, null, 2),
-  );
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: cacheDir, stdio: 'inherit' });
-  return bin;
-}
 
 function pack(work) {
   const out = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: packageDir, encoding: 'utf8' });
@@ -114,64 +105,6 @@ function shortened(workflow) {
   return copy;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Every request bounded: a page n8n never answers fails the run instead of hanging it. */
-const fetch = (url, init = {}) => globalThis.fetch(url, { signal: AbortSignal.timeout(30_000), ...init });
-
-/** Polls `read` until `done` holds, at most `seconds`: every wait in this run is bounded. */
-async function until(what, read, done, seconds = 60) {
-  const deadline = Date.now() + seconds * 1000;
-  let last;
-  while (Date.now() < deadline) {
-    try {
-      last = await read();
-      if (done(last)) return last;
-    } catch (error) {
-      last = error;
-    }
-    await sleep(300);
-  }
-  throw new Error(`Gave up after ${seconds} s waiting for ${what} (last: ${String(last?.message ?? JSON.stringify(last)).slice(0, 300)})`);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** `n8n start` on a free port; its log is kept to show when something fails. */
-async function startN8n(n8n, env) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(n8n, ['start'], {
-    env: { ...env, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', WEBHOOK_URL: `${base}/`, N8N_HOST: '127.0.0.1', N8N_SECURE_COOKIE: 'false' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const keep = (chunk) => {
-    output = (output + chunk).slice(-200_000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const stop = async () => {
-    if (child.exitCode !== null) return;
-    child.kill('SIGTERM');
-    const code = await Promise.race([exited, sleep(20_000).then(() => 'timeout')]);
-    if (code === 'timeout') {
-      child.kill('SIGKILL');
-      await exited;
-    }
-  };
-  return { base, stop, log: () => output, exited };
-}
-
 /** A form post as the page's script sends it: multipart, one `field-<n>` per field. */
 function formBody(fields) {
   const body = new FormData();
@@ -179,7 +112,12 @@ function formBody(fields) {
   return body;
 }
 
-const executionStatus = async (formWaitingUrl) => (await (await fetch(`${formWaitingUrl}/n8n-execution-status`)).text()).trim();
+/** As the form page asks: the path plus `/n8n-execution-status`, its query (2.41's `signature`) kept. */
+async function executionStatus(formWaitingUrl) {
+  const url = new URL(formWaitingUrl);
+  url.pathname = `${url.pathname}/n8n-execution-status`;
+  return (await (await fetch(url)).text()).trim();
+}
 
 /**
  * What a person does with the "ask through a form" workflow: open the form, type a goal, wait for the
@@ -228,36 +166,20 @@ async function askThroughForm(base, emulatorUrl, scenario, { expectOnPage, field
   check(status === 'success', `${scenario}: the execution succeeded (${status})`);
 }
 
-/** The owner n8n's REST API needs to stop an execution: set up once, then its cookie and browser id. */
-async function ownerSession(base) {
-  const browserId = 'agent-sessions-real-n8n-test';
-  const response = await fetch(`${base}/rest/owner/setup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'browser-id': browserId },
-    body: JSON.stringify({ email: 'owner@agent-sessions.test', firstName: 'Test', lastName: 'Owner', password: 'Real-n8n-test-1' }),
-  });
-  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
-  if (response.status !== 200 || !cookie.startsWith('n8n-auth=')) {
-    throw new Error(`owner setup answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-  }
-  const headers = { cookie, 'browser-id': browserId };
-  return {
-    get: async (path) => (await fetch(`${base}${path}`, { headers })).json(),
-    post: async (path) => fetch(`${base}${path}`, { method: 'POST', headers }),
-  };
-}
-
 /** n8n stores an execution's data with `flatted` (circular references kept): its own copy reads it. */
 function readExecutionData(text) {
-  const require = createRequire(join(cacheDir, 'node_modules', 'n8n', 'package.json'));
+  const require = createRequire(join(installed.dir, 'node_modules', 'n8n', 'package.json'));
   return require('flatted').parse(text);
 }
 
-const n8n = ensureN8n();
+const installed = ensureN8n(N8N_VERSION);
+const n8n = installed.bin;
+log(`n8n ${N8N_VERSION} on Node ${installed.nodeVersion}`);
 const work = mkdtempSync(join(tmpdir(), 'n8n-real-'));
 const emulator = await startEmulator();
 const startedAt = Date.now();
 let server;
+let model;
 try {
   const { tarball, name } = pack(work);
   // Where n8n keeps community packages: <user folder>/.n8n/nodes/node_modules/<name>.
@@ -267,10 +189,11 @@ try {
   execFileSync('tar', ['xzf', tarball, '-C', target, '--strip-components=1']);
   writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [name]: '0.1.0' } }));
   // Its peer dependency, as npm would have linked it: n8n's own n8n-workflow.
-  symlinkSync(join(cacheDir, 'node_modules', 'n8n-workflow'), join(nodesDir, 'node_modules', 'n8n-workflow'), 'dir');
+  symlinkSync(join(installed.dir, 'node_modules', 'n8n-workflow'), join(nodesDir, 'node_modules', 'n8n-workflow'), 'dir');
 
   const env = {
     ...process.env,
+    ...installed.nodeEnv,
     N8N_USER_FOLDER: work,
     N8N_ENCRYPTION_KEY: 'agent-sessions-real-n8n-test-key',
     N8N_RUNNERS_ENABLED: 'false',
@@ -284,7 +207,13 @@ try {
     { id: 'asCred00000001', name: 'Agent Sessions account', type: 'agentSessionsApi', data: { baseUrl: emulator.url, apiKey: API_KEY } },
     { id: 'asCred00000002', name: 'Agent Sessions (wrong key)', type: 'agentSessionsApi', data: { baseUrl: emulator.url, apiKey: 'wrong_key_for_the_test' } },
   ];
-  writeFileSync(join(work, 'credentials.json'), JSON.stringify(credentials));
+  // n8n 2.x's human review of AI tool calls: an AI Agent on a scripted model, its tool call held for a person.
+  const reviewed = N8N_VERSION !== '2.8.4';
+  model = reviewed ? await startModel() : undefined;
+  const allCredentials = reviewed
+    ? [...credentials, { id: 'asModel0000001', name: 'Scripted model', type: 'openAiApi', data: { apiKey: 'sk-scripted', url: model.url } }]
+    : credentials;
+  writeFileSync(join(work, 'credentials.json'), JSON.stringify(allCredentials));
   execFileSync(n8n, ['import:credentials', `--input=${join(work, 'credentials.json')}`], { env, stdio: 'inherit' });
   const wfDir = join(work, 'workflows');
   cpSync(workflowsDir, wfDir, { recursive: true });
@@ -301,6 +230,10 @@ try {
   // The form workflow starts from a Form Trigger, the stop test from a webhook: published, `n8n start` serves them.
   execFileSync(n8n, ['publish:workflow', '--id=asAskForm00001'], { env, stdio: 'inherit' });
   execFileSync(n8n, ['publish:workflow', '--id=asStopWait0001'], { env, stdio: 'inherit' });
+  if (reviewed) {
+    execFileSync(n8n, ['import:workflow', `--input=${join(workflowsDir, '..', 'workflows-2.41', 'human-review.json')}`], { env, stdio: 'inherit' });
+    execFileSync(n8n, ['publish:workflow', '--id=asHumanReview1'], { env, stdio: 'inherit' });
+  }
 
   // N8N_TEST_ONLY=server skips the `n8n execute` runs (to iterate on the form test).
   const only = process.env.N8N_TEST_ONLY;
@@ -383,8 +316,24 @@ try {
     await askThroughForm(server.base, emulator.url, scenario, plan);
   }
 
-  log('stopping the execution cancels the session (Cancel Session When Stopped)');
   const rest = await ownerSession(server.base);
+  log("the credential test, as n8n's credential dialog runs it");
+  for (const [credential, expected] of [
+    [credentials[0], { status: 'OK', message: /successful/i }],
+    [credentials[1], { status: 'Error', message: /refused \(401\)/ }],
+  ]) {
+    const tested = await rest.postJson('/rest/credentials/test', { credentials: credential });
+    const result = tested?.data;
+    check(
+      result?.status === expected.status && expected.message.test(String(result?.message)),
+      `${credential.name}: ${expected.status} (got ${JSON.stringify(result ?? tested)})`,
+    );
+    check(!JSON.stringify(tested).includes(credential.data.apiKey), `${credential.name}: the answer does not carry the key`);
+  }
+
+  if (model) await humanReview({ base: server.base, emulatorUrl: emulator.url, rest, model, check, log, readExecutionData });
+
+  log('stopping the execution cancels the session (Cancel Session When Stopped)');
   const goal = 'scenario:long Watch the queue until stopped';
   const hook = await fetch(`${server.base}/webhook/agent-sessions-stop`, {
     method: 'POST',
@@ -419,10 +368,11 @@ try {
   if (server) log(`n8n's log ends:\n${server.log().slice(process.env.N8N_TEST_DEBUG ? -150_000 : -4000)}`);
 } finally {
   await server?.stop();
+  model?.stop();
   emulator.stop();
   rmSync(work, { recursive: true, force: true });
 }
-log(`\nThe real-n8n run took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
+log(`\nThe real-n8n run (n8n ${N8N_VERSION}) took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
 if (failures.length > 0) {
   log(`\n${failures.length} check(s) failed`);
   process.exit(1);

@@ -8,7 +8,7 @@ import type {
 	HumanInputOption,
 	HumanInputQuestion,
 	HumanInputRequest,
-} from '@agent-sessions/core/pure';
+} from '@agent-sessions/core/pure-without-zod';
 
 /**
  * One field in the shape n8n's Form node ("Define Form: Using JSON"), the Send-and-Wait "Custom Form"

@@ -1,4 +1,4 @@
-import { checkId, type InputProblem } from '@agent-sessions/core/pure';
+import { checkId, type InputProblem } from '@agent-sessions/core/pure-without-zod';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 

@@ -8,7 +8,7 @@ import {
 	type Sessions,
 	type SessionStatus,
 	WaitTimeoutError,
-} from '@agent-sessions/core/pure';
+} from '@agent-sessions/core/pure-without-zod';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { nodeError, sessionsApi } from '../transport';
 import { toFormFields } from './forms';

@@ -12,9 +12,10 @@ import {
 	ServiceError,
 	type Sessions,
 	ValidationError,
-} from '@agent-sessions/core/pure';
+} from '@agent-sessions/core/pure-without-zod';
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleepWithAbort } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { sleepWithAbort } from './sleep';
 
 interface FullResponse {
 	statusCode: number;
@@ -35,7 +36,7 @@ function n8nLogger(ctx: IExecuteFunctions): Logger {
 /**
  * Core's session endpoints for this execution (`afterStop`: for the one request sent once it was stopped): each request through `httpRequestWithAuthentication`
  * (n8n's proxy settings and the credential's Bearer key), any status handed back to core, which turns
- * a non-2xx into its typed error; sleeps through `sleepWithAbort`, so stopping the execution stops a wait.
+ * a non-2xx into its typed error; sleeps through n8n-workflow's abortable sleep (./sleep), so stopping the execution stops a wait.
  */
 export async function sessionsApi(ctx: IExecuteFunctions, { afterStop = false } = {}): Promise<Sessions> {
 	const credentials = await ctx.getCredentials<{ baseUrl: string; apiKey: string }>('agentSessionsApi');

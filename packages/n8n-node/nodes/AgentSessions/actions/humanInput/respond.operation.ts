@@ -5,7 +5,7 @@ import {
 	type HumanInputRequest,
 	type HumanInputResponseRequest,
 	validateAnswer,
-} from '@agent-sessions/core/pure';
+} from '@agent-sessions/core/pure-without-zod';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { fromFormResponse, issuesByLabel } from '../../helpers/forms';

@@ -1,4 +1,4 @@
-import { type CreateSessionRequest, checkStartInput, type Sessions } from '@agent-sessions/core/pure';
+import { type CreateSessionRequest, checkStartInput, type Sessions } from '@agent-sessions/core/pure-without-zod';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { failOnProblems, jsonObject } from '../../helpers/parameters';

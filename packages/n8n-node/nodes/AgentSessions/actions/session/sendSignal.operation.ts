@@ -1,4 +1,4 @@
-import { checkBudget, checkRedirect, type SignalRequest } from '@agent-sessions/core/pure';
+import { checkBudget, checkRedirect, type SignalRequest } from '@agent-sessions/core/pure-without-zod';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { failOnProblems, sessionId } from '../../helpers/parameters';

@@ -1,0 +1,115 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { RequestRule } from '../src/http/request-rules.js';
+import {
+  createSessionRequestSchema,
+  createSessionRule,
+  humanInputResponseRequestSchema,
+  humanInputResponseRule,
+  idRule,
+  idSchema,
+  messagesQueryRule,
+  messagesQuerySchema,
+  signalRequestSchema,
+  signalRule,
+} from '../src/pure.js';
+
+// The session endpoints check requests with plain rules (so the pure API carries no zod), and the zod
+// schemas stay the public description of the same rules: on any value, both accept the same requests,
+// sending the same JSON, and refuse the rest with the same fields and messages.
+function agree(schema: z.ZodType, rule: RequestRule<unknown>, value: unknown): void {
+  const byZod = schema.safeParse(value);
+  const byRule = rule(value);
+  if (byZod.success) {
+    expect(byRule).toEqual({ ok: true, value: expect.anything() });
+    if (byRule.ok) expect(JSON.stringify(byRule.value)).toBe(JSON.stringify(byZod.data));
+  } else {
+    const issues = byZod.error.issues.map((issue) => ({ path: issue.path, message: issue.message }));
+    expect(byRule).toEqual({ ok: false, issues });
+  }
+}
+
+// Values around each rule's edges: every JSON type, odd numbers, and the fields each body knows.
+const odd = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom(
+    Number.NaN,
+    Infinity,
+    -Infinity,
+    2 ** 60,
+    -(2 ** 60),
+    0,
+    0.5,
+    1,
+    200,
+    201,
+    250.5,
+    undefined,
+  ),
+  fc.integer({ min: -5, max: 300 }),
+);
+const body = (keys: Record<string, fc.Arbitrary<unknown>>) =>
+  fc.oneof(fc.record({ ...keys, extra: odd }, { requiredKeys: [] }), odd);
+
+const cases: [string, z.ZodType, RequestRule<unknown>, fc.Arbitrary<unknown>][] = [
+  [
+    'session id',
+    idSchema('sessionId'),
+    idRule('sessionId'),
+    // Not arrays: zod also measures a non-string that has a length (`[]` is "not a string" and "empty").
+    fc.oneof(
+      fc.string({ maxLength: 4 }),
+      fc.constantFrom('.', '..', 'a/b', 'a?b', '#', '\\', ''),
+      odd.filter((v) => !Array.isArray(v)),
+    ),
+  ],
+  [
+    'create session',
+    createSessionRequestSchema,
+    createSessionRule,
+    body({
+      goal: fc.oneof(fc.string(), odd),
+      context: fc.oneof(fc.constant(null), fc.dictionary(fc.string(), odd), odd),
+      guardrails: fc.oneof(body({ maxCostPerSession: odd, maxIterations: odd }), odd),
+    }),
+  ],
+  [
+    'signal',
+    signalRequestSchema,
+    signalRule,
+    body({
+      type: fc.oneof(fc.constantFrom('pause', 'resume', 'cancel', 'redirect', 'stop'), odd),
+      reason: fc.oneof(fc.string(), odd),
+      message: fc.oneof(fc.string(), odd),
+      newBudget: odd,
+    }),
+  ],
+  [
+    'human-input response',
+    humanInputResponseRequestSchema,
+    humanInputResponseRule,
+    body({
+      approved: fc.oneof(fc.boolean(), odd),
+      choiceId: fc.oneof(fc.string(), odd),
+      choiceIds: fc.oneof(fc.array(fc.oneof(fc.string(), odd), { maxLength: 3 }), odd),
+      freeText: fc.oneof(fc.string(), odd),
+      answers: fc.oneof(fc.dictionary(fc.string(), odd), odd),
+    }),
+  ],
+  [
+    'messages query',
+    messagesQuerySchema,
+    messagesQueryRule,
+    body({ limit: odd, after: fc.oneof(fc.string(), odd) }),
+  ],
+];
+
+describe('each plain request rule agrees with its zod schema', () => {
+  it.each(cases)('%s', (_name, schema, rule, values) => {
+    fc.assert(
+      fc.property(values, (value) => agree(schema, rule, value)),
+      { numRuns: 2_000 },
+    );
+  });
+});
