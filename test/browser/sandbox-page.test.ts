@@ -121,7 +121,8 @@ describe('the sandbox page', () => {
     await modal.locator('textarea').fill('Borealis');
     await modal.getByRole('button', { name: 'Send' }).click();
     await modal.waitFor({ state: 'detached' });
-    await c.getByText('Naming the release "Borealis"').waitFor({ timeout: 20_000 });
+    // The agent's message in the thread (the card's "Now:" line may quote it too while the thread catches up).
+    await c.getByText('Naming the release "Borealis".', { exact: true }).waitFor({ timeout: 20_000 });
   });
 
   it('/agent help answers privately, as Slack shows a command’s reply', async () => {
