@@ -103,6 +103,10 @@ export function following({ config, tuning, logger }: Settings, store: Store) {
     client,
     store: store.followState,
     requestsPerSecond: config.requestsPerSecond,
+    // A poll is in flight until its events are handled, and a handler may wait for Slack's limits (a
+    // finished session's report waits for its channel, its card for the workspace's edit budget). Only
+    // the request budget bounds the service's load; a session waiting for Slack must not hold up others.
+    maxConcurrentPolls: 1_000,
     logger: logger.child({ component: 'follower' }),
     ...(tuning.schedule ? { schedule: tuning.schedule } : {}),
   });

@@ -10,6 +10,7 @@ import {
   type Follower,
   type HumanInputRequest,
   isTerminalStatus,
+  needsPerson,
   parseTimestamp,
 } from '@agent-sessions/core';
 import type { KnownBlock } from '@slack/types';
@@ -179,13 +180,17 @@ export class SessionPublisher {
         if (event.session.status !== session.status) {
           await this.deps.store.sessions.update(session.sessionId, { status: event.session.status });
         }
-        this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId));
+        // "Waiting for you" is edited ahead of progress: a person looks at it.
+        this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId), {
+          rank: needsPerson(event.session.status) ? 'attention' : 'progress',
+        });
         return;
       case 'finished':
         // The thread reads in order: every message the agent sent, then the report, and only then the card's
-        // final state (its edits otherwise go ahead of the channel's chatter).
+        // final state (its edits otherwise go ahead of the channel's chatter). Once the session's chatter
+        // is out, its report goes ahead of other sessions' chatter: the outcome is what people wait for.
         await this.deps.poster.drained(place);
-        await this.deps.poster.postText(place, 'final-report', finalReport(event.session));
+        await this.deps.poster.postText(place, 'final-report', finalReport(event.session), 'outcome');
         this.#snapshots.set(session.sessionId, event.session);
         await this.deps.store.sessions.update(session.sessionId, { status: event.status });
         await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));

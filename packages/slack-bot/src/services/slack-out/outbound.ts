@@ -4,11 +4,13 @@ import type { BotMetrics } from '../ops/metrics.js';
 import type { SlackChat, SlackClient } from './slack.js';
 
 /**
- * What goes first in a channel: prompts, answers and refusals (a person is waiting), then card edits, then
- * the agent's chatter (which batches while it waits).
+ * What goes first in a channel: prompts, answers and refusals (a person is waiting), then a session's
+ * outcome (its report, once its chatter is out), then card edits, then the agent's chatter (which batches
+ * while it waits). Priority only orders calls that spend the same limit: a call whose limit has room never
+ * waits behind one whose limit has none.
  */
-export type OutboundPriority = 'urgent' | 'edit' | 'chatter';
-const PRIORITIES: readonly OutboundPriority[] = ['urgent', 'edit', 'chatter'];
+export type OutboundPriority = 'urgent' | 'outcome' | 'edit' | 'chatter';
+const PRIORITIES: readonly OutboundPriority[] = ['urgent', 'outcome', 'edit', 'chatter'];
 
 /**
  * Which of Slack's limits a call spends. `turn`: no call at all, only a turn in the queue (a batch waits
@@ -23,19 +25,22 @@ export interface OutboundCall<T> {
   priority: OutboundPriority;
   method: OutboundMethod;
   run: () => Promise<T>;
+  /** Whose call it is (a session id): `promote` moves a session's waiting calls ahead. */
+  tag?: string;
 }
 
 export interface OutboundOptions {
   /** `off`: every call runs at once and 429s are left to the Web API client (the benchmark's naive way). */
   pacing?: 'on' | 'off';
   /**
-   * chat.postMessage per channel: Slack allows about 1 a second with short bursts. The queue keeps under
-   * it (50 a minute) so what posts around it (a session's first card) still finds room.
+   * chat.postMessage per channel: Slack allows about 1 a second with short bursts. Every post the bot
+   * makes goes through here (a session's first card too), so the queue may spend the whole of it.
    */
   postPerSecond?: number;
   postBurst?: number;
-  /** chat.update (Tier 3, ~50 a minute) for the whole workspace. */
+  /** chat.update (Tier 3, 50+ a minute) for the whole workspace, and the edits it may send at once. */
   updatePerMinute?: number;
+  updateBurst?: number;
   /** views / ephemerals (Tier 4, ~100 a minute) for the whole workspace. */
   tier4PerMinute?: number;
   /**
@@ -43,7 +48,7 @@ export interface OutboundOptions {
    * minute (commercial apps outside the Marketplace), its 429s pause the look-ups' lane, nothing else.
    */
   historyPerMinute?: number;
-  /** A 429 without a usable Retry-After pauses the queue this long. */
+  /** A 429 without a usable Retry-After pauses the limit it hit this long. */
   defaultRetryAfterMs?: number;
   clock?: Clock;
 }
@@ -58,8 +63,9 @@ interface Lane {
   channel: string;
   queues: Record<OutboundPriority, Job[]>;
   post: TokenBucket;
-  pausedUntil: number;
   running: boolean;
+  /** Calls of this lane sent and not yet answered (only those that need no order: edits, views). */
+  inFlight: number;
   /** Wakes the lane's wait early: a call came that may go sooner. */
   wake: AbortController | undefined;
 }
@@ -73,9 +79,12 @@ export function rateLimitedRetryAfterMs(error: unknown): number | undefined {
 }
 
 /**
- * One queue per channel, paced to Slack's limits so it normally never meets a 429. When it does meet one,
- * the whole channel's queue waits the Retry-After once and the call goes again first; nothing is dropped.
- * Every Slack call the bot makes on its own (not in answer to a click) should go through here.
+ * One queue per channel, paced to Slack's limits so it normally never meets a 429. Each call spends one
+ * limit (the channel's posts, or the workspace's edits, views, look-ups); the queue sends the most urgent
+ * call whose limit has room, so a post never waits for an edit the workspace's edit budget holds back.
+ * Calls spending the same limit go in priority order, first in first out within a priority, so a thread's
+ * posts keep their order. When a 429 comes, the limit it hit waits the Retry-After once and the call goes
+ * again first; nothing is dropped. Every Slack call the bot makes on its own should go through here.
  */
 export class OutboundQueue {
   readonly pacing: 'on' | 'off';
@@ -96,11 +105,15 @@ export class OutboundQueue {
   ) {
     this.pacing = options.pacing ?? 'on';
     this.#clock = options.clock ?? systemClock;
-    this.#postPerSecond = options.postPerSecond ?? 50 / 60;
+    this.#postPerSecond = options.postPerSecond ?? 1;
     this.#postBurst = options.postBurst ?? 3;
     this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? 5_000;
     const clock = this.#clock;
-    this.#update = new TokenBucket({ ratePerSecond: (options.updatePerMinute ?? 45) / 60, burst: 3, clock });
+    this.#update = new TokenBucket({
+      ratePerSecond: (options.updatePerMinute ?? 50) / 60,
+      burst: options.updateBurst ?? 10,
+      clock,
+    });
     this.#tier4 = new TokenBucket({ ratePerSecond: (options.tier4PerMinute ?? 90) / 60, burst: 5, clock });
     this.#history = new TokenBucket({
       ratePerSecond: (options.historyPerMinute ?? 40) / 60,
@@ -123,6 +136,29 @@ export class OutboundQueue {
       lane.wake?.abort();
       this.#drain(lane);
     });
+  }
+
+  /**
+   * Moves a tag's waiting calls in a channel up to `priority`, in their order (a session that finished:
+   * its last chatter, then its report, go ahead of other sessions' chatter).
+   */
+  promote(channel: string, tag: string, priority: OutboundPriority): number {
+    const lane = this.#lanes.get(channel);
+    if (!lane) return 0;
+    const rank = PRIORITIES.indexOf(priority);
+    let moved = 0;
+    for (const p of PRIORITIES.slice(rank + 1)) {
+      const keep: Job[] = [];
+      for (const job of lane.queues[p]) {
+        if (job.call.tag === tag) {
+          lane.queues[priority].push({ ...job, call: { ...job.call, priority } });
+          moved++;
+        } else keep.push(job);
+      }
+      lane.queues[p] = keep;
+    }
+    if (moved > 0) lane.wake?.abort();
+    return moved;
   }
 
   /** Calls waiting, per channel. */
@@ -149,14 +185,14 @@ export class OutboundQueue {
     if (!lane) {
       lane = {
         channel,
-        queues: { urgent: [], edit: [], chatter: [] },
+        queues: { urgent: [], outcome: [], edit: [], chatter: [] },
         post: new TokenBucket({
           ratePerSecond: this.#postPerSecond,
           burst: this.#postBurst,
           clock: this.#clock,
         }),
-        pausedUntil: 0,
         running: false,
+        inFlight: 0,
         wake: undefined,
       };
       this.#lanes.set(channel, lane);
@@ -185,20 +221,26 @@ export class OutboundQueue {
   }
 
   /**
-   * The most urgent call whose limit lets it go now (its token taken), or how long until one may. First
-   * in, first out within a priority; a card edit need not wait for a post's token.
+   * The most urgent call whose limit lets it go now (its token taken), or how long until one may. Calls
+   * behind one whose limit has no room are skipped only when they spend another limit: first in, first
+   * out per limit within a priority (so a thread's posts keep their order).
    */
   #take(lane: Lane): Job | number {
     let waitMs = Number.POSITIVE_INFINITY;
+    const full = new Set<TokenBucket>();
     for (const p of PRIORITIES) {
-      const job = lane.queues[p][0];
-      if (!job) continue;
-      const bucket = this.#bucket(lane, job.call.method);
-      if (!bucket || bucket.tryTake()) {
-        lane.queues[p].shift();
-        return job;
+      const queue = lane.queues[p];
+      for (let i = 0; i < queue.length; i++) {
+        const job = queue[i] as Job;
+        const bucket = this.#bucket(lane, job.call.method);
+        if (bucket && full.has(bucket)) continue;
+        if (!bucket || bucket.tryTake()) {
+          queue.splice(i, 1);
+          return job;
+        }
+        full.add(bucket);
+        waitMs = Math.min(waitMs, Math.max(1, bucket.msUntilAvailable()));
       }
-      waitMs = Math.min(waitMs, Math.max(1, bucket.msUntilAvailable()));
     }
     return waitMs;
   }
@@ -228,36 +270,44 @@ export class OutboundQueue {
   async #loop(lane: Lane): Promise<void> {
     for (;;) {
       if (!this.#next(lane)) return;
-      const paused = lane.pausedUntil - this.#clock.now();
-      if (paused > 0) {
-        await this.#clock.sleep(paused);
-        continue;
-      }
       const taken = this.#take(lane);
       if (typeof taken === 'number') {
         await this.#wait(lane, taken);
         continue;
       }
-      const job = taken;
-      try {
-        job.resolve(await job.call.run());
-      } catch (error) {
-        const retryAfterMs = rateLimitedRetryAfterMs(error);
-        if (retryAfterMs === undefined) {
-          job.reject(error);
-          continue;
-        }
-        // Once for the whole queue, not per call: everything in this channel waits, then this goes first.
-        const pauseMs = retryAfterMs >= 0 ? retryAfterMs : this.#defaultRetryAfterMs;
-        this.rateLimited++;
-        this.metrics.rateLimited.inc({ method: job.call.method });
-        lane.pausedUntil = Math.max(lane.pausedUntil, this.#clock.now() + pauseMs);
-        lane.queues[job.call.priority].unshift(job);
-        this.logger.warn(
-          { channel: lane.channel, pauseMs },
-          'Slack rate limited a call: pausing the channel',
-        );
+      // A post is answered before the next is sent (Slack orders a thread by arrival); an edit, a view or a
+      // look-up needs no order, so the channel's posts do not wait for its answer either.
+      if (taken.call.method === 'post' || taken.call.method === 'upload') await this.#send(lane, taken);
+      else {
+        lane.inFlight++;
+        void this.#send(lane, taken).finally(() => {
+          lane.inFlight--;
+        });
       }
+    }
+  }
+
+  async #send(lane: Lane, job: Job): Promise<void> {
+    try {
+      job.resolve(await job.call.run());
+    } catch (error) {
+      const retryAfterMs = rateLimitedRetryAfterMs(error);
+      if (retryAfterMs === undefined) {
+        job.reject(error);
+        return;
+      }
+      // Once for the limit it hit, not per call: everything spending that limit waits, then this goes first.
+      const pauseMs = retryAfterMs >= 0 ? retryAfterMs : this.#defaultRetryAfterMs;
+      this.rateLimited++;
+      this.metrics.rateLimited.inc({ method: job.call.method });
+      this.#bucket(lane, job.call.method)?.pauseFor(pauseMs);
+      lane.queues[job.call.priority].unshift(job);
+      lane.wake?.abort();
+      this.#drain(lane);
+      this.logger.warn(
+        { channel: lane.channel, method: job.call.method, pauseMs },
+        'Slack rate limited a call: pausing what spends its limit',
+      );
     }
   }
 }

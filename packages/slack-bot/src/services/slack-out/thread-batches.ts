@@ -21,6 +21,8 @@ interface Batch {
   place: Place;
   items: BatchItem[];
   scheduled: boolean;
+  /** `chatter`; `outcome` once the session finished and its report waits for this batch to empty. */
+  priority: OutboundPriority;
   /** Waiting for this batch to empty. */
   settled: Array<() => void>;
 }
@@ -49,10 +51,15 @@ export class ThreadBatches {
 
   constructor(private readonly deps: ThreadBatchesOptions) {}
 
-  /** Settles once nothing of this session waits in a batch here (sent, or failed and logged). */
+  /**
+   * Settles once nothing of this session waits in a batch here (sent, or failed and logged). Its chatter
+   * goes ahead of other sessions' from now on: the session's report waits for it.
+   */
   settled(place: Place): Promise<void> {
     const batch = this.#batches.get(place.sessionId);
     if (!batch) return Promise.resolve();
+    batch.priority = 'outcome';
+    this.deps.outbound.promote(place.channelId, place.sessionId, 'outcome');
     return new Promise((resolve) => batch.settled.push(resolve));
   }
 
@@ -64,7 +71,7 @@ export class ThreadBatches {
   push(place: Place, item: BatchItem): void {
     let batch = this.#batches.get(place.sessionId);
     if (!batch) {
-      batch = { place, items: [], scheduled: false, settled: [] };
+      batch = { place, items: [], scheduled: false, priority: 'chatter', settled: [] };
       this.#batches.set(place.sessionId, batch);
     }
     batch.place = place;
@@ -79,7 +86,13 @@ export class ThreadBatches {
     const { place } = batch;
     // The queue only decides when; the batch is made when the slot comes, so everything waiting joins it.
     this.deps.outbound
-      .run({ channel: place.channelId, priority: 'chatter', method: 'turn', run: async () => {} })
+      .run({
+        channel: place.channelId,
+        priority: batch.priority,
+        method: 'turn',
+        tag: place.sessionId,
+        run: async () => {},
+      })
       .then(
         () => this.#sendBatch(batch),
         () => {},
@@ -121,7 +134,7 @@ export class ThreadBatches {
         batch.place,
         fresh.map((i) => i.key),
         batchMessage(fresh.map((i) => i.message)),
-        'chatter',
+        batch.priority,
       );
       settle((item) => item.resolve(ts));
     } catch (error) {

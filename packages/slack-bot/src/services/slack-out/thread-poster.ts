@@ -341,16 +341,22 @@ export class ThreadPoster {
     message: ThreadMessage,
     priority: OutboundPriority,
   ): Promise<string> {
-    const result = await this.#call('post', priority, place.channelId, () =>
-      this.slack.chat.postMessage({
-        channel: place.channelId,
-        ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
-        text: message.text,
-        ...(message.blocks && message.blocks.length > 0 ? { blocks: message.blocks } : {}),
-        unfurl_links: false,
-        unfurl_media: false,
-        metadata: postMetadata(place, keys),
-      }),
+    const result = await this.#call(
+      'post',
+      priority,
+      place.channelId,
+      () =>
+        this.slack.chat.postMessage({
+          channel: place.channelId,
+          ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
+          text: message.text,
+          ...(message.blocks && message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+          unfurl_links: false,
+          unfurl_media: false,
+          metadata: postMetadata(place, keys),
+        }),
+      'post',
+      place.sessionId,
     );
     return String(result.ts);
   }
@@ -367,8 +373,13 @@ export class ThreadPoster {
       content: file.content,
       initial_comment: file.comment,
     };
-    await this.#call('upload', priority, place.channelId, () =>
-      this.slack.files.uploadV2(place.cardTs ? { ...common, thread_ts: place.cardTs } : common),
+    await this.#call(
+      'upload',
+      priority,
+      place.channelId,
+      () => this.slack.files.uploadV2(place.cardTs ? { ...common, thread_ts: place.cardTs } : common),
+      'upload',
+      place.sessionId,
     );
   }
 
@@ -378,9 +389,16 @@ export class ThreadPoster {
     channel: string,
     call: () => Promise<T>,
     name: string = method,
+    tag?: string,
   ): Promise<T> {
     try {
-      const result = await this.outbound.run({ channel, priority, method, run: call });
+      const result = await this.outbound.run({
+        channel,
+        priority,
+        method,
+        run: call,
+        ...(tag ? { tag } : {}),
+      });
       this.metrics.slackCalls.inc({ method: name, outcome: 'ok' });
       return result;
     } catch (error) {
