@@ -1,3 +1,7 @@
+/**
+ * The paced outbound queue. Over 300 lines because choosing the next call (its priority, its limit, the
+ * limits that have room), sending it and answering a 429 share one lane's state and read best together.
+ */
 import { type Clock, systemClock, TokenBucket } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { BotMetrics } from '../ops/metrics.js';

@@ -76,7 +76,7 @@ export class ThreadPoster {
       posts,
       logger,
       clock: this.#clock,
-      call: (method, priority, channel, call, name) => this.#call(method, priority, channel, call, name),
+      call: (method, priority, channel, call, name) => this.#call(method, priority, { channel }, call, name),
       pendingGraceMs: options.pendingGraceMs ?? 15_000,
       maxLookupPages: options.maxLookupPages ?? 5,
     });
@@ -341,23 +341,17 @@ export class ThreadPoster {
     message: ThreadMessage,
     priority: OutboundPriority,
   ): Promise<string> {
-    const result = await this.#call(
-      'post',
-      priority,
-      place.channelId,
-      () =>
-        this.slack.chat.postMessage({
-          channel: place.channelId,
-          ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
-          text: message.text,
-          ...(message.blocks && message.blocks.length > 0 ? { blocks: message.blocks } : {}),
-          unfurl_links: false,
-          unfurl_media: false,
-          metadata: postMetadata(place, keys),
-        }),
-      'post',
-      place.sessionId,
-    );
+    const post = {
+      channel: place.channelId,
+      ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
+      text: message.text,
+      ...(message.blocks && message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+      unfurl_links: false,
+      unfurl_media: false,
+      metadata: postMetadata(place, keys),
+    };
+    const where = { channel: place.channelId, tag: place.sessionId };
+    const result = await this.#call('post', priority, where, () => this.slack.chat.postMessage(post));
     return String(result.ts);
   }
 
@@ -373,32 +367,20 @@ export class ThreadPoster {
       content: file.content,
       initial_comment: file.comment,
     };
-    await this.#call(
-      'upload',
-      priority,
-      place.channelId,
-      () => this.slack.files.uploadV2(place.cardTs ? { ...common, thread_ts: place.cardTs } : common),
-      'upload',
-      place.sessionId,
-    );
+    const upload = place.cardTs ? { ...common, thread_ts: place.cardTs } : common;
+    const where = { channel: place.channelId, tag: place.sessionId };
+    await this.#call('upload', priority, where, () => this.slack.files.uploadV2(upload));
   }
 
   async #call<T>(
     method: OutboundMethod,
     priority: OutboundPriority,
-    channel: string,
+    where: { channel: string; tag?: string },
     call: () => Promise<T>,
     name: string = method,
-    tag?: string,
   ): Promise<T> {
     try {
-      const result = await this.outbound.run({
-        channel,
-        priority,
-        method,
-        run: call,
-        ...(tag ? { tag } : {}),
-      });
+      const result = await this.outbound.run({ ...where, priority, method, run: call });
       this.metrics.slackCalls.inc({ method: name, outcome: 'ok' });
       return result;
     } catch (error) {
