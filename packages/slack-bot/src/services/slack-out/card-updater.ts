@@ -144,6 +144,8 @@ export class CardUpdater {
       sent: [...(existing?.sent ?? []), ...(onSent ? [onSent] : [])],
     };
     this.#pending.set(sessionId, pending);
+    // The edit waiting for its turn may have been waiting for spare budget: this one needn't.
+    if (pending.rank !== 'progress') this.outbound?.nudge(CARD_EDITS_LANE);
     // A wait for a later edit gives way to this one.
     const at = pending.rank === 'final' ? pending.due : Math.max(pending.due, this.#nextAllowed);
     if (this.#timer && at < this.#timerAt) {
@@ -203,8 +205,16 @@ export class CardUpdater {
       await this.#editBest().catch(() => {});
       return;
     }
+    // Progress spends only edits the budget would otherwise lose: what is saved up stays for final states.
+    const spare = () => (this.#best(this.#clock.now())?.[1].rank ?? 'progress') === 'progress';
     await this.outbound
-      .run({ channel: CARD_EDITS_LANE, priority: 'edit', method: 'update', run: () => this.#editBest() })
+      .run({
+        channel: CARD_EDITS_LANE,
+        priority: 'edit',
+        method: 'update',
+        spare,
+        run: () => this.#editBest(),
+      })
       .catch(() => {});
   }
 

@@ -31,6 +31,11 @@ export interface OutboundCall<T> {
   run: () => Promise<T>;
   /** Whose call it is (a session id): `promote` moves a session's waiting calls ahead. */
   tag?: string;
+  /**
+   * Asked when the call could go: true while it may spend only what its limit would otherwise lose (a
+   * card's progress): it waits for a full bucket, so what is saved up stays for what matters more.
+   */
+  spare?: () => boolean;
 }
 
 export interface OutboundOptions {
@@ -115,7 +120,7 @@ export class OutboundQueue {
     const clock = this.#clock;
     this.#update = new TokenBucket({
       ratePerSecond: (options.updatePerMinute ?? 50) / 60,
-      burst: options.updateBurst ?? 10,
+      burst: options.updateBurst ?? 20,
       clock,
     });
     this.#tier4 = new TokenBucket({ ratePerSecond: (options.tier4PerMinute ?? 90) / 60, burst: 5, clock });
@@ -163,6 +168,11 @@ export class OutboundQueue {
     }
     if (moved > 0) lane.wake?.abort();
     return moved;
+  }
+
+  /** A channel's waiting calls may go sooner than its queue thought (a spare call now matters more). */
+  nudge(channel: string): void {
+    this.#lanes.get(channel)?.wake?.abort();
   }
 
   /** Calls waiting, per channel. */
@@ -238,12 +248,14 @@ export class OutboundQueue {
         const job = queue[i] as Job;
         const bucket = this.#bucket(lane, job.call.method);
         if (bucket && full.has(bucket)) continue;
-        if (!bucket || bucket.tryTake()) {
+        const keep = bucket && job.call.spare?.() ? bucket.burst - 1 : 0;
+        if (!bucket || bucket.tryTake(keep)) {
           queue.splice(i, 1);
           return job;
         }
-        full.add(bucket);
-        waitMs = Math.min(waitMs, Math.max(1, bucket.msUntilAvailable()));
+        // A spare call finding no spare tokens says nothing about the calls behind it.
+        if (keep === 0) full.add(bucket);
+        waitMs = Math.min(waitMs, Math.max(1, bucket.msUntilAvailable(keep)));
       }
     }
     return waitMs;
