@@ -272,7 +272,9 @@ export function peopleServices(
     channelAllowed: channelPolicy(config.allowedChannels),
     logger,
     started: async (sessionId) => {
-      await out.cards.updateNow(sessionId, () => publisher.card(sessionId));
+      // The card's first state (its buttons) is progress: when the edit budget is scarce, final states
+      // of other sessions go first, and the session's next change folds into this edit.
+      out.cards.schedule(sessionId, () => publisher.card(sessionId), { now: true });
       await leases.refresh();
     },
     ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),

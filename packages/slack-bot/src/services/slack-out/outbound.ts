@@ -47,7 +47,10 @@ export interface OutboundOptions {
    */
   postPerSecond?: number;
   postBurst?: number;
-  /** chat.update (Tier 3, 50+ a minute) for the whole workspace, and the edits it may send at once. */
+  /**
+   * chat.update (Tier 3, 50+ a minute) for the whole workspace, and the edits it may send at once: Slack
+   * counts its tiers per minute and tolerates bursts, so a minute's worth by default.
+   */
   updatePerMinute?: number;
   updateBurst?: number;
   /** views / ephemerals (Tier 4, ~100 a minute) for the whole workspace. */
@@ -120,7 +123,7 @@ export class OutboundQueue {
     const clock = this.#clock;
     this.#update = new TokenBucket({
       ratePerSecond: (options.updatePerMinute ?? 50) / 60,
-      burst: options.updateBurst ?? 20,
+      burst: options.updateBurst ?? 50,
       clock,
     });
     this.#tier4 = new TokenBucket({ ratePerSecond: (options.tier4PerMinute ?? 90) / 60, burst: 5, clock });
