@@ -157,7 +157,12 @@ export function slackOut(
   { config, tuning, logger }: Settings,
   { slack, store, metrics }: Pick<Parts, 'slack' | 'store' | 'metrics'>,
 ) {
-  const outbound = new OutboundQueue(logger, metrics, { ...tuning.outbound, pacing: config.slackPacing });
+  // Replicas (PostgreSQL) spend one budget: Slack limits the app per workspace, not per process.
+  const outbound = new OutboundQueue(logger, metrics, {
+    ...(config.databaseUrl ? { shared: store.slackBudgets } : {}),
+    ...tuning.outbound,
+    pacing: config.slackPacing,
+  });
   // What goes through the outbound queue uses a client that answers a 429 at once (the queue waits its
   // Retry-After, once for the channel); with pacing off, Bolt's client retries 429s itself, as before.
   const paced =

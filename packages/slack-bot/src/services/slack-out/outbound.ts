@@ -1,69 +1,32 @@
 /**
  * The paced outbound queue. Over 300 lines because choosing the next call (its priority, its limit, the
- * limits that have room), sending it and answering a 429 share one lane's state and read best together.
+ * limits that have room, shared or not), sending it and answering a 429 share one lane's state and read
+ * best together. What it is asked to send is in outbound-calls.ts.
  */
 import { type Clock, systemClock, TokenBucket } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { BotMetrics } from '../ops/metrics.js';
+import {
+  type OutboundCall,
+  type OutboundMethod,
+  type OutboundOptions,
+  type OutboundPriority,
+  PRIORITIES,
+  rateLimitedRetryAfterMs,
+  type SharedBudgets,
+} from './outbound-calls.js';
 import type { SlackChat, SlackClient } from './slack.js';
 
-/**
- * What goes first in a channel: prompts, answers and refusals (a person is waiting), then a session's
- * outcome (its report, once its chatter is out), then card edits, then the agent's chatter (which batches
- * while it waits). Priority only orders calls that spend the same limit: a call whose limit has room never
- * waits behind one whose limit has none.
- */
-export type OutboundPriority = 'urgent' | 'outcome' | 'edit' | 'chatter';
-const PRIORITIES: readonly OutboundPriority[] = ['urgent', 'outcome', 'edit', 'chatter'];
+export {
+  type OutboundCall,
+  type OutboundMethod,
+  type OutboundOptions,
+  type OutboundPriority,
+  rateLimitedRetryAfterMs,
+  type SharedBudgets,
+} from './outbound-calls.js';
 
-/**
- * Which of Slack's limits a call spends. `turn`: no call at all, only a turn in the queue (a batch waits
- * for its turn, then queues its post); `history` runs in a lane of its own, so a crash look-up (Slack may
- * allow one a minute) never holds the channel's posts.
- */
-export type OutboundMethod = 'post' | 'update' | 'upload' | 'tier4' | 'history' | 'turn';
-
-export interface OutboundCall<T> {
-  /** The channel whose queue it waits in (a user id for a DM). */
-  channel: string;
-  priority: OutboundPriority;
-  method: OutboundMethod;
-  run: () => Promise<T>;
-  /** Whose call it is (a session id): `promote` moves a session's waiting calls ahead. */
-  tag?: string;
-  /**
-   * Asked when the call could go: true while it may spend only what its limit would otherwise lose (a
-   * card's progress): it waits for a full bucket, so what is saved up stays for what matters more.
-   */
-  spare?: () => boolean;
-}
-
-export interface OutboundOptions {
-  /** `off`: every call runs at once and 429s are left to the Web API client (the benchmark's naive way). */
-  pacing?: 'on' | 'off';
-  /**
-   * chat.postMessage per channel: Slack allows about 1 a second with short bursts. Every post the bot
-   * makes goes through here (a session's first card too), so the queue may spend the whole of it.
-   */
-  postPerSecond?: number;
-  postBurst?: number;
-  /**
-   * chat.update (Tier 3, 50+ a minute) for the whole workspace, and the edits it may send at once: Slack
-   * counts its tiers per minute and tolerates bursts, so a minute's worth by default.
-   */
-  updatePerMinute?: number;
-  updateBurst?: number;
-  /** views / ephemerals (Tier 4, ~100 a minute) for the whole workspace. */
-  tier4PerMinute?: number;
-  /**
-   * conversations.replies / history (crash look-ups only): Tier 3 for most apps. Where Slack allows one a
-   * minute (commercial apps outside the Marketplace), its 429s pause the look-ups' lane, nothing else.
-   */
-  historyPerMinute?: number;
-  /** A 429 without a usable Retry-After pauses the limit it hit this long. */
-  defaultRetryAfterMs?: number;
-  clock?: Clock;
-}
+const MAX_OUTCOME_TAGS = 10_000;
 
 interface Job {
   call: OutboundCall<unknown>;
@@ -80,14 +43,6 @@ interface Lane {
   inFlight: number;
   /** Wakes the lane's wait early: a call came that may go sooner. */
   wake: AbortController | undefined;
-}
-
-/** A 429 from Slack: Bolt's client with `rejectRateLimitedCalls`, or a raw `ratelimited` answer. */
-export function rateLimitedRetryAfterMs(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const e = error as { code?: unknown; retryAfter?: unknown; data?: { error?: unknown } };
-  if (e.code !== 'slack_webapi_rate_limited_error' && e.data?.error !== 'ratelimited') return undefined;
-  return typeof e.retryAfter === 'number' && e.retryAfter >= 0 ? e.retryAfter * 1000 : -1;
 }
 
 /**
@@ -108,6 +63,11 @@ export class OutboundQueue {
   readonly #postPerSecond: number;
   readonly #postBurst: number;
   readonly #defaultRetryAfterMs: number;
+  readonly #shared: SharedBudgets | undefined;
+  #sharedFailing = false;
+  /** When each session's outcome was first queued (see #enqueue). */
+  readonly #outcomes = new Map<string, number>();
+  #outcomeSeq = 0;
   rateLimited = 0;
 
   constructor(
@@ -120,6 +80,7 @@ export class OutboundQueue {
     this.#postPerSecond = options.postPerSecond ?? 1;
     this.#postBurst = options.postBurst ?? 3;
     this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? 5_000;
+    this.#shared = options.shared;
     const clock = this.#clock;
     this.#update = new TokenBucket({
       ratePerSecond: (options.updatePerMinute ?? 50) / 60,
@@ -140,9 +101,9 @@ export class OutboundQueue {
     if (this.pacing === 'off') return call.run();
     return new Promise<T>((resolve, reject) => {
       const lane = this.#lane(call.method === 'history' ? `${call.channel} history` : call.channel);
-      lane.queues[call.priority].push({
+      this.#enqueue(lane, {
         call: call as OutboundCall<unknown>,
-        resolve: resolve as (value: unknown) => void,
+        resolve: resolve as (v: unknown) => void,
         reject,
       });
       lane.wake?.abort();
@@ -163,7 +124,8 @@ export class OutboundQueue {
       const keep: Job[] = [];
       for (const job of lane.queues[p]) {
         if (job.call.tag === tag) {
-          lane.queues[priority].push({ ...job, call: { ...job.call, priority } });
+          job.call = { ...job.call, priority };
+          this.#enqueue(lane, job);
           moved++;
         } else keep.push(job);
       }
@@ -171,6 +133,36 @@ export class OutboundQueue {
     }
     if (moved > 0) lane.wake?.abort();
     return moved;
+  }
+
+  /**
+   * Outcomes go one session after another, in the order the sessions finished (not round-robin): each
+   * finished session's last chatter and report go out together, so outcomes (and then the cards' final
+   * edits) arrive steadily rather than all at the end.
+   */
+  #enqueue(lane: Lane, job: Job): void {
+    const { priority, tag } = job.call;
+    const queue = lane.queues[priority];
+    if (priority !== 'outcome' || tag === undefined) {
+      queue.push(job);
+      return;
+    }
+    const order = this.#outcomeOrder(tag);
+    let at = queue.length;
+    while (at > 0 && this.#outcomeOrder((queue[at - 1] as Job).call.tag ?? '') > order) at--;
+    queue.splice(at, 0, job);
+  }
+
+  #outcomeOrder(tag: string): number {
+    let order = this.#outcomes.get(tag);
+    if (order === undefined) {
+      order = ++this.#outcomeSeq;
+      this.#outcomes.set(tag, order);
+      // Bounded: the oldest sessions' outcomes are long out.
+      if (this.#outcomes.size > MAX_OUTCOME_TAGS)
+        this.#outcomes.delete(this.#outcomes.keys().next().value as string);
+    }
+    return order;
   }
 
   /** A channel's waiting calls may go sooner than its queue thought (a spare call now matters more). */
@@ -242,26 +234,55 @@ export class OutboundQueue {
    * behind one whose limit has no room are skipped only when they spend another limit: first in, first
    * out per limit within a priority (so a thread's posts keep their order).
    */
-  #take(lane: Lane): Job | number {
+  async #take(lane: Lane): Promise<Job | number> {
     let waitMs = Number.POSITIVE_INFINITY;
     const full = new Set<TokenBucket>();
-    for (const p of PRIORITIES) {
-      const queue = lane.queues[p];
-      for (let i = 0; i < queue.length; i++) {
-        const job = queue[i] as Job;
-        const bucket = this.#bucket(lane, job.call.method);
-        if (bucket && full.has(bucket)) continue;
-        const keep = bucket && job.call.spare?.() ? bucket.burst - 1 : 0;
-        if (!bucket || bucket.tryTake(keep)) {
-          queue.splice(i, 1);
-          return job;
-        }
-        // A spare call finding no spare tokens says nothing about the calls behind it.
-        if (keep === 0) full.add(bucket);
-        waitMs = Math.min(waitMs, Math.max(1, bucket.msUntilAvailable(keep)));
+    // A snapshot: the queues may change while a shared budget is asked.
+    for (const job of PRIORITIES.flatMap((p) => lane.queues[p])) {
+      const bucket = this.#bucket(lane, job.call.method);
+      if (bucket && full.has(bucket)) continue;
+      const keep = bucket && job.call.spare?.() ? bucket.burst - 1 : 0;
+      const wait = bucket ? await this.#spend(lane, job.call.method, bucket, keep) : 0;
+      if (wait === 0) {
+        const queue = lane.queues[job.call.priority];
+        const at = queue.indexOf(job);
+        if (at < 0) continue; // settled meanwhile (a token spent for nothing, rarely)
+        queue.splice(at, 1);
+        return job;
       }
+      // A spare call finding no spare tokens says nothing about the calls behind it.
+      if (keep === 0 && bucket) full.add(bucket);
+      waitMs = Math.min(waitMs, Math.max(1, wait));
     }
     return waitMs;
+  }
+
+  /** Takes a token of the call's limit: 0, or the milliseconds until one may be. */
+  async #spend(lane: Lane, method: OutboundMethod, bucket: TokenBucket, keep: number): Promise<number> {
+    const key = this.#sharedKey(lane, method);
+    if (key && this.#shared) {
+      try {
+        const wait = await this.#shared.take(
+          key,
+          { perSecond: bucket.ratePerSecond, burst: bucket.burst },
+          keep,
+        );
+        this.#sharedFailing = false;
+        return wait;
+      } catch (error) {
+        // Without the database this replica paces alone (its own buckets) rather than stopping.
+        if (!this.#sharedFailing) this.logger.warn({ err: error }, 'the shared Slack budget is unreachable');
+        this.#sharedFailing = true;
+      }
+    }
+    return bucket.tryTake(keep) ? 0 : Math.max(1, bucket.msUntilAvailable(keep));
+  }
+
+  /** The shared budget's row for a call: a channel's posts, or the workspace's edits. */
+  #sharedKey(lane: Lane, method: OutboundMethod): string | undefined {
+    if (method === 'update') return 'chat.update';
+    if (method === 'post' || method === 'upload') return `chat.postMessage:${lane.channel}`;
+    return undefined;
   }
 
   async #wait(lane: Lane, ms: number): Promise<void> {
@@ -289,7 +310,7 @@ export class OutboundQueue {
   async #loop(lane: Lane): Promise<void> {
     for (;;) {
       if (!this.#next(lane)) return;
-      const taken = this.#take(lane);
+      const taken = await this.#take(lane);
       if (typeof taken === 'number') {
         await this.#wait(lane, taken);
         continue;
@@ -320,6 +341,8 @@ export class OutboundQueue {
       this.rateLimited++;
       this.metrics.rateLimited.inc({ method: job.call.method });
       this.#bucket(lane, job.call.method)?.pauseFor(pauseMs);
+      const key = this.#sharedKey(lane, job.call.method);
+      if (key) await this.#shared?.pause(key, pauseMs).catch(() => {});
       lane.queues[job.call.priority].unshift(job);
       lane.wake?.abort();
       this.#drain(lane);
