@@ -227,4 +227,33 @@ describe('the outbound queue', () => {
     await Promise.all(all);
     expect(order).toEqual(['a1', 'b1', 'b2', 'a2']);
   });
+
+  it('outcomes go one session after another, in the order the sessions finished, not round-robin', async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    const post = (name: string, tag: string, priority: 'outcome' | 'chatter') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method: 'post',
+        tag,
+        run: async () => {
+          order.push(name);
+        },
+      });
+    const all = [post('a1', 'a', 'chatter'), post('b1', 'b', 'chatter'), post('a2', 'a', 'chatter')];
+    all.push(post('b2', 'b', 'chatter'));
+    await settle();
+    // b finished first, then a: each one's chatter, then its report.
+    queue.promote(CHANNEL, 'b', 'outcome');
+    queue.promote(CHANNEL, 'a', 'outcome');
+    all.push(post('a report', 'a', 'outcome'), post('b report', 'b', 'outcome'));
+    for (let i = 0; i < 5; i++) {
+      await settle();
+      await clock.advance(1_000);
+    }
+    await Promise.all(all);
+    expect(order).toEqual(['a1', 'b1', 'b2', 'b report', 'a2', 'a report']);
+  });
 });
