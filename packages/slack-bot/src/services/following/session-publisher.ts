@@ -295,8 +295,8 @@ export class SessionPublisher {
     // Recorded before posting, so a click on the message always finds its question.
     await record(existing?.messageTs ?? null);
     // The prompt comes after the agent's messages that lead up to it: this session's waiting chatter
-    // goes first (ahead of other sessions' chatter, so the question is not held up by theirs).
-    await this.deps.poster.drained(place);
+    // goes first, as urgent as the prompt (not held up by other sessions' chatter or outcomes).
+    await this.deps.poster.drained(place, 'urgent');
     const ts = await this.deps.poster.post(
       place,
       `input:${request.inputId}`,

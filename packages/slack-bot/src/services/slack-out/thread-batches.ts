@@ -21,7 +21,10 @@ interface Batch {
   place: Place;
   items: BatchItem[];
   scheduled: boolean;
-  /** `chatter`; `outcome` once the session finished and its report waits for this batch to empty. */
+  /**
+   * `chatter`; `outcome` once the session finished and its report waits for this batch to empty;
+   * `urgent` while a question waits for it (a person is waiting).
+   */
   priority: OutboundPriority;
   /** Waiting for this batch to empty. */
   settled: Array<() => void>;
@@ -53,13 +56,14 @@ export class ThreadBatches {
 
   /**
    * Settles once nothing of this session waits in a batch here (sent, or failed and logged). Its chatter
-   * goes ahead of other sessions' from now on: the session's report waits for it.
+   * goes ahead of other sessions' from now on: the session's report (`outcome`) or question (`urgent`)
+   * waits for it.
    */
-  settled(place: Place): Promise<void> {
+  settled(place: Place, priority: 'urgent' | 'outcome' = 'outcome'): Promise<void> {
     const batch = this.#batches.get(place.sessionId);
     if (!batch) return Promise.resolve();
-    batch.priority = 'outcome';
-    this.deps.outbound.promote(place.channelId, place.sessionId, 'outcome');
+    if (batch.priority !== 'urgent') batch.priority = priority;
+    this.deps.outbound.promote(place.channelId, place.sessionId, batch.priority);
     return new Promise((resolve) => batch.settled.push(resolve));
   }
 

@@ -162,9 +162,9 @@ export class ThreadPoster {
     });
   }
 
-  /** Settles once this process has no chatter of the session waiting to be posted. */
-  drained(place: Place): Promise<void> {
-    return this.#batches.settled(place);
+  /** Settles once this process has no chatter of the session waiting (sent at `priority` meanwhile). */
+  drained(place: Place, priority: 'urgent' | 'outcome' = 'outcome'): Promise<void> {
+    return this.#batches.settled(place, priority);
   }
 
   /**
