@@ -119,6 +119,8 @@ export class CardUpdater {
     this.#stopped = true;
     this.#timer?.abort();
     this.#timer = undefined;
+    // An edit waiting for spare budget stops waiting (it sends nothing once stopped).
+    this.outbound?.nudge(CARD_EDITS_LANE);
     await this.#running;
     for (const p of this.#pending.values()) for (const resolve of p.sent) resolve();
     this.#pending.clear();
@@ -206,7 +208,8 @@ export class CardUpdater {
       return;
     }
     // Progress spends only edits the budget would otherwise lose: what is saved up stays for final states.
-    const spare = () => (this.#best(this.#clock.now())?.[1].rank ?? 'progress') === 'progress';
+    const spare = () =>
+      !this.#stopped && (this.#best(this.#clock.now())?.[1].rank ?? 'progress') === 'progress';
     await this.outbound
       .run({
         channel: CARD_EDITS_LANE,
@@ -219,6 +222,7 @@ export class CardUpdater {
   }
 
   async #editBest(): Promise<void> {
+    if (this.#stopped) return;
     const best = this.#best(this.#clock.now());
     if (!best) return;
     const [sessionId, pending] = best;
