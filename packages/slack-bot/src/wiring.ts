@@ -240,7 +240,11 @@ export function leaseKeeper(
     ttlMs: config.leaseTtlMs,
     ...tuning.leases,
     // Another replica edits its card from now on: what this one last showed may no longer be there.
-    onLost: (sessionId) => out.cards.forget(sessionId),
+    onLost: (sessionId) => {
+      out.cards.forget(sessionId);
+      // Its chatter waiting here (recorded with its content) is the new owner's to post: not both.
+      out.poster.withdraw(sessionId);
+    },
   });
 }
 

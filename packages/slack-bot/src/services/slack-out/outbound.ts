@@ -117,22 +117,31 @@ export class OutboundQueue {
    */
   promote(channel: string, tag: string, priority: OutboundPriority): number {
     const lane = this.#lanes.get(channel);
-    if (!lane) return 0;
-    const rank = PRIORITIES.indexOf(priority);
-    let moved = 0;
-    for (const p of PRIORITIES.slice(rank + 1)) {
-      const keep: Job[] = [];
-      for (const job of lane.queues[p]) {
-        if (job.call.tag === tag) {
-          job.call = { ...job.call, priority };
-          this.#enqueue(lane, job);
-          moved++;
-        } else keep.push(job);
-      }
-      lane.queues[p] = keep;
+    const moved = lane ? this.#untag(lane, tag, PRIORITIES.indexOf(priority) + 1) : [];
+    for (const job of moved) {
+      job.call = { ...job.call, priority };
+      this.#enqueue(lane as Lane, job);
     }
-    if (moved > 0) lane.wake?.abort();
-    return moved;
+    if (moved.length > 0) lane?.wake?.abort();
+    return moved.length;
+  }
+
+  /** Takes a tag's waiting calls out of a channel's queue, rejecting each with `reason`; how many. */
+  withdraw(channel: string, tag: string, reason: Error): number {
+    const lane = this.#lanes.get(channel);
+    const taken = lane ? this.#untag(lane, tag, 0) : [];
+    for (const job of taken) job.reject(reason);
+    return taken.length;
+  }
+
+  /** A tag's waiting calls of the priorities from `from` on, taken out of their queues, in order. */
+  #untag(lane: Lane, tag: string, from: number): Job[] {
+    const taken: Job[] = [];
+    for (const p of PRIORITIES.slice(from)) {
+      taken.push(...lane.queues[p].filter((job) => job.call.tag === tag));
+      lane.queues[p] = lane.queues[p].filter((job) => job.call.tag !== tag);
+    }
+    return taken;
   }
 
   /**

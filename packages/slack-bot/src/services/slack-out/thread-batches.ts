@@ -6,7 +6,7 @@ import type { Logger } from '../../logger.js';
 import type { BotMetrics } from '../ops/metrics.js';
 import type { OutboundPriority, OutboundQueue } from './outbound.js';
 import { batchMessage, takeBatch } from './thread-layout.js';
-import { CannotPostHereError, type Place, type ThreadMessage } from './thread-place.js';
+import { CannotPostHereError, type Place, PostWithdrawnError, type ThreadMessage } from './thread-place.js';
 
 export interface BatchItem {
   key: string;
@@ -65,6 +65,21 @@ export class ThreadBatches {
     if (batch.priority !== 'urgent') batch.priority = priority;
     this.deps.outbound.promote(place.channelId, place.sessionId, batch.priority);
     return new Promise((resolve) => batch.settled.push(resolve));
+  }
+
+  /**
+   * This process no longer posts for the session (its lease moved): what waits here is dropped, still
+   * recorded with its content, and the session's new owner recovers and posts it, once.
+   */
+  withdraw(sessionId: string): void {
+    const batch = this.#batches.get(sessionId);
+    if (!batch) return;
+    const reason = new PostWithdrawnError(`session ${sessionId} is followed by another replica now`);
+    for (const item of batch.items.splice(0)) {
+      this.#queued.delete(`${sessionId}|${item.key}`);
+      item.reject(reason);
+    }
+    this.deps.outbound.withdraw(batch.place.channelId, sessionId, reason);
   }
 
   /** This key waits in a batch of this process already. */
@@ -144,7 +159,8 @@ export class ThreadBatches {
     } catch (error) {
       settle((item) => item.reject(error));
       if (error instanceof CannotPostHereError) await this.deps.cannotPost(batch.place, error);
-      else this.deps.logger.warn({ err: error, sessionId: batch.place.sessionId }, 'a batch of posts failed');
+      else if (!(error instanceof PostWithdrawnError))
+        this.deps.logger.warn({ err: error, sessionId: batch.place.sessionId }, 'a batch of posts failed');
     }
   }
 }

@@ -110,6 +110,11 @@ export class ThreadLookup {
    * After a crash: the session's keys recorded with a body and never posted are found in the thread (one
    * bounded read) or handed to `requeue`. Once per session per process, before anything else of it is queued.
    */
+  /** The session may come back to this process later: recover it again then. */
+  forgetRecovered(sessionId: string): void {
+    this.#recovered.delete(sessionId);
+  }
+
   recover(place: Place, requeue: (key: string, message: ThreadMessage) => void): Promise<void> {
     let done = this.#recovered.get(place.sessionId);
     if (!done) {

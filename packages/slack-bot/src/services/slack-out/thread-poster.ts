@@ -20,6 +20,7 @@ import {
   CHANNEL_GONE_ERRORS,
   CONTENT_ERRORS,
   type Place,
+  PostWithdrawnError,
   type ThreadMessage,
 } from './thread-place.js';
 
@@ -162,6 +163,12 @@ export class ThreadPoster {
     });
   }
 
+  /** The session's lease moved to another replica: its waiting chatter is left for that one to post. */
+  withdraw(sessionId: string): void {
+    this.#batches.withdraw(sessionId);
+    this.#lookup.forgetRecovered(sessionId);
+  }
+
   /** Settles once this process has no chatter of the session waiting (sent at `priority` meanwhile). */
   drained(place: Place, priority: 'urgent' | 'outcome' = 'outcome'): Promise<void> {
     return this.#batches.settled(place, priority);
@@ -236,6 +243,7 @@ export class ThreadPoster {
         this.metrics.postOutcomes.inc({ outcome: 'posted' });
         return ts;
       } catch (error) {
+        if (error instanceof PostWithdrawnError) throw error;
         await this.#throwIfChannelGone(place, keys, error);
         const code = slackErrorCode(error);
         if (code && CONTENT_ERRORS.has(code)) {
