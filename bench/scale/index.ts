@@ -201,6 +201,7 @@ async function lostAndDuplicated(
   let duplicated = 0;
   let reports = 0;
   let messages = 0;
+  const examples: Array<{ session: number; needle: string; want: number; seen: number }> = [];
   for (const t of tracked) {
     const sessionId = [...sessions].find(([goal]) => goal.endsWith(t.goal))?.[1];
     const replies = t.cardTs ? sandbox.workspace.replies(t.channel, t.cardTs) : [];
@@ -222,9 +223,10 @@ async function lostAndDuplicated(
       const seen = occurrences(text, needle);
       lost += Math.max(0, want - seen);
       duplicated += Math.max(0, seen - want);
+      if (seen !== want && examples.length < 10) examples.push({ session: t.index, needle, want, seen });
     }
   }
-  return { messages, lost: lost + (tracked.length - reports), duplicated, reports };
+  return { messages, lost: lost + (tracked.length - reports), duplicated, reports, examples };
 }
 
 async function main(): Promise<void> {

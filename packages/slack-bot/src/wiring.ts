@@ -235,6 +235,8 @@ export function leaseKeeper(
   { config, tuning, logger }: Settings,
   { store, follower, out, replicaId }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId'>,
 ): LeaseKeeper {
+  // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
+  out.poster.owns = (sessionId) => follower.isFollowing(sessionId);
   return new LeaseKeeper(store, follower, logger, {
     owner: replicaId,
     ttlMs: config.leaseTtlMs,

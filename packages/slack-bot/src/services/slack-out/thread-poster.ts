@@ -58,6 +58,8 @@ export class ThreadPoster {
   readonly outbound: OutboundQueue;
   /** Told when a batch sent in the background finds its channel closed to us. */
   onCannotPost: ((place: Place, error: CannotPostHereError) => Promise<void>) | undefined;
+  /** Whether this process follows the session (holds its lease); unset: always. */
+  owns: ((sessionId: string) => boolean) | undefined;
 
   constructor(
     private readonly slack: SlackClient,
@@ -151,19 +153,15 @@ export class ThreadPoster {
     }
     if (this.#batches.has(place, key)) return;
     const state = await this.posts.begin(place.sessionId, key, JSON.stringify(only));
-    if (state.state === 'posted') return;
+    // Posted, or not ours any more (its lease moved while this poll was in flight): the owner posts it.
+    if (state.state === 'posted' || this.owns?.(place.sessionId) === false) return;
     // Pending and not queued here (recover() took this session's unsent keys): the usual rules.
     if (state.state === 'pending' && (await this.#lookup.whenPending(place, key, state.since))) return;
-    this.#batches.push(place, {
-      key,
-      message: only,
-      begun: true,
-      resolve: () => onPosted?.(),
-      reject: () => {},
-    });
+    const item = { key, message: only, begun: true, resolve: () => onPosted?.(), reject: () => {} };
+    this.#batches.push(place, item);
   }
 
-  /** The session's lease moved to another replica: its waiting chatter is left for that one to post. */
+  /** The session's lease moved: its waiting chatter is left for the new owner to post. */
   withdraw(sessionId: string): void {
     this.#batches.withdraw(sessionId);
     this.#lookup.forgetRecovered(sessionId);
