@@ -42,7 +42,7 @@ import type { BotMetrics } from '../ops/metrics.js';
 import type { CardMessage, CardUpdater } from '../slack-out/card-updater.js';
 import { queuedChat } from '../slack-out/outbound.js';
 import type { SlackClient } from '../slack-out/slack.js';
-import { CannotPostHereError, threadPlace } from '../slack-out/thread-place.js';
+import { CannotPostHereError, PostWithdrawnError, threadPlace } from '../slack-out/thread-place.js';
 import type { ThreadPoster } from '../slack-out/thread-poster.js';
 
 /** The latest snapshot of each followed session, for its card. */
@@ -111,6 +111,8 @@ export class SessionPublisher {
     try {
       await this.#handle(session, event);
     } catch (error) {
+      // Its lease moved while this waited to post: the new owner handles the event.
+      if (error instanceof PostWithdrawnError) return;
       if (!(error instanceof CannotPostHereError)) throw error;
       await this.#cannotPostHere(session, error);
     }

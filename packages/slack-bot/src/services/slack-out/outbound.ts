@@ -126,10 +126,9 @@ export class OutboundQueue {
     return moved.length;
   }
 
-  /** Takes a tag's waiting calls out of a channel's queue, rejecting each with `reason`; how many. */
-  withdraw(channel: string, tag: string, reason: Error): number {
-    const lane = this.#lanes.get(channel);
-    const taken = lane ? this.#untag(lane, tag, 0) : [];
+  /** Takes a tag's waiting calls out of every queue, rejecting each with `reason`; how many. */
+  withdraw(tag: string, reason: Error): number {
+    const taken = [...this.#lanes.values()].flatMap((lane) => this.#untag(lane, tag, 0));
     for (const job of taken) job.reject(reason);
     return taken.length;
   }

@@ -72,14 +72,13 @@ export class ThreadBatches {
    * recorded with its content, and the session's new owner recovers and posts it, once.
    */
   withdraw(sessionId: string): void {
-    const batch = this.#batches.get(sessionId);
-    if (!batch) return;
     const reason = new PostWithdrawnError(`session ${sessionId} is followed by another replica now`);
-    for (const item of batch.items.splice(0)) {
+    for (const item of this.#batches.get(sessionId)?.items.splice(0) ?? []) {
       this.#queued.delete(`${sessionId}|${item.key}`);
       item.reject(reason);
     }
-    this.deps.outbound.withdraw(batch.place.channelId, sessionId, reason);
+    // Its report and prompts waiting in the queue too: the new owner posts them (each key once).
+    this.deps.outbound.withdraw(sessionId, reason);
   }
 
   /** This key waits in a batch of this process already. */
