@@ -191,6 +191,8 @@ export class SessionPublisher {
         // The thread reads in order: every message the agent sent, then the report, and only then the card's
         // final state (its edits otherwise go ahead of the channel's chatter). Once the session's chatter
         // is out, its report goes ahead of other sessions' chatter: the outcome is what people wait for.
+        // Chatter a former owner recorded after this process took the session over is posted first.
+        await this.deps.poster.recover(place, { again: true });
         await this.deps.poster.drained(place);
         await this.deps.poster.postText(place, 'final-report', finalReport(event.session), 'outcome');
         this.#snapshots.set(session.sessionId, event.session);

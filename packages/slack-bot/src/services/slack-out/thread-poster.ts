@@ -176,10 +176,12 @@ export class ThreadPoster {
    * After a crash: the session's keys recorded with a body and never posted are found in the thread (one
    * bounded read) or queued again. Once per session per process, before anything else of it is queued.
    */
-  recover(place: Place): Promise<void> {
-    return this.#lookup.recover(place, (key, message) =>
-      this.#batches.push(place, { key, message, begun: true, resolve: () => {}, reject: () => {} }),
-    );
+  recover(place: Place, options: { again?: boolean } = {}): Promise<void> {
+    // `again`: a poll of the old owner may have recorded chatter after this process first recovered.
+    if (options.again) this.#lookup.forgetRecovered(place.sessionId);
+    const requeue = (key: string, message: ThreadMessage) =>
+      this.#batches.push(place, { key, message, begun: true, resolve: () => {}, reject: () => {} });
+    return this.#lookup.recover(place, requeue, (key) => this.#batches.has(place, key));
   }
 
   /** Uploads a file into the thread once per key. */
