@@ -194,6 +194,8 @@ export class SessionPublisher {
         // Chatter a former owner recorded after this process took the session over is posted first.
         await this.deps.poster.recover(place, { again: true });
         await this.deps.poster.drained(place);
+        // The lease moved while the chatter drained: the new owner posts the report (once, by its key).
+        if (this.deps.poster.owns?.(session.sessionId) === false) return;
         await this.deps.poster.postText(place, 'final-report', finalReport(event.session), 'outcome');
         this.#snapshots.set(session.sessionId, event.session);
         await this.deps.store.sessions.update(session.sessionId, { status: event.status });
@@ -301,6 +303,7 @@ export class SessionPublisher {
     // The prompt comes after the agent's messages that lead up to it: this session's waiting chatter
     // goes first, as urgent as the prompt (not held up by other sessions' chatter or outcomes).
     await this.deps.poster.drained(place, 'urgent');
+    if (this.deps.poster.owns?.(place.sessionId) === false) return;
     const ts = await this.deps.poster.post(
       place,
       `input:${request.inputId}`,
