@@ -111,8 +111,8 @@ export class SessionPublisher {
     try {
       await this.#handle(session, event);
     } catch (error) {
-      // Its lease moved while this waited to post: the new owner handles the event.
-      if (error instanceof PostWithdrawnError) return;
+      // A PostWithdrawnError (its lease moved while this waited to post) goes up too: the poll then
+      // saves no cursor, so the new owner handles the event.
       if (!(error instanceof CannotPostHereError)) throw error;
       await this.#cannotPostHere(session, error);
     }
@@ -195,7 +195,7 @@ export class SessionPublisher {
         await this.deps.poster.recover(place, { again: true });
         await this.deps.poster.drained(place);
         // The lease moved while the chatter drained: the new owner posts the report (once, by its key).
-        if (this.deps.poster.owns?.(session.sessionId) === false) return;
+        this.#throwIfMoved(session.sessionId);
         await this.deps.poster.postText(place, 'final-report', finalReport(event.session), 'outcome');
         this.#snapshots.set(session.sessionId, event.session);
         await this.deps.store.sessions.update(session.sessionId, { status: event.status });
@@ -271,6 +271,12 @@ export class SessionPublisher {
     return this.#chat().update({ channel, ts, ...shown });
   }
 
+  /** Not ours any more: the event is left unhandled here (no cursor saved), for the new owner. */
+  #throwIfMoved(sessionId: string): void {
+    if (this.deps.poster.owns?.(sessionId) === false)
+      throw new PostWithdrawnError(`session ${sessionId} is followed by another replica now`);
+  }
+
   /** For a Slack call whose failure should not stop the session's events: log it and go on. */
   #warn(sessionId: string, what: string): (error: unknown) => void {
     return (error) => this.deps.logger.warn({ err: error, sessionId }, what);
@@ -303,7 +309,7 @@ export class SessionPublisher {
     // The prompt comes after the agent's messages that lead up to it: this session's waiting chatter
     // goes first, as urgent as the prompt (not held up by other sessions' chatter or outcomes).
     await this.deps.poster.drained(place, 'urgent');
-    if (this.deps.poster.owns?.(place.sessionId) === false) return;
+    this.#throwIfMoved(place.sessionId);
     const ts = await this.deps.poster.post(
       place,
       `input:${request.inputId}`,
