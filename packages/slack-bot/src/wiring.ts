@@ -103,6 +103,10 @@ export function following({ config, tuning, logger }: Settings, store: Store) {
     client,
     store: store.followState,
     requestsPerSecond: config.requestsPerSecond,
+    // A poll is in flight until its events are handled, and a handler may wait for Slack's limits (a
+    // finished session's report waits for its channel, its card for the workspace's edit budget). Only
+    // the request budget bounds the service's load; a session waiting for Slack must not hold up others.
+    maxConcurrentPolls: 1_000,
     logger: logger.child({ component: 'follower' }),
     ...(tuning.schedule ? { schedule: tuning.schedule } : {}),
   });
@@ -153,7 +157,12 @@ export function slackOut(
   { config, tuning, logger }: Settings,
   { slack, store, metrics }: Pick<Parts, 'slack' | 'store' | 'metrics'>,
 ) {
-  const outbound = new OutboundQueue(logger, metrics, { ...tuning.outbound, pacing: config.slackPacing });
+  // Replicas (PostgreSQL) spend one budget: Slack limits the app per workspace, not per process.
+  const outbound = new OutboundQueue(logger, metrics, {
+    ...(config.databaseUrl ? { shared: store.slackBudgets } : {}),
+    ...tuning.outbound,
+    pacing: config.slackPacing,
+  });
   // What goes through the outbound queue uses a client that answers a 429 at once (the queue waits its
   // Retry-After, once for the channel); with pacing off, Bolt's client retries 429s itself, as before.
   const paced =
@@ -226,12 +235,18 @@ export function leaseKeeper(
   { config, tuning, logger }: Settings,
   { store, follower, out, replicaId }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId'>,
 ): LeaseKeeper {
+  // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
+  out.poster.owns = (sessionId) => follower.isFollowing(sessionId);
   return new LeaseKeeper(store, follower, logger, {
     owner: replicaId,
     ttlMs: config.leaseTtlMs,
     ...tuning.leases,
     // Another replica edits its card from now on: what this one last showed may no longer be there.
-    onLost: (sessionId) => out.cards.forget(sessionId),
+    onLost: (sessionId) => {
+      out.cards.forget(sessionId);
+      // Its chatter waiting here (recorded with its content) is the new owner's to post: not both.
+      out.poster.withdraw(sessionId);
+    },
   });
 }
 
@@ -269,7 +284,9 @@ export function peopleServices(
     channelAllowed: channelPolicy(config.allowedChannels),
     logger,
     started: async (sessionId) => {
-      await out.cards.updateNow(sessionId, () => publisher.card(sessionId));
+      // The card's first state (its buttons) is progress: when the edit budget is scarce, final states
+      // of other sessions go first, and the session's next change folds into this edit.
+      out.cards.schedule(sessionId, () => publisher.card(sessionId), { now: true });
       await leases.refresh();
     },
     ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),

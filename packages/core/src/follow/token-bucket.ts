@@ -47,11 +47,14 @@ export class TokenBucket {
     return this.#pausedUntil;
   }
 
-  /** Takes a token if one is free and nobody is queued ahead; never waits. */
-  tryTake(): boolean {
+  /**
+   * Takes a token if one is free and nobody is queued ahead; never waits. `keep`: only if that many
+   * tokens stay after it (a call that may spend only what would otherwise go unused keeps `burst - 1`).
+   */
+  tryTake(keep = 0): boolean {
     if (this.#queue.length > 0) return false;
     this.#refill();
-    if (this.#clock.now() < this.#pausedUntil || this.#tokens < 1) return false;
+    if (this.#clock.now() < this.#pausedUntil || this.#tokens < 1 + keep) return false;
     this.#tokens -= 1;
     return true;
   }
@@ -85,12 +88,13 @@ export class TokenBucket {
     this.#tokens = Math.min(this.#tokens, 1);
   }
 
-  /** Milliseconds until a token could be taken (0 when one is free now). */
-  msUntilAvailable(): number {
+  /** Milliseconds until a token could be taken (0 when one is free now), `keep` tokens staying after it. */
+  msUntilAvailable(keep = 0): number {
     this.#refill();
     const now = this.#clock.now();
     const pause = Math.max(0, this.#pausedUntil - now);
-    const refill = this.#tokens >= 1 ? 0 : ((1 - this.#tokens) * 1000) / this.ratePerSecond;
+    const want = Math.min(1 + keep, this.burst);
+    const refill = this.#tokens >= want ? 0 : ((want - this.#tokens) * 1000) / this.ratePerSecond;
     return Math.max(pause, Math.ceil(refill));
   }
 

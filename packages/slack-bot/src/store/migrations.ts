@@ -107,6 +107,13 @@ export const MIGRATIONS: readonly string[] = [
   // (the handler returned before the post was sent) still posts it; found again by its pending row.
   `ALTER TABLE posted_messages ADD COLUMN body text;
    CREATE INDEX posted_messages_pending ON posted_messages (session_id) WHERE ts IS NULL AND body IS NOT NULL;`,
+  // Slack's limits shared by every replica (issue #22): a token bucket per limit.
+  `CREATE TABLE slack_budgets (
+     key          text PRIMARY KEY,
+     tokens       double precision NOT NULL,
+     refilled_at  timestamptz NOT NULL,
+     paused_until timestamptz NOT NULL DEFAULT 'epoch'
+   );`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

@@ -9,6 +9,7 @@ import { type PostRepository, SqlPostRepository } from './posts.js';
 import { type PromptRepository, SqlPromptRepository } from './prompts.js';
 import { type ReminderRepository, SqlReminderRepository } from './reminders.js';
 import { type SessionRepository, SqlSessionRepository } from './sessions.js';
+import { type SlackBudgetRepository, SqlSlackBudgetRepository } from './slack-budgets.js';
 import type { SqlClient } from './sql.js';
 
 /**
@@ -28,6 +29,8 @@ export interface Store {
   /** Waiting questions' reminder schedules (issue #15). */
   reminders: ReminderRepository;
   feedback: FeedbackRepository;
+  /** Slack's limits, one budget for all replicas (issue #22). */
+  slackBudgets: SlackBudgetRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -43,6 +46,7 @@ export class SqlStore implements Store {
   readonly audit: SqlAuditRepository;
   readonly reminders: SqlReminderRepository;
   readonly feedback: SqlFeedbackRepository;
+  readonly slackBudgets: SqlSlackBudgetRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -54,6 +58,7 @@ export class SqlStore implements Store {
     this.audit = new SqlAuditRepository(sql);
     this.reminders = new SqlReminderRepository(sql);
     this.feedback = new SqlFeedbackRepository(sql);
+    this.slackBudgets = new SqlSlackBudgetRepository(sql);
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {

@@ -94,6 +94,14 @@ export class LeaseKeeper {
       held = [];
     }
     const keep = new Set(held);
+    // Leases given up first, at once: another replica may take them the moment the transaction commits.
+    for (const sessionId of this.#followed) {
+      if (!keep.has(sessionId)) {
+        this.follower.unfollow(sessionId);
+        this.#onLost?.(sessionId);
+        this.logger.info({ sessionId, owner: this.owner }, 'lease lost: no longer following');
+      }
+    }
     for (const sessionId of held) {
       if (this.follower.isFollowing(sessionId)) continue;
       const started = await this.follower.follow(sessionId).catch((error: unknown) => {
@@ -104,13 +112,6 @@ export class LeaseKeeper {
         // Its saved state says it finished: the session record just hadn't caught up.
         await this.store.sessions.update(sessionId, { finished: true }).catch(() => {});
       } else if (started) this.logger.info({ sessionId, owner: this.owner }, 'following a session');
-    }
-    for (const sessionId of this.#followed) {
-      if (!keep.has(sessionId)) {
-        this.follower.unfollow(sessionId);
-        this.#onLost?.(sessionId);
-        this.logger.info({ sessionId, owner: this.owner }, 'lease lost: no longer following');
-      }
     }
     this.#followed = keep;
   }

@@ -10,6 +10,7 @@ import {
   type Follower,
   type HumanInputRequest,
   isTerminalStatus,
+  needsPerson,
   parseTimestamp,
 } from '@agent-sessions/core';
 import type { KnownBlock } from '@slack/types';
@@ -41,7 +42,7 @@ import type { BotMetrics } from '../ops/metrics.js';
 import type { CardMessage, CardUpdater } from '../slack-out/card-updater.js';
 import { queuedChat } from '../slack-out/outbound.js';
 import type { SlackClient } from '../slack-out/slack.js';
-import { CannotPostHereError, threadPlace } from '../slack-out/thread-place.js';
+import { CannotPostHereError, PostWithdrawnError, threadPlace } from '../slack-out/thread-place.js';
 import type { ThreadPoster } from '../slack-out/thread-poster.js';
 
 /** The latest snapshot of each followed session, for its card. */
@@ -110,6 +111,8 @@ export class SessionPublisher {
     try {
       await this.#handle(session, event);
     } catch (error) {
+      // A PostWithdrawnError (its lease moved while this waited to post) goes up too: the poll then
+      // saves no cursor, so the new owner handles the event.
       if (!(error instanceof CannotPostHereError)) throw error;
       await this.#cannotPostHere(session, error);
     }
@@ -179,13 +182,21 @@ export class SessionPublisher {
         if (event.session.status !== session.status) {
           await this.deps.store.sessions.update(session.sessionId, { status: event.session.status });
         }
-        this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId));
+        // "Waiting for you" is edited ahead of progress: a person looks at it.
+        this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId), {
+          rank: needsPerson(event.session.status) ? 'attention' : 'progress',
+        });
         return;
       case 'finished':
         // The thread reads in order: every message the agent sent, then the report, and only then the card's
-        // final state (its edits otherwise go ahead of the channel's chatter).
+        // final state (its edits otherwise go ahead of the channel's chatter). Once the session's chatter
+        // is out, its report goes ahead of other sessions' chatter: the outcome is what people wait for.
+        // Chatter a former owner recorded after this process took the session over is posted first.
+        await this.deps.poster.recover(place, { again: true });
         await this.deps.poster.drained(place);
-        await this.deps.poster.postText(place, 'final-report', finalReport(event.session));
+        // The lease moved while the chatter drained: the new owner posts the report (once, by its key).
+        this.#throwIfMoved(session.sessionId);
+        await this.deps.poster.postText(place, 'final-report', finalReport(event.session), 'outcome');
         this.#snapshots.set(session.sessionId, event.session);
         await this.deps.store.sessions.update(session.sessionId, { status: event.status });
         await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
@@ -260,6 +271,12 @@ export class SessionPublisher {
     return this.#chat().update({ channel, ts, ...shown });
   }
 
+  /** Not ours any more: the event is left unhandled here (no cursor saved), for the new owner. */
+  #throwIfMoved(sessionId: string): void {
+    if (this.deps.poster.owns?.(sessionId) === false)
+      throw new PostWithdrawnError(`session ${sessionId} is followed by another replica now`);
+  }
+
   /** For a Slack call whose failure should not stop the session's events: log it and go on. */
   #warn(sessionId: string, what: string): (error: unknown) => void {
     return (error) => this.deps.logger.warn({ err: error, sessionId }, what);
@@ -289,6 +306,10 @@ export class SessionPublisher {
       });
     // Recorded before posting, so a click on the message always finds its question.
     await record(existing?.messageTs ?? null);
+    // The prompt comes after the agent's messages that lead up to it: this session's waiting chatter
+    // goes first, as urgent as the prompt (not held up by other sessions' chatter or outcomes).
+    await this.deps.poster.drained(place, 'urgent');
+    this.#throwIfMoved(place.sessionId);
     const ts = await this.deps.poster.post(
       place,
       `input:${request.inputId}`,

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '@agent-sessions/core';
 import type { KnownBlock } from '@slack/types';
 import type { Logger } from '../../logger.js';
 import type { BotMetrics } from '../ops/metrics.js';
-import type { OutboundQueue } from './outbound.js';
+import { type OutboundQueue, rateLimitedRetryAfterMs } from './outbound.js';
 import type { SlackClient } from './slack.js';
 
 export interface CardMessage {
@@ -12,25 +12,42 @@ export interface CardMessage {
   blocks: KnownBlock[];
 }
 
+/**
+ * What a card's pending edit shows, most wanted first: a final state (the session ended), then "waiting
+ * for you" (a person must act), then progress ("Now:" lines, costs), which gives way to the other two.
+ */
+export type CardRank = 'final' | 'attention' | 'progress';
+const RANK_ORDER: Record<CardRank, number> = { final: 0, attention: 1, progress: 2 };
+
 export interface CardUpdaterOptions {
-  /** A card is edited at most once per this interval; changes in between are folded into one edit. */
+  /** A card's progress is edited at most once per this interval; changes in between fold into one edit. */
   minIntervalMs?: number;
-  /** All card edits of this process together stay under this (chat.update is Tier 3, ~50/min). */
+  /**
+   * Without a paced outbound queue: all card edits of this process together stay under this (chat.update
+   * is Tier 3, ~50/min). With one, its workspace-wide edit budget paces them.
+   */
   maxPerMinute?: number;
   /** Time and waiting (tests move it by hand). */
   clock?: Clock;
 }
 
 const MAX_REMEMBERED_CARDS = 2_000;
+/** The outbound queue's lane for card edits: they spend the workspace's edit budget, not a channel's. */
+export const CARD_EDITS_LANE = 'card edits';
 
 interface Pending {
   build: () => Promise<CardMessage | undefined>;
   due: number;
+  rank: CardRank;
+  /** Waiting for this card's edit to be sent (or dropped at stop). */
+  sent: Array<() => void>;
 }
 
 /**
- * Edits session cards in place, coalesced: each card at most once per `minIntervalMs` showing its latest
- * state, and all cards together under `maxPerMinute`, so Slack's rate limits are never reached.
+ * Edits session cards in place, coalesced: each card's pending edits fold into one showing its latest
+ * state (built when its turn comes). One edit is in flight at a time, and which card gets the edit budget
+ * is decided when the budget has room: final states first, then "waiting for you", then progress, so when
+ * the budget is scarce a progress edit never holds up a final one.
  */
 export class CardUpdater {
   readonly #minIntervalMs: number;
@@ -43,20 +60,23 @@ export class CardUpdater {
   readonly #clock: Clock;
   /** Aborts the wait for the next due edit (a new one may be due sooner, or we are stopping). */
   #timer: AbortController | undefined;
+  #timerAt = 0;
   #running: Promise<void> | undefined;
   #stopped = false;
   updates = 0;
+  /** Progress edits folded into a later edit of their card (not sent on their own). */
+  coalesced = 0;
 
   constructor(
     private readonly slack: SlackClient,
     private readonly logger: Logger,
     private readonly metrics: BotMetrics,
     options: CardUpdaterOptions = {},
-    /** Card edits wait behind prompts and answers in their channel's queue. */
     private readonly outbound?: OutboundQueue,
   ) {
     this.#minIntervalMs = options.minIntervalMs ?? 3_000;
-    this.#gapMs = 60_000 / (options.maxPerMinute ?? 40);
+    const paced = outbound !== undefined && outbound.pacing === 'on';
+    this.#gapMs = paced ? 0 : 60_000 / (options.maxPerMinute ?? 40);
     this.#clock = options.clock ?? systemClock;
   }
 
@@ -64,16 +84,9 @@ export class CardUpdater {
   schedule(
     sessionId: string,
     build: () => Promise<CardMessage | undefined>,
-    options: { now?: boolean } = {},
+    options: { now?: boolean; rank?: CardRank } = {},
   ): void {
-    if (this.#stopped) return;
-    const earliest = options.now ? 0 : (this.#lastSent.get(sessionId) ?? 0) + this.#minIntervalMs;
-    const existing = this.#pending.get(sessionId);
-    const due = existing
-      ? Math.min(existing.due, Math.max(this.#clock.now(), earliest))
-      : Math.max(this.#clock.now(), earliest);
-    this.#pending.set(sessionId, { build, due });
-    this.#pump();
+    this.#add(sessionId, build, options.rank ?? 'progress', options.now ?? false);
   }
 
   /** Forgets what the card last showed (someone else may edit it now): the next edit is always sent. */
@@ -81,11 +94,21 @@ export class CardUpdater {
     this.#shown.delete(sessionId);
   }
 
-  /** Edits the card now (a final state), folding in anything pending for it. */
-  async updateNow(sessionId: string, build: () => Promise<CardMessage | undefined>): Promise<void> {
-    this.#pending.delete(sessionId);
-    this.#lastSent.set(sessionId, this.#clock.now());
-    await this.#send(sessionId, build);
+  /**
+   * A final state: edited ahead of every progress edit, folding in anything pending for the card.
+   * Settles once the edit was sent (or failed and was logged, or the updater stopped).
+   */
+  updateNow(sessionId: string, build: () => Promise<CardMessage | undefined>): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (!this.#add(sessionId, build, 'final', true, resolve)) resolve();
+    });
+  }
+
+  /** Card edits waiting, by rank (for tests and /metrics). */
+  pendingByRank(): Record<CardRank, number> {
+    const out: Record<CardRank, number> = { final: 0, attention: 0, progress: 0 };
+    for (const p of this.#pending.values()) out[p.rank]++;
+    return out;
   }
 
   /**
@@ -96,53 +119,126 @@ export class CardUpdater {
     this.#stopped = true;
     this.#timer?.abort();
     this.#timer = undefined;
+    // An edit waiting for spare budget stops waiting (it sends nothing once stopped).
+    this.outbound?.nudge(CARD_EDITS_LANE);
     await this.#running;
+    for (const p of this.#pending.values()) for (const resolve of p.sent) resolve();
+    this.#pending.clear();
+  }
+
+  #add(
+    sessionId: string,
+    build: () => Promise<CardMessage | undefined>,
+    rank: CardRank,
+    now: boolean,
+    onSent?: () => void,
+  ): boolean {
+    if (this.#stopped) return false;
+    const t = this.#clock.now();
+    const earliest =
+      now || rank !== 'progress' ? t : (this.#lastSent.get(sessionId) ?? 0) + this.#minIntervalMs;
+    const existing = this.#pending.get(sessionId);
+    if (existing) this.coalesced++;
+    const pending: Pending = {
+      build,
+      due: Math.max(t, Math.min(existing?.due ?? Number.POSITIVE_INFINITY, earliest)),
+      rank: existing && RANK_ORDER[existing.rank] < RANK_ORDER[rank] ? existing.rank : rank,
+      sent: [...(existing?.sent ?? []), ...(onSent ? [onSent] : [])],
+    };
+    this.#pending.set(sessionId, pending);
+    // The edit waiting for its turn may have been waiting for spare budget: this one needn't.
+    if (pending.rank !== 'progress') this.outbound?.nudge(CARD_EDITS_LANE);
+    // A wait for a later edit gives way to this one.
+    const at = pending.rank === 'final' ? pending.due : Math.max(pending.due, this.#nextAllowed);
+    if (this.#timer && at < this.#timerAt) {
+      this.#timer.abort();
+      this.#timer = undefined;
+    }
+    this.#pump();
+    return true;
+  }
+
+  /** The card whose edit is most wanted now: best rank, then longest due. */
+  #best(now: number): [string, Pending] | undefined {
+    let best: [string, Pending] | undefined;
+    for (const entry of this.#pending) {
+      const [, p] = entry;
+      if (p.due > now) continue;
+      if (
+        !best ||
+        RANK_ORDER[p.rank] < RANK_ORDER[best[1].rank] ||
+        (p.rank === best[1].rank && p.due < best[1].due)
+      )
+        best = entry;
+    }
+    return best;
   }
 
   #pump(): void {
     if (this.#timer || this.#running || this.#stopped) return;
-    let next: [string, Pending] | undefined;
-    for (const entry of this.#pending) if (!next || entry[1].due < next[1].due) next = entry;
-    if (!next) return;
-    const at = Math.max(next[1].due, this.#nextAllowed);
+    // Without a paced queue, a final state goes at once, as it always did; the rest keep the gap.
+    let at = Number.POSITIVE_INFINITY;
+    for (const p of this.#pending.values())
+      at = Math.min(at, p.rank === 'final' ? p.due : Math.max(p.due, this.#nextAllowed));
+    if (at === Number.POSITIVE_INFINITY) return;
+    if (at <= this.#clock.now()) {
+      this.#running = this.#sendOne().finally(() => {
+        this.#running = undefined;
+        this.#pump();
+      });
+      return;
+    }
     const timer = new AbortController();
     this.#timer = timer;
-    this.#clock.sleep(Math.max(0, at - this.#clock.now()), timer.signal).then(
+    this.#timerAt = at;
+    this.#clock.sleep(at - this.#clock.now(), timer.signal).then(
       () => {
         this.#timer = undefined;
-        this.#running = this.#sendDue().finally(() => {
-          this.#running = undefined;
-          this.#pump();
-        });
+        this.#pump();
       },
-      () => {}, // stopped
+      () => {}, // stopped, or an edit due sooner came
     );
   }
 
-  async #sendDue(): Promise<void> {
-    const now = this.#clock.now();
-    let next: [string, Pending] | undefined;
-    for (const entry of this.#pending)
-      if (entry[1].due <= now && (!next || entry[1].due < next[1].due)) next = entry;
-    if (!next) return;
-    const [sessionId, pending] = next;
-    this.#pending.delete(sessionId);
-    this.#lastSent.set(sessionId, now);
-    this.#nextAllowed = now + this.#gapMs;
-    await this.#send(sessionId, pending.build);
+  /** One edit: the card chosen when the edit budget has room (in the outbound queue's turn). */
+  async #sendOne(): Promise<void> {
+    this.#nextAllowed = this.#clock.now() + this.#gapMs;
+    if (!this.outbound || this.outbound.pacing === 'off') {
+      await this.#editBest().catch(() => {});
+      return;
+    }
+    // Progress spends only edits the budget would otherwise lose: what is saved up stays for final states.
+    const spare = () =>
+      !this.#stopped && (this.#best(this.#clock.now())?.[1].rank ?? 'progress') === 'progress';
+    await this.outbound
+      .run({
+        channel: CARD_EDITS_LANE,
+        priority: 'edit',
+        method: 'update',
+        spare,
+        run: () => this.#editBest(),
+      })
+      .catch(() => {});
   }
 
-  async #send(sessionId: string, build: () => Promise<CardMessage | undefined>): Promise<void> {
+  async #editBest(): Promise<void> {
+    if (this.#stopped) return;
+    const best = this.#best(this.#clock.now());
+    if (!best) return;
+    const [sessionId, pending] = best;
+    this.#pending.delete(sessionId);
+    this.#lastSent.set(sessionId, this.#clock.now());
     try {
-      const card = await build();
+      const card = await pending.build();
       if (!card) return;
       const content = JSON.stringify([card.channel, card.ts, card.text, card.blocks]);
       if (this.#shown.get(sessionId) === content) return;
-      const edit = () =>
-        this.slack.chat.update({ channel: card.channel, ts: card.ts, text: card.text, blocks: card.blocks });
-      await (this.outbound
-        ? this.outbound.run({ channel: card.channel, priority: 'edit', method: 'update', run: edit })
-        : edit());
+      await this.slack.chat.update({
+        channel: card.channel,
+        ts: card.ts,
+        text: card.text,
+        blocks: card.blocks,
+      });
       this.#shown.delete(sessionId);
       this.#shown.set(sessionId, content);
       const oldest = this.#shown.keys().next();
@@ -150,9 +246,23 @@ export class CardUpdater {
       this.updates++;
       this.metrics.slackCalls.inc({ method: 'chat.update', outcome: 'ok' });
     } catch (error) {
+      if (rateLimitedRetryAfterMs(error) !== undefined && !this.#stopped) {
+        // The queue waits the Retry-After and gives the turn again; the card waits with what came since.
+        const since = this.#pending.get(sessionId);
+        this.#pending.set(sessionId, {
+          build: since?.build ?? pending.build,
+          due: pending.due,
+          rank: since && RANK_ORDER[since.rank] < RANK_ORDER[pending.rank] ? since.rank : pending.rank,
+          sent: [...pending.sent, ...(since?.sent ?? [])],
+        });
+        pending.sent = [];
+        throw error;
+      }
       this.metrics.slackCalls.inc({ method: 'chat.update', outcome: 'error' });
       this.metrics.errors.inc({ where: 'card_update' });
       this.logger.warn({ err: error, sessionId }, 'could not update a session card');
+    } finally {
+      for (const resolve of pending.sent) resolve();
     }
   }
 }

@@ -1,52 +1,32 @@
+/**
+ * The paced outbound queue. Over 300 lines because choosing the next call (its priority, its limit, the
+ * limits that have room, shared or not), sending it and answering a 429 share one lane's state and read
+ * best together. What it is asked to send is in outbound-calls.ts.
+ */
 import { type Clock, systemClock, TokenBucket } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { BotMetrics } from '../ops/metrics.js';
+import {
+  type OutboundCall,
+  type OutboundMethod,
+  type OutboundOptions,
+  type OutboundPriority,
+  PRIORITIES,
+  rateLimitedRetryAfterMs,
+  type SharedBudgets,
+} from './outbound-calls.js';
 import type { SlackChat, SlackClient } from './slack.js';
 
-/**
- * What goes first in a channel: prompts, answers and refusals (a person is waiting), then card edits, then
- * the agent's chatter (which batches while it waits).
- */
-export type OutboundPriority = 'urgent' | 'edit' | 'chatter';
-const PRIORITIES: readonly OutboundPriority[] = ['urgent', 'edit', 'chatter'];
+export {
+  type OutboundCall,
+  type OutboundMethod,
+  type OutboundOptions,
+  type OutboundPriority,
+  rateLimitedRetryAfterMs,
+  type SharedBudgets,
+} from './outbound-calls.js';
 
-/**
- * Which of Slack's limits a call spends. `turn`: no call at all, only a turn in the queue (a batch waits
- * for its turn, then queues its post); `history` runs in a lane of its own, so a crash look-up (Slack may
- * allow one a minute) never holds the channel's posts.
- */
-export type OutboundMethod = 'post' | 'update' | 'upload' | 'tier4' | 'history' | 'turn';
-
-export interface OutboundCall<T> {
-  /** The channel whose queue it waits in (a user id for a DM). */
-  channel: string;
-  priority: OutboundPriority;
-  method: OutboundMethod;
-  run: () => Promise<T>;
-}
-
-export interface OutboundOptions {
-  /** `off`: every call runs at once and 429s are left to the Web API client (the benchmark's naive way). */
-  pacing?: 'on' | 'off';
-  /**
-   * chat.postMessage per channel: Slack allows about 1 a second with short bursts. The queue keeps under
-   * it (50 a minute) so what posts around it (a session's first card) still finds room.
-   */
-  postPerSecond?: number;
-  postBurst?: number;
-  /** chat.update (Tier 3, ~50 a minute) for the whole workspace. */
-  updatePerMinute?: number;
-  /** views / ephemerals (Tier 4, ~100 a minute) for the whole workspace. */
-  tier4PerMinute?: number;
-  /**
-   * conversations.replies / history (crash look-ups only): Tier 3 for most apps. Where Slack allows one a
-   * minute (commercial apps outside the Marketplace), its 429s pause the look-ups' lane, nothing else.
-   */
-  historyPerMinute?: number;
-  /** A 429 without a usable Retry-After pauses the queue this long. */
-  defaultRetryAfterMs?: number;
-  clock?: Clock;
-}
+const MAX_OUTCOME_TAGS = 10_000;
 
 interface Job {
   call: OutboundCall<unknown>;
@@ -58,24 +38,20 @@ interface Lane {
   channel: string;
   queues: Record<OutboundPriority, Job[]>;
   post: TokenBucket;
-  pausedUntil: number;
   running: boolean;
+  /** Calls of this lane sent and not yet answered (only those that need no order: edits, views). */
+  inFlight: number;
   /** Wakes the lane's wait early: a call came that may go sooner. */
   wake: AbortController | undefined;
 }
 
-/** A 429 from Slack: Bolt's client with `rejectRateLimitedCalls`, or a raw `ratelimited` answer. */
-export function rateLimitedRetryAfterMs(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const e = error as { code?: unknown; retryAfter?: unknown; data?: { error?: unknown } };
-  if (e.code !== 'slack_webapi_rate_limited_error' && e.data?.error !== 'ratelimited') return undefined;
-  return typeof e.retryAfter === 'number' && e.retryAfter >= 0 ? e.retryAfter * 1000 : -1;
-}
-
 /**
- * One queue per channel, paced to Slack's limits so it normally never meets a 429. When it does meet one,
- * the whole channel's queue waits the Retry-After once and the call goes again first; nothing is dropped.
- * Every Slack call the bot makes on its own (not in answer to a click) should go through here.
+ * One queue per channel, paced to Slack's limits so it normally never meets a 429. Each call spends one
+ * limit (the channel's posts, or the workspace's edits, views, look-ups); the queue sends the most urgent
+ * call whose limit has room, so a post never waits for an edit the workspace's edit budget holds back.
+ * Calls spending the same limit go in priority order, first in first out within a priority, so a thread's
+ * posts keep their order. When a 429 comes, the limit it hit waits the Retry-After once and the call goes
+ * again first; nothing is dropped. Every Slack call the bot makes on its own should go through here.
  */
 export class OutboundQueue {
   readonly pacing: 'on' | 'off';
@@ -87,6 +63,11 @@ export class OutboundQueue {
   readonly #postPerSecond: number;
   readonly #postBurst: number;
   readonly #defaultRetryAfterMs: number;
+  readonly #shared: SharedBudgets | undefined;
+  #sharedFailing = false;
+  /** When each session's outcome was first queued (see #enqueue). */
+  readonly #outcomes = new Map<string, number>();
+  #outcomeSeq = 0;
   rateLimited = 0;
 
   constructor(
@@ -96,11 +77,16 @@ export class OutboundQueue {
   ) {
     this.pacing = options.pacing ?? 'on';
     this.#clock = options.clock ?? systemClock;
-    this.#postPerSecond = options.postPerSecond ?? 50 / 60;
+    this.#postPerSecond = options.postPerSecond ?? 1;
     this.#postBurst = options.postBurst ?? 3;
     this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? 5_000;
+    this.#shared = options.shared;
     const clock = this.#clock;
-    this.#update = new TokenBucket({ ratePerSecond: (options.updatePerMinute ?? 45) / 60, burst: 3, clock });
+    this.#update = new TokenBucket({
+      ratePerSecond: (options.updatePerMinute ?? 50) / 60,
+      burst: options.updateBurst ?? 50,
+      clock,
+    });
     this.#tier4 = new TokenBucket({ ratePerSecond: (options.tier4PerMinute ?? 90) / 60, burst: 5, clock });
     this.#history = new TokenBucket({
       ratePerSecond: (options.historyPerMinute ?? 40) / 60,
@@ -115,14 +101,81 @@ export class OutboundQueue {
     if (this.pacing === 'off') return call.run();
     return new Promise<T>((resolve, reject) => {
       const lane = this.#lane(call.method === 'history' ? `${call.channel} history` : call.channel);
-      lane.queues[call.priority].push({
+      this.#enqueue(lane, {
         call: call as OutboundCall<unknown>,
-        resolve: resolve as (value: unknown) => void,
+        resolve: resolve as (v: unknown) => void,
         reject,
       });
       lane.wake?.abort();
       this.#drain(lane);
     });
+  }
+
+  /**
+   * Moves a tag's waiting calls in a channel up to `priority`, in their order (a session that finished:
+   * its last chatter, then its report, go ahead of other sessions' chatter).
+   */
+  promote(channel: string, tag: string, priority: OutboundPriority): number {
+    const lane = this.#lanes.get(channel);
+    const moved = lane ? this.#untag(lane, tag, PRIORITIES.indexOf(priority) + 1) : [];
+    for (const job of moved) {
+      job.call = { ...job.call, priority };
+      this.#enqueue(lane as Lane, job);
+    }
+    if (moved.length > 0) lane?.wake?.abort();
+    return moved.length;
+  }
+
+  /** Takes a tag's waiting calls out of every queue, rejecting each with `reason`; how many. */
+  withdraw(tag: string, reason: Error): number {
+    const taken = [...this.#lanes.values()].flatMap((lane) => this.#untag(lane, tag, 0));
+    for (const job of taken) job.reject(reason);
+    return taken.length;
+  }
+
+  /** A tag's waiting calls of the priorities from `from` on, taken out of their queues, in order. */
+  #untag(lane: Lane, tag: string, from: number): Job[] {
+    const taken: Job[] = [];
+    for (const p of PRIORITIES.slice(from)) {
+      taken.push(...lane.queues[p].filter((job) => job.call.tag === tag));
+      lane.queues[p] = lane.queues[p].filter((job) => job.call.tag !== tag);
+    }
+    return taken;
+  }
+
+  /**
+   * Outcomes go one session after another, in the order the sessions finished (not round-robin): each
+   * finished session's last chatter and report go out together, so outcomes (and then the cards' final
+   * edits) arrive steadily rather than all at the end.
+   */
+  #enqueue(lane: Lane, job: Job): void {
+    const { priority, tag } = job.call;
+    const queue = lane.queues[priority];
+    if (priority !== 'outcome' || tag === undefined) {
+      queue.push(job);
+      return;
+    }
+    const order = this.#outcomeOrder(tag);
+    let at = queue.length;
+    while (at > 0 && this.#outcomeOrder((queue[at - 1] as Job).call.tag ?? '') > order) at--;
+    queue.splice(at, 0, job);
+  }
+
+  #outcomeOrder(tag: string): number {
+    let order = this.#outcomes.get(tag);
+    if (order === undefined) {
+      order = ++this.#outcomeSeq;
+      this.#outcomes.set(tag, order);
+      // Bounded: the oldest sessions' outcomes are long out.
+      if (this.#outcomes.size > MAX_OUTCOME_TAGS)
+        this.#outcomes.delete(this.#outcomes.keys().next().value as string);
+    }
+    return order;
+  }
+
+  /** A channel's waiting calls may go sooner than its queue thought (a spare call now matters more). */
+  nudge(channel: string): void {
+    this.#lanes.get(channel)?.wake?.abort();
   }
 
   /** Calls waiting, per channel. */
@@ -149,14 +202,14 @@ export class OutboundQueue {
     if (!lane) {
       lane = {
         channel,
-        queues: { urgent: [], edit: [], chatter: [] },
+        queues: { urgent: [], outcome: [], edit: [], chatter: [] },
         post: new TokenBucket({
           ratePerSecond: this.#postPerSecond,
           burst: this.#postBurst,
           clock: this.#clock,
         }),
-        pausedUntil: 0,
         running: false,
+        inFlight: 0,
         wake: undefined,
       };
       this.#lanes.set(channel, lane);
@@ -185,22 +238,59 @@ export class OutboundQueue {
   }
 
   /**
-   * The most urgent call whose limit lets it go now (its token taken), or how long until one may. First
-   * in, first out within a priority; a card edit need not wait for a post's token.
+   * The most urgent call whose limit lets it go now (its token taken), or how long until one may. Calls
+   * behind one whose limit has no room are skipped only when they spend another limit: first in, first
+   * out per limit within a priority (so a thread's posts keep their order).
    */
-  #take(lane: Lane): Job | number {
+  async #take(lane: Lane): Promise<Job | number> {
     let waitMs = Number.POSITIVE_INFINITY;
-    for (const p of PRIORITIES) {
-      const job = lane.queues[p][0];
-      if (!job) continue;
+    const full = new Set<TokenBucket>();
+    // A snapshot: the queues may change while a shared budget is asked.
+    for (const job of PRIORITIES.flatMap((p) => lane.queues[p])) {
       const bucket = this.#bucket(lane, job.call.method);
-      if (!bucket || bucket.tryTake()) {
-        lane.queues[p].shift();
+      if (bucket && full.has(bucket)) continue;
+      const keep = bucket && job.call.spare?.() ? bucket.burst - 1 : 0;
+      const wait = bucket ? await this.#spend(lane, job.call.method, bucket, keep) : 0;
+      if (wait === 0) {
+        const queue = lane.queues[job.call.priority];
+        const at = queue.indexOf(job);
+        if (at < 0) continue; // settled meanwhile (a token spent for nothing, rarely)
+        queue.splice(at, 1);
         return job;
       }
-      waitMs = Math.min(waitMs, Math.max(1, bucket.msUntilAvailable()));
+      // A spare call finding no spare tokens says nothing about the calls behind it.
+      if (keep === 0 && bucket) full.add(bucket);
+      waitMs = Math.min(waitMs, Math.max(1, wait));
     }
     return waitMs;
+  }
+
+  /** Takes a token of the call's limit: 0, or the milliseconds until one may be. */
+  async #spend(lane: Lane, method: OutboundMethod, bucket: TokenBucket, keep: number): Promise<number> {
+    const key = this.#sharedKey(lane, method);
+    if (key && this.#shared) {
+      try {
+        const wait = await this.#shared.take(
+          key,
+          { perSecond: bucket.ratePerSecond, burst: bucket.burst },
+          keep,
+        );
+        this.#sharedFailing = false;
+        return wait;
+      } catch (error) {
+        // Without the database this replica paces alone (its own buckets) rather than stopping.
+        if (!this.#sharedFailing) this.logger.warn({ err: error }, 'the shared Slack budget is unreachable');
+        this.#sharedFailing = true;
+      }
+    }
+    return bucket.tryTake(keep) ? 0 : Math.max(1, bucket.msUntilAvailable(keep));
+  }
+
+  /** The shared budget's row for a call: a channel's posts, or the workspace's edits. */
+  #sharedKey(lane: Lane, method: OutboundMethod): string | undefined {
+    if (method === 'update') return 'chat.update';
+    if (method === 'post' || method === 'upload') return `chat.postMessage:${lane.channel}`;
+    return undefined;
   }
 
   async #wait(lane: Lane, ms: number): Promise<void> {
@@ -228,36 +318,46 @@ export class OutboundQueue {
   async #loop(lane: Lane): Promise<void> {
     for (;;) {
       if (!this.#next(lane)) return;
-      const paused = lane.pausedUntil - this.#clock.now();
-      if (paused > 0) {
-        await this.#clock.sleep(paused);
-        continue;
-      }
-      const taken = this.#take(lane);
+      const taken = await this.#take(lane);
       if (typeof taken === 'number') {
         await this.#wait(lane, taken);
         continue;
       }
-      const job = taken;
-      try {
-        job.resolve(await job.call.run());
-      } catch (error) {
-        const retryAfterMs = rateLimitedRetryAfterMs(error);
-        if (retryAfterMs === undefined) {
-          job.reject(error);
-          continue;
-        }
-        // Once for the whole queue, not per call: everything in this channel waits, then this goes first.
-        const pauseMs = retryAfterMs >= 0 ? retryAfterMs : this.#defaultRetryAfterMs;
-        this.rateLimited++;
-        this.metrics.rateLimited.inc({ method: job.call.method });
-        lane.pausedUntil = Math.max(lane.pausedUntil, this.#clock.now() + pauseMs);
-        lane.queues[job.call.priority].unshift(job);
-        this.logger.warn(
-          { channel: lane.channel, pauseMs },
-          'Slack rate limited a call: pausing the channel',
-        );
+      // A post is answered before the next is sent (Slack orders a thread by arrival); an edit, a view or a
+      // look-up needs no order, so the channel's posts do not wait for its answer either.
+      if (taken.call.method === 'post' || taken.call.method === 'upload') await this.#send(lane, taken);
+      else {
+        lane.inFlight++;
+        void this.#send(lane, taken).finally(() => {
+          lane.inFlight--;
+        });
       }
+    }
+  }
+
+  async #send(lane: Lane, job: Job): Promise<void> {
+    try {
+      job.resolve(await job.call.run());
+    } catch (error) {
+      const retryAfterMs = rateLimitedRetryAfterMs(error);
+      if (retryAfterMs === undefined) {
+        job.reject(error);
+        return;
+      }
+      // Once for the limit it hit, not per call: everything spending that limit waits, then this goes first.
+      const pauseMs = retryAfterMs >= 0 ? retryAfterMs : this.#defaultRetryAfterMs;
+      this.rateLimited++;
+      this.metrics.rateLimited.inc({ method: job.call.method });
+      this.#bucket(lane, job.call.method)?.pauseFor(pauseMs);
+      const key = this.#sharedKey(lane, job.call.method);
+      if (key) await this.#shared?.pause(key, pauseMs).catch(() => {});
+      lane.queues[job.call.priority].unshift(job);
+      lane.wake?.abort();
+      this.#drain(lane);
+      this.logger.warn(
+        { channel: lane.channel, method: job.call.method, pauseMs },
+        'Slack rate limited a call: pausing what spends its limit',
+      );
     }
   }
 }

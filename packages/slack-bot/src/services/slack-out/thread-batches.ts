@@ -6,7 +6,7 @@ import type { Logger } from '../../logger.js';
 import type { BotMetrics } from '../ops/metrics.js';
 import type { OutboundPriority, OutboundQueue } from './outbound.js';
 import { batchMessage, takeBatch } from './thread-layout.js';
-import { CannotPostHereError, type Place, type ThreadMessage } from './thread-place.js';
+import { CannotPostHereError, type Place, PostWithdrawnError, type ThreadMessage } from './thread-place.js';
 
 export interface BatchItem {
   key: string;
@@ -21,6 +21,11 @@ interface Batch {
   place: Place;
   items: BatchItem[];
   scheduled: boolean;
+  /**
+   * `chatter`; `outcome` once the session finished and its report waits for this batch to empty;
+   * `urgent` while a question waits for it (a person is waiting).
+   */
+  priority: OutboundPriority;
   /** Waiting for this batch to empty. */
   settled: Array<() => void>;
 }
@@ -49,11 +54,31 @@ export class ThreadBatches {
 
   constructor(private readonly deps: ThreadBatchesOptions) {}
 
-  /** Settles once nothing of this session waits in a batch here (sent, or failed and logged). */
-  settled(place: Place): Promise<void> {
+  /**
+   * Settles once nothing of this session waits in a batch here (sent, or failed and logged). Its chatter
+   * goes ahead of other sessions' from now on: the session's report (`outcome`) or question (`urgent`)
+   * waits for it.
+   */
+  settled(place: Place, priority: 'urgent' | 'outcome' = 'outcome'): Promise<void> {
     const batch = this.#batches.get(place.sessionId);
     if (!batch) return Promise.resolve();
+    if (batch.priority !== 'urgent') batch.priority = priority;
+    this.deps.outbound.promote(place.channelId, place.sessionId, batch.priority);
     return new Promise((resolve) => batch.settled.push(resolve));
+  }
+
+  /**
+   * This process no longer posts for the session (its lease moved): what waits here is dropped, still
+   * recorded with its content, and the session's new owner recovers and posts it, once.
+   */
+  withdraw(sessionId: string): void {
+    const reason = new PostWithdrawnError(`session ${sessionId} is followed by another replica now`);
+    for (const item of this.#batches.get(sessionId)?.items.splice(0) ?? []) {
+      this.#queued.delete(`${sessionId}|${item.key}`);
+      item.reject(reason);
+    }
+    // Its report and prompts waiting in the queue too: the new owner posts them (each key once).
+    this.deps.outbound.withdraw(sessionId, reason);
   }
 
   /** This key waits in a batch of this process already. */
@@ -64,7 +89,7 @@ export class ThreadBatches {
   push(place: Place, item: BatchItem): void {
     let batch = this.#batches.get(place.sessionId);
     if (!batch) {
-      batch = { place, items: [], scheduled: false, settled: [] };
+      batch = { place, items: [], scheduled: false, priority: 'chatter', settled: [] };
       this.#batches.set(place.sessionId, batch);
     }
     batch.place = place;
@@ -79,7 +104,13 @@ export class ThreadBatches {
     const { place } = batch;
     // The queue only decides when; the batch is made when the slot comes, so everything waiting joins it.
     this.deps.outbound
-      .run({ channel: place.channelId, priority: 'chatter', method: 'turn', run: async () => {} })
+      .run({
+        channel: place.channelId,
+        priority: batch.priority,
+        method: 'turn',
+        tag: place.sessionId,
+        run: async () => {},
+      })
       .then(
         () => this.#sendBatch(batch),
         () => {},
@@ -121,13 +152,14 @@ export class ThreadBatches {
         batch.place,
         fresh.map((i) => i.key),
         batchMessage(fresh.map((i) => i.message)),
-        'chatter',
+        batch.priority,
       );
       settle((item) => item.resolve(ts));
     } catch (error) {
       settle((item) => item.reject(error));
       if (error instanceof CannotPostHereError) await this.deps.cannotPost(batch.place, error);
-      else this.deps.logger.warn({ err: error, sessionId: batch.place.sessionId }, 'a batch of posts failed');
+      else if (!(error instanceof PostWithdrawnError))
+        this.deps.logger.warn({ err: error, sessionId: batch.place.sessionId }, 'a batch of posts failed');
     }
   }
 }

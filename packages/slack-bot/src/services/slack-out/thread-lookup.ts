@@ -110,10 +110,19 @@ export class ThreadLookup {
    * After a crash: the session's keys recorded with a body and never posted are found in the thread (one
    * bounded read) or handed to `requeue`. Once per session per process, before anything else of it is queued.
    */
-  recover(place: Place, requeue: (key: string, message: ThreadMessage) => void): Promise<void> {
+  /** The session may come back to this process later: recover it again then. */
+  forgetRecovered(sessionId: string): void {
+    this.#recovered.delete(sessionId);
+  }
+
+  recover(
+    place: Place,
+    requeue: (key: string, message: ThreadMessage) => void,
+    queuedHere: (key: string) => boolean = () => false,
+  ): Promise<void> {
     let done = this.#recovered.get(place.sessionId);
     if (!done) {
-      done = this.#recover(place, requeue).catch((error: unknown) => {
+      done = this.#recover(place, requeue, queuedHere).catch((error: unknown) => {
         this.#recovered.delete(place.sessionId);
         throw error;
       });
@@ -122,9 +131,13 @@ export class ThreadLookup {
     return done;
   }
 
-  async #recover(place: Place, requeue: (key: string, message: ThreadMessage) => void): Promise<void> {
+  async #recover(
+    place: Place,
+    requeue: (key: string, message: ThreadMessage) => void,
+    queuedHere: (key: string) => boolean,
+  ): Promise<void> {
     const { posts } = this.deps;
-    const unsent = await posts.unsent(place.sessionId);
+    const unsent = (await posts.unsent(place.sessionId)).filter((row) => !queuedHere(row.key));
     if (unsent.length === 0) return;
     // Read now, after the crash: everything the dead process posted is in it; kept for the look-ups after.
     const seen = await this.#readThread(place);

@@ -31,3 +31,8 @@ export class CannotPostHereError extends Error {
     super(`Slack refused to post in ${channelId}: ${code}`);
   }
 }
+
+/** A post this process no longer makes: the session's lease went to another replica, which posts it. */
+export class PostWithdrawnError extends Error {
+  override name = 'PostWithdrawnError';
+}

@@ -20,6 +20,7 @@ import {
   CHANNEL_GONE_ERRORS,
   CONTENT_ERRORS,
   type Place,
+  PostWithdrawnError,
   type ThreadMessage,
 } from './thread-place.js';
 
@@ -57,6 +58,8 @@ export class ThreadPoster {
   readonly outbound: OutboundQueue;
   /** Told when a batch sent in the background finds its channel closed to us. */
   onCannotPost: ((place: Place, error: CannotPostHereError) => Promise<void>) | undefined;
+  /** Whether this process follows the session (holds its lease); unset: always. */
+  owns: ((sessionId: string) => boolean) | undefined;
 
   constructor(
     private readonly slack: SlackClient,
@@ -76,7 +79,7 @@ export class ThreadPoster {
       posts,
       logger,
       clock: this.#clock,
-      call: (method, priority, channel, call, name) => this.#call(method, priority, channel, call, name),
+      call: (method, priority, channel, call, name) => this.#call(method, priority, { channel }, call, name),
       pendingGraceMs: options.pendingGraceMs ?? 15_000,
       maxLookupPages: options.maxLookupPages ?? 5,
     });
@@ -150,31 +153,35 @@ export class ThreadPoster {
     }
     if (this.#batches.has(place, key)) return;
     const state = await this.posts.begin(place.sessionId, key, JSON.stringify(only));
-    if (state.state === 'posted') return;
+    // Posted, or not ours any more (its lease moved while this poll was in flight): the owner posts it.
+    if (state.state === 'posted' || this.owns?.(place.sessionId) === false) return;
     // Pending and not queued here (recover() took this session's unsent keys): the usual rules.
     if (state.state === 'pending' && (await this.#lookup.whenPending(place, key, state.since))) return;
-    this.#batches.push(place, {
-      key,
-      message: only,
-      begun: true,
-      resolve: () => onPosted?.(),
-      reject: () => {},
-    });
+    const item = { key, message: only, begun: true, resolve: () => onPosted?.(), reject: () => {} };
+    this.#batches.push(place, item);
   }
 
-  /** Settles once this process has no chatter of the session waiting to be posted. */
-  drained(place: Place): Promise<void> {
-    return this.#batches.settled(place);
+  /** The session's lease moved: its waiting chatter is left for the new owner to post. */
+  withdraw(sessionId: string): void {
+    this.#batches.withdraw(sessionId);
+    this.#lookup.forgetRecovered(sessionId);
+  }
+
+  /** Settles once this process has no chatter of the session waiting (sent at `priority` meanwhile). */
+  drained(place: Place, priority: 'urgent' | 'outcome' = 'outcome'): Promise<void> {
+    return this.#batches.settled(place, priority);
   }
 
   /**
    * After a crash: the session's keys recorded with a body and never posted are found in the thread (one
    * bounded read) or queued again. Once per session per process, before anything else of it is queued.
    */
-  recover(place: Place): Promise<void> {
-    return this.#lookup.recover(place, (key, message) =>
-      this.#batches.push(place, { key, message, begun: true, resolve: () => {}, reject: () => {} }),
-    );
+  recover(place: Place, options: { again?: boolean } = {}): Promise<void> {
+    // `again`: a poll of the old owner may have recorded chatter after this process first recovered.
+    if (options.again) this.#lookup.forgetRecovered(place.sessionId);
+    const requeue = (key: string, message: ThreadMessage) =>
+      this.#batches.push(place, { key, message, begun: true, resolve: () => {}, reject: () => {} });
+    return this.#lookup.recover(place, requeue, (key) => this.#batches.has(place, key));
   }
 
   /** Uploads a file into the thread once per key. */
@@ -236,6 +243,7 @@ export class ThreadPoster {
         this.metrics.postOutcomes.inc({ outcome: 'posted' });
         return ts;
       } catch (error) {
+        if (error instanceof PostWithdrawnError) throw error;
         await this.#throwIfChannelGone(place, keys, error);
         const code = slackErrorCode(error);
         if (code && CONTENT_ERRORS.has(code)) {
@@ -341,17 +349,17 @@ export class ThreadPoster {
     message: ThreadMessage,
     priority: OutboundPriority,
   ): Promise<string> {
-    const result = await this.#call('post', priority, place.channelId, () =>
-      this.slack.chat.postMessage({
-        channel: place.channelId,
-        ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
-        text: message.text,
-        ...(message.blocks && message.blocks.length > 0 ? { blocks: message.blocks } : {}),
-        unfurl_links: false,
-        unfurl_media: false,
-        metadata: postMetadata(place, keys),
-      }),
-    );
+    const post = {
+      channel: place.channelId,
+      ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
+      text: message.text,
+      ...(message.blocks && message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+      unfurl_links: false,
+      unfurl_media: false,
+      metadata: postMetadata(place, keys),
+    };
+    const where = { channel: place.channelId, tag: place.sessionId };
+    const result = await this.#call('post', priority, where, () => this.slack.chat.postMessage(post));
     return String(result.ts);
   }
 
@@ -367,20 +375,20 @@ export class ThreadPoster {
       content: file.content,
       initial_comment: file.comment,
     };
-    await this.#call('upload', priority, place.channelId, () =>
-      this.slack.files.uploadV2(place.cardTs ? { ...common, thread_ts: place.cardTs } : common),
-    );
+    const upload = place.cardTs ? { ...common, thread_ts: place.cardTs } : common;
+    const where = { channel: place.channelId, tag: place.sessionId };
+    await this.#call('upload', priority, where, () => this.slack.files.uploadV2(upload));
   }
 
   async #call<T>(
     method: OutboundMethod,
     priority: OutboundPriority,
-    channel: string,
+    where: { channel: string; tag?: string },
     call: () => Promise<T>,
     name: string = method,
   ): Promise<T> {
     try {
-      const result = await this.outbound.run({ channel, priority, method, run: call });
+      const result = await this.outbound.run({ ...where, priority, method, run: call });
       this.metrics.slackCalls.inc({ method: name, outcome: 'ok' });
       return result;
     } catch (error) {

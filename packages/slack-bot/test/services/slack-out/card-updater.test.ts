@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/logger.js';
 import { BotMetrics } from '../../../src/services/ops/metrics.js';
 import { CardUpdater, type CardUpdaterOptions } from '../../../src/services/slack-out/card-updater.js';
+import { OutboundQueue } from '../../../src/services/slack-out/outbound.js';
 
 let sandbox: RunningSandbox;
 let slack: webApi.WebClient;
@@ -106,5 +107,51 @@ it('does not send an edit that would change nothing', async () => {
   await cards.updateNow('s3', card('done, edited'));
   expect(edits()).toBe(3);
   expect(cards.updates).toBe(3);
+  await cards.stop();
+});
+
+it('when the edit budget is scarce: final states first, then "waiting for you", progress folded to its latest', async () => {
+  const clock = new ManualClock(0);
+  const logger = createLogger({ secrets: [], level: 'silent' });
+  const metrics = new BotMetrics(() => undefined);
+  // One edit a second for the workspace, none saved up: every edit after the first waits its turn.
+  const outbound = new OutboundQueue(logger, metrics, { updatePerMinute: 60, updateBurst: 1, clock });
+  const cards = new CardUpdater(slack, logger, metrics, { minIntervalMs: 0, clock }, outbound);
+  const ts: Record<string, string> = {};
+  for (const name of ['p1', 'p2', 'wait', 'done'])
+    ts[name] = String((await slack.chat.postMessage({ channel: 'C0AGENTS', text: `${name} v0` })).ts);
+  const shown: string[] = [];
+  const onChange = (c: { kind: string; message?: { ts: string; text?: string } }) => {
+    if (c.kind === 'message_changed' && c.message && Object.values(ts).includes(c.message.ts))
+      shown.push(c.message.text ?? '');
+  };
+  sandbox.workspace.on('change', onChange);
+  const version = (name: string, v: string) => async () => ({
+    channel: 'C0AGENTS',
+    ts: ts[name] as string,
+    text: `${name} ${v}`,
+    blocks: section(`${name} ${v}`),
+  });
+  const editsSeen = (n: number) =>
+    sandbox.workspace.waitFor(() => shown.length >= n || undefined, { what: `${n} edits` });
+
+  cards.schedule('p1', version('p1', 'v1'));
+  await editsSeen(1);
+  // While the budget is spent: progress of two cards (one of them three times), a card waiting for a
+  // person, and a final state, in that order.
+  cards.schedule('p2', version('p2', 'v1'));
+  cards.schedule('p1', version('p1', 'v2'));
+  cards.schedule('wait', version('wait', 'waiting for you'), { rank: 'attention' });
+  cards.schedule('p1', version('p1', 'v3'));
+  const final = cards.updateNow('done', version('done', 'completed'));
+  expect(cards.pendingByRank()).toEqual({ final: 1, attention: 1, progress: 2 });
+  for (let n = 2; n <= 5; n++) {
+    await clock.advance(1_000);
+    await editsSeen(n);
+    if (n === 2) await final;
+  }
+  expect(shown).toEqual(['p1 v1', 'done completed', 'wait waiting for you', 'p2 v1', 'p1 v3']);
+  await vi.waitFor(() => expect(cards.updates).toBe(5));
+  sandbox.workspace.off('change', onChange);
   await cards.stop();
 });

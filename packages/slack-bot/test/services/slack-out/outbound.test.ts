@@ -65,7 +65,7 @@ describe('the outbound queue', () => {
     expect(order).toEqual(['chatter 1', 'card edit', 'prompt', 'chatter 2']);
   });
 
-  it("a 429 pauses the channel's whole queue for its Retry-After, once; the refused call goes again first", async () => {
+  it("a 429 pauses the channel's posts for its Retry-After, once; the refused call goes again first", async () => {
     const clock = new ManualClock(0);
     const metrics = newMetrics();
     const queue = new OutboundQueue(logger, metrics, { postPerSecond: 100, postBurst: 10, clock });
@@ -128,5 +128,132 @@ describe('the outbound queue', () => {
     await clock.advance(2_000);
     await Promise.all(calls);
     expect(await metrics.text()).toMatch(/^slack_outbound_queue_depth 0$/m);
+  });
+
+  it("a post that can go never waits behind an edit the workspace's edit budget holds back", async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), {
+      postPerSecond: 1,
+      postBurst: 5,
+      updatePerMinute: 60,
+      updateBurst: 1,
+      clock,
+    });
+    const order: string[] = [];
+    let answerFirstEdit: () => void = () => {};
+    const call = (name: string, priority: 'urgent' | 'edit' | 'chatter', method: 'post' | 'update') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method,
+        run: () => {
+          order.push(name);
+          // The first edit's answer is slow: the channel's posts don't wait for it either.
+          return name === 'edit 1'
+            ? new Promise<void>((resolve) => (answerFirstEdit = resolve))
+            : Promise.resolve();
+        },
+      });
+    const all = [
+      call('edit 1', 'urgent', 'update'),
+      call('edit 2', 'urgent', 'update'),
+      call('prompt', 'urgent', 'post'),
+      call('card edit', 'edit', 'update'),
+      call('chatter 1', 'chatter', 'post'),
+      call('chatter 2', 'chatter', 'post'),
+    ];
+    await settle();
+    // Edits spend the workspace's budget (one now); posts the channel's (five now), in their order.
+    expect(order).toEqual(['edit 1', 'prompt', 'chatter 1', 'chatter 2']);
+    await clock.advance(1_000);
+    await settle();
+    expect(order).toEqual(['edit 1', 'prompt', 'chatter 1', 'chatter 2', 'edit 2']);
+    await clock.advance(1_000);
+    await settle();
+    expect(order.at(-1)).toBe('card edit');
+    answerFirstEdit();
+    await Promise.all(all);
+  });
+
+  it('a 429 on an edit pauses the edits only: the channel goes on posting', async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 100, postBurst: 10, clock });
+    const channel = CHANNEL;
+    const card = String((await slack.chat.postMessage({ channel, text: 'card' })).ts);
+    const from = lastSeq();
+    sandbox.failNext({ method: 'chat.update', error: 'ratelimited', retryAfter: 3, channel });
+    const edit = queue.run({
+      channel,
+      priority: 'urgent',
+      method: 'update',
+      run: () => slack.chat.update({ channel, ts: card, text: 'card, edited' }),
+    });
+    const calls = () =>
+      sandbox.workspace.apiCalls.filter((c) => c.seq > from).map((c) => `${c.method} ${c.status}`);
+    await sandbox.workspace.waitFor(() => calls()[0], { what: 'the 429' });
+    await queue.run({
+      channel,
+      priority: 'chatter',
+      method: 'post',
+      run: () => slack.chat.postMessage({ channel, text: 'chatter while edits wait' }),
+    });
+    expect(calls()).toEqual(['chat.update 429', 'chat.postMessage 200']);
+    await clock.advance(3_000);
+    await edit;
+    expect(calls()).toEqual(['chat.update 429', 'chat.postMessage 200', 'chat.update 200']);
+  });
+
+  it("promotes a session's waiting calls ahead of other sessions' chatter, in their order", async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    const post = (name: string, tag: string) =>
+      queue.run({
+        channel: CHANNEL,
+        priority: 'chatter',
+        method: 'post',
+        tag,
+        run: async () => {
+          order.push(name);
+        },
+      });
+    const all = [post('a1', 'a'), post('b1', 'b'), post('a2', 'a'), post('b2', 'b')];
+    await settle();
+    expect(queue.promote(CHANNEL, 'b', 'outcome')).toBe(2);
+    for (let i = 0; i < 3; i++) {
+      await settle();
+      await clock.advance(1_000);
+    }
+    await Promise.all(all);
+    expect(order).toEqual(['a1', 'b1', 'b2', 'a2']);
+  });
+
+  it('outcomes go one session after another, in the order the sessions finished, not round-robin', async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    const post = (name: string, tag: string, priority: 'outcome' | 'chatter') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method: 'post',
+        tag,
+        run: async () => {
+          order.push(name);
+        },
+      });
+    const all = [post('a1', 'a', 'chatter'), post('b1', 'b', 'chatter'), post('a2', 'a', 'chatter')];
+    all.push(post('b2', 'b', 'chatter'));
+    await settle();
+    // b finished first, then a: each one's chatter, then its report.
+    queue.promote(CHANNEL, 'b', 'outcome');
+    queue.promote(CHANNEL, 'a', 'outcome');
+    all.push(post('a report', 'a', 'outcome'), post('b report', 'b', 'outcome'));
+    for (let i = 0; i < 5; i++) {
+      await settle();
+      await clock.advance(1_000);
+    }
+    await Promise.all(all);
+    expect(order).toEqual(['a1', 'b1', 'b2', 'b report', 'a2', 'a report']);
   });
 });

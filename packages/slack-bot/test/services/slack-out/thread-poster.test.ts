@@ -144,6 +144,35 @@ describe('batches and crashes', () => {
     expect(JSON.parse(metadata.event_payload.keys)).toEqual(keys.slice(1));
   });
 
+  it("a lease moved to another replica: the session's waiting chatter is withdrawn here, left for the new owner", async () => {
+    const place = await thread();
+    const other = await thread();
+    const clock = new ManualClock(Date.now());
+    // No burst: the first message of `other` takes the channel's token, the session's wait behind it.
+    const outbound = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const { poster: p, posts } = poster({ outbound, clock });
+    await p.enqueueText(other, 'msg:x', text('Other session.'));
+    await sandbox.workspace.waitFor(() => replies(other.cardTs)[0], { what: "the other session's post" });
+    for (let i = 1; i <= 3; i++) await p.enqueueText(place, `msg:${i}`, text(`Waiting message ${i}.`));
+    p.withdraw(place.sessionId);
+    await clock.advance(5_000);
+    // Nothing of it was posted here, and every message is still recorded with its content, unsent: the
+    // new owner's recovery finds and posts them.
+    expect(replies(place.cardTs)).toEqual([]);
+    expect((await posts.unsent(place.sessionId)).map((r) => r.key).sort()).toEqual([
+      'msg:1',
+      'msg:2',
+      'msg:3',
+    ]);
+    const { poster: next } = poster({ posts });
+    await next.recover(place);
+    await sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: "the new owner's post" });
+    const shown = replies(place.cardTs)
+      .map((m) => m.text ?? '')
+      .join('\n');
+    for (let i = 1; i <= 3; i++) expect(shown.split(`Waiting message ${i}.`)).toHaveLength(2);
+  });
+
   it('after a crash: a recorded post found in the thread is not posted again; one never made is posted once', async () => {
     const place = await thread();
     const posts = new FakePosts();

@@ -1,0 +1,80 @@
+/** What the outbound queue is asked to send, and how it is told about Slack's limits. */
+import type { Clock } from '@agent-sessions/core';
+
+/**
+ * What goes first in a channel: prompts, answers and refusals (a person is waiting), then a session's
+ * outcome (its report, once its chatter is out), then card edits, then the agent's chatter (which batches
+ * while it waits). Priority only orders calls that spend the same limit: a call whose limit has room never
+ * waits behind one whose limit has none.
+ */
+export type OutboundPriority = 'urgent' | 'outcome' | 'edit' | 'chatter';
+export const PRIORITIES: readonly OutboundPriority[] = ['urgent', 'outcome', 'edit', 'chatter'];
+
+/**
+ * Which of Slack's limits a call spends. `turn`: no call at all, only a turn in the queue (a batch waits
+ * for its turn, then queues its post); `history` runs in a lane of its own, so a crash look-up (Slack may
+ * allow one a minute) never holds the channel's posts.
+ */
+export type OutboundMethod = 'post' | 'update' | 'upload' | 'tier4' | 'history' | 'turn';
+
+export interface OutboundCall<T> {
+  /** The channel whose queue it waits in (a user id for a DM). */
+  channel: string;
+  priority: OutboundPriority;
+  method: OutboundMethod;
+  run: () => Promise<T>;
+  /** Whose call it is (a session id): `promote` moves a session's waiting calls ahead. */
+  tag?: string;
+  /**
+   * Asked when the call could go: true while it may spend only what its limit would otherwise lose (a
+   * card's progress): it waits for a full bucket, so what is saved up stays for what matters more.
+   */
+  spare?: () => boolean;
+}
+
+export interface OutboundOptions {
+  /** `off`: every call runs at once and 429s are left to the Web API client (the benchmark's naive way). */
+  pacing?: 'on' | 'off';
+  /**
+   * chat.postMessage per channel: Slack allows about 1 a second with short bursts. Every post the bot
+   * makes goes through here (a session's first card too), so the queue may spend the whole of it.
+   */
+  postPerSecond?: number;
+  postBurst?: number;
+  /**
+   * chat.update (Tier 3, 50+ a minute) for the whole workspace, and the edits it may send at once: Slack
+   * counts its tiers per minute and tolerates bursts, so a minute's worth by default.
+   */
+  updatePerMinute?: number;
+  updateBurst?: number;
+  /** views / ephemerals (Tier 4, ~100 a minute) for the whole workspace. */
+  tier4PerMinute?: number;
+  /**
+   * conversations.replies / history (crash look-ups only): Tier 3 for most apps. Where Slack allows one a
+   * minute (commercial apps outside the Marketplace), its 429s pause the look-ups' lane, nothing else.
+   */
+  historyPerMinute?: number;
+  /** A 429 without a usable Retry-After pauses the limit it hit this long. */
+  defaultRetryAfterMs?: number;
+  clock?: Clock;
+  /**
+   * Slack's limits shared with the other replicas (the database's token buckets): a channel's posts and
+   * the workspace's edits are spent from there; without it each process paces alone.
+   */
+  shared?: SharedBudgets;
+}
+
+/** Token buckets every replica spends from (store/slack-budgets.ts). */
+export interface SharedBudgets {
+  /** Takes a token, leaving `keep`: 0 when taken, else the milliseconds until one may be. */
+  take(key: string, rate: { perSecond: number; burst: number }, keep?: number): Promise<number>;
+  pause(key: string, ms: number): Promise<void>;
+}
+
+/** A 429 from Slack: Bolt's client with `rejectRateLimitedCalls`, or a raw `ratelimited` answer. */
+export function rateLimitedRetryAfterMs(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const e = error as { code?: unknown; retryAfter?: unknown; data?: { error?: unknown } };
+  if (e.code !== 'slack_webapi_rate_limited_error' && e.data?.error !== 'ratelimited') return undefined;
+  return typeof e.retryAfter === 'number' && e.retryAfter >= 0 ? e.retryAfter * 1000 : -1;
+}

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlStore } from '../../src/index.js';
+import { storeBackends } from './backends.js';
+
+// The shared budget's arithmetic runs in the database (its clock): no fake clock here, so the rate is
+// tiny (one token a minute) and nothing depends on how fast the machine runs.
+const RATE = { perSecond: 1 / 60, burst: 2 };
+
+for (const backend of storeBackends('budgets')) {
+  describe.skipIf(backend.skip)(`Slack's limits shared through the store (${backend.name})`, () => {
+    let a: SqlStore;
+    let b: SqlStore;
+    beforeAll(async () => {
+      a = await backend.open();
+      // PostgreSQL: a second connection pool, as a second replica has.
+      b = backend.name === 'PostgreSQL' ? await backend.open() : a;
+    });
+    afterAll(async () => {
+      if (b !== a) await b?.close();
+      await a?.close();
+      await backend.cleanup();
+    });
+
+    it('two replicas taking at once share one bucket: the burst, then a wait', async () => {
+      const key = `chat.postMessage:C${Math.random().toString(36).slice(2)}`;
+      const waits = await Promise.all([
+        a.slackBudgets.take(key, RATE),
+        b.slackBudgets.take(key, RATE),
+        a.slackBudgets.take(key, RATE),
+        b.slackBudgets.take(key, RATE),
+      ]);
+      // Two tokens between them, whoever asked first; the others are told to wait about a minute.
+      expect(waits.filter((w) => w === 0)).toHaveLength(2);
+      for (const w of waits.filter((w) => w > 0)) {
+        expect(w).toBeGreaterThan(30_000);
+        expect(w).toBeLessThanOrEqual(60_000);
+      }
+    });
+
+    it('a spare call (keep = burst − 1) goes only from a full bucket; a 429 pauses every replica', async () => {
+      const key = `chat.update:${Math.random().toString(36).slice(2)}`;
+      expect(await a.slackBudgets.take(key, RATE, 1)).toBe(0);
+      expect(await b.slackBudgets.take(key, RATE, 1)).toBeGreaterThan(0);
+      // Not full, but a token is there for a call that needn't keep any.
+      expect(await b.slackBudgets.take(key, RATE)).toBe(0);
+      const other = `chat.update:${Math.random().toString(36).slice(2)}`;
+      expect(await a.slackBudgets.take(other, { perSecond: 1_000, burst: 5 })).toBe(0);
+      await a.slackBudgets.pause(other, 120_000);
+      const wait = await b.slackBudgets.take(other, { perSecond: 1_000, burst: 5 });
+      expect(wait).toBeGreaterThan(60_000);
+    });
+  });
+}
