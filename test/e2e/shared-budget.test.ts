@@ -34,7 +34,8 @@ describe.skipIf(!TEST_DATABASE_URL)("two replicas at saturation share Slack's li
         );
         return found.length === SESSIONS ? found : undefined;
       },
-      { what: `${SESSIONS} cards` },
+      // Cards wait their turn at one post a second, beside every other suite's processes.
+      { what: `${SESSIONS} cards`, timeoutMs: 60_000 },
     );
     // Both replicas follow some of the sessions (each posts its own sessions' chatter).
     const owners = await database.query<{ owner: string }>(
