@@ -9,6 +9,7 @@ import { serveRoutes, urlOf } from './http/routes-server.js';
 import { createLogger, type Logger } from './logger.js';
 import type { SessionPublisher } from './services/following/session-publisher.js';
 import type { BotMetrics } from './services/ops/metrics.js';
+import { type BotIdentity, botIdentity } from './services/slack-out/bot-identity.js';
 import { openStore, type Store } from './store/index.js';
 import {
   access,
@@ -52,14 +53,16 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const audit = auditTrail(settings, store);
   const { app, routes } = slackApp(settings, { store, client, metrics, audit });
   const slack = app.client;
-  const out = slackOut(settings, { slack, store, metrics });
-  const { policy, visibility } = access(settings, { slack });
+  const self = botIdentity(slack);
+  const out = slackOut(settings, { slack, store, metrics, self });
+  const { policy, visibility } = access(settings, { slack, self });
   const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower });
   const leases = leaseKeeper(settings, { store, follower, out, replicaId });
   const built = {
     store,
     client,
     slack,
+    self,
     out,
     follower,
     metrics,
@@ -77,7 +80,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const server = await serve(app, routes, config);
   follower.start();
   await leases.start();
-  await learnWhoWeAre({ slack, audit, identity, logger });
+  await learnWhoWeAre({ self, audit, identity, logger });
   reminders.start();
   recoverUnsentPosts({ publisher, follower, logger });
   const url = urlOf(server, config.host);
@@ -112,17 +115,16 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
 
 /** Who the bot is (it "answers" a question rejected on timeout) and its workspace (the audit's team). */
 async function learnWhoWeAre(parts: {
-  slack: App['client'];
+  self: () => Promise<BotIdentity>;
   audit: { teamId: string | undefined };
   identity: { botUserId: string };
   logger: Logger;
 }): Promise<void> {
-  const { slack, audit, identity, logger } = parts;
-  await slack.auth
-    .test()
+  const { self, audit, identity, logger } = parts;
+  await self()
     .then((me) => {
-      if (me.user_id) identity.botUserId = me.user_id;
-      audit.teamId = me.team_id;
+      if (me.userId) identity.botUserId = me.userId;
+      audit.teamId = me.teamId;
     })
     .catch((error: unknown) => logger.warn({ err: error }, 'auth.test failed; audit records carry no team'));
 }

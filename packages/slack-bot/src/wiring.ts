@@ -31,6 +31,7 @@ import {
 import { StartingService } from './services/people/starting.js';
 import { SteeringService } from './services/people/steering.js';
 import { SessionVisibility } from './services/people/visibility.js';
+import type { BotIdentity } from './services/slack-out/bot-identity.js';
 import { CardUpdater, type CardUpdaterOptions } from './services/slack-out/card-updater.js';
 import { Notifier } from './services/slack-out/notifier.js';
 import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
@@ -81,6 +82,8 @@ export interface Parts {
   audit: AuditService;
   /** Bolt's client: reads, and calls that needn't wait in the outbound queue. */
   slack: SlackClient;
+  /** Who the bot is, from one auth.test asked once for all (poster, Slack Connect check, audit). */
+  self: () => Promise<BotIdentity>;
   out: SlackOut;
   policy: ActPolicy;
   visibility: SessionVisibility;
@@ -155,7 +158,7 @@ export type SlackOut = ReturnType<typeof slackOut>;
 /** How the bot's own calls reach Slack: the paced queue, the thread poster and the card updater. */
 export function slackOut(
   { config, tuning, logger }: Settings,
-  { slack, store, metrics }: Pick<Parts, 'slack' | 'store' | 'metrics'>,
+  { slack, store, metrics, self }: Pick<Parts, 'slack' | 'store' | 'metrics' | 'self'>,
 ) {
   // Replicas (PostgreSQL) spend one budget: Slack limits the app per workspace, not per process.
   const outbound = new OutboundQueue(logger, metrics, {
@@ -176,7 +179,7 @@ export function slackOut(
       : slack;
   // A new session's card and a prompt marked answered wait in the same queue, first in their channel.
   const chat = config.slackPacing === 'on' ? queuedChat(paced, outbound) : slack;
-  const poster = new ThreadPoster(paced, store.posts, logger, metrics, tuning.posts, outbound);
+  const poster = new ThreadPoster(paced, store.posts, logger, metrics, { ...tuning.posts, self }, outbound);
   const cards = new CardUpdater(paced, logger, metrics, tuning.cards, outbound);
   return { outbound, paced, chat, poster, cards };
 }
@@ -187,12 +190,12 @@ export function slackOut(
  */
 export function access(
   { config, tuning, logger }: Settings,
-  { slack }: Pick<Parts, 'slack'>,
+  { slack, self }: Pick<Parts, 'slack' | 'self'>,
 ): { policy: ActPolicy; visibility: SessionVisibility } {
   const membersTtlMs = tuning.policy?.membersTtlMs;
   const approvers = new Approvers(slack, config.approvers, logger, membersTtlMs);
   // One reader of channel members (Slack Connect guests left out) for acting and for reading.
-  const homeTeam = new HomeTeam(slack, logger, membersTtlMs);
+  const homeTeam = new HomeTeam(slack, logger, membersTtlMs, self);
   const members = new ChannelMembers(slack, approvers, logger, membersTtlMs, homeTeam);
   const { maxBudget, policy: name } = config.approvals;
   const chosen = choosePolicy(name, approvers, members);

@@ -17,8 +17,10 @@ export class HomeTeam {
     private readonly slack: Pick<SlackClient, 'auth' | 'users'>,
     private readonly logger: Logger,
     private readonly ttlMs = 60_000,
+    /** Who the bot is (the bot's one auth.test reader); asked of Slack here when not given. */
+    self?: () => Promise<BotIdentity>,
   ) {
-    this.#self = botIdentity(slack);
+    this.#self = self ?? botIdentity(slack);
   }
 
   async includes(userId: string): Promise<boolean> {

@@ -61,6 +61,8 @@ export interface ThreadLookupOptions {
   pendingGraceMs: number;
   /** Pages of conversations.replies read to find a post after a crash. */
   maxLookupPages: number;
+  /** Who the bot is (the bot's one auth.test reader); asked of Slack here when not given. */
+  self?: (() => Promise<BotIdentity>) | undefined;
 }
 
 export class ThreadLookup {
@@ -77,7 +79,7 @@ export class ThreadLookup {
   readonly #self: () => Promise<BotIdentity>;
 
   constructor(private readonly deps: ThreadLookupOptions) {
-    this.#self = botIdentity(deps.slack);
+    this.#self = deps.self ?? botIdentity(deps.slack);
   }
 
   /** A key recorded and not posted: found in the thread, still being posted (young), or to post again. */

@@ -1,8 +1,7 @@
 /**
- * Posting into a session's thread, exactly once per key. Over 300 lines because one key's way from its
- * record to its ts, with the one outcome of each Slack error (channel gone, content refused, anything
- * else), reads best in one place; the crash look-up (thread-lookup.ts), chatter batching
- * (thread-batches.ts) and long-content layout (thread-layout.ts) are files of their own.
+ * Posting into a session's thread, exactly once per key. Over 300 lines because one key's way from record
+ * to ts, with the one outcome of each Slack error (channel gone, content refused, anything else), reads best
+ * in one place; the crash look-up, chatter batching and long content are thread-{lookup,batches,layout}.ts.
  */
 import { type Clock, systemClock } from '@agent-sessions/core';
 import type { MessageText } from '../../blocks/agent-message.js';
@@ -14,7 +13,7 @@ import { type OutboundMethod, type OutboundPriority, OutboundQueue, queuedChat }
 import { type SlackClient, slackErrorCode } from './slack.js';
 import { ThreadBatches } from './thread-batches.js';
 import { fileStem, layoutFor, plainParts } from './thread-layout.js';
-import { postMetadata, ThreadLookup } from './thread-lookup.js';
+import { postMetadata, ThreadLookup, type ThreadLookupOptions } from './thread-lookup.js';
 import {
   CannotPostHereError,
   CHANNEL_GONE_ERRORS,
@@ -24,7 +23,7 @@ import {
   type ThreadMessage,
 } from './thread-place.js';
 
-export interface ThreadPosterOptions {
+export interface ThreadPosterOptions extends Pick<ThreadLookupOptions, 'self'> {
   /**
    * A key marked as being posted but with no ts may belong to a replica still posting it. Younger than
    * this, we wait (the follower re-delivers); older, its poster is gone and we post once more.
@@ -82,6 +81,7 @@ export class ThreadPoster {
       call: (method, priority, channel, call, name) => this.#call(method, priority, { channel }, call, name),
       pendingGraceMs: options.pendingGraceMs ?? 15_000,
       maxLookupPages: options.maxLookupPages ?? 5,
+      self: options.self,
     });
     this.#batches = new ThreadBatches({
       outbound: this.outbound,
