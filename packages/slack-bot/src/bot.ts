@@ -22,6 +22,7 @@ import {
   type RunnableConfig,
   reminderService,
   type Settings,
+  serviceKeys,
   sessionPublisher,
   slackApp,
   slackOut,
@@ -56,8 +57,9 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const self = botIdentity(slack);
   const out = slackOut(settings, { slack, store, metrics, self });
   const { policy, visibility } = access(settings, { slack, self });
-  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower });
-  const leases = leaseKeeper(settings, { store, follower, out, replicaId });
+  const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
+  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower, keys });
+  const leases = leaseKeeper(settings, { store, follower, out, replicaId, keys });
   const built = {
     store,
     client,
@@ -71,12 +73,14 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     audit,
     publisher,
     leases,
+    keys,
   };
   const people = peopleServices(settings, built);
   const identity = { botUserId: 'bot' };
   const reminders = reminderService(settings, { ...built, people, botUserId: () => identity.botUserId });
   registerListeners(app, listenerContext(settings, { people }));
 
+  await reencryptKeys(keys, logger);
   const server = await serve(app, routes, config);
   follower.start();
   await leases.start();
@@ -111,6 +115,21 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   };
   const eventsUrl = url && !config.slack.appToken ? `${url}/slack/events` : undefined;
   return { app, url, eventsUrl, store, follower, metrics, logger, replicaId, stop };
+}
+
+/** Rotation: keys encrypted under AGENT_KEY_ENCRYPTION_KEY_PREVIOUS are encrypted again under the new key. */
+async function reencryptKeys(
+  keys: { service: { reencryptAll(): Promise<{ reencrypted: number; unreadable: number }> } },
+  logger: Logger,
+) {
+  const { reencrypted, unreadable } = await keys.service.reencryptAll();
+  if (reencrypted > 0)
+    logger.info({ reencrypted }, 'service keys encrypted again under the current encryption key');
+  if (unreadable > 0)
+    logger.warn(
+      { unreadable },
+      'service keys no configured encryption key can read: their owners must link them again',
+    );
 }
 
 /** Who the bot is (it "answers" a question rejected on timeout) and its workspace (the audit's team). */
@@ -171,6 +190,8 @@ function botLogger(config: RunnableConfig, tuning: BotTuning): Logger {
       slack.signingSecret,
       slack.appToken,
       service.apiKey,
+      config.keys?.encryptionKey,
+      ...(config.keys?.previousEncryptionKeys ?? []),
       config.approvals.auditToken,
       databasePassword(config.databaseUrl),
     ],

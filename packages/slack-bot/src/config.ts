@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type KeysConfig, keysConfigOf, keysEnv, keysEnvProblems } from './services/keys/key-config.js';
 
 const list = z
   .string()
@@ -144,6 +145,8 @@ const schema = z
     AGENT_SLACK_PACING: z
       .enum(['on', 'off'], { error: 'AGENT_SLACK_PACING must be on or off' })
       .default('on'),
+    // Service keys per workspace or person (issue #25).
+    ...keysEnv,
   })
   .superRefine((env, ctx) => {
     if (env.SLACK_BOT_TOKEN && !env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
@@ -161,6 +164,8 @@ const schema = z
         message: 'SLACK_BOT_TOKEN is required when Slack is configured',
       });
     }
+    for (const { name, message } of keysEnvProblems(env))
+      ctx.addIssue({ code: 'custom', path: [name], message });
     if (env.AGENT_SERVICE_URL && !env.AGENT_API_KEY) {
       ctx.addIssue({
         code: 'custom',
@@ -189,6 +194,8 @@ export interface BotConfig {
   threadReplies: 'steer' | 'mention-only';
   /** off: one post per message and 429s left to the Web API client (the benchmark's naive strategy). */
   slackPacing: 'on' | 'off';
+  /** Service keys per workspace or person (issue #25). */
+  keys?: KeysConfig;
 }
 
 /** Issue #15: who may answer, reminders and escalation, question timeouts, the audit record. */
@@ -273,6 +280,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     },
     threadReplies: e.AGENT_THREAD_REPLIES,
     slackPacing: e.AGENT_SLACK_PACING,
+    keys: keysConfigOf(e),
   };
 }
 

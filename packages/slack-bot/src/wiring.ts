@@ -12,6 +12,7 @@ import { boltLogger, type Logger } from './logger.js';
 import { ReminderService } from './services/approvals/reminders.js';
 import { LeaseKeeper, type LeaseKeeperOptions } from './services/following/lease-keeper.js';
 import { SessionPublisher } from './services/following/session-publisher.js';
+import { type KeyParts, keyParts, keysInAppHome } from './services/keys/index.js';
 import { AuditService } from './services/ops/audit.js';
 import { healthRoutes } from './services/ops/health.js';
 import { BotMetrics } from './services/ops/metrics.js';
@@ -36,6 +37,7 @@ import { CardUpdater, type CardUpdaterOptions } from './services/slack-out/card-
 import { Notifier } from './services/slack-out/notifier.js';
 import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
 import type { SlackClient } from './services/slack-out/slack.js';
+import { threadPlace } from './services/slack-out/thread-place.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
 import type { Store } from './store/index.js';
 
@@ -91,6 +93,8 @@ export interface Parts {
   leases: LeaseKeeper;
   people: People;
   replicaId: string;
+  /** Service keys per workspace or person (issue #25): each session's calls go with its key. */
+  keys: KeyParts;
   /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
   botUserId: () => string;
 }
@@ -216,7 +220,8 @@ export function sessionPublisher(
     policy,
     audit,
     follower,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower'>,
+    keys,
+  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys'>,
 ): SessionPublisher {
   const publisher = new SessionPublisher({
     store,
@@ -228,6 +233,7 @@ export function sessionPublisher(
     showReasoning: config.showReasoning,
     answerers: (session, request) => policy.whoMayAnswer?.(session, request).line,
     latestDecision: (sessionId) => audit.latestDecision(sessionId),
+    keyProblem: (session, error) => keys.guard.onError(session, error),
   });
   publisher.attach(follower);
   return publisher;
@@ -236,13 +242,15 @@ export function sessionPublisher(
 /** Which sessions this replica follows; another replica's card is forgotten when its lease is lost. */
 export function leaseKeeper(
   { config, tuning, logger }: Settings,
-  { store, follower, out, replicaId }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId'>,
+  { store, follower, out, replicaId, keys }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys'>,
 ): LeaseKeeper {
   // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
   out.poster.owns = (sessionId) => follower.isFollowing(sessionId);
   return new LeaseKeeper(store, follower, logger, {
     owner: replicaId,
     ttlMs: config.leaseTtlMs,
+    // Each session with its key's reader (its own budget), or left alone while its key can't be used.
+    readerFor: (sessionId) => keys.guard.readerFor(sessionId),
     ...tuning.leases,
     // Another replica edits its card from now on: what this one last showed may no longer be there.
     onLost: (sessionId) => {
@@ -260,8 +268,9 @@ export function peopleServices(
   { config, logger }: Settings,
   parts: Omit<Parts, 'people' | 'replicaId' | 'botUserId'>,
 ) {
-  const { store, client, slack, out, follower, metrics, policy, visibility, audit, publisher, leases } =
-    parts;
+  const { store, slack, out, follower, metrics, policy, visibility, audit, publisher, leases, keys } = parts;
+  // Every call about a session goes with that session's key, whoever acts (issue #25).
+  const client = keys.calls;
   const { sessions, prompts, events } = store;
   const notifier = new Notifier({
     slack: out.paced,
@@ -293,6 +302,7 @@ export function peopleServices(
       await leases.refresh();
     },
     ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),
+    keys: keys.service,
   });
   const { threadReplies } = config;
   const conversation = new ConversationService({
@@ -311,21 +321,60 @@ export function peopleServices(
     visibility,
     audit,
   });
-  return { notifier, answering, steering, starting, conversation, feedback, directory };
+  const approvers = new Approvers(slack, config.approvers, logger);
+  const keyLinking = keysInAppHome({
+    keys,
+    slack,
+    isApprover: (userId) => approvers.includes(userId),
+    home: (userId, top) => directory.home(userId, undefined, top),
+    signup: (body, timeoutMs) => parts.client.auth.signup(body, { timeoutMs, maxRetries: 0 }),
+    logger,
+  });
+  return { notifier, answering, steering, starting, conversation, feedback, directory, keyLinking };
+}
+
+/** Service keys (issue #25): linked in App Home, encrypted at rest, one follower budget per key. */
+export function serviceKeys(
+  { config, logger }: Settings,
+  {
+    store,
+    client,
+    follower,
+    out,
+    metrics,
+    self,
+  }: Pick<Parts, 'store' | 'client' | 'follower' | 'out' | 'metrics' | 'self'>,
+): KeyParts {
+  return keyParts({
+    config: config.keys,
+    serviceUrl: config.service.url,
+    defaultApiKey: config.service.apiKey,
+    defaultClient: client,
+    repo: store.serviceKeys,
+    homeTeam: async () => (await self()).teamId,
+    unfollow: (sessionId) => follower.unfollow(sessionId),
+    notify: async (session, key, text) => {
+      await out.poster.post(threadPlace(session), key, { text });
+    },
+    registry: metrics.registry,
+    requestsPerSecond: config.requestsPerSecond,
+    logger,
+  });
 }
 
 /** What the listeners may use: the services, never the store or the service's client. */
 export function listenerContext({ logger }: Settings, { people }: Pick<Parts, 'people'>): ListenerContext {
-  const { answering, steering, starting, conversation, feedback, directory } = people;
-  return { answering, steering, starting, conversation, feedback, directory, logger };
+  const { answering, steering, starting, conversation, feedback, directory, keyLinking } = people;
+  return { answering, steering, starting, conversation, feedback, directory, keys: keyLinking, logger };
 }
 
 /** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */
 export function reminderService(
   { config, tuning, logger }: Settings,
-  parts: Pick<Parts, 'store' | 'client' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId'>,
+  parts: Pick<Parts, 'store' | 'keys' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId'>,
 ): ReminderService {
-  const { store, client, slack, out, people, policy, audit, botUserId } = parts;
+  const { store, slack, out, people, policy, audit, botUserId } = parts;
+  const client = parts.keys.calls;
   return new ReminderService({
     reminders: store.reminders,
     prompts: store.prompts,

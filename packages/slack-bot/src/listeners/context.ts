@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import type { KeyLinking } from '../services/keys/key-linking.js';
 import type { AnsweringService } from '../services/people/answering.js';
 import type { ConversationService } from '../services/people/conversation.js';
 import type { SessionDirectory } from '../services/people/directory.js';
@@ -14,5 +15,7 @@ export interface ListenerContext {
   directory: Pick<SessionDirectory, 'list' | 'status' | 'history' | 'home'>;
   conversation: Pick<ConversationService, 'handle'>;
   feedback: Pick<FeedbackService, 'record'>;
+  /** Service keys in App Home (issue #25). */
+  keys?: Pick<KeyLinking, 'homeBlocks' | 'openForm' | 'submitLink' | 'submitSignup' | 'remove'>;
   logger: Logger;
 }

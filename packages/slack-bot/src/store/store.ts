@@ -8,6 +8,7 @@ import { migrate } from './migrations.js';
 import { type PostRepository, SqlPostRepository } from './posts.js';
 import { type PromptRepository, SqlPromptRepository } from './prompts.js';
 import { type ReminderRepository, SqlReminderRepository } from './reminders.js';
+import { type ServiceKeyRepository, SqlServiceKeyRepository } from './service-keys.js';
 import { type SessionRepository, SqlSessionRepository } from './sessions.js';
 import { type SlackBudgetRepository, SqlSlackBudgetRepository } from './slack-budgets.js';
 import type { SqlClient } from './sql.js';
@@ -31,6 +32,8 @@ export interface Store {
   feedback: FeedbackRepository;
   /** Slack's limits, one budget for all replicas (issue #22). */
   slackBudgets: SlackBudgetRepository;
+  /** Service keys linked in App Home, encrypted (issue #25). */
+  serviceKeys: ServiceKeyRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -47,6 +50,7 @@ export class SqlStore implements Store {
   readonly reminders: SqlReminderRepository;
   readonly feedback: SqlFeedbackRepository;
   readonly slackBudgets: SqlSlackBudgetRepository;
+  readonly serviceKeys: SqlServiceKeyRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -59,6 +63,7 @@ export class SqlStore implements Store {
     this.reminders = new SqlReminderRepository(sql);
     this.feedback = new SqlFeedbackRepository(sql);
     this.slackBudgets = new SqlSlackBudgetRepository(sql);
+    this.serviceKeys = new SqlServiceKeyRepository(sql);
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {
