@@ -95,6 +95,10 @@ export class EmulatorAdmin {
   async setQuirks(quirks: string): Promise<string[]> {
     return (await this.#call<{ quirks: string[] }>('POST', '/quirks', { quirks })).quirks;
   }
+  /** Revokes an API key: every request with it answers 401 from now on. */
+  revokeKey(key: string): Promise<{ revoked: true }> {
+    return this.#call('POST', '/keys/revoke', { key });
+  }
   reset(): Promise<{ ok: true }> {
     return this.#call('POST', '/reset');
   }

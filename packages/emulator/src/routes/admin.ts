@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { jsonBody } from '../body.js';
 import type { Deps, Env } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { faultsSchema } from '../faults.js';
 import { presentRound } from '../present.js';
 import { parseQuirks, QuirksError, quirkNames } from '../quirks.js';
@@ -10,6 +10,10 @@ import { parseOr400 } from '../validation.js';
 
 const quirksBodySchema = z.object({
   quirks: z.string({ error: 'quirks is required: "all", "" or a comma list of quirk names' }),
+});
+
+const revokeSchema = z.object({
+  key: z.string({ error: 'key is required: the API key to revoke' }).min(1, 'key must not be empty'),
 });
 
 const advanceSchema = z.object({
@@ -111,6 +115,14 @@ export function adminRoutes(deps: Deps) {
       scheduledSteps: deps.scheduler.pending,
     }),
   );
+
+  // The contract's keys are "created and revoked in the app": a key revoked here answers 401 from then on,
+  // as a client following sessions with it must handle.
+  app.post('/keys/revoke', async (c) => {
+    const { key } = parseOr400(revokeSchema, await jsonBody(c));
+    if (!deps.store.accountsByKey.delete(key)) throw notFound('no such API key');
+    return c.json({ revoked: true });
+  });
 
   app.post('/reset', (c) => {
     for (const s of deps.store.sessions.values()) s.script.timer++;
