@@ -11,7 +11,7 @@ export type KeySlot = 'workspace' | 'person';
 export interface KeysHomeState {
   slot: KeySlot;
   /** The linked key's mask (`sk_…a1b2`), who linked it and when; absent when the slot is empty. */
-  linked?: { hint: string; linkedBy: string; linkedAt: string };
+  linked?: { hint: string; linkedBy: string; linkedAt: string; readable?: boolean };
   /** The viewer may link or remove this slot's key (the workspace's: admins and approvers). */
   mayManage: boolean;
   /** AGENT_KEY_ENCRYPTION_KEY is set: without it nothing can be linked. */
@@ -20,7 +20,11 @@ export interface KeysHomeState {
 }
 
 const linkedLine = (linked: NonNullable<KeysHomeState['linked']>) =>
-  `\`${escapeMrkdwn(linked.hint)}\` · linked by <@${linked.linkedBy}> on ${linked.linkedAt.slice(0, 10)}`;
+  `\`${escapeMrkdwn(linked.hint)}\` · linked by <@${linked.linkedBy}> on ${linked.linkedAt.slice(0, 10)}${
+    linked.readable === false
+      ? '\n⚠️ It can’t be read any more (the bot’s encryption key changed): link it again.'
+      : ''
+  }`;
 
 /** The Home tab's section about the Agent Session Service key the viewer's sessions run under. */
 export function keysHomeBlocks(s: KeysHomeState): KnownBlock[] {

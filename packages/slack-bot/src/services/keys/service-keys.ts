@@ -96,9 +96,17 @@ export class ServiceKeys {
   }
 
   /** What App Home shows of a slot's key: its mask and who linked it; nothing when empty. */
-  async linked(ref: string): Promise<Pick<StoredServiceKey, 'hint' | 'linkedBy' | 'linkedAt'> | undefined> {
+  async linked(
+    ref: string,
+  ): Promise<(Pick<StoredServiceKey, 'hint' | 'linkedBy' | 'linkedAt'> & { readable: boolean }) | undefined> {
     const row = await this.options.repo.get(ref);
-    return row && row.ciphertext !== '' ? row : undefined;
+    if (!row || row.ciphertext === '') return undefined;
+    return {
+      hint: row.hint,
+      linkedBy: row.linkedBy,
+      linkedAt: row.linkedAt,
+      readable: (await this.#resolve(ref)).ok,
+    };
   }
 
   /**

@@ -197,6 +197,30 @@ describe('KeyLinking', () => {
     });
   });
 
+  it('a key no configured encryption key can read is shown as such, with what to do', async () => {
+    const { keys, repo } = setup('per-person');
+    await keys.link({
+      ref: 'person:T1:U1',
+      teamId: 'T1',
+      userId: 'U1',
+      apiKey: 'sk_readable_once_1234',
+      by: 'U1',
+    });
+    const after = new ServiceKeys({
+      repo,
+      cipher: new KeyCipher(randomBytes(32)),
+      mode: 'per-person',
+      serviceUrl: 'http://127.0.0.1:9',
+      defaultClient: recordingClient('default', []),
+      homeTeam: async () => 'T1',
+      logger,
+    });
+    const home = JSON.stringify(await linking(after).service.homeBlocks('U1'));
+    expect(home).toContain('sk_…1234');
+    expect(home).toContain('can’t be read any more');
+    expect(JSON.stringify(await linking(keys).service.homeBlocks('U1'))).not.toContain('can’t be read');
+  });
+
   it('a key the service refuses is named under the field; nothing typed is dropped silently', async () => {
     const { keys } = setup('per-person');
     const { service } = linking(keys);
