@@ -51,6 +51,11 @@ export interface ServiceKeysOptions {
   defaultVersion?: string;
   /** The workspace a person acts in when the request doesn't say (single-workspace: the bot's own). */
   homeTeam: () => Promise<string | undefined>;
+  /**
+   * The workspace the current request belongs to, when the bot serves several (OAuth installs): asked
+   * before `homeTeam`. Never read from a payload's fields here: whoever calls it answers for it.
+   */
+  currentTeam?: () => string | undefined;
   logger: Logger;
   /** How long a slot's key, once read, serves before the store is asked again. Default 3 s. */
   cacheMs?: number;
@@ -86,7 +91,7 @@ export class ServiceKeys {
   }
 
   async teamOf(teamId: string | undefined): Promise<string> {
-    return teamId ?? (await this.options.homeTeam()) ?? 'unknown';
+    return teamId ?? this.options.currentTeam?.() ?? (await this.options.homeTeam()) ?? 'unknown';
   }
 
   /** The slot of `userId`'s sessions in this mode (the workspace's, or their own). */
