@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openPglite, openPostgres, SqlStore } from '../../src/index.js';
 import { createLogger } from '../../src/logger.js';
 import { KeyCipher } from '../../src/services/keys/cipher.js';
-import { KeyUnavailableError, ServiceKeys } from '../../src/services/keys/service-keys.js';
+import { KeyUnavailableError } from '../../src/services/keys/key-errors.js';
+import { ServiceKeys } from '../../src/services/keys/service-keys.js';
 import { storeBackends } from './backends.js';
 
 // Distinctive enough that finding it anywhere on disk or in a table means it was stored as it is.

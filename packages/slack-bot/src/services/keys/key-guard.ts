@@ -3,8 +3,9 @@ import { keyNotice } from '../../blocks/keys.js';
 import type { Logger } from '../../logger.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { ServiceKeyRepository } from '../../store/service-keys.js';
+import { KeyUnavailableError } from './key-errors.js';
 import type { SlotReaders } from './keyed-calls.js';
-import { KeyUnavailableError, type ServiceKeys } from './service-keys.js';
+import type { ServiceKeys } from './service-keys.js';
 
 function statusOf(error: unknown): number | undefined {
   const status = (error as { status?: unknown } | null)?.status;

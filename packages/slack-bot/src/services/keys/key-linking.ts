@@ -4,7 +4,8 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import { type KeySlot, keysHomeBlocks, linkKeyModal, signupModal } from '../../blocks/keys.js';
 import type { Logger } from '../../logger.js';
 import type { FormResult, Outcome } from '../outcome.js';
-import { NO_ENCRYPTION_KEY, personRef, type ServiceKeys, workspaceRef } from './service-keys.js';
+import { NO_ENCRYPTION_KEY } from './key-errors.js';
+import { personRef, type ServiceKeys, workspaceRef } from './service-keys.js';
 
 export type KeyFormValues = Record<string, string | string[] | undefined>;
 

@@ -8,6 +8,7 @@ import {
 import type { Logger } from '../../logger.js';
 import type { ServiceKeyRepository, StoredServiceKey } from '../../store/service-keys.js';
 import { type KeyCipher, KeyDecryptError, maskKey } from './cipher.js';
+import { KeyLinkError, KeyUnavailableError, NO_ENCRYPTION_KEY } from './key-errors.js';
 
 /** `per-workspace` (default): one key per workspace, linked by an admin. `per-person`: each starter's own. */
 export type KeyMode = 'per-workspace' | 'per-person';
@@ -19,19 +20,6 @@ export const personRef = (teamId: string, userId: string) => `person:${teamId}:$
 export const teamOfRef = (ref: string) => ref.split(':')[1];
 /** Associated data of a slot's ciphertext: moved to another slot, it no longer decrypts. */
 const ownerOf = (ref: string) => `agent-sessions service key ${ref}`;
-
-/** A key a session needs isn't there: removed by its owner, unreadable, or refused by the service. */
-export class KeyUnavailableError extends Error {
-  override name = 'KeyUnavailableError';
-  /** Read like the service's 401 by the follower: its error handler says so in the thread. */
-  readonly status = 401;
-  constructor(
-    readonly reason: 'removed' | 'unreadable',
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export type KeyCheck = { ok: true } | { ok: false; problem: 'rejected' | 'unreachable'; message: string };
 
@@ -290,12 +278,4 @@ export class ServiceKeys {
     }
     return { reencrypted, unreadable };
   }
-}
-
-export const NO_ENCRYPTION_KEY =
-  'Keys can’t be linked on this bot: its operator has not set AGENT_KEY_ENCRYPTION_KEY, and a key is never stored unencrypted.';
-
-/** Linking isn't possible as asked (no encryption key, not allowed): the message says why. */
-export class KeyLinkError extends Error {
-  override name = 'KeyLinkError';
 }
