@@ -102,5 +102,6 @@ describe.skipIf(!TEST_DATABASE_URL)('service keys across replicas, on PostgreSQL
     expect(world.output.filter((line) => line.includes(ALICE_KEY) || line.includes(ENCRYPTION_KEY))).toEqual(
       [],
     );
-  });
+    // Two processes starting and several waits, on a machine that may be busy: more than one wait's limit.
+  }, 180_000);
 });
