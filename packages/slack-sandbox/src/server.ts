@@ -125,7 +125,7 @@ export function createSandboxApp(
     driver: () => (ctx.pageDriverFor ? ctx.pageDriverFor(page().workspace.seed.teamId) : ctx.pageDriver?.()),
     emulatorUrl: ctx.emulatorUrl ?? (() => undefined),
   });
-  addOAuthRoutes(app, { oauth: ctx.oauth, tenants, appName: 'Agent Sessions' });
+  addOAuthRoutes(app, { oauth: ctx.oauth, tenants, appName: 'Agent Sessions', shown: page });
   addWebApiRoute(app, ctx);
   app.get('/sandbox/faults', (c) => c.json({ ok: true, faults: ctx.faults?.list() ?? [] }));
   app.post('/sandbox/faults', async (c) => {

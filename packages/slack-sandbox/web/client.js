@@ -10,6 +10,7 @@ import { renderChannel, renderHome } from '/web/messages.js';
 import { askToConfirm, renderModal } from '/web/overlays.js';
 import { escapeHtml } from '/web/render.js';
 import { $, dmId, post, toast, ui } from '/web/state.js';
+import { renderWorkspaces } from '/web/workspaces.js';
 
 function render() {
   if (!ui.state) return;
@@ -224,3 +225,5 @@ if (config.emulator) {
 const events = new EventSource('/sandbox/events');
 events.addEventListener('change', () => refresh());
 await refresh();
+await renderWorkspaces();
+setInterval(renderWorkspaces, 3000);

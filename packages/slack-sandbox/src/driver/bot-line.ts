@@ -69,6 +69,7 @@ export class BotLine {
     return {
       token: 'sandbox-verification-token',
       team_id: seed.teamId,
+      ...(seed.enterprise ? { enterprise_id: seed.enterprise.id } : {}),
       api_app_id: seed.appId,
       event,
       type: 'event_callback',
@@ -76,7 +77,7 @@ export class BotLine {
       event_time: Math.floor(Date.now() / 1000),
       authorizations: [
         {
-          enterprise_id: null,
+          enterprise_id: seed.enterprise?.id ?? null,
           team_id: seed.teamId,
           user_id: seed.botUserId,
           is_bot: true,

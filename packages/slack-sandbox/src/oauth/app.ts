@@ -23,6 +23,8 @@ export interface OAuthOptions {
   codeTtlSeconds?: number;
   /** The clock (epoch ms), for tests that move time themselves. */
   now?: () => number;
+  /** The bot's own install page (e.g. `http://127.0.0.1:3000/slack/install`): the page links "Add to Slack" to it. */
+  installUrl?: string;
 }
 
 /** An "Add to Slack" request, shown to a person who has not answered yet. */
@@ -77,6 +79,7 @@ export class OAuthApp {
   readonly grants = new Map<string, Grant>();
   readonly codeTtlMs: number;
   redirectUrls: string[];
+  installUrl: string | undefined;
   readonly #pending = new Map<string, PendingAuthorization>();
   readonly #codes = new Map<string, Code>();
   readonly #now: () => number;
@@ -90,6 +93,7 @@ export class OAuthApp {
     this.clientId = options.clientId ?? `${Math.floor(1e9 + Math.random() * 9e9)}.${random(6)}`;
     this.clientSecret = options.clientSecret ?? random(16);
     this.redirectUrls = [...(options.redirectUrls ?? [])];
+    this.installUrl = options.installUrl;
     this.codeTtlMs = (options.codeTtlSeconds ?? 600) * 1000;
     const lifetime = options.tokenLifetimeSeconds ?? 43_200;
     if (!Number.isInteger(lifetime) || lifetime < 1)

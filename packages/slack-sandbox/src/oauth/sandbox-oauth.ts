@@ -112,6 +112,18 @@ export class SandboxOAuth {
     }
     this.app.redirectUrls = [...urls];
   }
+  /** The bot's install page, where the sandbox page's "Add to Slack" goes (undefined until set). */
+  get installUrl(): string | undefined {
+    return this.app.installUrl;
+  }
+  setInstallUrl(url: string): void {
+    try {
+      new URL(url);
+    } catch {
+      throw new Error(`installUrl: "${url}" is not an absolute URL`);
+    }
+    this.app.installUrl = url;
+  }
   get tokenRotation(): boolean {
     return this.app.tokens.rotation;
   }
