@@ -18,6 +18,10 @@ function render() {
   const s = ui.state;
   $('workspace').textContent = s.team?.domain ?? 'Sandbox';
   const users = s.users.filter((u) => !u.is_bot);
+  // Another workspace shown (the switcher): act as one of its people, in one of its channels.
+  if (!users.some((u) => u.id === ui.user)) ui.user = users[0]?.id ?? ui.user;
+  if (!s.channels.some((c) => c.id === ui.channel))
+    ui.channel = (s.channels.find((c) => c.is_member && !c.is_im) ?? s.channels[0])?.id ?? ui.channel;
   const userSelect = $('user');
   userSelect.innerHTML = users
     .map(

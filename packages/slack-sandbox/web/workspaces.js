@@ -39,8 +39,9 @@ export async function renderWorkspaces() {
   const install = data.installUrl
     ? `<a class="button primary" href="${escapeHtml(data.installUrl)}" data-testid="add-to-slack">Add to Slack</a>`
     : '<span class="muted">not installed</span>';
+  const orgWide = shown.installedAs && shown.installedAs !== shown.id;
   const status = shown.installed
-    ? `installed <button type="button" class="button" id="uninstall-app" data-testid="uninstall-app">Uninstall</button>`
+    ? `installed${orgWide ? ` org-wide (${escapeHtml(shown.enterprise?.name ?? shown.installedAs)})` : ''} <button type="button" class="button" id="uninstall-app" data-team="${escapeHtml(shown.installedAs ?? shown.id)}" data-testid="uninstall-app">Uninstall</button>`
     : install;
   panel.innerHTML = `<label class="you">Workspace <select id="team" data-testid="workspace-switcher">${options}</select></label>${
     data.oauth ? `<div class="app-status" data-testid="app-status">Agent Sessions: ${status}</div>` : ''
@@ -52,7 +53,8 @@ document.addEventListener('change', (event) => {
 });
 document.addEventListener('click', async (event) => {
   if (event.target.id !== 'uninstall-app') return;
-  const team = $('team')?.value;
+  // An org-wide installation is removed from the whole organization.
+  const team = event.target.dataset.team;
   if (!team) return;
   const result = await post('/sandbox/oauth/uninstall', { team });
   if (result) toast('Agent Sessions was removed from this workspace');

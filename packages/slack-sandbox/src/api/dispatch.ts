@@ -21,7 +21,7 @@ export type WebApiContext = ApiContext & {
   faults?: Faults;
   rateLimiter?: RateLimiter;
   /** Which workspace a token reaches, and as whom (OAuth, several workspaces); default: the fixed tokens. */
-  authenticate?: (token: string, method: string) => TokenAuth;
+  authenticate?: (token: string, method: string, args: Args) => TokenAuth;
   /** `oauth.v2.*`, answered without a token: the app shows its client id and secret instead. */
   oauthMethod?: (
     name: string,
@@ -88,7 +88,7 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
     if (!oauth) {
       if (!token) return answer({ ok: false, error: 'not_authed' });
       const auth: TokenAuth = ctx.authenticate
-        ? ctx.authenticate(token, name)
+        ? ctx.authenticate(token, name, args)
         : token === (isSocketOpen ? ctx.appToken : ctx.botToken)
           ? { ok: true }
           : { ok: false, error: 'invalid_auth' };

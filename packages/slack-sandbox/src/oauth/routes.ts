@@ -140,13 +140,15 @@ export function addOAuthRoutes(app: Hono, ctx: OAuthRoutesContext): void {
       oauth: ctx.oauth !== undefined,
       shown: ctx.shown().workspace.seed.teamId,
       ...(ctx.oauth?.installUrl ? { installUrl: ctx.oauth.installUrl } : {}),
-      workspaces: ctx.tenants.describe().map((w) => ({
-        ...w,
+      workspaces: ctx.tenants.describe().map((w) => {
         // Without OAuth the default workspace has the app (its fixed bot token); the others don't.
-        installed: ctx.oauth
-          ? ctx.oauth.installation(w.id) !== undefined
-          : w.id === ctx.tenants.primary.workspace.seed.teamId,
-      })),
+        const installation = ctx.oauth?.installation(w.id);
+        const installed = ctx.oauth
+          ? installation !== undefined
+          : w.id === ctx.tenants.primary.workspace.seed.teamId;
+        // Which installation: the workspace's own, or its organization's org-wide one (uninstall that).
+        return { ...w, installed, ...(installation ? { installedAs: installation.teamId } : {}) };
+      }),
     }),
   );
 }

@@ -75,13 +75,16 @@ export class Tenancy {
           { ...(now ? { now } : {}), ...options },
           workspace.seed.appId,
           (id) => this.tenants.get(id)?.workspace,
+          (id) => this.#organization(id).map((t) => t.workspace),
         )
       : undefined;
     this.oauth =
       this.#app &&
       new SandboxOAuth(this.#app, input.baseUrl, (teamId, eventsUrl) => {
         const target = eventsUrl ?? this.#pageTarget;
-        return target === undefined ? undefined : this.driverFor(teamId, target, false);
+        // An org-wide installation's events come from one of its workspaces.
+        const team = this.tenants.get(teamId) ? teamId : this.#organization(teamId)[0]?.workspace.seed.teamId;
+        return target === undefined || team === undefined ? undefined : this.driverFor(team, target, false);
       });
     this.apiContext = this.#app
       ? {
@@ -89,6 +92,11 @@ export class Tenancy {
           oauthMethod: oauthMethods(this.#app),
         }
       : {};
+  }
+
+  /** The workspaces of an Enterprise Grid organization. */
+  #organization(enterpriseId: string): Tenant[] {
+    return this.tenants.all.filter((t) => t.workspace.seed.enterprise?.id === enterpriseId);
   }
 
   /** Under OAuth, people's acts reach the bot only where the app is installed (`gated`), as on Slack. */
@@ -106,6 +114,7 @@ export class Tenancy {
       eventAckTimeoutMs,
       ...(socket ? { socketMode } : {}),
       ...(gated && app ? { installed: () => app.installation(teamId) !== undefined } : {}),
+      ...(app ? { enterpriseInstall: () => app.installation(teamId)?.isEnterpriseInstall ?? false } : {}),
     });
   }
 

@@ -81,7 +81,7 @@ export class TokenEndpoint {
 
   /** The installation's place: its team (none for an org-wide install), its organization, and which. */
   #where(grant: Grant): Answer {
-    const seed = this.app.workspace(grant.teamId)?.seed;
+    const seed = (this.app.workspace(grant.teamId) ?? this.app.organization(grant.teamId)[0])?.seed;
     return {
       team: grant.isEnterpriseInstall ? null : { id: grant.teamId, name: seed?.teamName ?? seed?.teamDomain },
       enterprise: seed?.enterprise ? { ...seed.enterprise } : null,
