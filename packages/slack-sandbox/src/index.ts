@@ -7,7 +7,7 @@ export {
 } from './blockkit/validate.js';
 export { type BotResponse, type SendOptions, SlackDriver } from './driver.js';
 export { Interactions } from './interactions.js';
-export { type OAuthOptions, redirectMatches } from './oauth/app.js';
+export { type OAuthOptions, redirectMatches, type TokenEndpointCounts } from './oauth/app.js';
 export {
   type AuthorizeInput,
   type AuthorizeResult,

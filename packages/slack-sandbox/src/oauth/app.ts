@@ -27,6 +27,14 @@ export interface OAuthOptions {
   installUrl?: string;
 }
 
+/** Successful code exchanges (installs), rotations, rotations refused, and oauth.v2.exchange trades. */
+export interface TokenEndpointCounts {
+  installs: number;
+  refreshes: number;
+  refreshesRefused: number;
+  exchanges: number;
+}
+
 /** An "Add to Slack" request, shown to a person who has not answered yet. */
 export interface PendingAuthorization {
   id: string;
@@ -80,6 +88,8 @@ export class OAuthApp {
   readonly codeTtlMs: number;
   redirectUrls: string[];
   installUrl: string | undefined;
+  /** What the token endpoint did, for tests: e.g. that two replicas refreshed a token once. */
+  readonly counts: TokenEndpointCounts = { installs: 0, refreshes: 0, refreshesRefused: 0, exchanges: 0 };
   readonly #pending = new Map<string, PendingAuthorization>();
   readonly #codes = new Map<string, Code>();
   readonly #now: () => number;

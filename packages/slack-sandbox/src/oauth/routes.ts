@@ -78,6 +78,7 @@ export function addOAuthRoutes(app: Hono, ctx: OAuthRoutesContext): void {
       redirectUrls: oauth.redirectUrls,
       installUrl: oauth.installUrl ?? null,
       tokenRotation: oauth.tokenRotation,
+      counts: oauth.counts,
       installations: oauth.installations(),
     });
   });

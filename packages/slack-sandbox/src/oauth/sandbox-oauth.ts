@@ -5,7 +5,7 @@
  */
 
 import type { Delivery, SlackDriver } from '../driver.js';
-import type { OAuthApp } from './app.js';
+import type { OAuthApp, TokenEndpointCounts } from './app.js';
 import type { Grant } from './tokens.js';
 
 export interface AuthorizeInput {
@@ -123,6 +123,10 @@ export class SandboxOAuth {
       throw new Error(`installUrl: "${url}" is not an absolute URL`);
     }
     this.app.installUrl = url;
+  }
+  /** What oauth.v2.access / .exchange did so far: installs, refreshes (and refused ones), exchanges. */
+  get counts(): TokenEndpointCounts {
+    return { ...this.app.counts };
   }
   get tokenRotation(): boolean {
     return this.app.tokens.rotation;
