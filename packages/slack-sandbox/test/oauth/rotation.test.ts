@@ -114,6 +114,17 @@ describe('token rotation', () => {
     });
   });
 
+  it('a code lives 10 minutes, as on Slack', async () => {
+    const oauth = sandbox.oauth;
+    if (!oauth) throw new Error('no OAuth app');
+    const url = `${oauth.authorizeUrl}?${new URLSearchParams({ client_id: oauth.clientId, scope: 'chat:write' })}`;
+    const { code } = await oauth.authorize(url);
+    now += 600_000;
+    expect(await slackError(client().oauth.v2.access({ ...creds(), code: code as string }))).toBe(
+      'invalid_code',
+    );
+  });
+
   it('an uninstalled workspace’s refresh token is refused too', async () => {
     const res = await install('T0NORTH');
     await sandbox.oauth?.uninstall('T0NORTH');
