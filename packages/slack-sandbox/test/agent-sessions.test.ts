@@ -141,6 +141,9 @@ describe('assistant.threads.* for agent view', () => {
       title: 'Release notes',
       status: 'is thinking…',
     });
+    // The app's reply in the thread clears the status, as in Slack.
+    await client.chat.postMessage({ channel: dm, thread_ts: ts, text: 'Here they are' });
+    expect(sandbox.agent.assistantThread(dm, ts)).toMatchObject({ title: 'Release notes', status: '' });
     expect(
       await slackError(
         client.assistant.threads.setTitle({ channel_id: dm, thread_ts: '1.000001', title: 'x' }),

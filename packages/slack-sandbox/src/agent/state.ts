@@ -34,6 +34,13 @@ export class AgentState {
 
   constructor(workspace: Workspace) {
     this.#workspace = workspace;
+    // Slack clears an agent-view thread's status (assistant.threads.setStatus) when the app replies there.
+    workspace.on('change', (change) => {
+      if (change.kind !== 'message' || change.message.bot_id !== workspace.seed.botId) return;
+      const { channel, thread_ts: threadTs } = change.message;
+      const thread = threadTs ? this.#threads.get(key(channel, threadTs)) : undefined;
+      if (thread?.status) this.updateAssistantThread(channel, thread.threadTs, { status: '' });
+    });
   }
 
   /** Whether the app is an agent in a workspace that has the feature (see AgentFeatureMode). */
