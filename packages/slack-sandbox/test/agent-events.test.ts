@@ -77,7 +77,7 @@ describe("Slack's Stop button", () => {
       streaming_message_ts: [stream],
     });
     // Slack did not change the status; the app did (to closed) in its handler, after acking.
-    await sandbox.workspace.waitFor(() => sandbox.agent.session('C0AGENTS', root)?.status === 'closed');
+    await sandbox.agent.waitForStatus('C0AGENTS', root, 'closed');
     expect(sandbox.agent.session('C0AGENTS', root)?.history.map((h) => h.status)).toEqual([
       'processing',
       'closed',

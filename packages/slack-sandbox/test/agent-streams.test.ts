@@ -155,7 +155,11 @@ describe('typed chunks', () => {
       ts: s,
       chunks: [task('complete', { output: '3 entries' }), { type: 'markdown_text', text: 'Done.' }],
     });
-    const stream = sandbox.agent.stream('C0AGENTS', s);
+    const stream = await sandbox.agent.waitForStream(
+      'C0AGENTS',
+      ts,
+      (x) => x.tasks[0]?.status === 'complete',
+    );
     expect(stream?.tasks).toEqual([
       expect.objectContaining({
         id: 'call_1',

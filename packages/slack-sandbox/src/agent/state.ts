@@ -133,6 +133,35 @@ export class AgentState {
     );
   }
 
+  /** Resolves with the session once its status is `status` (re-checked on every change). */
+  waitForStatus(
+    channel: string,
+    threadTs: string,
+    status: SessionStatus,
+    options: { timeoutMs?: number } = {},
+  ): Promise<AgentSessionRecord> {
+    return this.#workspace.waitFor(
+      () => {
+        const session = this.session(channel, threadTs);
+        return session?.status === status ? session : undefined;
+      },
+      { timeoutMs: options.timeoutMs ?? 10_000, what: `agent session ${channel} ${threadTs} ${status}` },
+    );
+  }
+
+  /** Resolves with the first stream of a thread for which `test` holds (e.g. a task complete). */
+  waitForStream(
+    channel: string,
+    threadTs: string,
+    test: (stream: StreamRecord) => boolean,
+    options: { timeoutMs?: number } = {},
+  ): Promise<StreamRecord> {
+    return this.#workspace.waitFor(() => this.streams({ channel, threadTs }).find(test), {
+      timeoutMs: options.timeoutMs ?? 10_000,
+      what: `a stream in ${channel} ${threadTs}`,
+    });
+  }
+
   addStream(stream: StreamRecord): void {
     this.#streams.set(key(stream.channel, stream.ts), stream);
   }
