@@ -23,15 +23,19 @@ export interface TenancyInput {
   interactions: Interactions;
   rateLimiter: RateLimiter | undefined;
   limits: RateLimitOptions | false;
-  oauth: OAuthOptions | boolean | undefined;
-  workspaces: WorkspaceSeed[] | undefined;
   baseUrl: () => string;
   appToken: string;
   signingSecret: string;
   eventAckTimeoutMs: number;
   socketMode: SocketModeHub;
-  triggerTtlMs: number | undefined;
-  now: (() => number) | undefined;
+}
+
+/** The sandbox's options that shape its workspaces and OAuth app (see SandboxOptions). */
+export interface TenancyOptions {
+  oauth?: OAuthOptions | boolean;
+  workspaces?: WorkspaceSeed[];
+  triggerTtlMs?: number;
+  now?: () => number;
 }
 
 /** What a running sandbox offers about its workspaces and OAuth app (see RunningSandbox). */
@@ -53,15 +57,16 @@ export class Tenancy {
   #pageTarget: string | undefined;
   readonly #pageDrivers = new Map<string, SlackDriver>();
 
-  constructor(input: TenancyInput) {
+  constructor(input: TenancyInput, options: TenancyOptions) {
     this.#input = input;
-    const { workspace, oauth, now } = input;
-    const seeds = input.workspaces ?? (oauth ? [secondSeed(workspace.seed.appId)] : []);
+    const { workspace } = input;
+    const { oauth, now } = options;
+    const seeds = options.workspaces ?? (oauth ? [secondSeed(workspace.seed.appId)] : []);
     const others = seeds.map((seed) =>
       otherTenant(seed, {
         baseUrl: input.baseUrl,
         limits: input.limits,
-        ...(input.triggerTtlMs !== undefined ? { triggerTtlMs: input.triggerTtlMs } : {}),
+        ...(options.triggerTtlMs !== undefined ? { triggerTtlMs: options.triggerTtlMs } : {}),
         ...(now ? { now } : {}),
       }),
     );
@@ -69,10 +74,10 @@ export class Tenancy {
       { workspace, interactions: input.interactions, rateLimiter: input.rateLimiter },
       others,
     );
-    const options: OAuthOptions | undefined = oauth === true ? {} : oauth === false ? undefined : oauth;
-    this.#app = options
+    const app: OAuthOptions | undefined = oauth === true ? {} : oauth === false ? undefined : oauth;
+    this.#app = app
       ? new OAuthApp(
-          { ...(now ? { now } : {}), ...options },
+          { ...(now ? { now } : {}), ...app },
           workspace.seed.appId,
           (id) => this.tenants.get(id)?.workspace,
           (id) => this.#organization(id).map((t) => t.workspace),
