@@ -1,23 +1,39 @@
 import { randomBytes } from 'node:crypto';
 import type { SandboxView } from '@agent-sessions/slack-sandbox';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ALICE, allLogLines, BOB, CAROL, CHANNEL, textOf, useHarness, WAIT_MS } from './harness.js';
 import { isPrompt } from './helpers.js';
 import { homeOf, homeText, pressInHome } from './home-tab.js';
 
-// Issue #25: under AGENT_KEYS=per-person every session runs under its starter's own service key. Each key
-// below is its own account in the emulator (acct_1, acct_2, acct_3; the bot's AGENT_API_KEY is acct_0),
-// and the emulator refuses a key another account's session (403): an answer that gets through went
-// with the key of the account that owns the session.
-const ALICE_KEY = `emu_alice_${randomBytes(8).toString('hex')}`;
-const BOB_KEY = `emu_bob_${randomBytes(8).toString('hex')}`;
-const CAROL_KEY = `emu_carol_${randomBytes(8).toString('hex')}`;
+// Issue #25: under AGENT_KEYS=per-person every session runs under its starter's own service key. Alice,
+// Bob and Carol each sign up with the emulator (POST /api/auth/signup) and get a key for their account
+// there (the service's app, out of band); each account is its own tenant, and the emulator refuses a key
+// another account's session (403): an answer that gets through went with the owner's key.
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
-const INDEX = { alice: '1', bob: '2', carol: '3' };
+const PASSWORD = 'correct horse';
+interface Account {
+  key: string;
+  accountId: string;
+  keyIndex: string;
+}
+const accounts = {} as Record<'alice' | 'bob' | 'carol', Account>;
 
 const h = useHarness({
-  emulatorKeys: [ALICE_KEY, BOB_KEY, CAROL_KEY],
   env: { AGENT_KEYS: 'per-person', AGENT_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY, AGENT_ALLOW_SIGNUP: 'true' },
+});
+
+beforeAll(async () => {
+  for (const name of ['alice', 'bob', 'carol'] as const) {
+    const email = `${name}-${randomBytes(4).toString('hex')}@example.com`;
+    const signup = await fetch(`${h.emulator.url}/api/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    if (!signup.ok) throw new Error(`signup answered ${signup.status}`);
+    const { key, accountId, keyIndex } = await h.emulator.admin.mintKey(email);
+    accounts[name] = { key, accountId, keyIndex: String(keyIndex) };
+  }
 });
 
 const ws = () => h.sandbox.workspace;
@@ -81,30 +97,30 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
     expect(errorsOf(wrong)?.api_key).toMatch(/refused this key \(401\)/);
     const spaced = await submitKey(ALICE, form, 'emu two words');
     expect(errorsOf(spaced)?.api_key).toMatch(/no spaces/);
-    const ok = await submitKey(ALICE, form, ALICE_KEY);
+    const ok = await submitKey(ALICE, form, accounts.alice.key);
     expect(errorsOf(ok)).toBeUndefined();
     const shown = await ws().waitFor(
       () => {
         const text = homeText(homeOf(h.sandbox, ALICE));
-        return text.includes(`emu_…${ALICE_KEY.slice(-4)}`) ? text : undefined;
+        return text.includes(`emu_…${accounts.alice.key.slice(-4)}`) ? text : undefined;
       },
       { what: 'the masked key on the Home tab', timeoutMs: WAIT_MS },
     );
-    expect(shown).not.toContain(ALICE_KEY);
+    expect(shown).not.toContain(accounts.alice.key);
     expect(shown).toContain('keys_remove');
     const row = await h.store.serviceKeys.get(slot(ALICE));
-    expect(row?.ciphertext).not.toContain(ALICE_KEY);
-    expect(JSON.stringify(row)).not.toContain(ALICE_KEY);
+    expect(row?.ciphertext).not.toContain(accounts.alice.key);
+    expect(JSON.stringify(row)).not.toContain(accounts.alice.key);
   });
 
   it('her session is created with her key, and Bob’s answer to it goes with her key, not his', async () => {
-    await linkKey(BOB, BOB_KEY);
+    await linkKey(BOB, accounts.bob.key);
     const { sessionId, cardTs } = await h.start('scenario:approval ship it', ALICE);
-    expect((await h.emulator.admin.session(sessionId))?.accountId).toBe('acct_1');
+    expect((await h.emulator.admin.session(sessionId))?.accountId).toBe(accounts.alice.accountId);
     expect(await h.store.serviceKeys.refOf(sessionId)).toBe(slot(ALICE));
     const prompt = await h.waitInThread(cardTs, isPrompt, 'the approval prompt');
-    const bobBefore = await byKey(INDEX.bob);
-    const aliceBefore = await byKey(INDEX.alice);
+    const bobBefore = await byKey(accounts.bob.keyIndex);
+    const aliceBefore = await byKey(accounts.alice.keyIndex);
     await h.driver.act({ user: BOB, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
     await expect
       .poll(async () => (await h.emulator.admin.session(sessionId))?.humanInputs[0]?.answer, {
@@ -112,8 +128,8 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
       })
       .toEqual({ approved: true });
     await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'the session completed');
-    expect(await byKey(INDEX.bob)).toBe(bobBefore);
-    expect(await byKey(INDEX.alice)).toBeGreaterThan(aliceBefore);
+    expect(await byKey(accounts.bob.keyIndex)).toBe(bobBefore);
+    expect(await byKey(accounts.alice.keyIndex)).toBeGreaterThan(aliceBefore);
   });
 
   it('crafted: Carol can’t start on anyone’s key, and a form naming Alice’s slot links nothing there', async () => {
@@ -134,10 +150,10 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
       ...form,
       private_metadata: JSON.stringify({ slot: 'person', ref: slot(ALICE), userId: ALICE }),
     });
-    expect(errorsOf(await submitKey(CAROL, form, CAROL_KEY))).toBeUndefined();
+    expect(errorsOf(await submitKey(CAROL, form, accounts.carol.key))).toBeUndefined();
     await expect
       .poll(async () => (await h.store.serviceKeys.get(slot(CAROL)))?.hint)
-      .toBe(`emu_…${CAROL_KEY.slice(-4)}`);
+      .toBe(`emu_…${accounts.carol.key.slice(-4)}`);
     expect(await h.store.serviceKeys.get(slot(ALICE))).toEqual(alice);
   });
 
@@ -157,14 +173,14 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
     expect(h.bot.follower.isFollowing(sessionId)).toBe(false);
     expect(h.thread(cardTs).filter((m) => notice.test(textOf(m)))).toHaveLength(1);
 
-    await linkKey(ALICE, ALICE_KEY);
+    await linkKey(ALICE, accounts.alice.key);
     await expect.poll(() => h.bot.follower.isFollowing(sessionId), { timeout: WAIT_MS }).toBe(true);
   });
 
   it('a key the service revokes (401): the thread says so once, with how to fix it, and following stops', async () => {
     const { sessionId, cardTs } = await h.start('scenario:long index the blog', BOB);
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
-    await h.emulator.admin.revokeKey(BOB_KEY);
+    await h.emulator.admin.revokeKey(accounts.bob.key);
     const notice = /refused the key it runs under \(401\)/;
     const said = await h.waitInThread(cardTs, (m) => notice.test(textOf(m)), 'the refused-key notice');
     expect(textOf(said)).toMatch(/<@U0BOB>, link your key on my \*Home\* tab/);
@@ -173,7 +189,7 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
     expect(h.thread(cardTs).filter((m) => notice.test(textOf(m)))).toHaveLength(1);
     // The other sessions' keys go on: Alice's is followed still.
     expect(
-      (await h.emulator.admin.sessions()).filter((s) => s.accountId === 'acct_1').length,
+      (await h.emulator.admin.sessions()).filter((s) => s.accountId === accounts.alice.accountId).length,
     ).toBeGreaterThan(0);
   });
 
@@ -196,20 +212,20 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
       await fetch(`${h.emulator.url}/api/auth/signup`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: `probe-${email}`, password: 'correct horse' }),
+        body: JSON.stringify({ email: `probe-${email}`, password: PASSWORD }),
       })
     ).json()) as { apiKey?: unknown };
     const made = await h.driver.submitView({
       user: CAROL,
       viewId: form.id,
-      values: { email: { value: email }, password: { value: 'correct horse' } },
+      values: { email: { value: email }, password: { value: PASSWORD } },
     });
     if (typeof probe.apiKey === 'string') {
       expect(errorsOf(made)).toBeUndefined();
       // Carol's slot now holds the new account's key, not the one she linked before.
       await expect
         .poll(async () => (await h.store.serviceKeys.get(slot(CAROL)))?.hint)
-        .not.toBe(`emu_…${CAROL_KEY.slice(-4)}`);
+        .not.toBe(`emu_…${accounts.carol.key.slice(-4)}`);
       return;
     }
     // Nothing typed is lost: the form stays open and says what happened under the email.
@@ -217,7 +233,7 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
     const again = await h.driver.submitView({
       user: CAROL,
       viewId: form.id,
-      values: { email: { value: email }, password: { value: 'correct horse' } },
+      values: { email: { value: email }, password: { value: PASSWORD } },
     });
     expect(errorsOf(again)?.email).toMatch(/The service said: .*already exists/);
   });
@@ -225,7 +241,7 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
   it('no key, encryption key or password appears in any log line or anything posted', () => {
     const posted = [...ws().messages.values()].flat().map((m) => textOf(m));
     const views = [...ws().views.values()].map((v) => JSON.stringify(v.blocks));
-    const secrets = [ALICE_KEY, BOB_KEY, CAROL_KEY, ENCRYPTION_KEY, 'correct horse'];
+    const secrets = [accounts.alice.key, accounts.bob.key, accounts.carol.key, ENCRYPTION_KEY, PASSWORD];
     const leaks = [...allLogLines, ...posted, ...views].filter((line) =>
       secrets.some((s) => line.includes(s)),
     );

@@ -95,7 +95,11 @@ export class EmulatorAdmin {
   async setQuirks(quirks: string): Promise<string[]> {
     return (await this.#call<{ quirks: string[] }>('POST', '/quirks', { quirks })).quirks;
   }
-  /** Revokes an API key: every request with it answers 401 from now on. */
+  /** A key for a signed-up account (POST /api/auth/signup first), as the service's app would make one. */
+  mintKey(email: string): Promise<{ key: string; accountId: string; keyIndex: number }> {
+    return this.#call('POST', '/keys', { email });
+  }
+  /** Revokes a key made by `mintKey`: every request with it answers 401 from now on. */
   revokeKey(key: string): Promise<{ revoked: true }> {
     return this.#call('POST', '/keys/revoke', { key });
   }

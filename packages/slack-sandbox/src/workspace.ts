@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { AgentState } from './agent/state.js';
 import type {
   ApiCall,
   SandboxChannel,
@@ -12,7 +13,9 @@ import type {
 } from './workspace/records.js';
 import { defaultSeed, type WorkspaceSeed } from './workspace/seed.js';
 
+export * from './workspace/grid-seed.js';
 export * from './workspace/records.js';
+export * from './workspace/second-seed.js';
 export * from './workspace/seed.js';
 
 /**
@@ -33,6 +36,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   readonly files = new Map<string, SandboxFile>();
   /** The latest Web API calls, oldest first (a bounded log). */
   readonly apiCalls: ApiCall[] = [];
+  /** Slack's agent platform: sessions, streams, suggested prompts, Stop clicks (see agent/state.ts). */
+  readonly agent: AgentState = new AgentState(this);
   /** Who is in each conversation, the bot included where it is a member. */
   readonly #members = new Map<string, Set<string>>();
   #lastTs = 0;
@@ -286,6 +291,7 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
         ...rest,
         preview: content.slice(0, 200),
       })),
+      agent: this.agent.snapshot(),
     };
   }
 }
