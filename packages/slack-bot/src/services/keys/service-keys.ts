@@ -57,7 +57,7 @@ export interface ServiceKeysOptions {
  */
 export class ServiceKeys {
   readonly mode: KeyMode;
-  readonly #cache = new Map<string, Resolved & { at: number }>();
+  readonly #cache = new Map<string, Resolved & { at: number; stamp: string }>();
   readonly #cacheMs: number;
   readonly #newClient: (apiKey: string) => AgentSessionsClient;
 
@@ -158,11 +158,13 @@ export class ServiceKeys {
     const now = Date.now();
     if (cached && now - cached.at < this.#cacheMs) return cached;
     const row = await this.options.repo.get(ref);
-    const version = row?.version ?? 'none';
-    if (cached && cached.version === version) {
+    // What was read: a new link, a removal or a re-encryption (rotation) makes it read again.
+    const stamp = `${row?.version ?? 'none'}|${row?.keyId ?? ''}`;
+    if (cached && cached.stamp === stamp) {
       cached.at = now;
       return cached;
     }
+    const version = row?.version ?? 'none';
     let resolved: Resolved;
     if (!row || row.ciphertext === '') {
       resolved = {
@@ -179,7 +181,9 @@ export class ServiceKeys {
         this.options.logger.warn({ ref, reason: error.message }, 'a stored service key could not be read');
         resolved = {
           ok: false,
-          version,
+          // Unreadable with this replica's encryption key: a replica that can read it (mid-rotation) still
+          // follows, and this one does once it runs with the key (the notice names this key).
+          version: `${version}:unreadable:${this.options.cipher?.keyId ?? 'none'}`,
           error: new KeyUnavailableError(
             'unreadable',
             'the service key this session runs under can’t be read',
@@ -187,7 +191,7 @@ export class ServiceKeys {
         };
       }
     }
-    this.#cache.set(ref, { ...resolved, at: now });
+    this.#cache.set(ref, { ...resolved, at: now, stamp });
     return resolved;
   }
 

@@ -36,8 +36,11 @@ class MemoryKeys implements ServiceKeyRepository {
   async encryptedWithOther(keyId: string) {
     return [...this.rows.values()].filter((r) => r.keyId !== keyId && r.ciphertext !== '');
   }
-  async reencrypt() {
-    return false;
+  async reencrypt(ref: string, was: string, ciphertext: string, keyId: string) {
+    const row = this.rows.get(ref);
+    if (row?.ciphertext !== was) return false;
+    this.rows.set(ref, { ...row, ciphertext, keyId });
+    return true;
   }
   async refOf(sessionId: string) {
     return this.refs.get(sessionId);
@@ -116,6 +119,41 @@ describe('one request budget per key (core’s Follower lanes, one reader per sl
         ['T2', 1],
       ]),
     );
+  });
+});
+
+describe('rotation across replicas', () => {
+  it('mid-rotation, a replica that can’t read the key waits under a version of its own; one that can follows', async () => {
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    const repo = new MemoryKeys();
+    const replica = (cipher: KeyCipher) =>
+      new ServiceKeys({
+        repo,
+        cipher,
+        mode: 'per-person',
+        serviceUrl: 'http://127.0.0.1:9',
+        defaultClient: recordingClient('default', []),
+        homeTeam: async () => 'T1',
+        logger,
+        cacheMs: 0,
+        newClient: (apiKey) => recordingClient(apiKey, []),
+      });
+    const before = replica(new KeyCipher(oldKey));
+    await before.link({ ref: 'person:T1:U1', teamId: 'T1', userId: 'U1', apiKey: 'k_rotated', by: 'U1' });
+    const linked = await before.versionOf('person:T1:U1');
+    // Step 1 on one replica: the new key, decrypt-only. Nothing is re-encrypted, both read.
+    const stepOne = replica(new KeyCipher(oldKey, [newKey]));
+    expect(await stepOne.reencryptAll()).toEqual({ reencrypted: 0, unreadable: 0 });
+    // Step 2 on another: the new key current; it re-encrypts.
+    const stepTwo = replica(new KeyCipher(newKey, [oldKey]));
+    expect(await stepTwo.reencryptAll()).toEqual({ reencrypted: 1, unreadable: 0 });
+    expect(await stepOne.versionOf('person:T1:U1')).toBe(linked);
+    expect(await stepTwo.versionOf('person:T1:U1')).toBe(linked);
+    // A replica skipped step 1 can't read it: its notice and its wait are under a version of its own.
+    const skipped = await before.versionOf('person:T1:U1');
+    expect(skipped).toMatch(/:unreadable:/);
+    expect(skipped).not.toBe(linked);
   });
 });
 
