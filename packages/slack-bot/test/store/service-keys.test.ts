@@ -127,7 +127,7 @@ for (const backend of storeBackends('service_keys')) {
       // Another person's key is never theirs: U3 has none, whoever else linked one.
       expect((await keys.forStart('U3')).ok).toBe(false);
       const row = await store.serviceKeys.get('person:T1:U2');
-      expect(row?.hint).toBe('sk_…' + SECRET.slice(-4));
+      expect(row?.hint).toBe(`sk_…${SECRET.slice(-4)}`);
       expect(JSON.stringify(row)).not.toContain(SECRET);
     });
 
