@@ -11,6 +11,7 @@ import { type ReminderRepository, SqlReminderRepository } from './reminders.js';
 import { type SessionRepository, SqlSessionRepository } from './sessions.js';
 import { type SlackBudgetRepository, SqlSlackBudgetRepository } from './slack-budgets.js';
 import type { SqlClient } from './sql.js';
+import { SqlStreamRepository, type StreamRepository } from './streams.js';
 
 /**
  * Everything the bot must not forget across restarts and share across replicas, one repository per
@@ -31,6 +32,8 @@ export interface Store {
   feedback: FeedbackRepository;
   /** Slack's limits, one budget for all replicas (issue #22). */
   slackBudgets: SlackBudgetRepository;
+  /** The agent's work streamed into Slack (issue #23). */
+  streams: StreamRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -47,6 +50,7 @@ export class SqlStore implements Store {
   readonly reminders: SqlReminderRepository;
   readonly feedback: SqlFeedbackRepository;
   readonly slackBudgets: SqlSlackBudgetRepository;
+  readonly streams: SqlStreamRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -59,6 +63,7 @@ export class SqlStore implements Store {
     this.reminders = new SqlReminderRepository(sql);
     this.feedback = new SqlFeedbackRepository(sql);
     this.slackBudgets = new SqlSlackBudgetRepository(sql);
+    this.streams = new SqlStreamRepository(sql);
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {

@@ -14,17 +14,11 @@ import {
   PRIORITIES,
   rateLimitedRetryAfterMs,
   type SharedBudgets,
+  streamBuckets,
 } from './outbound-calls.js';
 import type { SlackChat, SlackClient } from './slack.js';
 
-export {
-  type OutboundCall,
-  type OutboundMethod,
-  type OutboundOptions,
-  type OutboundPriority,
-  rateLimitedRetryAfterMs,
-  type SharedBudgets,
-} from './outbound-calls.js';
+export * from './outbound-calls.js';
 
 const MAX_OUTCOME_TAGS = 10_000;
 
@@ -59,6 +53,7 @@ export class OutboundQueue {
   readonly #update: TokenBucket;
   readonly #tier4: TokenBucket;
   readonly #history: TokenBucket;
+  readonly #streams: ReturnType<typeof streamBuckets>;
   readonly #clock: Clock;
   readonly #postPerSecond: number;
   readonly #postBurst: number;
@@ -93,6 +88,7 @@ export class OutboundQueue {
       burst: 3,
       clock,
     });
+    this.#streams = streamBuckets(options, clock);
     metrics.registerOutbound(() => this.depths());
   }
 
@@ -228,7 +224,7 @@ export class OutboundQueue {
       case 'history':
         return this.#history;
       default:
-        return lane.post;
+        return this.#streams.get(method) ?? lane.post;
     }
   }
 

@@ -1,0 +1,47 @@
+/** Where a session's stream goes, how it ends, and what Slack's stream errors mean (#23). */
+import type { SessionRecord } from '../../store/records.js';
+
+/** Where a session's stream goes: its thread (a stream is always a reply), to the person who started it. */
+export type StreamPlace = Pick<SessionRecord, 'sessionId' | 'channelId' | 'cardTs' | 'startedBy'>;
+
+/**
+ * Slack's answers that mean this workspace or app has no streaming: the session's content goes the classic
+ * way, and the bot falls back to the classic surface (`SurfaceChoice.fallBack`).
+ */
+export const STREAMING_MISSING_ERRORS = new Set([
+  'unknown_method',
+  'not_allowed_token_type',
+  'missing_scope',
+  'feature_not_enabled',
+  'not_enabled',
+  'method_deprecated',
+  'team_not_allowed',
+]);
+/** Slack refused this content in a stream: the session's chatter is posted the classic way from now on. */
+export const STREAM_CONTENT_ERRORS = new Set([
+  'invalid_chunks',
+  'msg_too_long',
+  'msg_blocks_too_long',
+  'invalid_blocks',
+]);
+/** The stream is no longer streaming (Slack's Stop button, a timeout): the next batch starts a new one. */
+export const NOT_STREAMING = 'message_not_in_streaming_state';
+
+/** The status the session shows once a stream stops: work goes on, waits on a person, or is over. */
+export type StreamEnd = 'processing' | 'suspended' | 'closed';
+
+/** Work of one session done one piece at a time, in order (a batch, a stop); sessions side by side. */
+export class PerSession {
+  readonly #chains = new Map<string, Promise<unknown>>();
+
+  run<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.#chains.get(sessionId) ?? Promise.resolve();
+    const next = before.catch(() => {}).then(fn);
+    const settled = next.catch(() => {});
+    this.#chains.set(sessionId, settled);
+    void settled.then(() => {
+      if (this.#chains.get(sessionId) === settled) this.#chains.delete(sessionId);
+    });
+    return next;
+  }
+}
