@@ -1,5 +1,6 @@
 import type { CursorStore } from '@agent-sessions/core';
 import { type AuditRepository, SqlAuditRepository } from './audit.js';
+import { type ChannelSettingsRepository, SqlChannelSettingsRepository } from './channel-settings.js';
 import { type EventLog, SqlEventLog } from './events.js';
 import { type FeedbackRepository, SqlFeedbackRepository } from './feedback.js';
 import { SqlFollowStateRepository } from './follow-state.js';
@@ -31,6 +32,8 @@ export interface Store {
   feedback: FeedbackRepository;
   /** Slack's limits, one budget for all replicas (issue #22). */
   slackBudgets: SlackBudgetRepository;
+  /** A channel's defaults for new sessions (#23). */
+  channelSettings: ChannelSettingsRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -47,6 +50,7 @@ export class SqlStore implements Store {
   readonly reminders: SqlReminderRepository;
   readonly feedback: SqlFeedbackRepository;
   readonly slackBudgets: SqlSlackBudgetRepository;
+  readonly channelSettings: SqlChannelSettingsRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -59,6 +63,7 @@ export class SqlStore implements Store {
     this.reminders = new SqlReminderRepository(sql);
     this.feedback = new SqlFeedbackRepository(sql);
     this.slackBudgets = new SqlSlackBudgetRepository(sql);
+    this.channelSettings = new SqlChannelSettingsRepository(sql);
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {

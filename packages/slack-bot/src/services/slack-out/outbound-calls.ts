@@ -15,7 +15,7 @@ export const PRIORITIES: readonly OutboundPriority[] = ['urgent', 'outcome', 'ed
  * for its turn, then queues its post); `history` runs in a lane of its own, so a crash look-up (Slack may
  * allow one a minute) never holds the channel's posts.
  */
-export type OutboundMethod = 'post' | 'update' | 'upload' | 'tier4' | 'history' | 'turn';
+export type OutboundMethod = 'post' | 'update' | 'upload' | 'tier3' | 'tier4' | 'history' | 'turn';
 
 export interface OutboundCall<T> {
   /** The channel whose queue it waits in (a user id for a DM). */
@@ -47,6 +47,8 @@ export interface OutboundOptions {
    */
   updatePerMinute?: number;
   updateBurst?: number;
+  /** agents.sessions.setStatus / rename (Tier 3, 50+ a minute) for the whole workspace (#23). */
+  tier3PerMinute?: number;
   /** views / ephemerals (Tier 4, ~100 a minute) for the whole workspace. */
   tier4PerMinute?: number;
   /**
