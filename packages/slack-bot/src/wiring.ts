@@ -36,8 +36,10 @@ import { CardUpdater, type CardUpdaterOptions } from './services/slack-out/card-
 import { Notifier } from './services/slack-out/notifier.js';
 import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
 import type { SlackClient } from './services/slack-out/slack.js';
+import type { SurfaceSwitch } from './services/slack-out/surface.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
 import type { Store } from './store/index.js';
+import { type AgentParts, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
 
 /** What a running bot needs that the environment doesn't say: required Slack and service settings. */
 export type RunnableConfig = BotConfig & {
@@ -93,6 +95,8 @@ export interface Parts {
   replicaId: string;
   /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
   botUserId: () => string;
+  /** Slack's agent surfaces (#23, wiring-agent.ts). */
+  agent: AgentParts;
 }
 
 /** The Agent Session Service's client, and the follower that watches sessions through it. */
@@ -133,13 +137,15 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
   });
 }
 
+type AppParts = Pick<Parts, 'store' | 'client' | 'metrics' | 'audit'> & { surface?: SurfaceSwitch };
+
 /** The Bolt app, serving /healthz, /metrics and /audit beside Slack's requests. */
 export function slackApp(
   { config, logger }: Settings,
-  { store, client, metrics, audit }: Pick<Parts, 'store' | 'client' | 'metrics' | 'audit'>,
+  { store, client, metrics, audit, surface }: AppParts,
 ): { app: App; routes: CustomRoute[] } {
   const routes = [
-    ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }) }),
+    ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }), surface }),
     ...audit.routes(config.approvals.auditToken),
   ];
   const app = createSlackApp({
@@ -263,6 +269,7 @@ export function peopleServices(
   const { store, client, slack, out, follower, metrics, policy, visibility, audit, publisher, leases } =
     parts;
   const { sessions, prompts, events } = store;
+  const { agent } = parts;
   const notifier = new Notifier({
     slack: out.paced,
     follower,
@@ -279,7 +286,9 @@ export function peopleServices(
     policy,
     visibility,
     snapshot: (sessionId) => publisher.snapshot(sessionId),
+    signalled: agentSignalled(agent),
   });
+  const agentSide = agentPeople({ config, logger }, { agent, slack, store, steering, notifier });
   const starting = new StartingService({
     ...common,
     sessions,
@@ -290,9 +299,11 @@ export function peopleServices(
       // The card's first state (its buttons) is progress: when the edit budget is scarce, final states
       // of other sessions go first, and the session's next change folds into this edit.
       out.cards.schedule(sessionId, () => publisher.card(sessionId), { now: true });
+      agentStarted(agent)(sessionId);
       await leases.refresh();
     },
     ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),
+    withDefaults: agentSide.withDefaults,
   });
   const { threadReplies } = config;
   const conversation = new ConversationService({
@@ -311,13 +322,18 @@ export function peopleServices(
     visibility,
     audit,
   });
-  return { notifier, answering, steering, starting, conversation, feedback, directory };
+  return { notifier, answering, steering, starting, conversation, feedback, directory, ...agentSide };
 }
 
 /** What the listeners may use: the services, never the store or the service's client. */
-export function listenerContext({ logger }: Settings, { people }: Pick<Parts, 'people'>): ListenerContext {
+export function listenerContext(
+  { logger }: Settings,
+  { people, agent }: Pick<Parts, 'people' | 'agent'>,
+): ListenerContext {
   const { answering, steering, starting, conversation, feedback, directory } = people;
-  return { answering, steering, starting, conversation, feedback, directory, logger };
+  const { stopping, channelSettings } = people;
+  const services = { answering, steering, starting, conversation, feedback, directory, logger };
+  return { ...services, stopping, channelSettings, messagesTab: agent.messagesTab };
 }
 
 /** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */

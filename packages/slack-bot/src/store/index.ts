@@ -2,6 +2,7 @@ import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
 import { SqlStore } from './store.js';
 
+export type { ChannelDefaults, ChannelSettings, ChannelSettingsRepository } from './channel-settings.js';
 export type { EventLog } from './events.js';
 export type { FeedbackRepository, FeedbackValue } from './feedback.js';
 export type { LeaseRepository } from './leases.js';

@@ -1,5 +1,6 @@
 import type { CursorStore } from '@agent-sessions/core';
 import { type AuditRepository, SqlAuditRepository } from './audit.js';
+import { type ChannelSettingsRepository, SqlChannelSettingsRepository } from './channel-settings.js';
 import { type EventLog, SqlEventLog } from './events.js';
 import { type FeedbackRepository, SqlFeedbackRepository } from './feedback.js';
 import { SqlFollowStateRepository } from './follow-state.js';
@@ -34,6 +35,8 @@ export interface Store {
   slackBudgets: SlackBudgetRepository;
   /** The agent's work streamed into Slack (issue #23). */
   streams: StreamRepository;
+  /** A channel's defaults for new sessions (#23). */
+  channelSettings: ChannelSettingsRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -51,6 +54,7 @@ export class SqlStore implements Store {
   readonly feedback: SqlFeedbackRepository;
   readonly slackBudgets: SqlSlackBudgetRepository;
   readonly streams: SqlStreamRepository;
+  readonly channelSettings: SqlChannelSettingsRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -64,6 +68,7 @@ export class SqlStore implements Store {
     this.feedback = new SqlFeedbackRepository(sql);
     this.slackBudgets = new SqlSlackBudgetRepository(sql);
     this.streams = new SqlStreamRepository(sql);
+    this.channelSettings = new SqlChannelSettingsRepository(sql);
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {

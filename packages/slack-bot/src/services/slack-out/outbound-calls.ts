@@ -15,7 +15,15 @@ export const PRIORITIES: readonly OutboundPriority[] = ['urgent', 'outcome', 'ed
  * for its turn, then queues its post); `history` runs in a lane of its own, so a crash look-up (Slack may
  * allow one a minute) never holds the channel's posts.
  */
-export type OutboundMethod = 'post' | 'update' | 'upload' | 'tier4' | 'history' | 'turn' | StreamMethod;
+export type OutboundMethod =
+  | 'post'
+  | 'update'
+  | 'upload'
+  | 'tier3'
+  | 'tier4'
+  | 'history'
+  | 'turn'
+  | StreamMethod;
 /**
  * Slack's streaming methods (#23), each with a limit of its own for the workspace: chat.appendStream Tier 4
  * (not chat.postMessage's per-channel one), chat.startStream and chat.stopStream Tier 2.
@@ -52,6 +60,8 @@ export interface OutboundOptions {
    */
   updatePerMinute?: number;
   updateBurst?: number;
+  /** agents.sessions.setStatus / rename (Tier 3, 50+ a minute) for the whole workspace (#23). */
+  tier3PerMinute?: number;
   /** views / ephemerals (Tier 4, ~100 a minute) for the whole workspace. */
   tier4PerMinute?: number;
   /**

@@ -51,6 +51,7 @@ export class OutboundQueue {
   readonly pacing: 'on' | 'off';
   readonly #lanes = new Map<string, Lane>();
   readonly #update: TokenBucket;
+  readonly #tier3: TokenBucket;
   readonly #tier4: TokenBucket;
   readonly #history: TokenBucket;
   readonly #streams: ReturnType<typeof streamBuckets>;
@@ -82,6 +83,7 @@ export class OutboundQueue {
       burst: options.updateBurst ?? 50,
       clock,
     });
+    this.#tier3 = new TokenBucket({ ratePerSecond: (options.tier3PerMinute ?? 50) / 60, burst: 5, clock });
     this.#tier4 = new TokenBucket({ ratePerSecond: (options.tier4PerMinute ?? 90) / 60, burst: 5, clock });
     this.#history = new TokenBucket({
       ratePerSecond: (options.historyPerMinute ?? 40) / 60,
@@ -219,6 +221,8 @@ export class OutboundQueue {
         return undefined;
       case 'update':
         return this.#update;
+      case 'tier3':
+        return this.#tier3;
       case 'tier4':
         return this.#tier4;
       case 'history':

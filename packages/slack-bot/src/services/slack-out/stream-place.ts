@@ -4,19 +4,6 @@ import type { SessionRecord } from '../../store/records.js';
 /** Where a session's stream goes: its thread (a stream is always a reply), to the person who started it. */
 export type StreamPlace = Pick<SessionRecord, 'sessionId' | 'channelId' | 'cardTs' | 'startedBy'>;
 
-/**
- * Slack's answers that mean this workspace or app has no streaming: the session's content goes the classic
- * way, and the bot falls back to the classic surface (`SurfaceChoice.fallBack`).
- */
-export const STREAMING_MISSING_ERRORS = new Set([
-  'unknown_method',
-  'not_allowed_token_type',
-  'missing_scope',
-  'feature_not_enabled',
-  'not_enabled',
-  'method_deprecated',
-  'team_not_allowed',
-]);
 /** Slack refused this content in a stream: the session's chatter is posted the classic way from now on. */
 export const STREAM_CONTENT_ERRORS = new Set([
   'invalid_chunks',

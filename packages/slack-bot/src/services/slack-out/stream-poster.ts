@@ -26,12 +26,11 @@ import {
   NOT_STREAMING,
   PerSession,
   STREAM_CONTENT_ERRORS,
-  STREAMING_MISSING_ERRORS,
   type StreamEnd,
   type StreamPlace,
 } from './stream-place.js';
 import { recoverStream, type StreamItem } from './stream-recovery.js';
-import type { SurfaceChoice } from './surface.js';
+import { isFeatureMissing, type SurfaceChoice } from './surface.js';
 import { postMetadata } from './thread-lookup.js';
 import { CannotPostHereError, CHANNEL_GONE_ERRORS } from './thread-place.js';
 import type { ThreadPoster } from './thread-poster.js';
@@ -296,7 +295,7 @@ export class StreamPoster {
       );
     } catch (error) {
       const code = slackErrorCode(error);
-      if (code && STREAMING_MISSING_ERRORS.has(code)) this.deps.surface.fallBack('chat.stopStream', code);
+      if (code && isFeatureMissing(code)) this.deps.surface.fallBack('chat.stopStream', code);
       // Stopped already (Slack's Stop button, a timeout) or refused: it takes nothing more either way.
       else if (code !== NOT_STREAMING)
         this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'could not stop a stream');
@@ -333,7 +332,7 @@ export class StreamPoster {
       await this.deps.poster.onCannotPost?.(place, new CannotPostHereError(place.channelId, code));
       return;
     }
-    if (code && STREAMING_MISSING_ERRORS.has(code)) this.deps.surface.fallBack('chat.startStream', code);
+    if (code && isFeatureMissing(code)) this.deps.surface.fallBack('chat.startStream', code);
     else if (!code || !STREAM_CONTENT_ERRORS.has(code)) {
       this.deps.logger.warn(
         { err: error, sessionId: place.sessionId },
