@@ -62,7 +62,7 @@ async function expectEachOnce(cardTs: string): Promise<void> {
 
 describe('the agent surface streams the work', () => {
   it('a chatty session: streamed, each message exactly once, tasks complete with their results', async () => {
-    const bot = await world.spawn(world.env());
+    const bot = await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'agent' }));
     const ts = await startChatty(bot, 'once');
     await world.sandbox.workspace.waitFor(() => finished(ts), {
       what: 'the final report',
@@ -74,7 +74,7 @@ describe('the agent surface streams the work', () => {
 
   it('SIGKILL with a stream open: after the restart nothing is lost and nothing is twice', async () => {
     const ws = world.sandbox.workspace;
-    const bot = await world.spawn(world.env());
+    const bot = await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'agent' }));
     const ts = await startChatty(bot, 'killed');
     await ws.waitFor(() => ws.replies(CHANNEL, ts).some((m) => streamState(m) === 'in_progress'), {
       what: 'an open stream',
@@ -82,7 +82,7 @@ describe('the agent surface streams the work', () => {
     });
     expect(finished(ts)).toBe(false);
     await bot.kill('SIGKILL');
-    await world.spawn(world.env());
+    await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'agent' }));
     await ws.waitFor(() => finished(ts), { what: 'the final report after the restart', timeoutMs: 240_000 });
     await expectEachOnce(ts);
   }, 360_000);
