@@ -12,7 +12,7 @@ export const STREAM_CONTENT_ERRORS = new Set([
   'invalid_blocks',
 ]);
 /** The stream is no longer streaming (Slack's Stop button, a timeout): the next batch starts a new one. */
-export const NOT_STREAMING = 'message_not_in_streaming_state';
+export const NOT_STREAMING = new Set(['message_not_in_streaming_state', 'stopped_by_user']);
 
 /** The status the session shows once a stream stops: work goes on, waits on a person, or is over. */
 export type StreamEnd = 'processing' | 'suspended' | 'closed';

@@ -297,7 +297,7 @@ export class StreamPoster {
       const code = slackErrorCode(error);
       if (code && isFeatureMissing(code)) this.deps.surface.fallBack('chat.stopStream', code);
       // Stopped already (Slack's Stop button, a timeout) or refused: it takes nothing more either way.
-      else if (code !== NOT_STREAMING)
+      else if (!code || !NOT_STREAMING.has(code))
         this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'could not stop a stream');
     }
     await this.deps.streams.stopped(place.sessionId, stream.seq);
@@ -320,7 +320,7 @@ export class StreamPoster {
     const code = slackErrorCode(error);
     if (rateLimitedRetryAfterMs(error) !== undefined) throw error; // the queue waits its Retry-After, then again
     const current = await this.deps.streams.latest(place.sessionId);
-    if (code === NOT_STREAMING && current) {
+    if (code && NOT_STREAMING.has(code) && current) {
       await this.deps.streams.stopped(place.sessionId, current.seq);
       return;
     }

@@ -270,6 +270,24 @@ describe('where Slack has no streams: the classic thread, nothing lost, nothing 
   });
 });
 
+describe('content a stream refuses: the classic thread for the session, nothing lost, nothing twice', () => {
+  it('invalid_chunks: what waits is posted as thread replies; what the stream holds stays there', async () => {
+    const place = await thread();
+    const { stream, poster, surface } = bot();
+    await stream.enqueue(place, 'msg:r1#0', 'r1', say('Streamed.'));
+    await stream.drained(place);
+    sandbox.failNext({ method: 'chat.appendStream', error: 'invalid_chunks', channel: CHANNEL });
+    await stream.enqueue(place, 'msg:r1#1', 'r1', say('Refused in a stream.'));
+    await stream.drained(place);
+    await poster.drained(place);
+    expect(surface.fellBack).toEqual([]);
+    expect(stream.streams(place)).toBe(false);
+    const posted = replies(place.cardTs);
+    expect(posted.map((m) => m.text.trim())).toEqual(['Streamed.', 'Refused in a stream.']);
+    expect((posted[1] as { streaming_state?: string }).streaming_state).toBeUndefined();
+  });
+});
+
 describe('after a crash (a new process over the same store)', () => {
   it('an append Slack took whose answer was lost is found in the stream: recorded, not sent again', async () => {
     const place = await thread();
