@@ -1,10 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  openMessagesTab,
-  type StopResult,
-  stopAgentSession,
-  suggestedPromptText,
-} from './driver/agent-acts.js';
+import * as acts from './driver/agent-acts.js';
 import { BotLine, type BotResponse, type Delivery, type SendOptions } from './driver/bot-line.js';
 import {
   actionOf,
@@ -378,18 +373,18 @@ export class SlackDriver {
   }
 
   /** Slack's Stop button on a processing agent session: its streams stop, `agent_session_stopped` goes out. */
-  stopAgentSession(input: { channel: string; threadTs: string; user: string }): Promise<StopResult> {
-    return stopAgentSession(this.#workspace, (e) => this.deliverEvent(e), input);
+  stopAgentSession(input: { channel: string; threadTs: string; user: string }): Promise<acts.StopResult> {
+    return acts.stopAgentSession(this.#workspace, (e) => this.deliverEvent(e), input);
   }
 
   /** The person opens the app's Messages tab (agent view): `app_home_opened` with `tab: "messages"`. */
   openMessagesTab(input: { user: string }): Promise<{ eventId: string; deliveries: Delivery[] }> {
-    return openMessagesTab(this.#workspace, (e) => this.deliverEvent(e), input);
+    return acts.openMessagesTab(this.#workspace, (e) => this.deliverEvent(e), input);
   }
 
   /** Clicks a suggested prompt (by index, default 0, or title): it is posted as the person's new DM. */
   clickSuggestedPrompt(input: { user: string; index?: number; title?: string }): Promise<SaidMessage> {
-    return this.dm({ user: input.user, text: suggestedPromptText(this.#workspace, input) });
+    return this.dm({ user: input.user, text: acts.suggestedPromptText(this.#workspace, input) });
   }
 
   /** Posts a raw body to the bot, signed as Slack signs it (or sends it as a Socket Mode envelope). */

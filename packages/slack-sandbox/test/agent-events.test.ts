@@ -77,7 +77,7 @@ describe("Slack's Stop button", () => {
       streaming_message_ts: [stream],
     });
     // Slack did not change the status; the app did (to closed) in its handler, after acking.
-    await sandbox.workspace.waitFor(() => sandbox.agent.session('C0AGENTS', root)?.status === 'closed');
+    await sandbox.agent.waitForStatus('C0AGENTS', root, 'closed');
     expect(sandbox.agent.session('C0AGENTS', root)?.history.map((h) => h.status)).toEqual([
       'processing',
       'closed',
@@ -106,6 +106,17 @@ describe("Slack's Stop button", () => {
       thread_ts: root,
       status: 'processing',
     });
+    // Someone who can't see a DM has no Stop button in it.
+    sandbox.workspace.channel('U0ALICE');
+    const dmRoot = sandbox.workspace.post({ channel: 'D0ALICE', user: 'U0ALICE', text: 'hi' }).ts;
+    await app.client.agents.sessions.setStatus({
+      channel_id: 'D0ALICE',
+      thread_ts: dmRoot,
+      status: 'processing',
+    });
+    await expect(
+      driver.stopAgentSession({ channel: 'D0ALICE', threadTs: dmRoot, user: 'U0BOB' }),
+    ).rejects.toThrow('U0BOB cannot see D0ALICE');
     sandbox.setAgentFeatures('on', { stopEventSubscribed: false });
     try {
       await expect(

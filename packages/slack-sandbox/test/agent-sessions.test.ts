@@ -1,5 +1,8 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { agentOptionsFromEnv } from '../src/agent/options.js';
 import { type RunningSandbox, startSandbox } from '../src/index.js';
 import { botClient } from './bot-client.js';
 
@@ -141,6 +144,9 @@ describe('assistant.threads.* for agent view', () => {
       title: 'Release notes',
       status: 'is thinking…',
     });
+    // The app's reply in the thread clears the status, as in Slack.
+    await client.chat.postMessage({ channel: dm, thread_ts: ts, text: 'Here they are' });
+    expect(sandbox.agent.assistantThread(dm, ts)).toMatchObject({ title: 'Release notes', status: '' });
     expect(
       await slackError(
         client.assistant.threads.setTitle({ channel_id: dm, thread_ts: '1.000001', title: 'x' }),
@@ -229,5 +235,29 @@ describe('a workspace without the agent platform', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('reads SANDBOX_AGENT_FEATURES / SANDBOX_AGENT_STOP_EVENT, and the CLI takes --agent-features', async () => {
+    expect(
+      agentOptionsFromEnv({ SANDBOX_AGENT_FEATURES: 'unknown', SANDBOX_AGENT_STOP_EVENT: 'off' }),
+    ).toEqual({
+      features: 'unknown',
+      stopEventSubscribed: false,
+    });
+    expect(() => agentOptionsFromEnv({ SANDBOX_AGENT_STOP_EVENT: 'no' })).toThrow(
+      'SANDBOX_AGENT_STOP_EVENT must be "on" or "off", got "no"',
+    );
+    const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+    const child = spawn(process.execPath, [cli, '--agent-features', 'sometimes'], {
+      env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(err).toContain('--agent-features must be one of on, off, unknown, got "sometimes"');
   });
 });

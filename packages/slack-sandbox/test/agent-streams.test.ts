@@ -70,6 +70,23 @@ describe('a stream of markdown', () => {
     });
   });
 
+  it('holds blocks chunks to 50 in all, besides the 50 of stopStream', async () => {
+    const ts = await thread();
+    const divider = { type: 'divider' as const };
+    const chunk = (n: number) => [
+      { type: 'blocks' as const, blocks: Array.from({ length: n }, () => divider) },
+    ];
+    const { ts: s } = await client.chat.startStream({ ...to, thread_ts: ts, chunks: chunk(30) });
+    const at = { channel: 'C0AGENTS', ts: s as string };
+    expect(await slackError(client.chat.appendStream({ ...at, chunks: chunk(21) }))).toMatchObject({
+      error: 'msg_blocks_too_many',
+    });
+    await client.chat.appendStream({ ...at, chunks: chunk(20) });
+    const blocks = Array.from({ length: 50 }, () => divider);
+    expect((await client.chat.stopStream({ ...at, blocks })).ok).toBe(true);
+    expect(sandbox.workspace.findMessage('C0AGENTS', s as string)?.blocks).toHaveLength(100);
+  });
+
   it('holds markdown to 12,000 characters a call and a message', async () => {
     const ts = await thread();
     expect(
@@ -155,7 +172,11 @@ describe('typed chunks', () => {
       ts: s,
       chunks: [task('complete', { output: '3 entries' }), { type: 'markdown_text', text: 'Done.' }],
     });
-    const stream = sandbox.agent.stream('C0AGENTS', s);
+    const stream = await sandbox.agent.waitForStream(
+      'C0AGENTS',
+      ts,
+      (x) => x.tasks[0]?.status === 'complete',
+    );
     expect(stream?.tasks).toEqual([
       expect.objectContaining({
         id: 'call_1',

@@ -34,6 +34,13 @@ export class AgentState {
 
   constructor(workspace: Workspace) {
     this.#workspace = workspace;
+    // Slack clears an agent-view thread's status (assistant.threads.setStatus) when the app replies there.
+    workspace.on('change', (change) => {
+      if (change.kind !== 'message' || change.message.bot_id !== workspace.seed.botId) return;
+      const { channel, thread_ts: threadTs } = change.message;
+      const thread = threadTs ? this.#threads.get(key(channel, threadTs)) : undefined;
+      if (thread?.status) this.updateAssistantThread(channel, thread.threadTs, { status: '' });
+    });
   }
 
   /** Whether the app is an agent in a workspace that has the feature (see AgentFeatureMode). */
@@ -124,6 +131,35 @@ export class AgentState {
         (filter.channel === undefined || s.channel === filter.channel) &&
         (filter.threadTs === undefined || s.threadTs === filter.threadTs),
     );
+  }
+
+  /** Resolves with the session once its status is `status` (re-checked on every change). */
+  waitForStatus(
+    channel: string,
+    threadTs: string,
+    status: SessionStatus,
+    options: { timeoutMs?: number } = {},
+  ): Promise<AgentSessionRecord> {
+    return this.#workspace.waitFor(
+      () => {
+        const session = this.session(channel, threadTs);
+        return session?.status === status ? session : undefined;
+      },
+      { timeoutMs: options.timeoutMs ?? 10_000, what: `agent session ${channel} ${threadTs} ${status}` },
+    );
+  }
+
+  /** Resolves with the first stream of a thread for which `test` holds (e.g. a task complete). */
+  waitForStream(
+    channel: string,
+    threadTs: string,
+    test: (stream: StreamRecord) => boolean,
+    options: { timeoutMs?: number } = {},
+  ): Promise<StreamRecord> {
+    return this.#workspace.waitFor(() => this.streams({ channel, threadTs }).find(test), {
+      timeoutMs: options.timeoutMs ?? 10_000,
+      what: `a stream in ${channel} ${threadTs}`,
+    });
   }
 
   addStream(stream: StreamRecord): void {

@@ -54,6 +54,11 @@ function feed(stream: StreamRecord, call: { mode?: 'markdown_text' | 'chunks'; c
     throw new SlackApiError('streaming_mode_mismatch');
   if (streamText(stream).length + markdownChars(call.chunks) > MAX_STREAM_MARKDOWN)
     throw new SlackApiError('msg_too_long');
+  // 50 blocks through `blocks` chunks in all, besides the 50 of chat.stopStream's own `blocks`.
+  const chunkBlocks = (parts: Array<{ kind?: string; type?: string; blocks?: unknown[] }>) =>
+    parts.reduce((n, p) => n + (p.kind === 'blocks' || p.type === 'blocks' ? (p.blocks?.length ?? 0) : 0), 0);
+  if (chunkBlocks(stream.parts) + chunkBlocks(call.chunks) > MAX_FINAL_BLOCKS)
+    throw new SlackApiError('msg_blocks_too_many');
   if (call.mode) stream.mode ??= call.mode;
   for (const chunk of call.chunks) applyChunk(stream, chunk);
   stream.calls += 1;

@@ -28,6 +28,10 @@ export async function stopAgentSession(
 ): Promise<StopResult> {
   const channel = workspace.channel(input.channel)?.id ?? input.channel;
   if (!workspace.users.has(input.user)) throw new Error(`sandbox driver: no user ${input.user}`);
+  // Only someone who can see the thread sees its Stop button: anyone in a public channel, members elsewhere.
+  const where = workspace.channels.get(channel);
+  if (where && (where.is_im || where.is_private) && !workspace.members(channel)?.includes(input.user))
+    throw new Error(`sandbox driver: ${input.user} cannot see ${channel}, so has no Stop button there`);
   const session = workspace.agent.session(channel, input.threadTs);
   if (!session) throw new Error(`sandbox driver: no agent session in ${channel} thread ${input.threadTs}`);
   if (session.status !== 'processing')
