@@ -94,8 +94,14 @@ function setup(setting: 'auto' | 'agent' | 'classic' = 'auto') {
     requeued,
     sessions,
     settle,
-    answerWith: (a: Record<string, unknown>) => void (answer = a),
-    holdCalls: () => void (hold = new Promise<void>((r) => (release = r))),
+    answerWith: (a: Record<string, unknown>) => {
+      answer = a;
+    },
+    holdCalls: () => {
+      hold = new Promise<void>((r) => {
+        release = r;
+      });
+    },
     releaseCalls: () => {
       hold = undefined;
       release();
