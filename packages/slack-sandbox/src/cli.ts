@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { agentOptionsFromEnv, parseAgentFeatures } from './agent/options.js';
 import { startSandbox } from './server.js';
 
 // The sandbox's own variables only: the bot's HOST (0.0.0.0 in production) must never expose it.
-const { values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, host: { type: 'string' }, 'agent-features': { type: 'string' } },
+});
 const rawPort = values.port ?? process.env.SANDBOX_PORT;
 const port = Number(rawPort ?? 4020);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -13,7 +16,17 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 const host = values.host || process.env.SANDBOX_HOST || '127.0.0.1';
-const sandbox = await startSandbox({ port, host });
+// --agent-features on|off|unknown: answer as a workspace with, without, or before Slack's agent platform.
+let agent: ReturnType<typeof agentOptionsFromEnv>;
+try {
+  agent = agentOptionsFromEnv();
+  if (values['agent-features'])
+    agent.features = parseAgentFeatures(values['agent-features'], '--agent-features');
+} catch (error) {
+  process.stderr.write(`slack-sandbox: ${(error as Error).message}\n`);
+  process.exit(2);
+}
+const sandbox = await startSandbox({ port, host, agent });
 process.stdout.write(`Slack sandbox listening on ${sandbox.url}\n`);
 // The tokens and secret are new at each start; a bot needs them to talk to this sandbox.
 process.stdout.write(

@@ -4,6 +4,9 @@ import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import { type AgentOptions, agentOptionsFromEnv } from './agent/options.js';
+import type { AgentFeatureMode } from './agent/records.js';
+import type { AgentState } from './agent/state.js';
 import { addWebApiRoute, type WebApiContext } from './api/dispatch.js';
 import { pendingUploads } from './api/files.js';
 import { MAX_BLOCKS_CHARS } from './blockkit/size.js';
@@ -18,6 +21,7 @@ import {
   resolveRateLimits,
 } from './limits/rate-limits.js';
 import { SocketModeHub } from './socket-mode.js';
+import { addAgentRoutes } from './web/agent-routes.js';
 import { addWebRoutes } from './web/routes.js';
 import { defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
 
@@ -55,6 +59,11 @@ export interface SandboxOptions {
   maxBlocksChars?: number;
   /** How long Slack waits for the bot to ack an event before retrying it (Slack: 3 s). */
   eventAckTimeoutMs?: number;
+  /**
+   * Slack's agent platform: `features` on (default) / off / unknown, and whether the app subscribes to
+   * `agent_session_stopped` (default yes). When not given, SANDBOX_AGENT_FEATURES / SANDBOX_AGENT_STOP_EVENT.
+   */
+  agent?: AgentOptions;
 }
 
 export interface RunningSandbox {
@@ -80,6 +89,10 @@ export interface RunningSandbox {
    * lose their connection (`drop: true`). The same as POST /sandbox/faults.
    */
   failNext(fault: FaultSpec): Fault;
+  /** Sessions, streams, prompts and Stop clicks (the same as `workspace.agent`). */
+  agent: AgentState;
+  /** Switches the agent platform: `off` answers as for an app that is no agent, `unknown` as an old Slack. */
+  setAgentFeatures(features: AgentFeatureMode, options?: { stopEventSubscribed?: boolean }): void;
   /** Points the web page at a bot: its Request URL, or 'socket' for one connected in Socket Mode. */
   connectBot(eventsUrl: string | 'socket'): void;
   close(): Promise<void>;
@@ -102,6 +115,7 @@ export function createSandboxApp(
     driver: ctx.pageDriver ?? (() => undefined),
     emulatorUrl: ctx.emulatorUrl ?? (() => undefined),
   });
+  addAgentRoutes(app, { workspace: ctx.workspace, driver: ctx.pageDriver ?? (() => undefined) });
   addWebApiRoute(app, ctx);
   app.get('/sandbox/faults', (c) => c.json({ ok: true, faults: ctx.faults?.list() ?? [] }));
   app.post('/sandbox/faults', async (c) => {
@@ -155,6 +169,7 @@ export function createSandboxApp(
 
 export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const workspace = new Workspace(options.seed ?? defaultSeed());
+  workspace.agent.configure(options.agent ?? agentOptionsFromEnv());
   let baseUrl = '';
   const interactions = new Interactions(workspace, () => baseUrl, options.triggerTtlMs);
   const botToken = options.botToken ?? fresh('xoxb-sandbox-');
@@ -217,6 +232,8 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
           faults,
           rateLimiter,
           failNext: (fault) => faults.add(fault),
+          agent: workspace.agent,
+          setAgentFeatures: (features, more = {}) => workspace.agent.configure({ features, ...more }),
           driver: httpDriver,
           socketDriver,
           connectBot: (eventsUrl) => {

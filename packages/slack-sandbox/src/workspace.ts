@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { AgentState } from './agent/state.js';
 import type {
   ApiCall,
   SandboxChannel,
@@ -33,6 +34,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   readonly files = new Map<string, SandboxFile>();
   /** The latest Web API calls, oldest first (a bounded log). */
   readonly apiCalls: ApiCall[] = [];
+  /** Slack's agent platform: sessions, streams, suggested prompts, Stop clicks (see agent/state.ts). */
+  readonly agent: AgentState = new AgentState(this);
   /** Who is in each conversation, the bot included where it is a member. */
   readonly #members = new Map<string, Set<string>>();
   #lastTs = 0;
@@ -286,6 +289,7 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
         ...rest,
         preview: content.slice(0, 200),
       })),
+      agent: this.agent.snapshot(),
     };
   }
 }

@@ -4,6 +4,7 @@
 // and submissions to the routes; what it draws is in the modules beside it (messages, overlays, event
 // log), the shared state in state.js. The sandbox serves them as they are: no bundler.
 
+import { agentClick, openedMessagesTab } from '/web/agent.js';
 import { renderEventLog } from '/web/event-log.js';
 import { modalValues, readValue } from '/web/inputs.js';
 import { renderChannel, renderHome } from '/web/messages.js';
@@ -99,8 +100,10 @@ document.addEventListener('click', async (event) => {
     ui.home = false;
     ui.replyTo = undefined;
     render();
+    await openedMessagesTab();
     return;
   }
+  if (await agentClick(target)) return;
   if (target.dataset.channelId) {
     ui.channel = target.dataset.channelId;
     ui.home = false;
@@ -150,6 +153,7 @@ document.addEventListener('change', async (event) => {
     localStorage.setItem('sandbox.user', ui.user);
     render();
     if (ui.home) await post('/sandbox/home', { user: ui.user });
+    else if (ui.dm) await openedMessagesTab();
     return;
   }
   const holder = el.closest('[data-action][data-ts]');

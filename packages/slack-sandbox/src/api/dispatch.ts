@@ -4,14 +4,24 @@ import type { Faults } from '../limits/faults.js';
 import type { RateLimiter } from '../limits/rate-limits.js';
 import type { SocketModeHub } from '../socket-mode.js';
 import type { ApiCall } from '../workspace.js';
+import { agents } from './agents.js';
 import { chat } from './chat.js';
 import { files } from './files.js';
 import { people } from './people.js';
 import { reactions } from './reactions.js';
+import { streams } from './streams.js';
 import { type ApiContext, type Args, type Method, SlackApiError } from './types.js';
 import { views } from './views.js';
 
-const METHODS: Record<string, Method> = { ...chat, ...views, ...people, ...files, ...reactions };
+const METHODS: Record<string, Method> = {
+  ...chat,
+  ...views,
+  ...people,
+  ...files,
+  ...reactions,
+  ...agents,
+  ...streams,
+};
 
 /** What the fake Web API needs besides the workspace: the tokens it accepts, faults and rate limits. */
 export type WebApiContext = ApiContext & {
@@ -69,7 +79,8 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
     const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
     const isSocketOpen = name === 'apps.connections.open';
-    const method = METHODS[name];
+    // A Slack without the agent platform (SANDBOX_AGENT_FEATURES=unknown) does not know its methods.
+    const method = ctx.workspace.agent.isUnknownMethod(name) ? undefined : METHODS[name];
     if (!isSocketOpen && !method) return answer({ ok: false, error: 'unknown_method' });
     if (!token) return answer({ ok: false, error: 'not_authed' });
     if (token !== (isSocketOpen ? ctx.appToken : ctx.botToken))
