@@ -1,60 +1,137 @@
 import { describe, expect, it } from 'vitest';
 import { ALICE, BOB, CAROL, CHANNEL, textOf, useHarness, WAIT_MS } from './harness.js';
-import { SIGNAL_ROUTE } from './helpers.js';
+import { isPrompt, SIGNAL_ROUTE } from './helpers.js';
 
-// Slack's agent surfaces (#23), bot side: the Stop button, channel defaults, and the fallback to the card
-// and thread when the workspace answers as one without agent sessions.
-const h = useHarness();
+// Slack's agent surfaces (#23), bot side, against a sandbox that has them: each session is Slack's agent
+// session, Slack's Stop button cancels, the Messages tab suggests prompts, a channel keeps defaults.
+const PROMPTS = [
+  { title: 'Deploy, with my approval', message: 'scenario:approval deploy the API' },
+  { title: 'A long run', message: 'scenario:long index the wiki' },
+];
+const h = useHarness({ env: { AGENT_SUGGESTED_PROMPTS: JSON.stringify(PROMPTS) } });
 
 const statusOf = async (sessionId: string) => (await h.emulator.admin.session(sessionId))?.status;
 const signals = async () => (await h.emulator.admin.stats()).requests[SIGNAL_ROUTE] ?? 0;
-
-/** Slack's `agent_session_stopped`, as Slack signs and delivers it (retried when not acked in time). */
-const stop = (user: string, threadTs: string) =>
-  h.driver.deliverEvent({
-    type: 'agent_session_stopped',
-    channel: CHANNEL,
-    thread_ts: threadTs,
-    user,
-    streaming_message_ts: [],
-    event_ts: `${Math.floor(Date.now() / 1000)}.000100`,
-  });
+const slackSession = (threadTs: string, channel = CHANNEL) => h.sandbox.agent.session(channel, threadTs);
+const waitForSlack = (threadTs: string, status: 'processing' | 'suspended' | 'closed', channel = CHANNEL) =>
+  h.sandbox.agent.waitForStatus(channel, threadTs, status, { timeoutMs: WAIT_MS });
 
 async function health(): Promise<Record<string, unknown>> {
-  const response = await fetch(`${h.bot.url}/healthz`);
-  return (await response.json()) as Record<string, unknown>;
+  return (await (await fetch(`${h.bot.url}/healthz`)).json()) as Record<string, unknown>;
 }
 
+describe('a session is a Slack agent session', () => {
+  it('titled with the goal, started by the starter; processing → suspended on a question → processing → closed', async () => {
+    const { cardTs } = await h.start('scenario:approval ship the release');
+    const first = await waitForSlack(cardTs, 'processing');
+    expect(first).toMatchObject({ title: 'scenario:approval ship the release', initiator: ALICE });
+    await waitForSlack(cardTs, 'suspended');
+    const prompt = await h.waitInThread(cardTs, isPrompt, 'the approval prompt');
+    await h.driver.act({ user: BOB, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
+    await waitForSlack(cardTs, 'processing');
+    await waitForSlack(cardTs, 'closed');
+    await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'completed, on the card too');
+    const history = (slackSession(cardTs)?.history ?? []).map((e) => e.status);
+    expect(history[0]).toBe('processing');
+    expect(history).toContain('suspended');
+    expect(history.at(-1)).toBe('closed');
+    expect(await health()).toMatchObject({ surface: { setting: 'auto', current: 'agent' } });
+  });
+
+  it('a redirect renames the session after its new direction', async () => {
+    const { sessionId, cardTs } = await h.start('scenario:long crawl the wiki');
+    await waitForSlack(cardTs, 'processing');
+    await h.driver.command({
+      user: ALICE,
+      channel: CHANNEL,
+      text: `redirect ${sessionId} Only the API docs`,
+    });
+    await h.sandbox.workspace.waitFor(() => slackSession(cardTs)?.renames.includes('Only the API docs'), {
+      what: 'the rename',
+      timeoutMs: WAIT_MS,
+    });
+    await h.driver.command({ user: ALICE, channel: CHANNEL, text: `cancel ${sessionId}` });
+    await waitForSlack(cardTs, 'closed');
+  });
+});
+
 describe("Slack's Stop button", () => {
-  it('an outsider’s Stop is refused privately, nothing reaches the service, and the session goes on', async () => {
+  it('an outsider’s Stop: refused privately, nothing reaches the service, the session goes on (processing again)', async () => {
     const { sessionId, cardTs } = await h.start('scenario:long index the wiki');
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
+    await waitForSlack(cardTs, 'processing');
     const before = await signals();
-    const { deliveries } = await stop(CAROL, cardTs);
-    expect(deliveries.at(-1)?.status).toBe(200);
+    const shown = slackSession(cardTs)?.history.length ?? 0;
+    await h.driver.stopAgentSession({ channel: CHANNEL, threadTs: cardTs, user: CAROL });
     await h.waitForEphemeral(CAROL, /Only <@U0ALICE> .* The session goes on\./);
+    // Slack leaves the status to the app: the bot sets it back.
+    await h.sandbox.workspace.waitFor(() => (slackSession(cardTs)?.history.length ?? 0) > shown, {
+      what: 'the status set again after the Stop',
+      timeoutMs: WAIT_MS,
+    });
+    expect(slackSession(cardTs)?.status).toBe('processing');
     expect(await signals()).toBe(before);
     expect(await statusOf(sessionId)).toBe('running');
     expect(h.thread(cardTs).some((m) => /stopped by/.test(textOf(m)))).toBe(false);
-    // Still followed: Alice cancels it as usual.
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: `cancel ${sessionId}` });
     await h.waitForCard(cardTs, (t) => /Cancelled/.test(t), 'cancelled by command');
   });
 
-  it('the starter’s Stop cancels: the emulator records the cancel, the thread says who stopped it', async () => {
+  it('the starter’s Stop cancels: the emulator records it, the thread says who, the session closes', async () => {
     const { sessionId, cardTs } = await h.start('scenario:long crawl the docs');
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
-    await stop(ALICE, cardTs);
+    await waitForSlack(cardTs, 'processing');
+    await h.driver.stopAgentSession({ channel: CHANNEL, threadTs: cardTs, user: ALICE });
     await h.waitInThread(cardTs, (m) => /⏹ stopped by <@U0ALICE>/.test(textOf(m)), 'the stop note');
     await h.sandbox.workspace.waitFor(async () => (await statusOf(sessionId)) === 'cancelled', {
       what: 'the emulator to record the cancel',
       timeoutMs: WAIT_MS,
     });
+    await waitForSlack(cardTs, 'closed');
     await h.waitForCard(cardTs, (t) => /Cancelled/.test(t), 'the card to show Cancelled');
     const audit = await h.store.audit.list({ sessionId });
     expect(audit.filter((r) => r.action === 'cancel')).toEqual([
       expect.objectContaining({ userId: ALICE, detail: expect.objectContaining({ via: 'stop' }) }),
     ]);
+  });
+
+  it('a Stop Slack delivers twice (a retry) cancels once', async () => {
+    const { cardTs } = await h.start('scenario:long count the pages');
+    await waitForSlack(cardTs, 'processing');
+    const before = await signals();
+    const { event, eventId } = await h.driver.stopAgentSession({
+      channel: CHANNEL,
+      threadTs: cardTs,
+      user: ALICE,
+    });
+    await h.waitInThread(cardTs, (m) => /⏹ stopped by/.test(textOf(m)), 'the stop note');
+    // The same delivery again, as Slack retries it: the same event_id, marked as a retry.
+    const body = JSON.stringify({ type: 'event_callback', team_id: 'T0SANDBOX', event_id: eventId, event });
+    const again = await h.driver.send(body, 'application/json', { retryNum: 1 });
+    expect(again.status).toBe(200);
+    await h.waitForCard(cardTs, (t) => /Cancelled/.test(t), 'cancelled');
+    expect((await signals()) - before).toBe(1);
+    expect(h.thread(cardTs).filter((m) => /⏹ stopped by/.test(textOf(m)))).toHaveLength(1);
+  });
+});
+
+describe('the Messages tab (agent view)', () => {
+  it('opening it shows the suggested prompts; one clicked starts a session in its own thread', async () => {
+    await h.driver.openMessagesTab({ user: ALICE });
+    const dm = h.sandbox.workspace.channel(ALICE)?.id as string;
+    const shown = await h.sandbox.workspace.waitFor(() => h.sandbox.agent.prompts(dm), {
+      what: 'the suggested prompts',
+      timeoutMs: WAIT_MS,
+    });
+    expect(shown.prompts).toEqual(PROMPTS);
+    const { message } = await h.driver.clickSuggestedPrompt({ user: ALICE, index: 1 });
+    // The session's card is a reply in the prompt's own thread, and Slack's session is that thread.
+    await h.sandbox.workspace.waitFor(
+      () => h.sandbox.workspace.replies(dm, message.ts).find((m) => /session `/.test(textOf(m))),
+      { what: 'the card in the prompt’s thread', timeoutMs: WAIT_MS },
+    );
+    await waitForSlack(message.ts, 'processing', dm);
+    expect(slackSession(message.ts, dm)?.initiator).toBe(ALICE);
   });
 });
 
@@ -72,11 +149,7 @@ describe('/agent settings: a channel’s defaults for new sessions', () => {
     const bad = await h.driver.submitView({
       user: BOB,
       viewId: modal.id,
-      values: {
-        budget: { value: 'five' },
-        max_iterations: { value: '0' },
-        context: { value: '{"repo":' },
-      },
+      values: { budget: { value: 'five' }, max_iterations: { value: '0' }, context: { value: '{"repo":' } },
     });
     expect(bad.body).toMatchObject({
       response_action: 'errors',
@@ -103,9 +176,11 @@ describe('/agent settings: a channel’s defaults for new sessions', () => {
       (t) => /Channel defaults: budget \$4\.00, 12 max iterations, context \(repo\)/.test(t),
       'the defaults on the card',
     );
-    const created = await h.emulator.admin.session(sessionId);
-    expect(created).toMatchObject({ maxCostPerSession: 4, maxIterations: 12, context: { repo: 'acme/api' } });
-
+    expect(await h.emulator.admin.session(sessionId)).toMatchObject({
+      maxCostPerSession: 4,
+      maxIterations: 12,
+      context: { repo: 'acme/api' },
+    });
     // A session's own flags win.
     const own = await h.start('scenario:complete tidy the readme --budget 2');
     expect((await h.emulator.admin.session(own.sessionId))?.maxCostPerSession).toBe(2);
@@ -114,21 +189,5 @@ describe('/agent settings: a channel’s defaults for new sessions', () => {
       (t) => /Channel defaults: 12 max iterations, context \(repo\)/.test(t),
       'only the defaults it took',
     );
-  });
-});
-
-describe('the surface choice', () => {
-  it('a workspace without agent sessions: the bot falls back to the card and thread, says so on /healthz', async () => {
-    const { cardTs } = await h.start('scenario:complete write the summary');
-    await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'completed, on the card');
-    const body = await health();
-    expect(body.surface).toMatchObject({
-      setting: 'auto',
-      current: 'classic',
-      refused: {
-        method: expect.stringMatching(/^agents\.sessions\.|^assistant\.threads\./),
-        error: expect.any(String),
-      },
-    });
   });
 });
