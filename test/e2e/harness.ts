@@ -63,6 +63,7 @@ export function slackAt(speed: number): { limits: SlackLimits; outbound: BotTuni
     outbound: {
       postPerSecond: (50 / 60) * speed,
       updatePerMinute: 45 * speed,
+      tier3PerMinute: 45 * speed,
       tier4PerMinute: 90 * speed,
       historyPerMinute: 40 * speed,
     },

@@ -68,6 +68,7 @@ export function parseSuggestedPrompts(
 
 function typeName(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return value.trim() === '' ? 'an empty string' : 'a string';
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;

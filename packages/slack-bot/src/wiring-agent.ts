@@ -65,12 +65,26 @@ export function agentParts(
 export const agentStarted = (agent: AgentParts) => (sessionId: string) =>
   agent.sessions.status(sessionId, 'queued');
 
-/** A redirect the service took renames the session after its new direction. */
+/** The service's status a signal it took leads to, shown at once rather than at the next poll. */
+const AFTER_SIGNAL: Record<string, string> = {
+  pause: 'paused',
+  resume: 'running',
+  cancel: 'cancelled',
+  redirect: 'running',
+};
+
+/** A signal the service took: Slack shows its effect at once; a redirect renames the session. */
 export const agentSignalled =
   (agent: AgentParts) =>
   (sessionId: string, kind: string, extra: { message?: string }): void => {
+    const status = AFTER_SIGNAL[kind];
+    if (status) agent.sessions.status(sessionId, status);
     if (kind === 'redirect' && extra.message) agent.sessions.rename(sessionId, extra.message);
   };
+
+/** An answer the service took: the agent works again. */
+export const agentAnswered = (agent: AgentParts) => (sessionId: string) =>
+  agent.sessions.status(sessionId, 'running');
 
 /** What people do on the agent surfaces: a channel's defaults, Slack's Stop button (built with steering). */
 export function agentPeople(

@@ -40,7 +40,7 @@ import type { StreamPoster } from './services/slack-out/stream-poster.js';
 import type { SurfaceSwitch } from './services/slack-out/surface.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
 import type { Store } from './store/index.js';
-import { type AgentParts, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
+import { type AgentParts, agentAnswered, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
 
 /** What a running bot needs that the environment doesn't say: required Slack and service settings. */
 export type RunnableConfig = BotConfig & {
@@ -288,7 +288,10 @@ export function peopleServices(
     outbound: out.outbound,
   });
   const common = { client, notifier, metrics, audit };
-  const answering = new AnsweringService({ ...common, prompts, slack: out.chat, policy, visibility, logger });
+  const answering = new AnsweringService({
+    ...{ ...common, prompts, slack: out.chat, policy, visibility, logger },
+    answered: agentAnswered(agent),
+  });
   const steering = new SteeringService({
     ...common,
     sessions,

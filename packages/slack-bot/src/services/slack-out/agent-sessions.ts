@@ -2,7 +2,7 @@ import type { Logger } from '../../logger.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
 import { type AgentSessionStatus, agentStatusOf, sessionTitle } from './agent-status.js';
-import type { OutboundQueue } from './outbound.js';
+import { type OutboundQueue, rateLimitedRetryAfterMs } from './outbound.js';
 import { type SlackClient, slackErrorCode } from './slack.js';
 import { isFeatureMissing, type SurfaceChoice } from './surface.js';
 import { threadPlace } from './thread-place.js';
@@ -15,6 +15,8 @@ interface Entry {
   desired?: AgentSessionStatus;
   /** What Slack last accepted. */
   sent?: AgentSessionStatus;
+  /** What was last tried, accepted or refused for good: not tried again until something changes. */
+  tried?: AgentSessionStatus;
   /** Send `desired` even when Slack was told it already (after a Stop, Slack's view may differ). */
   force: boolean;
   title?: string;
@@ -100,7 +102,7 @@ export class AgentSessions {
   #pending(entry: Entry): boolean {
     return (
       entry.title !== undefined ||
-      (entry.desired !== undefined && (entry.force || entry.desired !== entry.sent))
+      (entry.desired !== undefined && (entry.force || entry.desired !== entry.tried))
     );
   }
 
@@ -122,8 +124,9 @@ export class AgentSessions {
   async #send(session: SessionRecord, thread: string, entry: Entry): Promise<void> {
     if (this.deps.surface.current() !== 'agent' || entry.dead) return;
     const { desired } = entry;
-    if (desired !== undefined && (entry.force || desired !== entry.sent)) {
+    if (desired !== undefined && (entry.force || desired !== entry.tried)) {
       entry.force = false;
+      entry.tried = desired;
       const answer = await this.#call('agents.sessions.setStatus', session, entry, () =>
         this.deps.slack.agents.sessions.setStatus({
           channel_id: session.channelId,
@@ -156,8 +159,14 @@ export class AgentSessions {
     try {
       return await call();
     } catch (error) {
+      // A 429 goes back to the queue, which sends it again after Retry-After: then it is tried again.
+      if (rateLimitedRetryAfterMs(error) !== undefined) {
+        entry.tried = undefined;
+        throw error;
+      }
       const code = slackErrorCode(error);
-      if (code === undefined || code === 'ratelimited') throw error;
+      // Slack unreachable: logged, and tried again at the session's next change.
+      if (code === undefined) throw error;
       if (isFeatureMissing(code)) {
         this.deps.surface.fallBack(method, code);
         return undefined;
@@ -165,7 +174,7 @@ export class AgentSessions {
       // The initiator must be a member of the channel: without it, Slack takes the call.
       if (method === 'agents.sessions.setStatus' && !entry.noInitiator && /user/.test(code)) {
         entry.noInitiator = true;
-        entry.force = true;
+        entry.tried = undefined;
         return undefined;
       }
       entry.dead = true;

@@ -34,6 +34,7 @@ export const FEATURE_MISSING_ERRORS: ReadonlySet<string> = new Set([
   'team_not_eligible',
   'not_an_agent',
   'app_not_agent',
+  'not_agent_app',
   'agent_not_enabled',
   'agent_view_not_enabled',
 ]);
