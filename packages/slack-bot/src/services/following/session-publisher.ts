@@ -157,11 +157,10 @@ export class SessionPublisher {
         if (!text) return;
         // Recorded, not yet posted: the thread may be behind, and its chatter then goes out batched.
         const timestamp = event.message.timestamp;
+        const shown = () => this.#observe('message', timestamp);
         const streams = this.#streams(place);
-        if (streams) return streams.enqueue(place, `msg:${event.key}`, event.roundId, event.message);
-        await this.deps.poster.enqueueText(place, `msg:${event.key}`, text, () =>
-          this.#observe('message', timestamp),
-        );
+        if (streams) return streams.enqueue(place, `msg:${event.key}`, event.roundId, event.message, shown);
+        await this.deps.poster.enqueueText(place, `msg:${event.key}`, text, shown);
         return;
       }
       case 'human_input_needed':

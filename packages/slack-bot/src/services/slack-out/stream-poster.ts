@@ -83,6 +83,7 @@ export class StreamPoster {
     key: string,
     roundId: string,
     message: Record<string, unknown>,
+    onShown?: () => void,
   ): Promise<void> {
     await this.recover(place);
     const pieces = streamPiecesOf(message, { showReasoning: this.deps.showReasoning, fallbackId: key });
@@ -94,7 +95,7 @@ export class StreamPoster {
       if (state.state === 'posted') continue;
       // Not ours any more (its lease moved while this poll was in flight): the owner posts it.
       if (this.deps.poster.owns?.(place.sessionId) === false) return;
-      this.push(place, [{ key: k, roundId, piece }]);
+      this.push(place, [{ key: k, roundId, piece, ...(onShown ? { onShown } : {}) }]);
     }
   }
 
@@ -192,6 +193,8 @@ export class StreamPoster {
   /** One turn: what waits goes into the round's stream (started, or continued past Slack's limit). */
   async #flush(queue: SessionQueue): Promise<void> {
     const { place } = queue;
+    // Its lease moved while this waited: what waits stays recorded for the new owner, who streams it.
+    if (this.deps.poster.owns?.(place.sessionId) === false) return this.withdraw(place.sessionId);
     if (!this.streams(place)) return this.#toClassic(queue);
     const current = await this.deps.streams.latest(place.sessionId);
     const open = current && current.state !== 'stopped' && current.ts ? current : undefined;
@@ -226,6 +229,7 @@ export class StreamPoster {
       this.deps.metrics.batchSize.observe(taken.length);
       this.deps.metrics.postOutcomes.inc({ outcome: 'posted' }, taken.length);
       for (const k of keys) this.#queued.delete(`${place.sessionId}|${k}`);
+      for (const item of taken) item.onShown?.();
     } catch (error) {
       // Not taken: back at the front, in order (a new try, another stream, or the classic thread).
       queue.items.unshift(...taken);

@@ -25,6 +25,8 @@ export interface StreamItem {
   key: string;
   roundId: string;
   piece: StreamPiece;
+  /** Told once it is in the stream (the surfacing metric); not kept across a crash. */
+  onShown?: () => void;
 }
 
 /** A Slack call through the outbound queue, counted. */
