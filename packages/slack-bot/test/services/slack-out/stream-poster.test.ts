@@ -1,3 +1,4 @@
+import { ManualClock } from '@agent-sessions/core';
 import { type RunningSandbox, type SandboxMessage, startSandbox } from '@agent-sessions/slack-sandbox';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -119,9 +120,10 @@ async function thread() {
 function bot(
   store = { posts: new FakePosts() } as { posts: FakePosts; streams?: FakeStreams },
   surface = new Surface(),
+  outboundOptions: ConstructorParameters<typeof OutboundQueue>[2] = {},
 ) {
   const metrics = newMetrics();
-  const outbound = new OutboundQueue(logger, metrics);
+  const outbound = new OutboundQueue(logger, metrics, outboundOptions);
   const poster = new ThreadPoster(slack, store.posts, logger, metrics, { retryBaseMs: 5 }, outbound);
   const streams = store.streams ?? new FakeStreams(store.posts);
   const stream = new StreamPoster({
@@ -240,6 +242,28 @@ describe('the agent work streams, each message exactly once', () => {
       'Before.',
       expect.stringMatching(/^_\(continued.*After\.$/s),
     ]);
+  });
+});
+
+describe('batching becomes appending', () => {
+  it('under load, the messages waiting for the append limit go into one append', async () => {
+    const place = await thread();
+    // One append a minute, on a clock the test moves: the first message starts the stream, then the
+    // next nine wait for the append limit together.
+    const clock = new ManualClock(Date.now());
+    const { stream } = bot(undefined, undefined, { clock, streamAppendPerMinute: 1 });
+    const appends = () => sandbox.workspace.apiCalls.filter((c) => c.method === 'chat.appendStream').length;
+    const before = appends();
+    await stream.enqueue(place, 'msg:r1#1', 'r1', say('Batched 1.'));
+    await stream.drained(place);
+    for (let i = 2; i <= 10; i++) await stream.enqueue(place, `msg:r1#${i}`, 'r1', say(`Batched ${i}.`));
+    while (clock.pendingSleeps === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(appends() - before).toBe(0);
+    await clock.advance(60_000);
+    await stream.close(place, 'closed');
+    expect(appends() - before).toBe(1);
+    const [message] = replies(place.cardTs);
+    for (let i = 1; i <= 10; i++) expect(message?.text.split(`Batched ${i}.`).length).toBe(2);
   });
 });
 
