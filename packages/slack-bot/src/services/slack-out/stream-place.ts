@@ -1,5 +1,7 @@
 /** Where a session's stream goes, how it ends, and what Slack's stream errors mean (#23). */
+import { CONTINUATION_LABEL, pieceChars, STREAM_MAX_CHARS } from '../../blocks/stream-chunks.js';
 import type { SessionRecord } from '../../store/records.js';
+import type { StreamItem } from './stream-recovery.js';
 
 /** Where a session's stream goes: its thread (a stream is always a reply), to the person who started it. */
 export type StreamPlace = Pick<SessionRecord, 'sessionId' | 'channelId' | 'cardTs' | 'startedBy'>;
@@ -31,4 +33,23 @@ export class PerSession {
     });
     return next;
   }
+}
+
+/** As many waiting items as one call holds (and the stream has room for), in order: taken out of `items`. */
+export function takeItems(items: StreamItem[], used: number, openRound: string | null): StreamItem[] {
+  const taken: StreamItem[] = [];
+  let chars = 0;
+  const room = STREAM_MAX_CHARS - Math.max(used, CONTINUATION_LABEL.length);
+  while (items.length > 0) {
+    const next = items[0] as StreamItem;
+    const c = pieceChars(next.piece);
+    const otherRound =
+      taken.length > 0 && next.roundId !== (taken[0] as StreamItem).roundId && next.roundId !== openRound;
+    if (taken.length > 0 && (chars + c > room || otherRound)) break;
+    // A full stream takes nothing more: this item begins the next one (it always fits an empty one).
+    if (taken.length === 0 && used > 0 && c > room) return [items.shift() as StreamItem];
+    taken.push(items.shift() as StreamItem);
+    chars += c;
+  }
+  return taken;
 }

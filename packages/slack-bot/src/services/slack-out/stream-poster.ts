@@ -28,6 +28,7 @@ import {
   STREAM_CONTENT_ERRORS,
   type StreamEnd,
   type StreamPlace,
+  takeItems,
 } from './stream-place.js';
 import { recoverStream, type StreamItem } from './stream-recovery.js';
 import { isFeatureMissing, type SurfaceChoice } from './surface.js';
@@ -56,6 +57,9 @@ export interface StreamPosterDeps {
   showReasoning: boolean;
 }
 
+/** Stream calls unanswered in a row (lost connections) before the session's chatter goes to its thread. */
+const MAX_UNANSWERED = 3;
+
 export class StreamPoster {
   readonly #queues = new Map<string, SessionQueue>();
   /** `session|key` of every item waiting here. */
@@ -65,6 +69,8 @@ export class StreamPoster {
   readonly #recovered = new Map<string, Promise<void>>();
   /** Sessions whose chatter goes the classic way (Slack refused their stream). */
   readonly #classic = new Set<string>();
+  /** Each session's calls failed without an answer in a row. */
+  readonly #failures = new Map<string, number>();
 
   constructor(private readonly deps: StreamPosterDeps) {}
 
@@ -201,8 +207,11 @@ export class StreamPoster {
     const round = queue.items[0]?.roundId ?? '';
     // A round not seen before begins its own stream; rounds that interleave (subagents) share the open one.
     const newRound =
-      !!open && open.roundId !== round && !(await this.deps.streams.hadRound(place.sessionId, round));
-    const taken = this.#take(queue, open && !newRound ? open.chars : 0, open ? open.roundId : null);
+      !!open &&
+      round !== '' &&
+      open.roundId !== round &&
+      !(await this.deps.streams.hadRound(place.sessionId, round));
+    const taken = takeItems(queue.items, open && !newRound ? open.chars : 0, open ? open.roundId : null);
     if (taken.length === 0) return;
     const keys = taken.map((i) => i.key);
     const pieces = taken.map((i) => i.piece);
@@ -230,32 +239,14 @@ export class StreamPoster {
       this.deps.metrics.postOutcomes.inc({ outcome: 'posted' }, taken.length);
       for (const k of keys) this.#queued.delete(`${place.sessionId}|${k}`);
       for (const item of taken) item.onShown?.();
+      this.#failures.delete(place.sessionId);
     } catch (error) {
       // Not taken: back at the front, in order (a new try, another stream, or the classic thread).
       queue.items.unshift(...taken);
       const latest = await this.deps.streams.latest(place.sessionId);
-      if (latest?.inFlight) await this.#settleInFlight(place, latest, error);
+      if (latest?.inFlight) await this.#settleInFlight(queue, latest, error);
       await this.#failed(queue, error);
     }
-  }
-
-  /** As many waiting items as one call holds (and the stream has room for), in order. */
-  #take(queue: SessionQueue, used: number, openRound: string | null): StreamItem[] {
-    const taken: StreamItem[] = [];
-    let chars = 0;
-    const room = STREAM_MAX_CHARS - Math.max(used, CONTINUATION_LABEL.length);
-    while (queue.items.length > 0) {
-      const next = queue.items[0] as StreamItem;
-      const c = pieceChars(next.piece);
-      const otherRound =
-        taken.length > 0 && next.roundId !== (taken[0] as StreamItem).roundId && next.roundId !== openRound;
-      if (taken.length > 0 && (chars + c > room || otherRound)) break;
-      // A full stream takes nothing more: this item begins the next one (it always fits an empty one).
-      if (taken.length === 0 && used > 0 && c > room) return [queue.items.shift() as StreamItem];
-      taken.push(queue.items.shift() as StreamItem);
-      chars += c;
-    }
-    return taken;
   }
 
   async #start(
@@ -307,15 +298,27 @@ export class StreamPoster {
     await this.deps.streams.stopped(place.sessionId, stream.seq);
   }
 
-  /** A call whose answer was lost (no Slack error): looked for in the stream before anything is sent again. */
-  async #settleInFlight(place: StreamPlace, stream: StreamRecord, error: unknown): Promise<void> {
-    if (!slackErrorCode(error) && rateLimitedRetryAfterMs(error) === undefined) {
-      this.#recovered.delete(place.sessionId);
-      const again = await recoverStream(this.deps, place, () => true, this.#call).catch(() => []);
-      if (again.length === 0) return;
+  /**
+   * A call that failed with something in flight. Slack answered (an error, a 429): it took nothing. No
+   * answer (a lost connection): what it carried is looked for in the thread, and what got in is done.
+   */
+  async #settleInFlight(queue: SessionQueue, stream: StreamRecord, error: unknown): Promise<void> {
+    const { place } = queue;
+    if (slackErrorCode(error) || rateLimitedRetryAfterMs(error) !== undefined) {
+      if (stream.ts) await this.deps.streams.clearInFlight(place.sessionId, stream.seq);
+      else await this.deps.streams.forget(place.sessionId, stream.seq);
+      return;
     }
-    if (stream.ts) await this.deps.streams.clearInFlight(place.sessionId, stream.seq);
-    else await this.deps.streams.forget(place.sessionId, stream.seq);
+    // Found: recorded with the stream's ts (and dropped from the queue); not found: no longer in flight.
+    await recoverStream(this.deps, place, () => true, this.#call).catch((e: unknown) =>
+      this.deps.logger.warn({ err: e, sessionId: place.sessionId }, 'could not look for a lost stream call'),
+    );
+    for (const item of [...queue.items]) {
+      if (!(await this.deps.posts.ts(place.sessionId, item.key))) continue;
+      queue.items.splice(queue.items.indexOf(item), 1);
+      this.#queued.delete(`${place.sessionId}|${item.key}`);
+      item.onShown?.();
+    }
   }
 
   /** Each Slack error's one outcome: wait (429), a new stream, the classic thread, or another channel. */
@@ -328,6 +331,10 @@ export class StreamPoster {
       await this.deps.streams.stopped(place.sessionId, current.seq);
       return;
     }
+    // No answer (a lost connection): tried again at the next turn, a few times, then the thread.
+    const failures = (this.#failures.get(place.sessionId) ?? 0) + 1;
+    this.#failures.set(place.sessionId, failures);
+    if (!code && failures < MAX_UNANSWERED) return;
     if (code && CHANNEL_GONE_ERRORS.has(code)) {
       for (const item of queue.items.splice(0)) {
         this.#queued.delete(`${place.sessionId}|${item.key}`);

@@ -267,6 +267,24 @@ describe('batching becomes appending', () => {
   });
 });
 
+describe('a stream call whose answer is lost (the connection dropped)', () => {
+  it('is looked for in the stream, not found, and sent again once, into the same stream', async () => {
+    const place = await thread();
+    const { stream } = bot();
+    await stream.enqueue(place, 'msg:r1#0', 'r1', say('Before the drop.'));
+    await stream.drained(place);
+    sandbox.failNext({ method: 'chat.appendStream', drop: true, channel: CHANNEL });
+    await stream.enqueue(place, 'msg:r1#1', 'r1', say('Sent through a dropped connection.'));
+    await stream.close(place, 'closed');
+    const posted = replies(place.cardTs);
+    expect(posted.map((m) => m.text.trim())).toEqual([
+      'Before the drop.\n\nSent through a dropped connection.',
+    ]);
+    const reads = sandbox.workspace.apiCalls.filter((c) => c.method === 'conversations.replies');
+    expect(reads.length).toBeGreaterThan(0);
+  });
+});
+
 describe('where Slack has no streams: the classic thread, nothing lost, nothing twice', () => {
   it('unknown_method: the surface falls back and the messages are posted as thread replies', async () => {
     const place = await thread();
