@@ -9,6 +9,7 @@ import {
   showsPieces,
   streamPiecesOf,
 } from '../../src/blocks/stream-chunks.js';
+import { pingsIn } from './ping-check.js';
 
 const pieces = (message: Record<string, unknown>, showReasoning = false) =>
   streamPiecesOf(message, { showReasoning, fallbackId: 'r1#0' });
@@ -214,5 +215,61 @@ describe('a piece the classic way, and found again after a crash', () => {
       showsPieces(shown, [{ markdown: 'Done.\n\n' }, { calls: [{ id: 'c1', title: 'read_file' }] }]),
     ).toBe(true);
     expect(showsPieces(shown, [{ markdown: 'Not there.\n\n' }])).toBe(false);
+  });
+});
+
+/** pings.test.ts's payloads (someone else's text that would ping, every way Slack could read it). */
+const PAYLOADS = [
+  '<!channel>',
+  '<!here>',
+  '<!everyone>',
+  '<!here|here>',
+  '<!subteam^S1>',
+  '<!subteam^S1|@team>',
+  '<@U1>',
+  '<@W1|bob>',
+  '@channel',
+  '@here',
+  '@everyone',
+  'Hey @HERE, <!channel> and <@U1>: see <!subteam^S1>',
+  '&lt;!channel&gt;',
+  '\\<!here>',
+  '<\\@U1>',
+  '&#60;@U1&#62;',
+  '&#x3C;&#x40;U1|x&gt;',
+  '\\@here',
+  '&commat;channel',
+  '<@U1|<!here>',
+  '<!foo <@U1>|bar>',
+  '<@U1|x',
+  '<!subteam^S1|<@U1|y> z>',
+  '<<!channel>>',
+  '<!<@U1>>',
+];
+
+describe('nothing streamed can ping (issue #20)', () => {
+  it.each(PAYLOADS)('%s pings nobody in a stream chunk or its classic form', (payload) => {
+    const messages = [
+      { role: 'assistant', content: `a ${payload} b`, reasoning: payload },
+      { role: 'user', content: payload },
+      { role: payload, content: payload },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 'c1', name: payload, arguments: { q: payload } }],
+      },
+      { role: 'tool', name: payload, toolCallId: 'c1', content: payload },
+      { role: 'tool', name: 'x', toolCallId: 'c2', content: `Error: ${payload}` },
+    ];
+    for (const message of messages) {
+      const pieces = streamPiecesOf(message, { showReasoning: true, fallbackId: 'r#0' });
+      const { chunks } = chunksFor(pieces, {});
+      // markdown_text is read as Slack reads a markdown block: decoded too.
+      const asShown = chunks.map((c) =>
+        c.type === 'markdown_text' ? { type: 'markdown', text: c.text } : c,
+      );
+      expect(pingsIn(asShown)).toEqual([]);
+      expect(pingsIn(pieces.map(pieceAsMessage))).toEqual([]);
+    }
   });
 });
