@@ -26,6 +26,8 @@ import {
   slackApp,
   slackOut,
 } from './wiring.js';
+import { agentParts, slackSurface } from './wiring-agent.js';
+import { streamPoster } from './wiring-stream.js';
 
 export type { BotTuning, RunnableConfig } from './wiring.js';
 
@@ -51,13 +53,16 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const store = await botStore(settings);
   const { client, follower, metrics } = following(settings, store);
   const audit = auditTrail(settings, store);
-  const { app, routes } = slackApp(settings, { store, client, metrics, audit });
+  const surface = slackSurface(settings);
+  const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface });
   const slack = app.client;
   const self = botIdentity(slack);
   const out = slackOut(settings, { slack, store, metrics, self });
   const { policy, visibility } = access(settings, { slack, self });
-  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower });
-  const leases = leaseKeeper(settings, { store, follower, out, replicaId });
+  const agent = agentParts(settings, { surface, store, out, follower });
+  const streams = streamPoster(settings, { store, out, metrics, self, surface });
+  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower, streams });
+  const leases = leaseKeeper(settings, { store, follower, out, replicaId, streams });
   const built = {
     store,
     client,
@@ -71,11 +76,12 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     audit,
     publisher,
     leases,
+    agent,
   };
   const people = peopleServices(settings, built);
   const identity = { botUserId: 'bot' };
   const reminders = reminderService(settings, { ...built, people, botUserId: () => identity.botUserId });
-  registerListeners(app, listenerContext(settings, { people }));
+  registerListeners(app, listenerContext(settings, { people, agent }));
 
   const server = await serve(app, routes, config);
   follower.start();

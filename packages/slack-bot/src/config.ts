@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type AgentSurfaceConfig, agentSurfaceConfig, agentSurfaceEnv } from './config-agent.js';
 
 const list = z
   .string()
@@ -144,6 +145,8 @@ const schema = z
     AGENT_SLACK_PACING: z
       .enum(['on', 'off'], { error: 'AGENT_SLACK_PACING must be on or off' })
       .default('on'),
+    // --- Slack's agent surfaces (#23) ---
+    ...agentSurfaceEnv,
   })
   .superRefine((env, ctx) => {
     if (env.SLACK_BOT_TOKEN && !env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
@@ -189,6 +192,8 @@ export interface BotConfig {
   threadReplies: 'steer' | 'mention-only';
   /** off: one post per message and 429s left to the Web API client (the benchmark's naive strategy). */
   slackPacing: 'on' | 'off';
+  /** Slack's agent surfaces (#23): AGENT_SLACK_SURFACE, AGENT_SUGGESTED_PROMPTS. */
+  agent: AgentSurfaceConfig;
 }
 
 /** Issue #15: who may answer, reminders and escalation, question timeouts, the audit record. */
@@ -273,6 +278,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     },
     threadReplies: e.AGENT_THREAD_REPLIES,
     slackPacing: e.AGENT_SLACK_PACING,
+    agent: agentSurfaceConfig(e),
   };
 }
 

@@ -36,8 +36,11 @@ import { CardUpdater, type CardUpdaterOptions } from './services/slack-out/card-
 import { Notifier } from './services/slack-out/notifier.js';
 import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
 import type { SlackClient } from './services/slack-out/slack.js';
+import type { StreamPoster } from './services/slack-out/stream-poster.js';
+import type { SurfaceSwitch } from './services/slack-out/surface.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
 import type { Store } from './store/index.js';
+import { type AgentParts, agentAnswered, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
 
 /** What a running bot needs that the environment doesn't say: required Slack and service settings. */
 export type RunnableConfig = BotConfig & {
@@ -93,6 +96,8 @@ export interface Parts {
   replicaId: string;
   /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
   botUserId: () => string;
+  /** Slack's agent surfaces (#23, wiring-agent.ts). */
+  agent: AgentParts;
 }
 
 /** The Agent Session Service's client, and the follower that watches sessions through it. */
@@ -133,13 +138,15 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
   });
 }
 
+type AppParts = Pick<Parts, 'store' | 'client' | 'metrics' | 'audit'> & { surface?: SurfaceSwitch };
+
 /** The Bolt app, serving /healthz, /metrics and /audit beside Slack's requests. */
 export function slackApp(
   { config, logger }: Settings,
-  { store, client, metrics, audit }: Pick<Parts, 'store' | 'client' | 'metrics' | 'audit'>,
+  { store, client, metrics, audit, surface }: AppParts,
 ): { app: App; routes: CustomRoute[] } {
   const routes = [
-    ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }) }),
+    ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }), surface }),
     ...audit.routes(config.approvals.auditToken),
   ];
   const app = createSlackApp({
@@ -216,11 +223,13 @@ export function sessionPublisher(
     policy,
     audit,
     follower,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower'>,
+    streams,
+  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower'> & { streams?: StreamPoster },
 ): SessionPublisher {
   const publisher = new SessionPublisher({
     store,
     poster: out.poster,
+    ...(streams ? { streams } : {}),
     cards: out.cards,
     metrics,
     logger,
@@ -236,7 +245,13 @@ export function sessionPublisher(
 /** Which sessions this replica follows; another replica's card is forgotten when its lease is lost. */
 export function leaseKeeper(
   { config, tuning, logger }: Settings,
-  { store, follower, out, replicaId }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId'>,
+  {
+    store,
+    follower,
+    out,
+    replicaId,
+    streams,
+  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId'> & { streams?: StreamPoster },
 ): LeaseKeeper {
   // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
   out.poster.owns = (sessionId) => follower.isFollowing(sessionId);
@@ -249,6 +264,7 @@ export function leaseKeeper(
       out.cards.forget(sessionId);
       // Its chatter waiting here (recorded with its content) is the new owner's to post: not both.
       out.poster.withdraw(sessionId);
+      streams?.withdraw(sessionId);
     },
   });
 }
@@ -263,6 +279,7 @@ export function peopleServices(
   const { store, client, slack, out, follower, metrics, policy, visibility, audit, publisher, leases } =
     parts;
   const { sessions, prompts, events } = store;
+  const { agent } = parts;
   const notifier = new Notifier({
     slack: out.paced,
     follower,
@@ -271,7 +288,10 @@ export function peopleServices(
     outbound: out.outbound,
   });
   const common = { client, notifier, metrics, audit };
-  const answering = new AnsweringService({ ...common, prompts, slack: out.chat, policy, visibility, logger });
+  const answering = new AnsweringService({
+    ...{ ...common, prompts, slack: out.chat, policy, visibility, logger },
+    answered: agentAnswered(agent),
+  });
   const steering = new SteeringService({
     ...common,
     sessions,
@@ -279,7 +299,9 @@ export function peopleServices(
     policy,
     visibility,
     snapshot: (sessionId) => publisher.snapshot(sessionId),
+    signalled: agentSignalled(agent),
   });
+  const agentSide = agentPeople({ config, logger }, { agent, slack, store, steering, notifier });
   const starting = new StartingService({
     ...common,
     sessions,
@@ -290,9 +312,11 @@ export function peopleServices(
       // The card's first state (its buttons) is progress: when the edit budget is scarce, final states
       // of other sessions go first, and the session's next change folds into this edit.
       out.cards.schedule(sessionId, () => publisher.card(sessionId), { now: true });
+      agentStarted(agent)(sessionId);
       await leases.refresh();
     },
     ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),
+    withDefaults: agentSide.withDefaults,
   });
   const { threadReplies } = config;
   const conversation = new ConversationService({
@@ -311,13 +335,18 @@ export function peopleServices(
     visibility,
     audit,
   });
-  return { notifier, answering, steering, starting, conversation, feedback, directory };
+  return { notifier, answering, steering, starting, conversation, feedback, directory, ...agentSide };
 }
 
 /** What the listeners may use: the services, never the store or the service's client. */
-export function listenerContext({ logger }: Settings, { people }: Pick<Parts, 'people'>): ListenerContext {
+export function listenerContext(
+  { logger }: Settings,
+  { people, agent }: Pick<Parts, 'people' | 'agent'>,
+): ListenerContext {
   const { answering, steering, starting, conversation, feedback, directory } = people;
-  return { answering, steering, starting, conversation, feedback, directory, logger };
+  const { stopping, channelSettings } = people;
+  const services = { answering, steering, starting, conversation, feedback, directory, logger };
+  return { ...services, stopping, channelSettings, messagesTab: agent.messagesTab };
 }
 
 /** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */
