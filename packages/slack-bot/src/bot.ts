@@ -22,11 +22,13 @@ import {
   type RunnableConfig,
   reminderService,
   type Settings,
-  serviceKeys,
   sessionPublisher,
   slackApp,
   slackOut,
 } from './wiring.js';
+import { agentParts, slackSurface } from './wiring-agent.js';
+import { serviceKeys } from './wiring-keys.js';
+import { streamPoster } from './wiring-stream.js';
 
 export type { BotTuning, RunnableConfig } from './wiring.js';
 
@@ -52,14 +54,26 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const store = await botStore(settings);
   const { client, follower, metrics } = following(settings, store);
   const audit = auditTrail(settings, store);
-  const { app, routes } = slackApp(settings, { store, client, metrics, audit });
+  const surface = slackSurface(settings);
+  const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface });
   const slack = app.client;
   const self = botIdentity(slack);
   const out = slackOut(settings, { slack, store, metrics, self });
   const { policy, visibility } = access(settings, { slack, self });
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
-  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower, keys });
-  const leases = leaseKeeper(settings, { store, follower, out, replicaId, keys });
+  const agent = agentParts(settings, { surface, store, out, follower });
+  const streams = streamPoster(settings, { store, out, metrics, self, surface });
+  const publisher = sessionPublisher(settings, {
+    store,
+    out,
+    metrics,
+    policy,
+    audit,
+    follower,
+    streams,
+    keys,
+  });
+  const leases = leaseKeeper(settings, { store, follower, out, replicaId, streams, keys });
   const built = {
     store,
     client,
@@ -73,12 +87,13 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     audit,
     publisher,
     leases,
+    agent,
     keys,
   };
   const people = peopleServices(settings, built);
   const identity = { botUserId: 'bot' };
   const reminders = reminderService(settings, { ...built, people, botUserId: () => identity.botUserId });
-  registerListeners(app, listenerContext(settings, { people }));
+  registerListeners(app, listenerContext(settings, { people, agent }));
 
   await reencryptKeys(keys, logger);
   const server = await serve(app, routes, config);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type AgentSurfaceConfig, agentSurfaceConfig, agentSurfaceEnv } from './config-agent.js';
 import { type KeysConfig, keysConfigOf, keysEnv, keysEnvProblems } from './services/keys/key-config.js';
 
 const list = z
@@ -145,8 +146,9 @@ const schema = z
     AGENT_SLACK_PACING: z
       .enum(['on', 'off'], { error: 'AGENT_SLACK_PACING must be on or off' })
       .default('on'),
-    // Service keys per workspace or person (issue #25).
-    ...keysEnv,
+    // --- Slack's agent surfaces (#23) ---
+    ...agentSurfaceEnv,
+    ...keysEnv, // service keys per workspace or person (#25)
   })
   .superRefine((env, ctx) => {
     if (env.SLACK_BOT_TOKEN && !env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
@@ -194,8 +196,9 @@ export interface BotConfig {
   threadReplies: 'steer' | 'mention-only';
   /** off: one post per message and 429s left to the Web API client (the benchmark's naive strategy). */
   slackPacing: 'on' | 'off';
-  /** Service keys per workspace or person (issue #25). */
-  keys?: KeysConfig;
+  /** Slack's agent surfaces (#23): AGENT_SLACK_SURFACE, AGENT_SUGGESTED_PROMPTS. */
+  agent: AgentSurfaceConfig;
+  keys?: KeysConfig; // service keys per workspace or person (#25)
 }
 
 /** Issue #15: who may answer, reminders and escalation, question timeouts, the audit record. */
@@ -280,6 +283,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     },
     threadReplies: e.AGENT_THREAD_REPLIES,
     slackPacing: e.AGENT_SLACK_PACING,
+    agent: agentSurfaceConfig(e),
     keys: keysConfigOf(e),
   };
 }

@@ -12,7 +12,7 @@ import { boltLogger, type Logger } from './logger.js';
 import { ReminderService } from './services/approvals/reminders.js';
 import { LeaseKeeper, type LeaseKeeperOptions } from './services/following/lease-keeper.js';
 import { SessionPublisher } from './services/following/session-publisher.js';
-import { type KeyParts, keyParts, keysInAppHome } from './services/keys/index.js';
+import type { KeyParts } from './services/keys/index.js';
 import { AuditService } from './services/ops/audit.js';
 import { healthRoutes } from './services/ops/health.js';
 import { BotMetrics } from './services/ops/metrics.js';
@@ -37,9 +37,12 @@ import { CardUpdater, type CardUpdaterOptions } from './services/slack-out/card-
 import { Notifier } from './services/slack-out/notifier.js';
 import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
 import type { SlackClient } from './services/slack-out/slack.js';
-import { threadPlace } from './services/slack-out/thread-place.js';
+import type { StreamPoster } from './services/slack-out/stream-poster.js';
+import type { SurfaceSwitch } from './services/slack-out/surface.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
 import type { Store } from './store/index.js';
+import { type AgentParts, agentAnswered, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
+import { keyLinkingFor } from './wiring-keys.js';
 
 /** What a running bot needs that the environment doesn't say: required Slack and service settings. */
 export type RunnableConfig = BotConfig & {
@@ -97,6 +100,8 @@ export interface Parts {
   keys: KeyParts;
   /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
   botUserId: () => string;
+  /** Slack's agent surfaces (#23, wiring-agent.ts). */
+  agent: AgentParts;
 }
 
 /** The Agent Session Service's client, and the follower that watches sessions through it. */
@@ -137,13 +142,15 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
   });
 }
 
+type AppParts = Pick<Parts, 'store' | 'client' | 'metrics' | 'audit'> & { surface?: SurfaceSwitch };
+
 /** The Bolt app, serving /healthz, /metrics and /audit beside Slack's requests. */
 export function slackApp(
   { config, logger }: Settings,
-  { store, client, metrics, audit }: Pick<Parts, 'store' | 'client' | 'metrics' | 'audit'>,
+  { store, client, metrics, audit, surface }: AppParts,
 ): { app: App; routes: CustomRoute[] } {
   const routes = [
-    ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }) }),
+    ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }), surface }),
     ...audit.routes(config.approvals.auditToken),
   ];
   const app = createSlackApp({
@@ -220,12 +227,16 @@ export function sessionPublisher(
     policy,
     audit,
     follower,
+    streams,
     keys,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys'>,
+  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys'> & {
+    streams?: StreamPoster;
+  },
 ): SessionPublisher {
   const publisher = new SessionPublisher({
     store,
     poster: out.poster,
+    ...(streams ? { streams } : {}),
     cards: out.cards,
     metrics,
     logger,
@@ -242,7 +253,14 @@ export function sessionPublisher(
 /** Which sessions this replica follows; another replica's card is forgotten when its lease is lost. */
 export function leaseKeeper(
   { config, tuning, logger }: Settings,
-  { store, follower, out, replicaId, keys }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys'>,
+  {
+    store,
+    follower,
+    out,
+    replicaId,
+    streams,
+    keys,
+  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys'> & { streams?: StreamPoster },
 ): LeaseKeeper {
   // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
   out.poster.owns = (sessionId) => follower.isFollowing(sessionId);
@@ -257,6 +275,7 @@ export function leaseKeeper(
       out.cards.forget(sessionId);
       // Its chatter waiting here (recorded with its content) is the new owner's to post: not both.
       out.poster.withdraw(sessionId);
+      streams?.withdraw(sessionId);
     },
   });
 }
@@ -272,6 +291,7 @@ export function peopleServices(
   // Every call about a session goes with that session's key, whoever acts (issue #25).
   const client = keys.calls;
   const { sessions, prompts, events } = store;
+  const { agent } = parts;
   const notifier = new Notifier({
     slack: out.paced,
     follower,
@@ -280,7 +300,10 @@ export function peopleServices(
     outbound: out.outbound,
   });
   const common = { client, notifier, metrics, audit };
-  const answering = new AnsweringService({ ...common, prompts, slack: out.chat, policy, visibility, logger });
+  const answering = new AnsweringService({
+    ...{ ...common, prompts, slack: out.chat, policy, visibility, logger },
+    answered: agentAnswered(agent),
+  });
   const steering = new SteeringService({
     ...common,
     sessions,
@@ -288,7 +311,9 @@ export function peopleServices(
     policy,
     visibility,
     snapshot: (sessionId) => publisher.snapshot(sessionId),
+    signalled: agentSignalled(agent),
   });
+  const agentSide = agentPeople({ config, logger }, { agent, slack, store, steering, notifier });
   const starting = new StartingService({
     ...common,
     sessions,
@@ -299,9 +324,11 @@ export function peopleServices(
       // The card's first state (its buttons) is progress: when the edit budget is scarce, final states
       // of other sessions go first, and the session's next change folds into this edit.
       out.cards.schedule(sessionId, () => publisher.card(sessionId), { now: true });
+      agentStarted(agent)(sessionId);
       await leases.refresh();
     },
     ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),
+    withDefaults: agentSide.withDefaults,
     keys: keys.service,
   });
   const { threadReplies } = config;
@@ -321,51 +348,20 @@ export function peopleServices(
     visibility,
     audit,
   });
-  const approvers = new Approvers(slack, config.approvers, logger);
-  const keyLinking = keysInAppHome({
-    keys,
-    slack,
-    isApprover: (userId) => approvers.includes(userId),
-    home: (userId, top) => directory.home(userId, undefined, top),
-    signup: (body, timeoutMs) => parts.client.auth.signup(body, { timeoutMs, maxRetries: 0 }),
-    logger,
-  });
-  return { notifier, answering, steering, starting, conversation, feedback, directory, keyLinking };
-}
-
-/** Service keys (issue #25): linked in App Home, encrypted at rest, one follower budget per key. */
-export function serviceKeys(
-  { config, logger }: Settings,
-  {
-    store,
-    client,
-    follower,
-    out,
-    metrics,
-    self,
-  }: Pick<Parts, 'store' | 'client' | 'follower' | 'out' | 'metrics' | 'self'>,
-): KeyParts {
-  return keyParts({
-    config: config.keys,
-    serviceUrl: config.service.url,
-    defaultApiKey: config.service.apiKey,
-    defaultClient: client,
-    repo: store.serviceKeys,
-    homeTeam: async () => (await self()).teamId,
-    unfollow: (sessionId) => follower.unfollow(sessionId),
-    notify: async (session, key, text) => {
-      await out.poster.post(threadPlace(session), key, { text });
-    },
-    registry: metrics.registry,
-    requestsPerSecond: config.requestsPerSecond,
-    logger,
-  });
+  const keyLinking = keyLinkingFor({ config, logger }, { keys, slack, directory, client: parts.client });
+  const services = { notifier, answering, steering, starting, conversation, feedback, directory };
+  return { ...services, ...agentSide, keyLinking };
 }
 
 /** What the listeners may use: the services, never the store or the service's client. */
-export function listenerContext({ logger }: Settings, { people }: Pick<Parts, 'people'>): ListenerContext {
-  const { answering, steering, starting, conversation, feedback, directory, keyLinking } = people;
-  return { answering, steering, starting, conversation, feedback, directory, keys: keyLinking, logger };
+export function listenerContext(
+  { logger }: Settings,
+  { people, agent }: Pick<Parts, 'people' | 'agent'>,
+): ListenerContext {
+  const { answering, steering, starting, conversation, feedback, directory } = people;
+  const { stopping, channelSettings } = people;
+  const services = { answering, steering, starting, conversation, feedback, directory, logger };
+  return { ...services, stopping, channelSettings, messagesTab: agent.messagesTab, keys: people.keyLinking };
 }
 
 /** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */

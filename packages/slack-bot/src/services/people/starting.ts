@@ -49,6 +49,8 @@ export class StartingService {
       audit?: Pick<AuditService, 'record'>;
       /** AGENT_MAX_BUDGET: no session starts with more; an approver may raise it later. */
       maxBudget?: number;
+      /** A channel's defaults (`/agent settings`, #23), filled in where the start leaves them out. */
+      withDefaults?: (input: StartInput) => Promise<StartInput>;
       /** The key a person's sessions run under (issue #25); without it, `client`'s. */
       keys?: {
         forStart(
@@ -61,8 +63,9 @@ export class StartingService {
     },
   ) {}
 
-  async start(input: StartInput): Promise<Outcome<{ sessionId: string }>> {
+  async start(asked: StartInput): Promise<Outcome<{ sessionId: string }>> {
     const { metrics, slack, logger } = this.deps;
+    const input = this.deps.withDefaults ? await this.deps.withDefaults(asked) : asked;
     // The same rule for a DM as for a channel (AGENT_ALLOWED_CHANNELS lists `dm` to allow them).
     const channel = this.deps.channelAllowed(input.channelId);
     if (!channel.allowed) return { ok: false, message: channel.reason };
@@ -189,7 +192,8 @@ export class StartingService {
   }
 }
 
-function parseObject(
+/** A JSON object typed in a form, or why not (the context field's error). */
+export function parseObject(
   text: string,
 ): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
   let parsed: unknown;
