@@ -166,8 +166,7 @@ const schema = z
         message: 'SLACK_BOT_TOKEN is required when Slack is configured',
       });
     }
-    for (const { name, message } of keysEnvProblems(env))
-      ctx.addIssue({ code: 'custom', path: [name], message });
+    for (const issue of keysEnvProblems(env)) ctx.addIssue(issue);
     if (env.AGENT_SERVICE_URL && !env.AGENT_API_KEY) {
       ctx.addIssue({
         code: 'custom',

@@ -46,8 +46,10 @@ interface KeysEnv {
 }
 
 /** Each encryption key checked at start: a bad one is named by its variable (never quoted). */
-export function keysEnvProblems(env: KeysEnv): Array<{ name: string; message: string }> {
-  return encryptionKeyProblems(env.AGENT_KEY_ENCRYPTION_KEY, env.AGENT_KEY_ENCRYPTION_KEY_PREVIOUS);
+export function keysEnvProblems(env: KeysEnv): Array<{ code: 'custom'; path: string[]; message: string }> {
+  return encryptionKeyProblems(env.AGENT_KEY_ENCRYPTION_KEY, env.AGENT_KEY_ENCRYPTION_KEY_PREVIOUS).map(
+    ({ name, message }) => ({ code: 'custom', path: [name], message }),
+  );
 }
 
 export function keysConfigOf(env: KeysEnv): KeysConfig {
