@@ -62,6 +62,8 @@ export function keyParts(deps: {
   defaultClient: AgentSessionsClient;
   repo: ServiceKeyRepository;
   homeTeam: () => Promise<string | undefined>;
+  /** With OAuth installs: the current request's workspace (asked before `homeTeam`). */
+  currentTeam?: () => string | undefined;
   unfollow: (sessionId: string) => void;
   notify: (session: SessionRecord, key: string, text: string) => Promise<void>;
   registry: Registry;
@@ -85,6 +87,7 @@ export function keyParts(deps: {
     defaultClient: deps.defaultClient,
     defaultVersion: `default:${fingerprint.digest('hex').slice(0, 12)}`,
     homeTeam: deps.homeTeam,
+    ...(deps.currentTeam ? { currentTeam: deps.currentTeam } : {}),
     logger,
   });
   const readers = new SlotReaders(service, deps.homeTeam);
