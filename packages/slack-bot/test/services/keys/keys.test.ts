@@ -157,6 +157,25 @@ describe('rotation across replicas', () => {
   });
 });
 
+describe('which workspace a slot belongs to', () => {
+  it('the current request’s workspace when the bot serves several, else the bot’s own', async () => {
+    const base = {
+      repo: new MemoryKeys(),
+      cipher: undefined,
+      mode: 'per-person' as const,
+      serviceUrl: 'http://127.0.0.1:9',
+      defaultClient: recordingClient('default', []),
+      homeTeam: async () => 'T_HOME',
+      logger,
+    };
+    expect(await new ServiceKeys(base).slotOf('U1')).toBe('person:T_HOME:U1');
+    expect(await new ServiceKeys({ ...base, currentTeam: () => 'T_OTHER' }).slotOf('U1')).toBe(
+      'person:T_OTHER:U1',
+    );
+    expect(await new ServiceKeys({ ...base, mode: 'per-workspace' }).slotOf('U1')).toBe('team:T_HOME');
+  });
+});
+
 describe('KeyGuard', () => {
   const session = { sessionId: 's1', startedBy: 'U1', channelId: 'C1', cardTs: '1.0' } as SessionRecord;
 
