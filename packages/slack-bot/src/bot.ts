@@ -26,6 +26,7 @@ import {
   slackApp,
   slackOut,
 } from './wiring.js';
+import { SessionWorkspaces, uninstalls, workspaceInstalls } from './wiring-installs.js';
 
 export type { BotTuning, RunnableConfig } from './wiring.js';
 
@@ -49,14 +50,17 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const { logger } = settings;
   const replicaId = replicaIdOf(settings);
   const store = await botStore(settings);
+  // OAuth installs (issue #25): a token per workspace; undefined with SLACK_BOT_TOKEN.
+  const installs = workspaceInstalls(settings, store);
+  const scopes = new SessionWorkspaces(store.sessions, installs !== undefined);
   const { client, follower, metrics } = following(settings, store);
   const audit = auditTrail(settings, store);
-  const { app, routes } = slackApp(settings, { store, client, metrics, audit });
-  const slack = app.client;
-  const self = botIdentity(slack);
-  const out = slackOut(settings, { slack, store, metrics, self });
+  const { app, routes } = slackApp(settings, { store, client, metrics, audit, installs });
+  const slack = installs?.client ?? app.client;
+  const self = installs?.self ?? botIdentity(slack);
+  const out = slackOut(settings, { slack, store, metrics, self, installs });
   const { policy, visibility } = access(settings, { slack, self });
-  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower });
+  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower, scopes });
   const leases = leaseKeeper(settings, { store, follower, out, replicaId });
   const built = {
     store,
@@ -71,23 +75,29 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     audit,
     publisher,
     leases,
+    scopes,
   };
   const people = peopleServices(settings, built);
   const identity = { botUserId: 'bot' };
   const reminders = reminderService(settings, { ...built, people, botUserId: () => identity.botUserId });
-  registerListeners(app, listenerContext(settings, { people }));
+  const removals = installs && uninstalls(store, { releaseLeases: () => leases.refresh(), logger });
+  registerListeners(app, {
+    ...listenerContext(settings, { people }),
+    ...(removals ? { installs: removals } : {}),
+  });
 
   const server = await serve(app, routes, config);
   follower.start();
   await leases.start();
-  await learnWhoWeAre({ self, audit, identity, logger });
+  // With OAuth installs, who the bot is depends on the workspace (its installation says).
+  if (!installs) await learnWhoWeAre({ self, audit, identity, logger });
   reminders.start();
   recoverUnsentPosts({ publisher, follower, logger });
   const url = urlOf(server, config.host);
   logger.info(
     {
       replicaId,
-      mode: config.slack.appToken ? 'socket' : 'http',
+      mode: config.slack.appToken ? 'socket' : installs ? 'http, oauth installs' : 'http',
       url,
       store: config.databaseUrl ? 'postgres' : 'pglite',
     },
@@ -167,6 +177,8 @@ function botLogger(config: RunnableConfig, tuning: BotTuning): Logger {
   const { slack, service } = config;
   return createLogger({
     secrets: [
+      slack.oauth?.clientSecret,
+      slack.oauth?.stateSecret,
       slack.botToken,
       slack.signingSecret,
       slack.appToken,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { isOAuth, oauthEnv, oauthProblems, oauthSlack } from './config-oauth.js';
+import type { OAuthSettings } from './services/installs/oauth-flow.js';
 
 const list = z
   .string()
@@ -60,6 +62,7 @@ const schema = z
       .startsWith('xapp-', 'SLACK_APP_TOKEN must be an app-level token (xapp-…)')
       .optional(),
     SLACK_API_URL: url('SLACK_API_URL'),
+    ...oauthEnv,
     AGENT_SERVICE_URL: url('AGENT_SERVICE_URL'),
     AGENT_API_KEY: z.string().min(1).optional(),
     DATABASE_URL: z
@@ -154,7 +157,8 @@ const schema = z
           'SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode) is required with SLACK_BOT_TOKEN',
       });
     }
-    if ((env.SLACK_SIGNING_SECRET || env.SLACK_APP_TOKEN) && !env.SLACK_BOT_TOKEN) {
+    for (const [path, message] of oauthProblems(env)) ctx.addIssue({ code: 'custom', path: [path], message });
+    if ((env.SLACK_SIGNING_SECRET || env.SLACK_APP_TOKEN) && !env.SLACK_BOT_TOKEN && !isOAuth(env)) {
       ctx.addIssue({
         code: 'custom',
         path: ['SLACK_BOT_TOKEN'],
@@ -171,7 +175,10 @@ const schema = z
   });
 
 export interface BotConfig {
-  slack: { botToken: string; signingSecret: string; appToken?: string; apiUrl?: string } | undefined;
+  /** `botToken` for one workspace; `oauth` (issue #25) for installs in many, each with its own token. */
+  slack:
+    | { botToken?: string; signingSecret: string; appToken?: string; apiUrl?: string; oauth?: OAuthSettings }
+    | undefined;
   service: { url: string; apiKey: string } | undefined;
   databaseUrl?: string;
   dataDir: string;
@@ -244,7 +251,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
           ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
           ...(e.SLACK_API_URL ? { apiUrl: e.SLACK_API_URL } : {}),
         }
-      : undefined,
+      : oauthSlack(e, e.SLACK_SIGNING_SECRET, e.SLACK_API_URL),
     service:
       e.AGENT_SERVICE_URL && e.AGENT_API_KEY
         ? { url: e.AGENT_SERVICE_URL, apiKey: e.AGENT_API_KEY }

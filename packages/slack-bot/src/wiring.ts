@@ -12,6 +12,7 @@ import { boltLogger, type Logger } from './logger.js';
 import { ReminderService } from './services/approvals/reminders.js';
 import { LeaseKeeper, type LeaseKeeperOptions } from './services/following/lease-keeper.js';
 import { SessionPublisher } from './services/following/session-publisher.js';
+import { scopeRequests } from './services/installs/scope.js';
 import { AuditService } from './services/ops/audit.js';
 import { healthRoutes } from './services/ops/health.js';
 import { BotMetrics } from './services/ops/metrics.js';
@@ -38,6 +39,12 @@ import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slac
 import type { SlackClient } from './services/slack-out/slack.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
 import type { Store } from './store/index.js';
+import {
+  type Installs,
+  type InstallsTuning,
+  type SessionWorkspaces,
+  workspaceSlackOut,
+} from './wiring-installs.js';
 
 /** What a running bot needs that the environment doesn't say: required Slack and service settings. */
 export type RunnableConfig = BotConfig & {
@@ -64,6 +71,8 @@ export interface BotTuning {
   reminders?: { now?: () => Date; tickMs?: number };
   /** How long user-group and channel member lists read from Slack are kept (default a minute). */
   policy?: { membersTtlMs?: number };
+  /** OAuth installs (issue #25): token refresh timing. */
+  installs?: InstallsTuning;
 }
 
 /** The settings every step may read. */
@@ -93,6 +102,10 @@ export interface Parts {
   replicaId: string;
   /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
   botUserId: () => string;
+  /** OAuth installs (issue #25); undefined with one bot token. */
+  installs: Installs | undefined;
+  /** Which workspace a session's work belongs to. */
+  scopes: SessionWorkspaces;
 }
 
 /** The Agent Session Service's client, and the follower that watches sessions through it. */
@@ -136,20 +149,30 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
 /** The Bolt app, serving /healthz, /metrics and /audit beside Slack's requests. */
 export function slackApp(
   { config, logger }: Settings,
-  { store, client, metrics, audit }: Pick<Parts, 'store' | 'client' | 'metrics' | 'audit'>,
+  {
+    store,
+    client,
+    metrics,
+    audit,
+    installs,
+  }: Pick<Parts, 'store' | 'client' | 'metrics' | 'audit' | 'installs'>,
 ): { app: App; routes: CustomRoute[] } {
   const routes = [
     ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }) }),
     ...audit.routes(config.approvals.auditToken),
+    ...(installs?.routes ?? []),
   ];
   const app = createSlackApp({
-    botToken: config.slack.botToken,
+    ...(config.slack.botToken ? { botToken: config.slack.botToken } : {}),
+    ...(installs ? { authorize: installs.tokens.authorize } : {}),
     signingSecret: config.slack.signingSecret,
     ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     routes,
     logger,
   });
+  // Each request runs as its workspace's work; isolated from the others' with OAuth installs.
+  scopeRequests(app, installs !== undefined, logger);
   return { app, routes };
 }
 
@@ -158,19 +181,30 @@ export type SlackOut = ReturnType<typeof slackOut>;
 /** How the bot's own calls reach Slack: the paced queue, the thread poster and the card updater. */
 export function slackOut(
   { config, tuning, logger }: Settings,
-  { slack, store, metrics, self }: Pick<Parts, 'slack' | 'store' | 'metrics' | 'self'>,
+  { slack, store, metrics, self, installs }: Pick<Parts, 'slack' | 'store' | 'metrics' | 'self' | 'installs'>,
 ) {
   // Replicas (PostgreSQL) spend one budget: Slack limits the app per workspace, not per process.
-  const outbound = new OutboundQueue(logger, metrics, {
+  const outboundOptions = {
     ...(config.databaseUrl ? { shared: store.slackBudgets } : {}),
     ...tuning.outbound,
     pacing: config.slackPacing,
-  });
+  };
+  if (installs) {
+    // OAuth installs: each workspace its own queues, budgets, card edits and token.
+    const { outbound, paced, cards } = workspaceSlackOut(installs, {
+      ...{ logger, metrics, outbound: outboundOptions, cards: tuning.cards, apiUrl: config.slack.apiUrl },
+      pacing: config.slackPacing,
+    });
+    const chat = config.slackPacing === 'on' ? queuedChat(paced, outbound) : slack;
+    const poster = new ThreadPoster(paced, store.posts, logger, metrics, { ...tuning.posts, self }, outbound);
+    return { outbound, paced, chat, poster, cards };
+  }
+  const outbound = new OutboundQueue(logger, metrics, outboundOptions);
   // What goes through the outbound queue uses a client that answers a 429 at once (the queue waits its
   // Retry-After, once for the channel); with pacing off, Bolt's client retries 429s itself, as before.
   const paced =
     config.slackPacing === 'on'
-      ? new webApi.WebClient(config.slack.botToken, {
+      ? new webApi.WebClient(config.slack.botToken ?? '', {
           logger: boltLogger(logger),
           logLevel: LogLevel.INFO,
           rejectRateLimitedCalls: true,
@@ -216,7 +250,8 @@ export function sessionPublisher(
     policy,
     audit,
     follower,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower'>,
+    scopes,
+  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'scopes'>,
 ): SessionPublisher {
   const publisher = new SessionPublisher({
     store,
@@ -228,6 +263,7 @@ export function sessionPublisher(
     showReasoning: config.showReasoning,
     answerers: (session, request) => policy.whoMayAnswer?.(session, request).line,
     latestDecision: (sessionId) => audit.latestDecision(sessionId),
+    inSession: (sessionId, fn) => scopes.run(sessionId, fn),
   });
   publisher.attach(follower);
   return publisher;
@@ -258,7 +294,7 @@ export type People = ReturnType<typeof peopleServices>;
 /** What people do: answer, steer, start, talk to the bot, give feedback, look sessions up. */
 export function peopleServices(
   { config, logger }: Settings,
-  parts: Omit<Parts, 'people' | 'replicaId' | 'botUserId'>,
+  parts: Omit<Parts, 'people' | 'replicaId' | 'botUserId' | 'installs'>,
 ) {
   const { store, client, slack, out, follower, metrics, policy, visibility, audit, publisher, leases } =
     parts;
@@ -323,9 +359,12 @@ export function listenerContext({ logger }: Settings, { people }: Pick<Parts, 'p
 /** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */
 export function reminderService(
   { config, tuning, logger }: Settings,
-  parts: Pick<Parts, 'store' | 'client' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId'>,
+  parts: Pick<
+    Parts,
+    'store' | 'client' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId' | 'scopes'
+  >,
 ): ReminderService {
-  const { store, client, slack, out, people, policy, audit, botUserId } = parts;
+  const { store, client, slack, out, people, policy, audit, botUserId, scopes } = parts;
   return new ReminderService({
     reminders: store.reminders,
     prompts: store.prompts,
@@ -339,6 +378,7 @@ export function reminderService(
     settings: config.approvals,
     logger: logger.child({ component: 'reminders' }),
     botUserId,
+    inSession: (sessionId, fn) => scopes.run(sessionId, fn),
     ...tuning.reminders,
   });
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import type { Uninstalls } from '../services/installs/uninstalls.js';
 import type { AnsweringService } from '../services/people/answering.js';
 import type { ConversationService } from '../services/people/conversation.js';
 import type { SessionDirectory } from '../services/people/directory.js';
@@ -15,4 +16,6 @@ export interface ListenerContext {
   conversation: Pick<ConversationService, 'handle'>;
   feedback: Pick<FeedbackService, 'record'>;
   logger: Logger;
+  /** OAuth mode: uninstalls and revoked tokens (issue #25). */
+  installs?: Pick<Uninstalls, 'uninstalled' | 'revoked'>;
 }

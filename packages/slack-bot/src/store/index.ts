@@ -4,12 +4,13 @@ import { SqlStore } from './store.js';
 
 export type { EventLog } from './events.js';
 export type { FeedbackRepository, FeedbackValue } from './feedback.js';
+export type { InstallationRepository, SlackInstallation } from './installations.js';
 export type { LeaseRepository } from './leases.js';
 export { MIGRATIONS, migrate } from './migrations.js';
 export type { PostRepository } from './posts.js';
 export type { NewPrompt, PromptLocator, PromptRepository } from './prompts.js';
 export * from './records.js';
-export type { SessionFilter, SessionRepository } from './sessions.js';
+export type { SessionFilter, SessionRepository, SessionWorkspace } from './sessions.js';
 export type { BudgetRate, SlackBudgetRepository } from './slack-budgets.js';
 export type { SqlClient, SqlExecutor } from './sql.js';
 export { SqlStore, type Store } from './store.js';

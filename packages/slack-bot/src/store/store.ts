@@ -3,6 +3,7 @@ import { type AuditRepository, SqlAuditRepository } from './audit.js';
 import { type EventLog, SqlEventLog } from './events.js';
 import { type FeedbackRepository, SqlFeedbackRepository } from './feedback.js';
 import { SqlFollowStateRepository } from './follow-state.js';
+import { type InstallationRepository, SqlInstallationRepository } from './installations.js';
 import { type LeaseRepository, SqlLeaseRepository } from './leases.js';
 import { migrate } from './migrations.js';
 import { type PostRepository, SqlPostRepository } from './posts.js';
@@ -31,6 +32,8 @@ export interface Store {
   feedback: FeedbackRepository;
   /** Slack's limits, one budget for all replicas (issue #22). */
   slackBudgets: SlackBudgetRepository;
+  /** OAuth installs: each workspace's tokens, and the install flow's states (issue #25). */
+  installations: InstallationRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -47,6 +50,7 @@ export class SqlStore implements Store {
   readonly reminders: SqlReminderRepository;
   readonly feedback: SqlFeedbackRepository;
   readonly slackBudgets: SqlSlackBudgetRepository;
+  readonly installations: SqlInstallationRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -59,6 +63,7 @@ export class SqlStore implements Store {
     this.reminders = new SqlReminderRepository(sql);
     this.feedback = new SqlFeedbackRepository(sql);
     this.slackBudgets = new SqlSlackBudgetRepository(sql);
+    this.installations = new SqlInstallationRepository(sql);
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {

@@ -2,9 +2,15 @@ import type { App } from '@slack/bolt';
 import type { ListenerContext } from '../context.js';
 import { appHomeOpened } from './app-home-opened.js';
 import { appMentioned, messageReceived } from './message.js';
+import { appUninstalled, tokensRevoked } from './uninstalled.js';
 
 export function registerEvents(app: App, ctx: ListenerContext): void {
   app.event('app_home_opened', appHomeOpened(ctx));
   app.event('message', messageReceived(ctx));
   app.event('app_mention', appMentioned(ctx));
+  const { installs } = ctx;
+  if (installs) {
+    app.event('app_uninstalled', appUninstalled(installs));
+    app.event('tokens_revoked', tokensRevoked(installs));
+  }
 }

@@ -74,11 +74,17 @@ export class SessionPublisher {
       answerers?: (session: SessionRecord, request: HumanInputRequest) => string | undefined;
       /** The latest decision recorded on a session (the audit), for the card's footer. */
       latestDecision?: (sessionId: string) => Promise<string | undefined>;
+      /** Runs a session's work as its workspace's (its token, its budgets; issue #25). */
+      inSession?: <T>(sessionId: string, fn: () => Promise<T>) => Promise<T>;
     },
   ) {}
 
+  #inSession<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    return this.deps.inSession ? this.deps.inSession(sessionId, fn) : fn();
+  }
+
   attach(follower: Follower): void {
-    follower.on('*', (event) => this.handle(event));
+    follower.on('*', (event) => this.#inSession(event.sessionId, () => this.handle(event)));
     this.deps.poster.onCannotPost = async (place, error) => {
       const session = await this.deps.store.sessions.get(place.sessionId);
       if (session && session.status !== CANT_POST_STATUS) await this.#cannotPostHere(session, error);
@@ -96,9 +102,9 @@ export class SessionPublisher {
       // Another replica's session may have these queued in its memory still: it recovers its own. A
       // finished one is nobody's any more.
       if (!session.finished && !mine(sessionId)) continue;
-      await this.deps.poster
-        .recover(session)
-        .catch(this.#warn(sessionId, 'could not recover the posts a crash left unsent'));
+      await this.#inSession(sessionId, () => this.deps.poster.recover(session)).catch(
+        this.#warn(sessionId, 'could not recover the posts a crash left unsent'),
+      );
     }
   }
 
