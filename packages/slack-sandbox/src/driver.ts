@@ -62,6 +62,8 @@ export class SlackDriver {
     socketMode?: SocketModeHub;
     /** How long Slack waits for an event's ack before retrying it (Slack: 3 s). */
     eventAckTimeoutMs?: number;
+    /** Whether the app is installed in the workspace (OAuth): Slack sends nothing to an app that isn't. */
+    installed?: () => boolean;
   }) {
     this.#workspace = options.workspace;
     this.#interactions = options.interactions;

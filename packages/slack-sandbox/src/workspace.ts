@@ -13,6 +13,7 @@ import type {
 import { defaultSeed, type WorkspaceSeed } from './workspace/seed.js';
 
 export * from './workspace/records.js';
+export * from './workspace/second-seed.js';
 export * from './workspace/seed.js';
 
 /**

@@ -61,17 +61,20 @@ function page(
 }
 
 export const people: Record<string, Method> = {
-  'auth.test': (_args, { workspace, baseUrl }) => {
+  'auth.test': (_args, { workspace, baseUrl, caller }) => {
     const { seed } = workspace;
+    const person = caller?.kind === 'user' ? workspace.users.get(caller.userId) : undefined;
     return {
       ok: true,
       url: `${baseUrl()}/`,
-      team: seed.teamDomain,
-      user: 'agents',
+      team: seed.teamName ?? seed.teamDomain,
+      user: person?.name ?? 'agents',
       team_id: seed.teamId,
-      user_id: seed.botUserId,
-      bot_id: seed.botId,
-      is_enterprise_install: false,
+      user_id: person?.id ?? seed.botUserId,
+      ...(person ? {} : { bot_id: seed.botId }),
+      ...(caller?.enterpriseId ? { enterprise_id: caller.enterpriseId } : {}),
+      is_enterprise_install: caller?.isEnterpriseInstall ?? false,
+      ...(caller?.expiresIn !== undefined ? { expires_in: caller.expiresIn } : {}),
     };
   },
   'users.info': (args, { workspace }) => {

@@ -42,6 +42,7 @@ export class BotLine {
   readonly #signingSecret: string;
   readonly #socketMode: SocketModeHub | undefined;
   readonly #eventAckTimeoutMs: number;
+  readonly #installed: () => boolean;
 
   constructor(options: {
     workspace: Workspace;
@@ -51,7 +52,10 @@ export class BotLine {
     socketMode?: SocketModeHub;
     /** How long Slack waits for an event's ack before retrying it (Slack: 3 s). */
     eventAckTimeoutMs?: number;
+    /** Whether the app is installed in the workspace (OAuth): Slack sends nothing to an app that isn't. */
+    installed?: () => boolean;
   }) {
+    this.#installed = options.installed ?? (() => true);
     this.#eventAckTimeoutMs = options.eventAckTimeoutMs ?? 3_000;
     this.#socketMode = options.socketMode;
     this.#workspace = options.workspace;
@@ -91,6 +95,8 @@ export class BotLine {
    */
   async deliverEvent(event: Obj): Promise<{ eventId: string; deliveries: Delivery[] }> {
     const body = this.#eventCallback(event);
+    // An app not installed in the workspace (OAuth) is sent no events: no delivery at all.
+    if (!this.#installed()) return { eventId: String(body.event_id), deliveries: [] };
     const text = JSON.stringify(body);
     const deliveries: Delivery[] = [];
     let reason = '';
@@ -140,6 +146,7 @@ export class BotLine {
 
   /** Posts a raw body to the bot, signed as Slack signs it (or sends it as a Socket Mode envelope). */
   async send(body: string, contentType: string, options: SendOptions = {}): Promise<BotResponse> {
+    if (!this.#installed()) throw new Error('sandbox driver: the app is not installed in this workspace');
     if (this.#socketMode) return this.#sendOverSocket(body, contentType);
     const timestamp = Math.floor(Date.now() / 1000) + (options.timestampOffsetSeconds ?? 0);
     const secret = options.forgeSignature ? `${this.#signingSecret}-forged` : this.#signingSecret;
