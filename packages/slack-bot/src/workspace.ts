@@ -67,3 +67,9 @@ export function isolatedKey(): string | undefined {
   const workspace = scope.getStore();
   return workspace?.isolated ? workspace.key : undefined;
 }
+
+/** A cache key for what Slack said about `id` in the current workspace (ids are Slack's, per workspace). */
+export function cacheKey(id: string): string {
+  const workspace = scope.getStore();
+  return workspace ? `${workspace.key}:${id}` : id;
+}

@@ -2,7 +2,8 @@ import type { InstallOutcome } from './oauth-flow.js';
 
 /** Text for HTML: the five characters that could open markup or an attribute, escaped. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const named: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+  return text.replace(/[&<>"']/g, (c) => named[c] ?? c);
 }
 
 function page(title: string, body: string): string {
