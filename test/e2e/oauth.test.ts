@@ -116,6 +116,22 @@ describe('OAuth installs in two workspaces', () => {
     }
     expect(await told(command('list'), 'the answer to /agent list')).not.toContain(a.sessionId);
 
+    // App Home: the home workspace's approver (Bob) is asked for its question; Erin, an approver too, is not.
+    const homeOf = async (team: string, user: string, eventId: string, pattern: RegExp) => {
+      const ws = w.sandbox.workspaceFor(team);
+      await w.driver(team).appHomeOpened({ user, eventId });
+      return ws.waitFor(
+        () => {
+          const id = ws.homeViews.get(user);
+          const blocks = JSON.stringify((id && ws.views.get(id)?.blocks) ?? '');
+          return pattern.test(blocks) ? blocks : undefined;
+        },
+        { what: `${user}'s Home tab`, timeoutMs: WAIT_MS },
+      );
+    };
+    expect(await homeOf(HOME.team, 'U0BOB', 'EvHOMEBOB', /rotate the home keys/)).toContain(a.sessionId);
+    expect(await homeOf(NORTH.team, ERIN, 'EvHOMEERIN', /.+/)).not.toMatch(/rotate the home keys/);
+
     expect(await stats(SIGNAL_ROUTE)).toBe(signals);
     expect(await stats(HUMAN_INPUT_ROUTE)).toBe(answers);
     // The home session is as it was: still waiting on its question, in its own workspace.
