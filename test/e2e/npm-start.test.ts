@@ -88,6 +88,8 @@ describe('npm start on embedded defaults', () => {
     expect(output).toMatch(/the local sandbox at http:\/\/127\.0\.0\.1:\d+/);
     expect(output).toContain(`Store: PGlite in ${dataDir}`);
     expect(output).toMatch(/Bob \(an approver\)/);
+    // Issue #25: the sandbox plays a Slack the app is distributed in; its workspace installed through OAuth.
+    expect(output).toContain("Slack app: installed in the sandbox's workspace through OAuth");
   });
 
   it('the page’s page and routes are served', async () => {
