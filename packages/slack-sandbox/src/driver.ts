@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import * as acts from './driver/agent-acts.js';
 import { BotLine, type BotResponse, type Delivery, type SendOptions } from './driver/bot-line.js';
 import {
   actionOf,
@@ -39,6 +40,7 @@ import {
  * the elements' state, the message events.
  */
 
+export type { StopResult } from './driver/agent-acts.js';
 export type { BotResponse, Delivery, SendOptions } from './driver/bot-line.js';
 
 /** What a person's message caused: the message, and each event delivered to the bot. */
@@ -64,6 +66,8 @@ export class SlackDriver {
     eventAckTimeoutMs?: number;
     /** Whether the app is installed in the workspace (OAuth): Slack sends nothing to an app that isn't. */
     installed?: () => boolean;
+    /** Whether that installation is org-wide (Enterprise Grid): payloads say `is_enterprise_install`. */
+    enterpriseInstall?: () => boolean;
   }) {
     this.#workspace = options.workspace;
     this.#interactions = options.interactions;
@@ -95,6 +99,7 @@ export class SlackDriver {
       triggerId,
       responseUrl,
     });
+    if (this.#line.orgWide) form.set('is_enterprise_install', 'true');
     const response = await this.send(form.toString(), 'application/x-www-form-urlencoded', options);
     if (response.status === 200) this.#interactions.showCommandReply(responseUrl, response.body);
     return { ...response, triggerId, responseUrl };
@@ -370,6 +375,21 @@ export class SlackDriver {
   ): Promise<BotResponse> {
     const body = appHomeOpenedEvent({ seed: this.#workspace.seed, ...input });
     return this.send(JSON.stringify(body), 'application/json', options);
+  }
+
+  /** Slack's Stop button on a processing agent session: its streams stop, `agent_session_stopped` goes out. */
+  stopAgentSession(input: { channel: string; threadTs: string; user: string }): Promise<acts.StopResult> {
+    return acts.stopAgentSession(this.#workspace, (e) => this.deliverEvent(e), input);
+  }
+
+  /** The person opens the app's Messages tab (agent view): `app_home_opened` with `tab: "messages"`. */
+  openMessagesTab(input: { user: string }): Promise<{ eventId: string; deliveries: Delivery[] }> {
+    return acts.openMessagesTab(this.#workspace, (e) => this.deliverEvent(e), input);
+  }
+
+  /** Clicks a suggested prompt (by index, default 0, or title): it is posted as the person's new DM. */
+  clickSuggestedPrompt(input: { user: string; index?: number; title?: string }): Promise<SaidMessage> {
+    return this.dm({ user: input.user, text: acts.suggestedPromptText(this.#workspace, input) });
   }
 
   /** Posts a raw body to the bot, signed as Slack signs it (or sends it as a Socket Mode envelope). */

@@ -1,3 +1,6 @@
+export type { AgentOptions } from './agent/options.js';
+export * from './agent/records.js';
+export { AgentState } from './agent/state.js';
 export {
   type BlockKitProblem,
   describeProblem,
@@ -5,9 +8,9 @@ export {
   validateBlocks,
   validateView,
 } from './blockkit/validate.js';
-export { type BotResponse, type SendOptions, SlackDriver } from './driver.js';
+export { type BotResponse, type SendOptions, SlackDriver, type StopResult } from './driver.js';
 export { Interactions } from './interactions.js';
-export { type OAuthOptions, redirectMatches } from './oauth/app.js';
+export { type OAuthOptions, redirectMatches, type TokenEndpointCounts } from './oauth/app.js';
 export {
   type AuthorizeInput,
   type AuthorizeResult,

@@ -4,6 +4,9 @@ import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import { type AgentOptions, agentOptionsFromEnv } from './agent/options.js';
+import type { AgentFeatureMode } from './agent/records.js';
+import type { AgentState } from './agent/state.js';
 import { addWebApiRoute, type WebApiContext } from './api/dispatch.js';
 import { pendingUploads } from './api/files.js';
 import { MAX_BLOCKS_CHARS } from './blockkit/size.js';
@@ -23,6 +26,7 @@ import type { SandboxOAuth } from './oauth/sandbox-oauth.js';
 import { showOneWorkspace, Tenancy, type TenancyHandles } from './oauth/tenancy.js';
 import { Tenants } from './oauth/tenants.js';
 import { SocketModeHub } from './socket-mode.js';
+import { addAgentRoutes } from './web/agent-routes.js';
 import { addWebRoutes } from './web/routes.js';
 import { defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
 
@@ -67,6 +71,11 @@ export interface SandboxOptions {
   oauth?: OAuthOptions | boolean;
   /** Workspaces beside the default one (default: none; under OAuth, "Northwind", `secondSeed()`). */
   workspaces?: WorkspaceSeed[];
+  /**
+   * Slack's agent platform: `features` on (default) / off / unknown, and whether the app subscribes to
+   * `agent_session_stopped` (default yes). When not given, SANDBOX_AGENT_FEATURES / SANDBOX_AGENT_STOP_EVENT.
+   */
+  agent?: AgentOptions;
 }
 
 /** Also: `workspaces`, `workspaceFor(teamId)`, `driverFor(teamId, eventsUrl)`, `oauth` (TenancyHandles). */
@@ -93,6 +102,10 @@ export interface RunningSandbox extends TenancyHandles {
    * lose their connection (`drop: true`). The same as POST /sandbox/faults.
    */
   failNext(fault: FaultSpec): Fault;
+  /** Sessions, streams, prompts and Stop clicks (the same as `workspace.agent`). */
+  agent: AgentState;
+  /** Switches the agent platform: `off` answers as for an app that is no agent, `unknown` as an old Slack. */
+  setAgentFeatures(features: AgentFeatureMode, options?: { stopEventSubscribed?: boolean }): void;
   /** Points the web page at a bot: its Request URL, or 'socket' for one connected in Socket Mode. */
   connectBot(eventsUrl: string | 'socket'): void;
   close(): Promise<void>;
@@ -118,14 +131,22 @@ export function createSandboxApp(
     ctx.tenants ??
     new Tenants({ workspace: ctx.workspace, interactions: ctx.interactions, rateLimiter: ctx.rateLimiter });
   const page = showOneWorkspace(app, tenants);
+  const pageDriver = () =>
+    ctx.pageDriverFor ? ctx.pageDriverFor(page().workspace.seed.teamId) : ctx.pageDriver?.();
   addWebRoutes(app, {
     get workspace() {
       return page().workspace;
     },
-    driver: () => (ctx.pageDriverFor ? ctx.pageDriverFor(page().workspace.seed.teamId) : ctx.pageDriver?.()),
+    driver: pageDriver,
     emulatorUrl: ctx.emulatorUrl ?? (() => undefined),
   });
-  addOAuthRoutes(app, { oauth: ctx.oauth, tenants, appName: 'Agent Sessions' });
+  addOAuthRoutes(app, { oauth: ctx.oauth, tenants, appName: 'Agent Sessions', shown: page });
+  addAgentRoutes(app, {
+    get workspace() {
+      return page().workspace;
+    },
+    driver: pageDriver,
+  });
   addWebApiRoute(app, ctx);
   app.get('/sandbox/faults', (c) => c.json({ ok: true, faults: ctx.faults?.list() ?? [] }));
   app.post('/sandbox/faults', async (c) => {
@@ -180,6 +201,8 @@ export function createSandboxApp(
 
 export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const workspace = new Workspace(options.seed ?? defaultSeed());
+  const agentOptions = options.agent ?? agentOptionsFromEnv();
+  workspace.agent.configure(agentOptions);
   let baseUrl = '';
   const interactions = new Interactions(workspace, () => baseUrl, options.triggerTtlMs);
   const botToken = options.botToken ?? fresh('xoxb-sandbox-');
@@ -196,22 +219,10 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
     throw new Error(`maxBlocksChars must be a whole number of at least 1, got ${maxBlocksChars}`);
   // History pages are capped even with rate limits off: the cap is what Slack gives the app at all.
   const historyPage = (rateLimiter?.config ?? resolveRateLimits()).historyPage;
-  const tenancy = new Tenancy({
-    workspace,
-    interactions,
-    rateLimiter,
-    limits: limitOptions,
-    oauth: options.oauth,
-    workspaces: options.workspaces,
-    baseUrl: () => baseUrl,
-    appToken,
-    signingSecret,
-    eventAckTimeoutMs,
-    socketMode,
-    triggerTtlMs: options.triggerTtlMs,
-    now: options.now,
-  });
+  const input = { workspace, interactions, rateLimiter, limits: limitOptions, appToken, signingSecret };
+  const tenancy = new Tenancy({ ...input, baseUrl: () => baseUrl, eventAckTimeoutMs, socketMode }, options);
   const home = workspace.seed.teamId;
+  for (const other of tenancy.tenants.all.slice(1)) other.workspace.agent.configure(agentOptions);
   const callLog = process.env.SANDBOX_CALL_LOG;
   if (callLog) {
     // For measuring a suite (how many 429s, which methods): one JSON line per Web API call.
@@ -259,6 +270,8 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
           faults,
           rateLimiter,
           failNext: (fault) => faults.add(fault),
+          agent: workspace.agent,
+          setAgentFeatures: (features, more = {}) => workspace.agent.configure({ features, ...more }),
           driver: httpDriver,
           socketDriver,
           connectBot: (eventsUrl) => tenancy.connect(eventsUrl),

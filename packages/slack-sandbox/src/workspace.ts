@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { AgentState } from './agent/state.js';
 import type {
   ApiCall,
   SandboxChannel,
@@ -12,6 +13,7 @@ import type {
 } from './workspace/records.js';
 import { defaultSeed, type WorkspaceSeed } from './workspace/seed.js';
 
+export * from './workspace/grid-seed.js';
 export * from './workspace/records.js';
 export * from './workspace/second-seed.js';
 export * from './workspace/seed.js';
@@ -34,6 +36,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   readonly files = new Map<string, SandboxFile>();
   /** The latest Web API calls, oldest first (a bounded log). */
   readonly apiCalls: ApiCall[] = [];
+  /** Slack's agent platform: sessions, streams, suggested prompts, Stop clicks (see agent/state.ts). */
+  readonly agent: AgentState = new AgentState(this);
   /** Who is in each conversation, the bot included where it is a member. */
   readonly #members = new Map<string, Set<string>>();
   #lastTs = 0;
@@ -287,6 +291,7 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
         ...rest,
         preview: content.slice(0, 200),
       })),
+      agent: this.agent.snapshot(),
     };
   }
 }

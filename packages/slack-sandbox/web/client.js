@@ -4,12 +4,14 @@
 // and submissions to the routes; what it draws is in the modules beside it (messages, overlays, event
 // log), the shared state in state.js. The sandbox serves them as they are: no bundler.
 
+import { agentClick, openedMessagesTab } from '/web/agent.js';
 import { renderEventLog } from '/web/event-log.js';
 import { modalValues, readValue } from '/web/inputs.js';
 import { renderChannel, renderHome } from '/web/messages.js';
 import { askToConfirm, renderModal } from '/web/overlays.js';
 import { escapeHtml } from '/web/render.js';
 import { $, dmId, post, toast, ui } from '/web/state.js';
+import { renderWorkspaces } from '/web/workspaces.js';
 
 function render() {
   if (!ui.state) return;
@@ -17,6 +19,10 @@ function render() {
   const s = ui.state;
   $('workspace').textContent = s.team?.domain ?? 'Sandbox';
   const users = s.users.filter((u) => !u.is_bot);
+  // Another workspace shown (the switcher): act as one of its people, in one of its channels.
+  if (!users.some((u) => u.id === ui.user)) ui.user = users[0]?.id ?? ui.user;
+  if (!s.channels.some((c) => c.id === ui.channel))
+    ui.channel = (s.channels.find((c) => c.is_member && !c.is_im) ?? s.channels[0])?.id ?? ui.channel;
   const userSelect = $('user');
   userSelect.innerHTML = users
     .map(
@@ -99,8 +105,10 @@ document.addEventListener('click', async (event) => {
     ui.home = false;
     ui.replyTo = undefined;
     render();
+    await openedMessagesTab();
     return;
   }
+  if (await agentClick(target)) return;
   if (target.dataset.channelId) {
     ui.channel = target.dataset.channelId;
     ui.home = false;
@@ -150,6 +158,7 @@ document.addEventListener('change', async (event) => {
     localStorage.setItem('sandbox.user', ui.user);
     render();
     if (ui.home) await post('/sandbox/home', { user: ui.user });
+    else if (ui.dm) await openedMessagesTab();
     return;
   }
   const holder = el.closest('[data-action][data-ts]');
@@ -224,3 +233,5 @@ if (config.emulator) {
 const events = new EventSource('/sandbox/events');
 events.addEventListener('change', () => refresh());
 await refresh();
+await renderWorkspaces();
+setInterval(renderWorkspaces, 3000);

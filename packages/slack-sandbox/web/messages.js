@@ -1,6 +1,7 @@
 // A conversation as Slack shows it: a channel or the bot's Messages tab, its messages with their threads,
 // files, reactions and the person's own ephemerals; and the App Home tab.
 
+import { promptsPanel, sessionBar, streamingBadge } from '/web/agent.js';
 import { setValue } from '/web/inputs.js';
 import { escapeHtml, renderBlocks } from '/web/render.js';
 import { $, context, dmId, ui } from '/web/state.js';
@@ -58,8 +59,9 @@ function renderReactions(message) {
 function renderMessage(message, channel, extraClass = message.subtype ? 'system' : '') {
   const ctx = context({ kind: 'message', channel, ts: message.ts });
   const label = extraClass === 'ephemeral' ? '<div class="ephemeral-label">Only visible to you</div>' : '';
-  return `<div class="message ${extraClass}" data-ts="${message.ts}" data-testid="message">${label}
-    <div class="meta"><strong>${authorOf(message)}</strong> ${time(message.ts)}${message.edited ? ' <span class="edited">(edited)</span>' : ''}</div>
+  const streaming = message.streaming_state ? ` data-streaming-state="${message.streaming_state}"` : '';
+  return `<div class="message ${extraClass}" data-ts="${message.ts}" data-testid="message"${streaming}>${label}
+    <div class="meta"><strong>${authorOf(message)}</strong> ${time(message.ts)}${message.edited ? ' <span class="edited">(edited)</span>' : ''}${streamingBadge(message)}</div>
     ${renderBlocks(message.blocks, ctx, message.text ?? '')}${renderFiles(message.files)}${renderReactions(message)}
   </div>`;
 }
@@ -99,11 +101,16 @@ export function renderChannel() {
   ].sort((a, b) => Number(a.ts) - Number(b.ts));
   const box = $('messages');
   const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 60;
+  const prompts = ui.dm ? promptsPanel() : '';
   box.innerHTML =
     items.map((i) => i.html).join('') ||
     (ui.dm
-      ? '<p class="hint">Write to the bot here: a message starts a session.</p>'
+      ? prompts
+        ? ''
+        : '<p class="hint">Write to the bot here: a message starts a session.</p>'
       : '<p class="hint">No messages yet. Type <code>/agent help</code> below.</p>');
+  // Agent view: the suggested prompts sit above the composer, under the conversation's threads.
+  if (prompts) box.insertAdjacentHTML('beforeend', prompts);
   // Ticked but not yet submitted: keep the person's picks across re-renders.
   for (const [key, values] of Object.entries(ui.drafts)) {
     const [ts, action] = key.split('|');
@@ -132,7 +139,7 @@ function renderThreaded(parent, channel) {
   const reply = parent.subtype
     ? ''
     : `<button type="button" class="reply-link${replying ? ' active' : ''}" data-reply-ts="${parent.ts}" data-testid="reply-in-thread">${replying ? 'Replying in this thread' : 'Reply in thread'}</button>`;
-  return `<div class="conversation${replying ? ' replying' : ''}" data-testid="conversation">${renderMessage(parent, channel.id)}${
+  return `<div class="conversation${replying ? ' replying' : ''}" data-testid="conversation">${renderMessage(parent, channel.id)}${sessionBar(channel.id, parent.ts)}${
     thread ? `<div class="thread" data-testid="thread">${thread}</div>` : ''
   }${reply}</div>`;
 }

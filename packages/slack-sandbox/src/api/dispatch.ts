@@ -4,14 +4,24 @@ import type { Faults } from '../limits/faults.js';
 import type { RateLimiter } from '../limits/rate-limits.js';
 import type { SocketModeHub } from '../socket-mode.js';
 import type { ApiCall } from '../workspace.js';
+import { agents } from './agents.js';
 import { chat } from './chat.js';
 import { files } from './files.js';
 import { people } from './people.js';
 import { reactions } from './reactions.js';
+import { streams } from './streams.js';
 import { type ApiContext, type Args, type Method, SlackApiError } from './types.js';
 import { views } from './views.js';
 
-const METHODS: Record<string, Method> = { ...chat, ...views, ...people, ...files, ...reactions };
+const METHODS: Record<string, Method> = {
+  ...chat,
+  ...views,
+  ...people,
+  ...files,
+  ...reactions,
+  ...agents,
+  ...streams,
+};
 
 /** What the fake Web API needs besides the workspace: the tokens it accepts, faults and rate limits. */
 export type WebApiContext = ApiContext & {
@@ -21,7 +31,7 @@ export type WebApiContext = ApiContext & {
   faults?: Faults;
   rateLimiter?: RateLimiter;
   /** Which workspace a token reaches, and as whom (OAuth, several workspaces); default: the fixed tokens. */
-  authenticate?: (token: string, method: string) => TokenAuth;
+  authenticate?: (token: string, method: string, args: Args) => TokenAuth;
   /** `oauth.v2.*`, answered without a token: the app shows its client id and secret instead. */
   oauthMethod?: (
     name: string,
@@ -82,13 +92,14 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
     const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
     const isSocketOpen = name === 'apps.connections.open';
-    const method = METHODS[name];
+    // A Slack without the agent platform (SANDBOX_AGENT_FEATURES=unknown) does not know its methods.
+    const method = ctx.workspace.agent.isUnknownMethod(name) ? undefined : METHODS[name];
     const oauth = name.startsWith('oauth.') ? ctx.oauthMethod : undefined;
     if (!isSocketOpen && !method && !oauth) return answer({ ok: false, error: 'unknown_method' });
     if (!oauth) {
       if (!token) return answer({ ok: false, error: 'not_authed' });
       const auth: TokenAuth = ctx.authenticate
-        ? ctx.authenticate(token, name)
+        ? ctx.authenticate(token, name, args)
         : token === (isSocketOpen ? ctx.appToken : ctx.botToken)
           ? { ok: true }
           : { ok: false, error: 'invalid_auth' };
@@ -97,6 +108,8 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
         call = { ...ctx, ...auth.context };
         channels = channelsOf(args, call);
         channel = channels.at(-1);
+        // Another workspace may answer the agent platform's methods differently.
+        if (call.workspace.agent.isUnknownMethod(name)) return answer({ ok: false, error: 'unknown_method' });
       }
     }
 

@@ -67,9 +67,11 @@ export const people: Record<string, Method> = {
     return {
       ok: true,
       url: `${baseUrl()}/`,
-      team: seed.teamName ?? seed.teamDomain,
+      // An org-wide token is the organization's: its team is the organization.
+      team:
+        (caller?.isEnterpriseInstall ? seed.enterprise?.name : undefined) ?? seed.teamName ?? seed.teamDomain,
       user: person?.name ?? 'agents',
-      team_id: seed.teamId,
+      team_id: (caller?.isEnterpriseInstall ? caller.enterpriseId : undefined) ?? seed.teamId,
       user_id: person?.id ?? seed.botUserId,
       ...(person ? {} : { bot_id: seed.botId }),
       ...(caller?.enterpriseId ? { enterprise_id: caller.enterpriseId } : {}),

@@ -3,6 +3,7 @@
  * here as it would in Slack. Each problem is reported as Slack words it: a message and a JSON pointer.
  */
 
+import { checkPlan, checkTaskCard } from './agent-blocks.js';
 import { type BlockKitProblem, Checker, isObj } from './checker.js';
 
 export type { BlockKitProblem } from './checker.js';
@@ -23,6 +24,8 @@ const BLOCK_TYPES = new Set([
   'file',
   'markdown',
   'context_actions',
+  'task_card',
+  'plan',
 ]);
 /** Slack's `markdown` block: standard Markdown, at most 12,000 characters across a message's markdown blocks. */
 export const MAX_MARKDOWN_CHARS = 12_000;
@@ -182,6 +185,12 @@ class BlockChecker extends Checker {
         break;
       case 'markdown':
         this.string(block.text, `${pointer}/text`, MAX_MARKDOWN_CHARS, true);
+        break;
+      case 'task_card':
+        checkTaskCard(this, block, pointer);
+        break;
+      case 'plan':
+        checkPlan(this, block, pointer);
         break;
       case 'context_actions': {
         const elements = this.elements(block.elements, `${pointer}/elements`, 5);

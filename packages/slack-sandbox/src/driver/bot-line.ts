@@ -43,6 +43,7 @@ export class BotLine {
   readonly #socketMode: SocketModeHub | undefined;
   readonly #eventAckTimeoutMs: number;
   readonly #installed: () => boolean;
+  readonly #orgWide: () => boolean;
 
   constructor(options: {
     workspace: Workspace;
@@ -54,8 +55,11 @@ export class BotLine {
     eventAckTimeoutMs?: number;
     /** Whether the app is installed in the workspace (OAuth): Slack sends nothing to an app that isn't. */
     installed?: () => boolean;
+    /** Whether that installation is org-wide (Enterprise Grid): payloads say `is_enterprise_install`. */
+    enterpriseInstall?: () => boolean;
   }) {
     this.#installed = options.installed ?? (() => true);
+    this.#orgWide = options.enterpriseInstall ?? (() => false);
     this.#eventAckTimeoutMs = options.eventAckTimeoutMs ?? 3_000;
     this.#socketMode = options.socketMode;
     this.#workspace = options.workspace;
@@ -69,6 +73,7 @@ export class BotLine {
     return {
       token: 'sandbox-verification-token',
       team_id: seed.teamId,
+      ...(seed.enterprise ? { enterprise_id: seed.enterprise.id } : {}),
       api_app_id: seed.appId,
       event,
       type: 'event_callback',
@@ -76,11 +81,11 @@ export class BotLine {
       event_time: Math.floor(Date.now() / 1000),
       authorizations: [
         {
-          enterprise_id: null,
+          enterprise_id: seed.enterprise?.id ?? null,
           team_id: seed.teamId,
           user_id: seed.botUserId,
           is_bot: true,
-          is_enterprise_install: false,
+          is_enterprise_install: this.#orgWide(),
         },
       ],
       is_ext_shared_channel: false,
@@ -135,10 +140,18 @@ export class BotLine {
     return { eventId: String(body.event_id), deliveries };
   }
 
+  /** Whether the app's installation in this workspace is org-wide (Enterprise Grid). */
+  get orgWide(): boolean {
+    return this.#orgWide();
+  }
+
   /** An interactivity payload, form-encoded as Slack sends it. */
   sendPayload(payload: unknown, options: SendOptions): Promise<BotResponse> {
+    const orgWide = this.#orgWide() && typeof payload === 'object' && payload !== null;
     return this.send(
-      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      new URLSearchParams({
+        payload: JSON.stringify(orgWide ? { ...payload, is_enterprise_install: true } : payload),
+      }).toString(),
       'application/x-www-form-urlencoded',
       options,
     );

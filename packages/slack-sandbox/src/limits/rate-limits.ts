@@ -65,6 +65,15 @@ export const METHOD_TIERS: Record<string, Tier | 'post' | 'history'> = {
   'reactions.add': 3,
   'reactions.remove': 2,
   'reactions.get': 3,
+  // The agent platform, each as its reference page gives it (assistant.threads.setStatus: "special").
+  'agents.sessions.setStatus': 3,
+  'agents.sessions.rename': 3,
+  'chat.startStream': 2,
+  'chat.appendStream': 4,
+  'chat.stopStream': 2,
+  'assistant.threads.setSuggestedPrompts': 4,
+  'assistant.threads.setTitle': 4,
+  'assistant.threads.setStatus': 4,
 };
 
 const HISTORY_PRESETS: Record<HistoryProfile, Pick<RateLimitConfig, 'history' | 'historyPage'>> = {

@@ -23,6 +23,16 @@ export interface OAuthOptions {
   codeTtlSeconds?: number;
   /** The clock (epoch ms), for tests that move time themselves. */
   now?: () => number;
+  /** The bot's own install page (e.g. `http://127.0.0.1:3000/slack/install`): the page links "Add to Slack" to it. */
+  installUrl?: string;
+}
+
+/** Successful code exchanges (installs), rotations, rotations refused, and oauth.v2.exchange trades. */
+export interface TokenEndpointCounts {
+  installs: number;
+  refreshes: number;
+  refreshesRefused: number;
+  exchanges: number;
 }
 
 /** An "Add to Slack" request, shown to a person who has not answered yet. */
@@ -77,6 +87,9 @@ export class OAuthApp {
   readonly grants = new Map<string, Grant>();
   readonly codeTtlMs: number;
   redirectUrls: string[];
+  installUrl: string | undefined;
+  /** What the token endpoint did, for tests: e.g. that two replicas refreshed a token once. */
+  readonly counts: TokenEndpointCounts = { installs: 0, refreshes: 0, refreshesRefused: 0, exchanges: 0 };
   readonly #pending = new Map<string, PendingAuthorization>();
   readonly #codes = new Map<string, Code>();
   readonly #now: () => number;
@@ -85,11 +98,14 @@ export class OAuthApp {
     options: OAuthOptions,
     readonly appId: string,
     readonly workspace: (teamId: string) => Workspace | undefined,
+    /** The workspaces of an Enterprise Grid organization (none for an id that is no organization's). */
+    readonly organization: (enterpriseId: string) => Workspace[] = () => [],
   ) {
     this.#now = options.now ?? Date.now;
     this.clientId = options.clientId ?? `${Math.floor(1e9 + Math.random() * 9e9)}.${random(6)}`;
     this.clientSecret = options.clientSecret ?? random(16);
     this.redirectUrls = [...(options.redirectUrls ?? [])];
+    this.installUrl = options.installUrl;
     this.codeTtlMs = (options.codeTtlSeconds ?? 600) * 1000;
     const lifetime = options.tokenLifetimeSeconds ?? 43_200;
     if (!Number.isInteger(lifetime) || lifetime < 1)
@@ -163,17 +179,23 @@ export class OAuthApp {
       target.searchParams.set('error', 'access_denied');
       return withState();
     }
+    // An organization's id installs the app org-wide (every workspace of it); a team id, in that workspace.
+    const org = this.organization(input.team);
     const workspace = this.workspace(input.team);
-    if (!workspace) return { ok: false, problem: `team: no workspace ${input.team}` };
-    const person = workspace.users.get(input.user);
+    if (!workspace && org.length === 0) return { ok: false, problem: `team: no workspace ${input.team}` };
+    const places = workspace ? [workspace] : org;
+    const person = places.map((w) => w.users.get(input.user)).find((u) => u !== undefined);
     if (!person || person.is_bot)
-      return { ok: false, problem: `user: ${input.user} is no person of ${workspace.seed.teamDomain}` };
+      return {
+        ok: false,
+        problem: `user: ${input.user} is no person of ${workspace?.seed.teamDomain ?? input.team}`,
+      };
     this.#pending.delete(pending.id);
-    const { seed } = workspace;
+    const seed = (places[0] as Workspace).seed;
     const grant: Grant = {
-      teamId: seed.teamId,
+      teamId: workspace ? seed.teamId : input.team,
       enterpriseId: seed.enterprise?.id,
-      isEnterpriseInstall: false,
+      isEnterpriseInstall: !workspace,
       installerUserId: person.id,
       botUserId: seed.botUserId,
       botScopes: pending.botScopes,
@@ -181,7 +203,7 @@ export class OAuthApp {
       active: false,
       installedAt: this.#now(),
     };
-    const code = `${seed.teamId}.${random(20)}`;
+    const code = `${grant.teamId}.${random(20)}`;
     this.#codes.set(code, {
       grant,
       redirectUri: pending.redirectUri,
@@ -217,10 +239,16 @@ export class OAuthApp {
     this.grants.set(grant.teamId, grant);
   }
 
-  /** The installation of a workspace, while the app is installed there. */
+  /**
+   * The installation the app has in a workspace while it is installed there: its own, or its
+   * organization's org-wide one. (An organization's id gives the org-wide installation.)
+   */
   installation(teamId: string): Grant | undefined {
-    const grant = this.grants.get(teamId);
-    return grant?.active ? grant : undefined;
+    const own = this.grants.get(teamId);
+    if (own?.active) return own;
+    const enterprise = this.workspace(teamId)?.seed.enterprise;
+    const org = enterprise ? this.grants.get(enterprise.id) : undefined;
+    return org?.active && org.isEnterpriseInstall ? org : undefined;
   }
 
   /**
@@ -228,8 +256,8 @@ export class OAuthApp {
    * `tokens_revoked` event lists (user ids, not tokens), or undefined when it was not installed.
    */
   uninstall(teamId: string): { bot: string[]; oauth: string[] } | undefined {
-    const grant = this.installation(teamId);
-    if (!grant) return undefined;
+    const grant = this.grants.get(teamId);
+    if (!grant?.active) return undefined;
     grant.active = false;
     return {
       bot: grant.botScopes.length > 0 ? [grant.botUserId] : [],

@@ -34,19 +34,44 @@ export function authorizePage(input: {
   workspaces: Workspace[];
 }): string {
   const { pending, appName } = input;
+  const orgAsked = input.workspaces.some((w) => w.seed.enterprise?.id === pending.team);
   const preferred = input.workspaces.find((w) => w.seed.teamId === pending.team) ?? input.workspaces[0];
-  const options = input.workspaces
+  const option = (value: string, label: string, selected: boolean) =>
+    `<option value="${escapeHtml(value)}"${selected ? ' selected' : ''}>${escapeHtml(label)}</option>`;
+  const people = (w: Workspace) => [...w.users.values()].filter((u) => !u.is_bot);
+  const workspaces = input.workspaces
     .map((w) => {
-      const people = [...w.users.values()].filter((u) => !u.is_bot);
-      const label = w.seed.teamName ?? w.seed.teamDomain;
-      return `<optgroup label="${escapeHtml(label)} (${escapeHtml(w.seed.teamId)})">${people
-        .map((u, i) => {
-          const selected = w === preferred && i === 0 ? ' selected' : '';
-          return `<option value="${escapeHtml(`${w.seed.teamId}|${u.id}`)}"${selected}>${escapeHtml(label)} — as ${escapeHtml(u.real_name)}</option>`;
-        })
-        .join('')}</optgroup>`;
+      const name = w.seed.teamName ?? w.seed.teamDomain;
+      const options = people(w).map((u, i) =>
+        option(
+          `${w.seed.teamId}|${u.id}`,
+          `${name} — as ${u.real_name}`,
+          w === preferred && i === 0 && !orgAsked,
+        ),
+      );
+      return `<optgroup label="${escapeHtml(`${name} (${w.seed.teamId})`)}">${options.join('')}</optgroup>`;
     })
     .join('');
+  // An Enterprise Grid organization can take the app org-wide: an admin installs it for all its workspaces.
+  const orgs = new Map<string, { name: string; members: Workspace[] }>();
+  for (const w of input.workspaces) {
+    const org = w.seed.enterprise;
+    if (org) orgs.set(org.id, { name: org.name, members: [...(orgs.get(org.id)?.members ?? []), w] });
+  }
+  const organizations = [...orgs]
+    .map(([id, org]) => {
+      const admins = org.members.flatMap(people);
+      const options = admins.map((u, i) =>
+        option(
+          `${id}|${u.id}`,
+          `${org.name}, every workspace — as ${u.real_name}`,
+          id === pending.team && i === 0,
+        ),
+      );
+      return `<optgroup label="${escapeHtml(`${org.name} organization (${id})`)}">${options.join('')}</optgroup>`;
+    })
+    .join('');
+  const options = workspaces + organizations;
   const target = new URL(pending.redirectUri);
   const body = `<h1>${escapeHtml(appName)} is requesting permission to access a Slack workspace</h1>
 <form method="post" action="/oauth/v2/authorize" data-testid="oauth-authorize">

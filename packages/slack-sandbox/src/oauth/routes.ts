@@ -5,14 +5,17 @@
  */
 
 import type { Context, Hono } from 'hono';
+import { setCookie } from 'hono/cookie';
 import { authorizePage, problemPage } from './page.js';
 import type { SandboxOAuth } from './sandbox-oauth.js';
-import type { Tenants } from './tenants.js';
+import type { Tenant, Tenants } from './tenants.js';
 
 export interface OAuthRoutesContext {
   oauth: SandboxOAuth | undefined;
   tenants: Tenants;
   appName: string;
+  /** The workspace the page shows for the request being answered. */
+  shown: () => Tenant;
 }
 
 type Body = Record<string, unknown>;
@@ -73,7 +76,9 @@ export function addOAuthRoutes(app: Hono, ctx: OAuthRoutesContext): void {
       clientId: oauth.clientId,
       authorizeUrl: oauth.authorizeUrl,
       redirectUrls: oauth.redirectUrls,
+      installUrl: oauth.installUrl ?? null,
       tokenRotation: oauth.tokenRotation,
+      counts: oauth.counts,
       installations: oauth.installations(),
     });
   });
@@ -84,6 +89,15 @@ export function addOAuthRoutes(app: Hono, ctx: OAuthRoutesContext): void {
         throw new Error('urls must be an array of absolute URLs');
       oauth.setRedirectUrls(b.urls as string[]);
       return oauth.redirectUrls;
+    }),
+  );
+  app.post(
+    '/sandbox/oauth/install-url',
+    route((b, oauth) => {
+      const url = optional(b.url, 'url');
+      if (!url) throw new Error('url is required: the bot’s install page (e.g. …/slack/install)');
+      oauth.setInstallUrl(url);
+      return oauth.installUrl;
     }),
   );
   app.post(
@@ -110,16 +124,32 @@ export function addOAuthRoutes(app: Hono, ctx: OAuthRoutesContext): void {
       return oauth.uninstall(team, eventsUrl ? { eventsUrl } : {});
     }),
   );
+  // The page's choice of workspace, kept as a cookie: every /sandbox/* route answers for that workspace.
+  app.post('/sandbox/workspace', async (c) => {
+    const body = (await c.req.json().catch(() => ({}))) as Body;
+    const tenant = typeof body.team === 'string' ? ctx.tenants.get(body.team) : undefined;
+    if (!tenant) return c.json({ ok: false, error: `team: no workspace ${String(body.team ?? '')}` }, 400);
+    setCookie(c, 'sandbox_team', tenant.workspace.seed.teamId, {
+      path: '/',
+      sameSite: 'Strict',
+      httpOnly: true,
+    });
+    return c.json({ ok: true, result: { team: tenant.workspace.seed.teamId } });
+  });
   app.get('/sandbox/workspaces', (c) =>
     c.json({
       oauth: ctx.oauth !== undefined,
-      workspaces: ctx.tenants.describe().map((w) => ({
-        ...w,
+      shown: ctx.shown().workspace.seed.teamId,
+      ...(ctx.oauth?.installUrl ? { installUrl: ctx.oauth.installUrl } : {}),
+      workspaces: ctx.tenants.describe().map((w) => {
         // Without OAuth the default workspace has the app (its fixed bot token); the others don't.
-        installed: ctx.oauth
-          ? ctx.oauth.installation(w.id) !== undefined
-          : w.id === ctx.tenants.primary.workspace.seed.teamId,
-      })),
+        const installation = ctx.oauth?.installation(w.id);
+        const installed = ctx.oauth
+          ? installation !== undefined
+          : w.id === ctx.tenants.primary.workspace.seed.teamId;
+        // Which installation: the workspace's own, or its organization's org-wide one (uninstall that).
+        return { ...w, installed, ...(installation ? { installedAs: installation.teamId } : {}) };
+      }),
     }),
   );
 }

@@ -5,7 +5,7 @@
  */
 
 import type { Delivery, SlackDriver } from '../driver.js';
-import type { OAuthApp } from './app.js';
+import type { OAuthApp, TokenEndpointCounts } from './app.js';
 import type { Grant } from './tokens.js';
 
 export interface AuthorizeInput {
@@ -111,6 +111,22 @@ export class SandboxOAuth {
       }
     }
     this.app.redirectUrls = [...urls];
+  }
+  /** The bot's install page, where the sandbox page's "Add to Slack" goes (undefined until set). */
+  get installUrl(): string | undefined {
+    return this.app.installUrl;
+  }
+  setInstallUrl(url: string): void {
+    try {
+      new URL(url);
+    } catch {
+      throw new Error(`installUrl: "${url}" is not an absolute URL`);
+    }
+    this.app.installUrl = url;
+  }
+  /** What oauth.v2.access / .exchange did so far: installs, refreshes (and refused ones), exchanges. */
+  get counts(): TokenEndpointCounts {
+    return { ...this.app.counts };
   }
   get tokenRotation(): boolean {
     return this.app.tokens.rotation;

@@ -23,15 +23,19 @@ export interface TenancyInput {
   interactions: Interactions;
   rateLimiter: RateLimiter | undefined;
   limits: RateLimitOptions | false;
-  oauth: OAuthOptions | boolean | undefined;
-  workspaces: WorkspaceSeed[] | undefined;
   baseUrl: () => string;
   appToken: string;
   signingSecret: string;
   eventAckTimeoutMs: number;
   socketMode: SocketModeHub;
-  triggerTtlMs: number | undefined;
-  now: (() => number) | undefined;
+}
+
+/** The sandbox's options that shape its workspaces and OAuth app (see SandboxOptions). */
+export interface TenancyOptions {
+  oauth?: OAuthOptions | boolean;
+  workspaces?: WorkspaceSeed[];
+  triggerTtlMs?: number;
+  now?: () => number;
 }
 
 /** What a running sandbox offers about its workspaces and OAuth app (see RunningSandbox). */
@@ -53,15 +57,16 @@ export class Tenancy {
   #pageTarget: string | undefined;
   readonly #pageDrivers = new Map<string, SlackDriver>();
 
-  constructor(input: TenancyInput) {
+  constructor(input: TenancyInput, options: TenancyOptions) {
     this.#input = input;
-    const { workspace, oauth, now } = input;
-    const seeds = input.workspaces ?? (oauth ? [secondSeed(workspace.seed.appId)] : []);
+    const { workspace } = input;
+    const { oauth, now } = options;
+    const seeds = options.workspaces ?? (oauth ? [secondSeed(workspace.seed.appId)] : []);
     const others = seeds.map((seed) =>
       otherTenant(seed, {
         baseUrl: input.baseUrl,
         limits: input.limits,
-        ...(input.triggerTtlMs !== undefined ? { triggerTtlMs: input.triggerTtlMs } : {}),
+        ...(options.triggerTtlMs !== undefined ? { triggerTtlMs: options.triggerTtlMs } : {}),
         ...(now ? { now } : {}),
       }),
     );
@@ -69,19 +74,22 @@ export class Tenancy {
       { workspace, interactions: input.interactions, rateLimiter: input.rateLimiter },
       others,
     );
-    const options: OAuthOptions | undefined = oauth === true ? {} : oauth === false ? undefined : oauth;
-    this.#app = options
+    const app: OAuthOptions | undefined = oauth === true ? {} : oauth === false ? undefined : oauth;
+    this.#app = app
       ? new OAuthApp(
-          { ...(now ? { now } : {}), ...options },
+          { ...(now ? { now } : {}), ...app },
           workspace.seed.appId,
           (id) => this.tenants.get(id)?.workspace,
+          (id) => this.#organization(id).map((t) => t.workspace),
         )
       : undefined;
     this.oauth =
       this.#app &&
       new SandboxOAuth(this.#app, input.baseUrl, (teamId, eventsUrl) => {
         const target = eventsUrl ?? this.#pageTarget;
-        return target === undefined ? undefined : this.driverFor(teamId, target, false);
+        // An org-wide installation's events come from one of its workspaces.
+        const team = this.tenants.get(teamId) ? teamId : this.#organization(teamId)[0]?.workspace.seed.teamId;
+        return target === undefined || team === undefined ? undefined : this.driverFor(team, target, false);
       });
     this.apiContext = this.#app
       ? {
@@ -89,6 +97,11 @@ export class Tenancy {
           oauthMethod: oauthMethods(this.#app),
         }
       : {};
+  }
+
+  /** The workspaces of an Enterprise Grid organization. */
+  #organization(enterpriseId: string): Tenant[] {
+    return this.tenants.all.filter((t) => t.workspace.seed.enterprise?.id === enterpriseId);
   }
 
   /** Under OAuth, people's acts reach the bot only where the app is installed (`gated`), as on Slack. */
@@ -106,6 +119,7 @@ export class Tenancy {
       eventAckTimeoutMs,
       ...(socket ? { socketMode } : {}),
       ...(gated && app ? { installed: () => app.installation(teamId) !== undefined } : {}),
+      ...(app ? { enterpriseInstall: () => app.installation(teamId)?.isEnterpriseInstall ?? false } : {}),
     });
   }
 

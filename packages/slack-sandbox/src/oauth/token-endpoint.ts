@@ -54,6 +54,7 @@ export class TokenEndpoint {
   /** The code is good: the app is installed (again) in the workspace, and its tokens are issued. */
   #install(grant: Grant): Answer {
     this.app.activate(grant);
+    this.app.counts.installs++;
     const { tokens } = this.app;
     const authedUser: Answer = { id: grant.installerUserId };
     if (grant.userScopes.length > 0) {
@@ -81,7 +82,7 @@ export class TokenEndpoint {
 
   /** The installation's place: its team (none for an org-wide install), its organization, and which. */
   #where(grant: Grant): Answer {
-    const seed = this.app.workspace(grant.teamId)?.seed;
+    const seed = (this.app.workspace(grant.teamId) ?? this.app.organization(grant.teamId)[0])?.seed;
     return {
       team: grant.isEnterpriseInstall ? null : { id: grant.teamId, name: seed?.teamName ?? seed?.teamDomain },
       enterprise: seed?.enterprise ? { ...seed.enterprise } : null,
@@ -112,7 +113,11 @@ export class TokenEndpoint {
 
   #refresh(args: Answer): Answer {
     const result = this.app.tokens.refresh(typeof args.refresh_token === 'string' ? args.refresh_token : '');
-    if (!result.ok) return fail(result.error);
+    if (!result.ok) {
+      this.app.counts.refreshesRefused++;
+      return fail(result.error);
+    }
+    this.app.counts.refreshes++;
     return this.#pair(result.grant, result.kind, result.userId, result.scopes, result.issued);
   }
 
@@ -124,6 +129,7 @@ export class TokenEndpoint {
     if (!tokens.rotation) return fail('token_rotation_not_enabled');
     const result = tokens.exchange(typeof args.token === 'string' ? args.token : '');
     if (!result.ok) return fail(result.error);
+    this.app.counts.exchanges++;
     const { grant, kind, userId, scopes } = result.token;
     return this.#pair(grant, kind, userId, scopes, tokens.issue(grant, kind, userId, scopes));
   }

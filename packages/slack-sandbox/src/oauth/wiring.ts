@@ -38,8 +38,8 @@ export function oauthAuthenticator(
   app: OAuthApp,
   tenants: Tenants,
   appToken: string,
-): (token: string, method: string) => TokenAuth {
-  return (token, method) => {
+): (token: string, method: string, args: Args) => TokenAuth {
+  return (token, method, args) => {
     if (method === 'apps.connections.open')
       return token === appToken ? { ok: true } : { ok: false, error: 'invalid_auth' };
     const checked = app.tokens.check(token);
@@ -47,7 +47,10 @@ export function oauthAuthenticator(
     const { grant, kind, userId } = checked.token;
     if (kind === 'user' && !USER_TOKEN_METHODS.has(method))
       return { ok: false, error: 'not_allowed_token_type' };
-    const tenant = tenants.get(grant.teamId);
+    const tenant = grant.isEnterpriseInstall
+      ? orgTenant(tenants, grant.enterpriseId, args)
+      : tenants.get(grant.teamId);
+    if (tenant === 'not_granted') return { ok: false, error: 'team_access_not_granted' };
     if (!tenant) return { ok: false, error: 'invalid_auth' };
     const expiresIn = app.tokens.expiresIn(checked.token);
     const context: Partial<WebApiContext> = {
@@ -64,6 +67,27 @@ export function oauthAuthenticator(
     };
     return { ok: true, context };
   };
+}
+
+/**
+ * Which workspace an org-wide token's call acts on: the one `team_id` names (one of the organization's,
+ * else Slack's `team_access_not_granted`), else the one holding the channel or user it names, else the
+ * organization's first.
+ */
+function orgTenant(
+  tenants: Tenants,
+  enterpriseId: string | undefined,
+  args: Args,
+): Tenant | 'not_granted' | undefined {
+  const org = tenants.all.filter(
+    (t) => enterpriseId !== undefined && t.workspace.seed.enterprise?.id === enterpriseId,
+  );
+  const named = typeof args.team_id === 'string' && args.team_id !== '' ? args.team_id : undefined;
+  if (named !== undefined) return org.find((t) => t.workspace.seed.teamId === named) ?? 'not_granted';
+  const ids = [args.channel, args.channel_id, args.user].filter((v): v is string => typeof v === 'string');
+  return (
+    org.find((t) => ids.some((id) => t.workspace.channels.has(id) || t.workspace.users.has(id))) ?? org[0]
+  );
 }
 
 /** `oauth.v2.access` and `oauth.v2.exchange`; other `oauth.*` methods are unknown here. */

@@ -7,6 +7,8 @@
  * formatting (mrkdwn, markdown, rich text) and the elements and blocks built on it ship together.
  */
 
+import { renderAgentBlock } from './render-agent.js';
+
 type Obj = Record<string, unknown>;
 
 export interface RenderContext {
@@ -331,7 +333,10 @@ export function renderBlock(block: Obj, index: number, ctx: RenderContext): stri
         })
         .join('')}</div>`;
     default:
-      return `<div class="block unsupported">[${escapeHtml(String(block.type))} block]</div>`;
+      return (
+        renderAgentBlock(block) ??
+        `<div class="block unsupported">[${escapeHtml(String(block.type))} block]</div>`
+      );
   }
 }
 

@@ -63,6 +63,8 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
   app.get('/', file('index.html', new URL('index.html', WEB_DIR)));
   // The block renderer is the sandbox's own (built from src/web/render.ts), shared with its tests.
   app.get('/web/render.js', file('render.js', RENDER_JS));
+  // …with the blocks made for agents beside it (render.js imports it).
+  app.get('/web/render-agent.js', file('render-agent.js', new URL('./render-agent.js', import.meta.url)));
   // The page's modules and style, as they are in web/ (ES modules the browser loads: no bundler).
   app.get('/web/:name', async (c) => {
     const name = c.req.param('name');

@@ -41,6 +41,8 @@ export interface SandboxMessage {
   /** A system message's kind (`channel_join`, `channel_leave`) and who invited the one joining. */
   subtype?: string;
   inviter?: string;
+  /** A streamed message (chat.startStream): `in_progress`, `stopped_by_user` or `completed`. */
+  streaming_state?: 'in_progress' | 'stopped_by_user' | 'completed';
 }
 
 export interface SandboxReaction {
@@ -115,4 +117,6 @@ export type WorkspaceChange =
   | { kind: 'file'; file: SandboxFile }
   | { kind: 'api_call'; call: ApiCall }
   | { kind: 'membership'; channel: string; user: string; joined: boolean }
-  | { kind: 'reaction'; channel: string; ts: string; name: string; user: string; added: boolean };
+  | { kind: 'reaction'; channel: string; ts: string; name: string; user: string; added: boolean }
+  /** Agent sessions, streams, prompts or the feature switch changed (see workspace.agent). */
+  | { kind: 'agent' };

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 export interface EventSink {
   url: string;
-  /** The bodies received, oldest first (Events API JSON). */
+  /** The bodies received, oldest first: Events API JSON, interaction payloads, slash commands' fields. */
   events: Array<Record<string, unknown>>;
   clear(): void;
   close(): Promise<void>;
@@ -18,10 +18,14 @@ export async function startEventSink(): Promise<EventSink> {
       text += chunk.toString('utf8');
     });
     req.on('end', () => {
-      try {
+      if ((req.headers['content-type'] ?? '').includes('json'))
         events.push(JSON.parse(text) as Record<string, unknown>);
-      } catch {
-        events.push({ raw: text });
+      else {
+        // Interactions come form-encoded: a `payload` of JSON, or a slash command's fields.
+        const form = Object.fromEntries(new URLSearchParams(text));
+        events.push(
+          typeof form.payload === 'string' ? (JSON.parse(form.payload) as Record<string, unknown>) : form,
+        );
       }
       res.writeHead(200).end();
     });

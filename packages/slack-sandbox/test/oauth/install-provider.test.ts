@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Installation, InstallProvider, LogLevel } from '@slack/oauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningSandbox, startSandbox } from '../../src/index.js';
+import { gridSeeds, type RunningSandbox, secondSeed, startSandbox } from '../../src/index.js';
 
 /**
  * The contract: Slack's own InstallProvider (@slack/oauth 4.0.0, what Bolt installs with) against the
@@ -16,7 +16,11 @@ const stored: Installation[] = [];
 let provider: InstallProvider;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ oauth: { tokenRotation: true }, rateLimits: false });
+  sandbox = await startSandbox({
+    oauth: { tokenRotation: true },
+    workspaces: [secondSeed(), ...gridSeeds()],
+    rateLimits: false,
+  });
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', base);
     if (url.pathname === '/slack/install') return void provider.handleInstallPath(req, res);
@@ -45,7 +49,9 @@ beforeAll(async () => {
         stored.push(installation as Installation);
       },
       fetchInstallation: async (query) => {
-        const found = stored.findLast((i) => i.team?.id === query.teamId);
+        const found = stored.findLast((i) =>
+          query.isEnterpriseInstall ? i.enterprise?.id === query.enterpriseId : i.team?.id === query.teamId,
+        );
         if (!found) throw new Error(`no installation for ${query.teamId}`);
         return found;
       },
@@ -130,5 +136,30 @@ describe('InstallProvider against the sandbox', () => {
       headers: { authorization: `Bearer ${auth.botToken}` },
     });
     expect(await res.json()).toMatchObject({ ok: true, team_id: 'T0NORTH', bot_id: 'B0NORTHBOT' });
+  });
+
+  it('installs org-wide on Enterprise Grid, and authorizes an event from any workspace of the organization', async () => {
+    const result = await sandbox.oauth?.install(`${base}/slack/install`, { team: 'E0GLOBEX', user: 'U0IVY' });
+    expect(result?.status).toBe(200);
+    const installation = stored.at(-1);
+    expect(installation).toMatchObject({
+      enterprise: { id: 'E0GLOBEX', name: 'Globex' },
+      isEnterpriseInstall: true,
+      enterpriseUrl: `${sandbox.url}/`,
+      bot: { userId: 'W0GLOBEXBOT', id: 'B0GLOBEX' },
+      user: { id: 'U0IVY' },
+    });
+    expect(installation?.team).toBeUndefined();
+    const auth = await provider.authorize({
+      enterpriseId: 'E0GLOBEX',
+      teamId: 'T0GOPS',
+      isEnterpriseInstall: true,
+    });
+    const res = await fetch(`${sandbox.apiUrl}chat.postMessage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${auth.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'C0GINCIDENTS', text: 'org-wide hello' }),
+    });
+    expect(await res.json()).toMatchObject({ ok: true, channel: 'C0GINCIDENTS' });
   });
 });

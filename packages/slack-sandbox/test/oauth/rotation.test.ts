@@ -92,6 +92,39 @@ describe('token rotation', () => {
     ).toBe(true);
   });
 
+  it('counts what the token endpoint did, and fails as a test asks (a lost refresh)', async () => {
+    const before = sandbox.oauth?.counts ?? { installs: 0, refreshes: 0, refreshesRefused: 0, exchanges: 0 };
+    const first = await install('T0SANDBOX');
+    const refresh = () =>
+      client().oauth.v2.access({
+        ...creds(),
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token as string,
+      });
+    sandbox.failNext({ method: 'oauth.v2.access', error: 'internal_error' });
+    expect(await slackError(refresh())).toBe('internal_error');
+    // The failed call spent nothing: the refresh token still works, once.
+    expect((await refresh()).ok).toBe(true);
+    expect(await slackError(refresh())).toBe('invalid_refresh_token');
+    expect(sandbox.oauth?.counts).toEqual({
+      installs: before.installs + 1,
+      refreshes: before.refreshes + 1,
+      refreshesRefused: before.refreshesRefused + 1,
+      exchanges: before.exchanges,
+    });
+  });
+
+  it('a code lives 10 minutes, as on Slack', async () => {
+    const oauth = sandbox.oauth;
+    if (!oauth) throw new Error('no OAuth app');
+    const url = `${oauth.authorizeUrl}?${new URLSearchParams({ client_id: oauth.clientId, scope: 'chat:write' })}`;
+    const { code } = await oauth.authorize(url);
+    now += 600_000;
+    expect(await slackError(client().oauth.v2.access({ ...creds(), code: code as string }))).toBe(
+      'invalid_code',
+    );
+  });
+
   it('an uninstalled workspace’s refresh token is refused too', async () => {
     const res = await install('T0NORTH');
     await sandbox.oauth?.uninstall('T0NORTH');
