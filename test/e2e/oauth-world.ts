@@ -12,6 +12,7 @@ import {
   type OAuthOptions,
   type RunningSandbox,
   type SandboxMessage,
+  type SandboxOptions,
   type SlackDriver,
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
@@ -22,7 +23,8 @@ import { API_KEY, captureLogs, FAST, SETUP_TIMEOUT_MS, slackAt, textOf, WAIT_MS 
 
 export const HOME = { team: 'T0SANDBOX', channel: 'C0AGENTS', starter: 'U0ALICE' } as const;
 export const NORTH = { team: 'T0NORTH', channel: 'C0NAGENTS', starter: 'U0DANA' } as const;
-export type Place = typeof HOME | typeof NORTH;
+export const GLOBEX_SALES = { team: 'T0GSALES', channel: 'C0GDEALS', starter: 'U0GINA' } as const;
+export type Place = { team: string; channel: string; starter: string };
 
 /** A state secret of the run: random, so finding it in a log or page means it leaked. */
 export const STATE_SECRET = `state_${randomBytes(16).toString('hex')}`;
@@ -51,6 +53,8 @@ export async function startOAuthWorld(
     databaseUrl?: string;
     tuning?: BotTuning;
     env?: Record<string, string>;
+    /** The sandbox's workspaces beside its own (default: Northwind). */
+    workspaces?: SandboxOptions['workspaces'];
   } = {},
 ): Promise<OAuthWorld> {
   const emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10, startTimeoutMs: SETUP_TIMEOUT_MS });
@@ -59,6 +63,7 @@ export async function startOAuthWorld(
     rateLimits: slack.limits,
     triggerTtlMs: 10_000,
     oauth: options.oauth ?? true,
+    ...(options.workspaces ? { workspaces: options.workspaces } : {}),
   });
   const oauth = sandbox.oauth;
   if (!oauth) throw new Error('the sandbox was started without OAuth');
