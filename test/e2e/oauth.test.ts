@@ -116,6 +116,31 @@ describe('OAuth installs in two workspaces', () => {
     }
     expect(await told(command('list'), 'the answer to /agent list')).not.toContain(a.sessionId);
 
+    // A modal the bot opened in the home workspace (redirect, its session in private_metadata), submitted
+    // from Northwind as Erin's: refused as an unknown id, nothing sent.
+    const home_ = w.driver(HOME.team);
+    await home_.act({
+      user: HOME.starter,
+      channel: HOME.channel,
+      ts: a.cardTs,
+      actionId: 'session_redirect',
+    });
+    const opened = await home().waitFor(() => home_.openModal(HOME.starter), {
+      what: 'the redirect modal',
+      timeoutMs: WAIT_MS,
+    });
+    north().saveView({ ...opened, id: 'VCRAFTED1', user: ERIN, team_id: NORTH.team });
+    const refused = await told(
+      () =>
+        dana.submitView({
+          user: ERIN,
+          viewId: 'VCRAFTED1',
+          values: { message: { value: 'look at the other workspace instead' } },
+        }),
+      'the answer to the copied redirect form',
+    );
+    expect(refused).toContain(unknown);
+
     // App Home: the home workspace's approver (Bob) is asked for its question; Erin, an approver too, is not.
     const homeOf = async (team: string, user: string, eventId: string, pattern: RegExp) => {
       const ws = w.sandbox.workspaceFor(team);
