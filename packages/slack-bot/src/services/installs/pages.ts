@@ -2,7 +2,13 @@ import type { InstallOutcome } from './oauth-flow.js';
 
 /** Text for HTML: the five characters that could open markup or an attribute, escaped. */
 export function escapeHtml(text: string): string {
-  const named: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+  const named: Record<string, string> = {
+    '&': '&amp;',
+    '<': '&lt;',
+    '>': '&gt;',
+    '"': '&quot;',
+    "'": '&#39;',
+  };
   return text.replace(/[&<>"']/g, (c) => named[c] ?? c);
 }
 
