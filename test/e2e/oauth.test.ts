@@ -173,6 +173,8 @@ describe('OAuth installs in two workspaces', () => {
 
     const result = await w.sandbox.oauth?.uninstall(NORTH.team, { eventsUrl: bot?.eventsUrl as string });
     expect(result?.events.map((e) => e.type)).toEqual(['tokens_revoked', 'app_uninstalled']);
+    // Both acknowledged, the second too, though the tokens were gone by then (Slack sends them in any order).
+    expect(result?.events.flatMap((e) => e.deliveries.map((d) => d.status))).toEqual([200, 200]);
     await north().waitFor(() => (bot?.follower.isFollowing(b.sessionId) ? undefined : true), {
       what: 'the northwind session no longer followed',
       timeoutMs: WAIT_MS,

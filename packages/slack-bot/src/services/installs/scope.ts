@@ -26,6 +26,9 @@ export function scopeRequests(app: App, isolated: boolean, logger: Logger): void
   });
 }
 
+/** Sessions whose workspace is remembered (the oldest forgotten first; asked of the store again). */
+const MAX_KNOWN = 20_000;
+
 /**
  * Work for one session (its follower's events, its reminders) runs as its workspace's. A session
  * recorded with no workspace (started before #25, single-workspace mode) runs as it always did.
@@ -46,7 +49,10 @@ export class SessionWorkspaces {
       ? { ...found, isEnterpriseInstall: found.key === found.enterpriseId, isolated: this.isolated }
       : undefined;
     // A session's workspace never changes; one it doesn't know yet may be recorded in a moment.
-    if (workspace) this.#known.set(sessionId, workspace);
+    if (workspace) {
+      this.#known.set(sessionId, workspace);
+      if (this.#known.size > MAX_KNOWN) this.#known.delete(this.#known.keys().next().value ?? '');
+    }
     return workspace;
   }
 
