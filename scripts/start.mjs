@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseQuirks, QuirksError, startEmulator } from '../packages/emulator/dist/index.js';
+import { parseQuirks, QuirksError, scenarioPrompts, startEmulator } from '../packages/emulator/dist/index.js';
 import { loadConfigOrExit, startBot } from '../packages/slack-bot/dist/index.js';
 import { oauthOptionsFromEnv, startSandbox } from '../packages/slack-sandbox/dist/index.js';
 
@@ -16,6 +16,9 @@ const env = { ...process.env };
 const usesSandbox = !env.SLACK_BOT_TOKEN && !env.SLACK_APP_TOKEN;
 // The sandbox's Bob is its approver, so the user switcher's three people behave as their names say.
 if (usesSandbox && env.AGENT_APPROVERS === undefined) env.AGENT_APPROVERS = 'U0BOB';
+// With the embedded emulator, the Messages tab suggests its scenarios (#23).
+if (!env.AGENT_SERVICE_URL && env.AGENT_SUGGESTED_PROMPTS === undefined)
+  env.AGENT_SUGGESTED_PROMPTS = JSON.stringify(scenarioPrompts());
 const config = loadConfigOrExit(env);
 // The bot's HOST default (0.0.0.0) is for production; a bot driven by the local sandbox stays local.
 if (usesSandbox) {

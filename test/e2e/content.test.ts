@@ -102,7 +102,13 @@ describe('operations', () => {
   it('GET /healthz checks the store and the service; GET /metrics speaks Prometheus', async () => {
     const health = await fetch(`${h.bot.url}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ ok: true, store: { ok: true }, service: { ok: true } });
+    expect(await health.json()).toEqual({
+      ok: true,
+      store: { ok: true },
+      service: { ok: true },
+      // Which of Slack's surfaces sessions use (#23): the sandbox has agent sessions.
+      surface: { setting: 'auto', current: 'agent' },
+    });
     const metrics = await fetch(`${h.bot.url}/metrics`);
     expect(metrics.headers.get('content-type')).toMatch(/text\/plain/);
     const text = await metrics.text();

@@ -1,6 +1,6 @@
 import { gridSeeds, secondSeed } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SETUP_TIMEOUT_MS, WAIT_MS } from './harness.js';
+import { allLogLines, SETUP_TIMEOUT_MS, WAIT_MS } from './harness.js';
 import { GLOBEX_SALES, NORTH, type OAuthWorld, startOAuthWorld } from './oauth-world.js';
 
 // An org-wide install on Enterprise Grid (issue #25): one installation for Globex (E0GLOBEX), kept under
@@ -40,5 +40,6 @@ describe('an org-wide install beside a workspace install', () => {
       { what: 'the answer in Northwind', timeoutMs: WAIT_MS },
     );
     expect(answer.text).toContain(`There is no session \`${sessionId}\` that you can see.`);
+    expect(allLogLines.filter((l) => /no workspace for this call/.test(l))).toEqual([]);
   });
 });

@@ -192,5 +192,7 @@ describe('OAuth installs in two workspaces', () => {
     await waitForCard(w.sandbox, HOME, a.cardTs, /Completed/, 'the home session completed');
     expect(bot?.follower.isFollowing(b.sessionId)).toBe(false);
     expectNoSecrets(allLogLines, w.secrets());
+    // Every Slack call of the run knew its workspace (a call made outside one is refused and logged).
+    expect(allLogLines.filter((l) => /no workspace for this call/.test(l))).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+export { type ScenarioPrompt, scenarioPrompts } from './agent/suggested-prompts.js';
 export { createApp } from './app.js';
 export { type EmulatorConfig, loadConfig } from './config.js';
 export { type FaultConfig, Faults } from './faults.js';

@@ -26,7 +26,9 @@ import {
   slackApp,
   slackOut,
 } from './wiring.js';
-import { SessionWorkspaces, uninstalls, workspaceInstalls } from './wiring-installs.js';
+import { agentParts, slackSurface } from './wiring-agent.js';
+import { SessionWorkspaces, scopeFollowerEvents, uninstalls, workspaceInstalls } from './wiring-installs.js';
+import { streamPoster } from './wiring-stream.js';
 
 export type { BotTuning, RunnableConfig } from './wiring.js';
 
@@ -54,14 +56,21 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const installs = workspaceInstalls(settings, store);
   const scopes = new SessionWorkspaces(store.sessions, installs !== undefined);
   const { client, follower, metrics } = following(settings, store);
+  // Whoever listens to the follower handles each event as its session's workspace's work.
+  scopeFollowerEvents(follower, scopes);
   const audit = auditTrail(settings, store);
-  const { app, routes } = slackApp(settings, { store, client, metrics, audit, installs });
+  const surface = slackSurface(settings);
+  const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface, installs });
   const slack = installs?.client ?? app.client;
   const self = installs?.self ?? botIdentity(slack);
   const out = slackOut(settings, { slack, store, metrics, self, installs });
   const { policy, visibility } = access(settings, { slack, self });
-  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower, scopes });
-  const leases = leaseKeeper(settings, { store, follower, out, replicaId });
+  const agent = agentParts(settings, { surface, store, out, follower });
+  const streams = streamPoster(settings, { store, out, metrics, self, surface });
+  const publisher = sessionPublisher(settings, {
+    ...{ store, out, metrics, policy, audit, follower, streams, scopes },
+  });
+  const leases = leaseKeeper(settings, { store, follower, out, replicaId, streams });
   const built = {
     store,
     client,
@@ -75,6 +84,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     audit,
     publisher,
     leases,
+    agent,
     scopes,
   };
   const people = peopleServices(settings, built);
@@ -82,7 +92,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const reminders = reminderService(settings, { ...built, people, botUserId: () => identity.botUserId });
   const removals = installs && uninstalls(store, { releaseLeases: () => leases.refresh(), logger });
   registerListeners(app, {
-    ...listenerContext(settings, { people }),
+    ...listenerContext(settings, { people, agent }),
     ...(removals ? { installs: removals } : {}),
   });
 

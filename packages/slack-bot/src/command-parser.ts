@@ -12,6 +12,7 @@ export type AgentCommand =
   | { kind: 'pause' | 'resume' | 'cancel'; sessionId: string }
   | { kind: 'redirect'; sessionId: string; message: string }
   | { kind: 'history'; sessionId: string }
+  | { kind: 'settings' }
   | { kind: 'help' }
   | { kind: 'error'; message: string };
 
@@ -23,6 +24,7 @@ export const USAGE = [
   '`/agent pause|resume|cancel &lt;session-id&gt;`',
   '`/agent redirect &lt;session-id&gt; &lt;new direction&gt;`',
   '`/agent history &lt;session-id&gt;` — who did what on a session, and when (only you see it)',
+  '`/agent settings` — this channel’s defaults for new sessions (approvers)',
   '`/agent help`',
   'Tip: a `scenario:&lt;name&gt;` word in the goal picks a scripted scenario on the local emulator.',
 ].join('\n');
@@ -75,6 +77,8 @@ export function parseAgentCommand(text: string): AgentCommand {
       return rest[0] ? { kind: 'status', sessionId: rest[0] } : { kind: 'status' };
     case 'list':
       return { kind: 'list' };
+    case 'settings':
+      return { kind: 'settings' };
     case 'pause':
     case 'resume':
     case 'cancel':

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import type { OAuthSettings } from './services/installs/oauth-flow.js';
 
+/** Slack: `botToken` for one workspace; `oauth` (issue #25) for installs in many, each with its own token. */
+export type SlackConfig = {
+  botToken?: string;
+  signingSecret: string;
+  appToken?: string;
+  apiUrl?: string;
+  oauth?: OAuthSettings;
+};
+
 /** The bot scopes an install asks for when SLACK_SCOPES is unset: manifest.yml's. */
 export const DEFAULT_BOT_SCOPES = [
   'commands',

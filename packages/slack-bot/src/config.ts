@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isOAuth, oauthEnv, oauthProblems, oauthSlack } from './config-oauth.js';
-import type { OAuthSettings } from './services/installs/oauth-flow.js';
+import { type AgentSurfaceConfig, agentSurfaceConfig, agentSurfaceEnv } from './config-agent.js';
+import { isOAuth, oauthEnv, oauthProblems, oauthSlack, type SlackConfig } from './config-oauth.js';
 
 const list = z
   .string()
@@ -147,6 +147,8 @@ const schema = z
     AGENT_SLACK_PACING: z
       .enum(['on', 'off'], { error: 'AGENT_SLACK_PACING must be on or off' })
       .default('on'),
+    // --- Slack's agent surfaces (#23) ---
+    ...agentSurfaceEnv,
   })
   .superRefine((env, ctx) => {
     if (env.SLACK_BOT_TOKEN && !env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
@@ -175,10 +177,7 @@ const schema = z
   });
 
 export interface BotConfig {
-  /** `botToken` for one workspace; `oauth` (issue #25) for installs in many, each with its own token. */
-  slack:
-    | { botToken?: string; signingSecret: string; appToken?: string; apiUrl?: string; oauth?: OAuthSettings }
-    | undefined;
+  slack: SlackConfig | undefined;
   service: { url: string; apiKey: string } | undefined;
   databaseUrl?: string;
   dataDir: string;
@@ -196,6 +195,8 @@ export interface BotConfig {
   threadReplies: 'steer' | 'mention-only';
   /** off: one post per message and 429s left to the Web API client (the benchmark's naive strategy). */
   slackPacing: 'on' | 'off';
+  /** Slack's agent surfaces (#23): AGENT_SLACK_SURFACE, AGENT_SUGGESTED_PROMPTS. */
+  agent: AgentSurfaceConfig;
 }
 
 /** Issue #15: who may answer, reminders and escalation, question timeouts, the audit record. */
@@ -280,6 +281,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     },
     threadReplies: e.AGENT_THREAD_REPLIES,
     slackPacing: e.AGENT_SLACK_PACING,
+    agent: agentSurfaceConfig(e),
   };
 }
 

@@ -103,37 +103,44 @@ export function workspaceSlackOut(
   parts: {
     logger: Logger;
     metrics: BotMetrics;
-    outbound: OutboundOptions;
-    cards: CardUpdaterOptions | undefined;
-    apiUrl: string | undefined;
-    pacing: 'on' | 'off';
+    outboundOptions: OutboundOptions;
+    config: { slackPacing: 'on' | 'off'; slack: { apiUrl?: string } };
+    tuning: { cards?: CardUpdaterOptions };
   },
 ) {
   const { logger, metrics } = parts;
-  const outbound = new WorkspaceOutbound(logger, metrics, parts.outbound);
+  const { apiUrl } = parts.config.slack;
+  const outbound = new WorkspaceOutbound(logger, metrics, parts.outboundOptions);
   // As in single-workspace mode: with pacing on, a 429 comes back at once and the queue waits it out.
   const paced =
-    parts.pacing === 'on'
+    parts.config.slackPacing === 'on'
       ? new WorkspaceClient((workspace) => installs.tokens.botToken(workspace), {
           logger: boltLogger(logger),
           logLevel: LogLevel.INFO,
           rejectRateLimitedCalls: true,
-          ...(parts.apiUrl
-            ? { slackApiUrl: parts.apiUrl.endsWith('/') ? parts.apiUrl : `${parts.apiUrl}/` }
-            : {}),
+          ...(apiUrl ? { slackApiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {}),
         })
       : installs.client;
-  const cards = new WorkspaceCards(paced, logger, metrics, parts.cards, outbound);
+  const cards = new WorkspaceCards(paced, logger, metrics, parts.tuning.cards, outbound);
   return { outbound, paced, cards };
 }
 
-/** Each follower event handled as its session's workspace's work. */
-export function followInWorkspaces(
-  follower: Follower,
-  scopes: SessionWorkspaces,
-  handle: (event: FollowEvent) => Promise<void>,
-): void {
-  follower.on('*', (event) => scopes.run(event.sessionId, () => handle(event)));
+/**
+ * Every follower event is handled as its session's workspace's work, whoever listens (the publisher, the
+ * agent surfaces, metrics): the follower's `on` wraps each handler once, here, so no listener can forget.
+ */
+export function scopeFollowerEvents(follower: Follower, scopes: SessionWorkspaces): void {
+  const on = follower.on.bind(follower) as (
+    type: string,
+    handler: (event: FollowEvent) => unknown,
+  ) => () => void;
+  const scoped = (type: string, handler: (event: FollowEvent) => unknown) =>
+    on(type, (event) =>
+      typeof event.sessionId === 'string'
+        ? scopes.run(event.sessionId, async () => handler(event))
+        : handler(event),
+    );
+  follower.on = scoped as Follower['on'];
 }
 
 export function uninstalls(

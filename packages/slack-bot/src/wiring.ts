@@ -37,14 +37,13 @@ import { CardUpdater, type CardUpdaterOptions } from './services/slack-out/card-
 import { Notifier } from './services/slack-out/notifier.js';
 import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
 import type { SlackClient } from './services/slack-out/slack.js';
+import type { StreamPoster } from './services/slack-out/stream-poster.js';
+import type { SurfaceSwitch } from './services/slack-out/surface.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
 import type { Store } from './store/index.js';
-import {
-  type Installs,
-  type InstallsTuning,
-  type SessionWorkspaces,
-  workspaceSlackOut,
-} from './wiring-installs.js';
+import { type AgentParts, agentAnswered, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
+import type { Installs, InstallsTuning, SessionWorkspaces } from './wiring-installs.js';
+import { workspaceSlackOut } from './wiring-installs.js';
 
 /** What a running bot needs that the environment doesn't say: required Slack and service settings. */
 export type RunnableConfig = BotConfig & {
@@ -102,9 +101,10 @@ export interface Parts {
   replicaId: string;
   /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
   botUserId: () => string;
-  /** OAuth installs (issue #25); undefined with one bot token. */
+  /** Slack's agent surfaces (#23, wiring-agent.ts). */
+  agent: AgentParts;
+  /** OAuth installs (issue #25; undefined with one bot token), and which workspace a session's work is of. */
   installs: Installs | undefined;
-  /** Which workspace a session's work belongs to. */
   scopes: SessionWorkspaces;
 }
 
@@ -146,19 +146,17 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
   });
 }
 
+type AppParts = Pick<Parts, 'store' | 'client' | 'metrics' | 'audit' | 'installs'> & {
+  surface?: SurfaceSwitch;
+};
+
 /** The Bolt app, serving /healthz, /metrics and /audit beside Slack's requests. */
 export function slackApp(
   { config, logger }: Settings,
-  {
-    store,
-    client,
-    metrics,
-    audit,
-    installs,
-  }: Pick<Parts, 'store' | 'client' | 'metrics' | 'audit' | 'installs'>,
+  { store, client, metrics, audit, surface, installs }: AppParts,
 ): { app: App; routes: CustomRoute[] } {
   const routes = [
-    ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }) }),
+    ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }), surface }),
     ...audit.routes(config.approvals.auditToken),
     ...(installs?.routes ?? []),
   ];
@@ -171,8 +169,7 @@ export function slackApp(
     routes,
     logger,
   });
-  // Each request runs as its workspace's work; isolated from the others' with OAuth installs.
-  scopeRequests(app, installs !== undefined, logger);
+  scopeRequests(app, installs !== undefined, logger); // each request as its workspace's work (issue #25)
   return { app, routes };
 }
 
@@ -189,32 +186,26 @@ export function slackOut(
     ...tuning.outbound,
     pacing: config.slackPacing,
   };
-  if (installs) {
-    // OAuth installs: each workspace its own queues, budgets, card edits and token.
-    const { outbound, paced, cards } = workspaceSlackOut(installs, {
-      ...{ logger, metrics, outbound: outboundOptions, cards: tuning.cards, apiUrl: config.slack.apiUrl },
-      pacing: config.slackPacing,
-    });
-    const chat = config.slackPacing === 'on' ? queuedChat(paced, outbound) : slack;
-    const poster = new ThreadPoster(paced, store.posts, logger, metrics, { ...tuning.posts, self }, outbound);
-    return { outbound, paced, chat, poster, cards };
-  }
-  const outbound = new OutboundQueue(logger, metrics, outboundOptions);
+  // OAuth installs: each workspace its own queues, budgets, card edits and token (wiring-installs.ts).
+  const perWorkspace =
+    installs && workspaceSlackOut(installs, { logger, metrics, outboundOptions, config, tuning });
+  const outbound = perWorkspace?.outbound ?? new OutboundQueue(logger, metrics, outboundOptions);
   // What goes through the outbound queue uses a client that answers a 429 at once (the queue waits its
   // Retry-After, once for the channel); with pacing off, Bolt's client retries 429s itself, as before.
   const paced =
-    config.slackPacing === 'on'
+    perWorkspace?.paced ??
+    (config.slackPacing === 'on'
       ? new webApi.WebClient(config.slack.botToken ?? '', {
           logger: boltLogger(logger),
           logLevel: LogLevel.INFO,
           rejectRateLimitedCalls: true,
           ...(config.slack.apiUrl ? { slackApiUrl: ensureSlash(config.slack.apiUrl) } : {}),
         })
-      : slack;
+      : slack);
   // A new session's card and a prompt marked answered wait in the same queue, first in their channel.
   const chat = config.slackPacing === 'on' ? queuedChat(paced, outbound) : slack;
   const poster = new ThreadPoster(paced, store.posts, logger, metrics, { ...tuning.posts, self }, outbound);
-  const cards = new CardUpdater(paced, logger, metrics, tuning.cards, outbound);
+  const cards = perWorkspace?.cards ?? new CardUpdater(paced, logger, metrics, tuning.cards, outbound);
   return { outbound, paced, chat, poster, cards };
 }
 
@@ -250,12 +241,16 @@ export function sessionPublisher(
     policy,
     audit,
     follower,
+    streams,
     scopes,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'scopes'>,
+  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'scopes'> & {
+    streams?: StreamPoster;
+  },
 ): SessionPublisher {
   const publisher = new SessionPublisher({
     store,
     poster: out.poster,
+    ...(streams ? { streams } : {}),
     cards: out.cards,
     metrics,
     logger,
@@ -272,7 +267,13 @@ export function sessionPublisher(
 /** Which sessions this replica follows; another replica's card is forgotten when its lease is lost. */
 export function leaseKeeper(
   { config, tuning, logger }: Settings,
-  { store, follower, out, replicaId }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId'>,
+  {
+    store,
+    follower,
+    out,
+    replicaId,
+    streams,
+  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId'> & { streams?: StreamPoster },
 ): LeaseKeeper {
   // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
   out.poster.owns = (sessionId) => follower.isFollowing(sessionId);
@@ -285,6 +286,7 @@ export function leaseKeeper(
       out.cards.forget(sessionId);
       // Its chatter waiting here (recorded with its content) is the new owner's to post: not both.
       out.poster.withdraw(sessionId);
+      streams?.withdraw(sessionId);
     },
   });
 }
@@ -299,6 +301,7 @@ export function peopleServices(
   const { store, client, slack, out, follower, metrics, policy, visibility, audit, publisher, leases } =
     parts;
   const { sessions, prompts, events } = store;
+  const { agent } = parts;
   const notifier = new Notifier({
     slack: out.paced,
     follower,
@@ -307,7 +310,10 @@ export function peopleServices(
     outbound: out.outbound,
   });
   const common = { client, notifier, metrics, audit };
-  const answering = new AnsweringService({ ...common, prompts, slack: out.chat, policy, visibility, logger });
+  const answering = new AnsweringService({
+    ...{ ...common, prompts, slack: out.chat, policy, visibility, logger },
+    answered: agentAnswered(agent),
+  });
   const steering = new SteeringService({
     ...common,
     sessions,
@@ -315,7 +321,9 @@ export function peopleServices(
     policy,
     visibility,
     snapshot: (sessionId) => publisher.snapshot(sessionId),
+    signalled: agentSignalled(agent),
   });
+  const agentSide = agentPeople({ config, logger }, { agent, slack, store, steering, notifier });
   const starting = new StartingService({
     ...common,
     sessions,
@@ -326,9 +334,11 @@ export function peopleServices(
       // The card's first state (its buttons) is progress: when the edit budget is scarce, final states
       // of other sessions go first, and the session's next change folds into this edit.
       out.cards.schedule(sessionId, () => publisher.card(sessionId), { now: true });
+      agentStarted(agent)(sessionId);
       await leases.refresh();
     },
     ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),
+    withDefaults: agentSide.withDefaults,
   });
   const { threadReplies } = config;
   const conversation = new ConversationService({
@@ -347,13 +357,18 @@ export function peopleServices(
     visibility,
     audit,
   });
-  return { notifier, answering, steering, starting, conversation, feedback, directory };
+  return { notifier, answering, steering, starting, conversation, feedback, directory, ...agentSide };
 }
 
 /** What the listeners may use: the services, never the store or the service's client. */
-export function listenerContext({ logger }: Settings, { people }: Pick<Parts, 'people'>): ListenerContext {
+export function listenerContext(
+  { logger }: Settings,
+  { people, agent }: Pick<Parts, 'people' | 'agent'>,
+): ListenerContext {
   const { answering, steering, starting, conversation, feedback, directory } = people;
-  return { answering, steering, starting, conversation, feedback, directory, logger };
+  const { stopping, channelSettings } = people;
+  const services = { answering, steering, starting, conversation, feedback, directory, logger };
+  return { ...services, stopping, channelSettings, messagesTab: agent.messagesTab };
 }
 
 /** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */

@@ -81,6 +81,12 @@ export class FakeSessions {
     const current = this.records.get(sessionId);
     if (current) this.records.set(sessionId, { ...current, ...patch });
   }
+  async findByThread(channelId: string, threadTs: string): Promise<SessionRecord | undefined> {
+    this.calls.push(['sessions.findByThread', channelId, threadTs]);
+    return [...this.records.values()]
+      .reverse()
+      .find((s) => s.channelId === channelId && (s.threadTs ?? s.cardTs) === threadTs);
+  }
   async list(filter: {
     channelId?: string;
     startedBy?: string;

@@ -19,9 +19,24 @@ const SCOPE_OF: Record<string, string> = {
   'conversations.members': 'channels:read',
   'chat.getPermalink': 'chat:write',
   'reactions.add': 'reactions:write',
+  // Agent sessions (#23): thread-based sessions need chat:write; suggested prompts need assistant:write.
+  'agents.sessions.setStatus': 'chat:write',
+  'agents.sessions.rename': 'chat:write',
+  'assistant.threads.setSuggestedPrompts': 'assistant:write',
 };
 
 describe('manifest.yml', () => {
+  it('declares the app an agent (agent view), with Slack’s Stop button event (#23)', () => {
+    expect(manifest.features.agent_view.agent_description).toEqual(expect.any(String));
+    expect(manifest.features.agent_view.agent_description.length).toBeGreaterThan(0);
+    // The retired split pane must not come with it.
+    expect(manifest.features.assistant_view).toBeUndefined();
+    const events: string[] = manifest.settings.event_subscriptions.bot_events;
+    expect(events).toContain('agent_session_stopped');
+    expect(events).not.toContain('assistant_thread_started');
+    expect(manifest.oauth_config.scopes.bot).toContain('assistant:write');
+  });
+
   it('stays inside Slack’s manifest limits', () => {
     expect(manifest.display_information.name.length).toBeLessThanOrEqual(35);
     expect(manifest.features.bot_user.display_name.length).toBeLessThanOrEqual(80);

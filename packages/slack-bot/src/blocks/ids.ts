@@ -21,6 +21,7 @@ export const VIEWS = {
   reject: 'reject_input',
   answer: 'answer_input',
   raiseBudget: 'raise_budget',
+  channelSettings: 'channel_settings',
 } as const;
 
 export { type ActionRef, type DecodedRef, decodeRef, encodeRef, REF_LIMITS, refKeyOf } from '../refs.js';

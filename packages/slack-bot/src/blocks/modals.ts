@@ -78,6 +78,39 @@ export function startModal(channelId: string, initialGoal = ''): ModalView {
   ]);
 }
 
+/** What `/agent settings` shows: the channel's current defaults, or what was typed when a save failed. */
+export interface ChannelSettingsShown {
+  budget?: string;
+  maxIterations?: string;
+  context?: string;
+}
+
+/** `/agent settings` (#23): a channel's defaults for new sessions; an empty field sets none. */
+export function channelSettingsModal(channelId: string, shown: ChannelSettingsShown = {}): ModalView {
+  return modal(VIEWS.channelSettings, 'Channel defaults', 'Save', { channelId }, [
+    section(
+      `New sessions in <#${channelId}> start with these, unless their own \`--budget\` or \`--max-iterations\` say otherwise. Leave a field empty for no default.`,
+    ),
+    textInput('budget', 'Default budget (USD)', {
+      optional: true,
+      placeholder: '5',
+      ...(shown.budget ? { initial: shown.budget } : {}),
+    }),
+    textInput('max_iterations', 'Default max iterations per round', {
+      optional: true,
+      placeholder: '50',
+      ...(shown.maxIterations ? { initial: shown.maxIterations } : {}),
+    }),
+    textInput('context', 'Default context (JSON)', {
+      multiline: true,
+      optional: true,
+      placeholder: '{"repo": "acme/api"}',
+      hint: 'A JSON object; a session’s own context keys win over these.',
+      ...(shown.context ? { initial: shown.context } : {}),
+    }),
+  ]);
+}
+
 const sessionRef = (sessionId: string) => encodeRef({ sessionId }, REF_LIMITS.metadata);
 
 export function redirectModal(sessionId: string): ModalView {

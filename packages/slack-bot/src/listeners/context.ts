@@ -1,11 +1,14 @@
 import type { Logger } from '../logger.js';
 import type { Uninstalls } from '../services/installs/uninstalls.js';
 import type { AnsweringService } from '../services/people/answering.js';
+import type { ChannelSettingsService } from '../services/people/channel-settings.js';
 import type { ConversationService } from '../services/people/conversation.js';
 import type { SessionDirectory } from '../services/people/directory.js';
 import type { FeedbackService } from '../services/people/feedback.js';
+import type { MessagesTab } from '../services/people/messages-tab.js';
 import type { StartingService } from '../services/people/starting.js';
 import type { SteeringService } from '../services/people/steering.js';
+import type { StopService } from '../services/people/stopping.js';
 
 /** What every listener may use: the services, never the store or the service's client. */
 export interface ListenerContext {
@@ -15,6 +18,10 @@ export interface ListenerContext {
   directory: Pick<SessionDirectory, 'list' | 'status' | 'history' | 'home'>;
   conversation: Pick<ConversationService, 'handle'>;
   feedback: Pick<FeedbackService, 'record'>;
+  /** Slack's agent surfaces (#23): the Stop button, the Messages tab, a channel's defaults. */
+  stopping: Pick<StopService, 'stop'>;
+  messagesTab: Pick<MessagesTab, 'opened'>;
+  channelSettings: Pick<ChannelSettingsService, 'open' | 'submitForm'>;
   logger: Logger;
   /** OAuth mode: uninstalls and revoked tokens (issue #25). */
   installs?: Pick<Uninstalls, 'uninstalled' | 'revoked'>;

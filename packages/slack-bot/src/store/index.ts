@@ -2,6 +2,7 @@ import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
 import { SqlStore } from './store.js';
 
+export type { ChannelDefaults, ChannelSettings, ChannelSettingsRepository } from './channel-settings.js';
 export type { EventLog } from './events.js';
 export type { FeedbackRepository, FeedbackValue } from './feedback.js';
 export type { InstallationRepository, SlackInstallation } from './installations.js';
@@ -14,6 +15,7 @@ export type { SessionFilter, SessionRepository, SessionWorkspace } from './sessi
 export type { BudgetRate, SlackBudgetRepository } from './slack-budgets.js';
 export type { SqlClient, SqlExecutor } from './sql.js';
 export { SqlStore, type Store } from './store.js';
+export type { StreamInFlight, StreamRecord, StreamRepository } from './streams.js';
 export { openPglite, openPostgres };
 
 /** PostgreSQL when `databaseUrl` is set, else PGlite in `dataDir` (in memory without one); migrated. */

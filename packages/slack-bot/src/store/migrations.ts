@@ -114,6 +114,29 @@ export const MIGRATIONS: readonly string[] = [
      refilled_at  timestamptz NOT NULL,
      paused_until timestamptz NOT NULL DEFAULT 'epoch'
    );`,
+  // agent-status (#23): a channel's defaults for new sessions, set by an approver with /agent settings.
+  `CREATE TABLE channel_settings (
+     channel_id     text PRIMARY KEY,
+     budget         double precision,
+     max_iterations integer,
+     context        jsonb,
+     updated_by     text NOT NULL,
+     updated_at     timestamptz NOT NULL DEFAULT now()
+   );`,
+  // agent-stream (#23): each session's streaming messages, one per round (a continuation past Slack's
+  // 12,000 characters): its ts, what it holds, its tasks, and an append whose answer a crash may have lost.
+  `CREATE TABLE IF NOT EXISTS session_streams (
+     session_id   text NOT NULL,
+     seq          integer NOT NULL,
+     round_id     text,
+     ts           text,
+     state        text NOT NULL DEFAULT 'starting' CHECK (state IN ('starting', 'open', 'stopped')),
+     chars        integer NOT NULL DEFAULT 0,
+     tasks        jsonb NOT NULL DEFAULT '{}',
+     in_flight    jsonb,
+     started_at   timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (session_id, seq)
+   );`,
   // oauth-install (issue #25): installations from Slack's OAuth flow, the install flow's one-use states,
   // and each session's workspace (isolation) and whether it is still followed after an uninstall.
   `CREATE TABLE slack_installations (

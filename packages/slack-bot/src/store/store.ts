@@ -1,5 +1,6 @@
 import type { CursorStore } from '@agent-sessions/core';
 import { type AuditRepository, SqlAuditRepository } from './audit.js';
+import { type ChannelSettingsRepository, SqlChannelSettingsRepository } from './channel-settings.js';
 import { type EventLog, SqlEventLog } from './events.js';
 import { type FeedbackRepository, SqlFeedbackRepository } from './feedback.js';
 import { SqlFollowStateRepository } from './follow-state.js';
@@ -12,6 +13,7 @@ import { type ReminderRepository, SqlReminderRepository } from './reminders.js';
 import { type SessionRepository, SqlSessionRepository } from './sessions.js';
 import { type SlackBudgetRepository, SqlSlackBudgetRepository } from './slack-budgets.js';
 import type { SqlClient } from './sql.js';
+import { SqlStreamRepository, type StreamRepository } from './streams.js';
 
 /**
  * Everything the bot must not forget across restarts and share across replicas, one repository per
@@ -32,6 +34,10 @@ export interface Store {
   feedback: FeedbackRepository;
   /** Slack's limits, one budget for all replicas (issue #22). */
   slackBudgets: SlackBudgetRepository;
+  /** The agent's work streamed into Slack (issue #23). */
+  streams: StreamRepository;
+  /** A channel's defaults for new sessions (#23). */
+  channelSettings: ChannelSettingsRepository;
   /** OAuth installs: each workspace's tokens, and the install flow's states (issue #25). */
   installations: InstallationRepository;
   ping(): Promise<void>;
@@ -50,6 +56,8 @@ export class SqlStore implements Store {
   readonly reminders: SqlReminderRepository;
   readonly feedback: SqlFeedbackRepository;
   readonly slackBudgets: SqlSlackBudgetRepository;
+  readonly streams: SqlStreamRepository;
+  readonly channelSettings: SqlChannelSettingsRepository;
   readonly installations: SqlInstallationRepository;
 
   constructor(readonly sql: SqlClient) {
@@ -63,6 +71,8 @@ export class SqlStore implements Store {
     this.reminders = new SqlReminderRepository(sql);
     this.feedback = new SqlFeedbackRepository(sql);
     this.slackBudgets = new SqlSlackBudgetRepository(sql);
+    this.streams = new SqlStreamRepository(sql);
+    this.channelSettings = new SqlChannelSettingsRepository(sql);
     this.installations = new SqlInstallationRepository(sql);
   }
 

@@ -126,6 +126,12 @@ export const COVERED: Record<string, Covered> = {
   ],
   startModal: (t) => [{ name: 'startModal', output: blocks.startModal('C0CHAN', t) }],
   redirectModal: () => [{ name: 'redirectModal', output: blocks.redirectModal('sess_1') }],
+  channelSettingsModal: (t) => [
+    {
+      name: 'channelSettingsModal',
+      output: blocks.channelSettingsModal('C0CHAN', { budget: t, maxIterations: t, context: t }),
+    },
+  ],
   rejectModal: (t) => [{ name: 'rejectModal', output: blocks.rejectModal('sess_1', 'in_1', t) }],
   raiseBudgetModal: () => [{ name: 'raiseBudgetModal', output: blocks.raiseBudgetModal('sess_1', 3.5, 5) }],
   answerModal: (t) =>

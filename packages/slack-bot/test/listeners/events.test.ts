@@ -10,7 +10,7 @@ function open(tab: string) {
   const r = recorder();
   const ctx = fakeContext(r.rec);
   const a = args<Args>({
-    event: { type: 'app_home_opened', user: 'U0ALICE', tab },
+    event: { type: 'app_home_opened', user: 'U0ALICE', tab, channel: 'D0ALICE' },
     body: { event_id: 'Ev1' },
     client: r.client,
   });
@@ -30,9 +30,16 @@ describe('app_home_opened', () => {
     again.ctx.directory.home.mockResolvedValueOnce(undefined);
     await again.go();
     expect(again.rec.published).toEqual([]);
+    const other = open('about');
+    await other.go();
+    expect(other.rec.order).toEqual([]);
+  });
+
+  it('the Messages tab (agent view): its suggested prompts, no Home view', async () => {
     const messages = open('messages');
     await messages.go();
-    expect(messages.rec.order).toEqual([]);
+    expect(messages.rec.order).toEqual(['messagesTab.opened']);
+    expect(messages.ctx.messagesTab.opened).toHaveBeenCalledWith('U0ALICE', 'D0ALICE');
   });
 });
 

@@ -92,6 +92,15 @@ export function fakeContext(rec: Recorded) {
         message: 'Thanks — noted 👍',
       }),
     },
+    stopping: { stop: log<void>('stopping.stop', undefined) },
+    messagesTab: { opened: log<void>('messagesTab.opened', undefined) },
+    channelSettings: {
+      open: log<Outcome<{ view: ModalView }>>('channelSettings.open', {
+        ok: true,
+        view: modal('channel_settings'),
+      }),
+      submitForm: formFn,
+    },
     logger,
     form,
   };

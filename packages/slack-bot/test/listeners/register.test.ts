@@ -21,6 +21,6 @@ describe('registerListeners', () => {
     expect(actions).toContain(`/^${ACTIONS.choose}_\\d+$/`);
     expect(registered.view).toEqual(expect.arrayContaining(Object.values(VIEWS)));
     expect(registered.command).toEqual(['/agent']);
-    expect(registered.event).toEqual(['app_home_opened', 'message', 'app_mention']);
+    expect(registered.event).toEqual(['app_home_opened', 'message', 'app_mention', 'agent_session_stopped']);
   });
 });

@@ -92,8 +92,10 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
     const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
     const isSocketOpen = name === 'apps.connections.open';
-    // A Slack without the agent platform (SANDBOX_AGENT_FEATURES=unknown) does not know its methods.
-    const method = ctx.workspace.agent.isUnknownMethod(name) ? undefined : METHODS[name];
+    // A Slack without the agent platform (SANDBOX_AGENT_FEATURES=unknown) does not know its methods;
+    // under OAuth the workspace the token reaches says so (below), else the one workspace does at once.
+    const decidedLater = ctx.authenticate !== undefined && token !== undefined;
+    const method = !decidedLater && ctx.workspace.agent.isUnknownMethod(name) ? undefined : METHODS[name];
     const oauth = name.startsWith('oauth.') ? ctx.oauthMethod : undefined;
     if (!isSocketOpen && !method && !oauth) return answer({ ok: false, error: 'unknown_method' });
     if (!oauth) {
@@ -108,9 +110,9 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
         call = { ...ctx, ...auth.context };
         channels = channelsOf(args, call);
         channel = channels.at(-1);
-        // Another workspace may answer the agent platform's methods differently.
-        if (call.workspace.agent.isUnknownMethod(name)) return answer({ ok: false, error: 'unknown_method' });
       }
+      if (decidedLater && call.workspace.agent.isUnknownMethod(name))
+        return answer({ ok: false, error: 'unknown_method' });
     }
 
     const fault = ctx.faults?.take(name, channels);

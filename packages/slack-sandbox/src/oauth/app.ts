@@ -138,6 +138,7 @@ export class OAuthApp {
         ok: false,
         problem: `redirect_uri did not match any configured URIs. Passed URI: ${given}`,
       };
+    this.#forgetStale();
     const pending: PendingAuthorization = {
       id: random(16),
       botScopes,
@@ -150,6 +151,13 @@ export class OAuthApp {
     };
     this.#pending.set(pending.id, pending);
     return { ok: true, pending };
+  }
+
+  /** Requests nobody answered and codes nobody redeemed are dropped once stale (a page opened often). */
+  #forgetStale(): void {
+    const now = this.#now();
+    for (const [id, p] of this.#pending) if (now >= p.expiresAt) this.#pending.delete(id);
+    for (const [code, c] of this.#codes) if (c.used || now >= c.expiresAt) this.#codes.delete(code);
   }
 
   pending(id: string): PendingAuthorization | undefined {

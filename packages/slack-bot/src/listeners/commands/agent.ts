@@ -68,6 +68,12 @@ async function run(
     case 'list':
       await reply.say(await ctx.directory.list(user, command.channel_id));
       return;
+    case 'settings': {
+      const result = await ctx.channelSettings.open(command.channel_id, user);
+      if (result.ok) await reply.open(result.view);
+      else await reply.say(`🚫 ${result.message}`);
+      return;
+    }
     case 'history':
       await reply.say(await ctx.directory.history(user, parsed.sessionId));
       return;

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { ListenerContext } from '../context.js';
+import { agentSessionStopped } from './agent-session-stopped.js';
 import { appHomeOpened } from './app-home-opened.js';
 import { appMentioned, messageReceived } from './message.js';
 import { appUninstalled, tokensRevoked } from './uninstalled.js';
@@ -8,6 +9,7 @@ export function registerEvents(app: App, ctx: ListenerContext): void {
   app.event('app_home_opened', appHomeOpened(ctx));
   app.event('message', messageReceived(ctx));
   app.event('app_mention', appMentioned(ctx));
+  app.event('agent_session_stopped', agentSessionStopped(ctx));
   const { installs } = ctx;
   if (installs) {
     app.event('app_uninstalled', appUninstalled(installs));

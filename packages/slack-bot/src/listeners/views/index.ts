@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import { VIEWS } from '../../blocks/ids.js';
 import type { ListenerContext } from '../context.js';
 import { answerSubmitted } from './answer-submitted.js';
+import { channelSettingsSubmitted } from './channel-settings-submitted.js';
 import { raiseBudgetSubmitted } from './raise-budget-submitted.js';
 import { redirectSubmitted } from './redirect-submitted.js';
 import { rejectSubmitted } from './reject-submitted.js';
@@ -13,4 +14,5 @@ export function registerViews(app: App, ctx: ListenerContext): void {
   app.view(VIEWS.raiseBudget, raiseBudgetSubmitted(ctx));
   app.view(VIEWS.reject, rejectSubmitted(ctx));
   app.view(VIEWS.answer, answerSubmitted(ctx));
+  app.view(VIEWS.channelSettings, channelSettingsSubmitted(ctx));
 }

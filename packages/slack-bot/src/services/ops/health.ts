@@ -5,7 +5,7 @@ import type { Store } from '../../store/store.js';
 import type { BotMetrics } from './metrics.js';
 
 type Check = { ok: boolean; detail?: string };
-export type HealthBody = { ok: boolean; store: Check; service: Check };
+export type HealthBody = { ok: boolean; store: Check; service: Check; surface?: object };
 
 /** How long one probe's answer serves every caller (the endpoint is unauthenticated). */
 const CACHE_MS = 5_000;
@@ -66,8 +66,14 @@ export function healthRoutes(deps: {
   client: AgentSessionsClient;
   metrics: BotMetrics;
   logger: Pick<Logger, 'warn'>;
+  /** Which of Slack's surfaces sessions use (#23): shown, never a reason to be unhealthy. */
+  surface?: { report(): object } | undefined;
 }): CustomRoute[] {
-  const check = healthProbe(deps);
+  const probe = healthProbe(deps);
+  const check = async (): Promise<HealthBody> => {
+    const body = await probe();
+    return deps.surface ? { ...body, surface: deps.surface.report() } : body;
+  };
   return [
     {
       path: '/healthz',

@@ -66,6 +66,8 @@ export class AnsweringService {
       logger: Logger;
       /** Every answer sent (or refused by the service) is recorded. */
       audit?: Pick<AuditService, 'record'>;
+      /** Told of every answer the service took: the agent works again (Slack's session status, #23). */
+      answered?: (sessionId: string) => void;
     },
   ) {}
 
@@ -186,6 +188,7 @@ export class AnsweringService {
     await audited();
     const at = await prompts.complete(prompt.sessionId, prompt.inputId, answer);
     await this.#showAnswered(prompt, { answer, answeredBy: userId, answeredAt: at }, clickedTs);
+    this.deps.answered?.(prompt.sessionId);
     this.deps.notifier.refresh(prompt.sessionId);
     return { ok: true };
   }

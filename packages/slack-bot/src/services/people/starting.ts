@@ -49,11 +49,14 @@ export class StartingService {
       audit?: Pick<AuditService, 'record'>;
       /** AGENT_MAX_BUDGET: no session starts with more; an approver may raise it later. */
       maxBudget?: number;
+      /** A channel's defaults (`/agent settings`, #23), filled in where the start leaves them out. */
+      withDefaults?: (input: StartInput) => Promise<StartInput>;
     },
   ) {}
 
-  async start(input: StartInput): Promise<Outcome<{ sessionId: string }>> {
+  async start(asked: StartInput): Promise<Outcome<{ sessionId: string }>> {
     const { client, metrics, slack, logger } = this.deps;
+    const input = this.deps.withDefaults ? await this.deps.withDefaults(asked) : asked;
     // The same rule for a DM as for a channel (AGENT_ALLOWED_CHANNELS lists `dm` to allow them).
     const channel = this.deps.channelAllowed(input.channelId);
     if (!channel.allowed) return { ok: false, message: channel.reason };
@@ -175,7 +178,8 @@ export class StartingService {
   }
 }
 
-function parseObject(
+/** A JSON object typed in a form, or why not (the context field's error). */
+export function parseObject(
   text: string,
 ): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
   let parsed: unknown;

@@ -27,6 +27,8 @@ export interface ActContext {
    * doesn't exist.
    */
   seenIn?: string;
+  /** Slack's own Stop button (#23): a cancel, said in the thread as "⏹ stopped by …". */
+  via?: 'stop';
 }
 
 export interface SignalExtra {
@@ -59,6 +61,8 @@ export class SteeringService {
       audit?: Pick<AuditService, 'record'>;
       /** The questions still open: a redirect while an approval waits is the policy's to judge. */
       prompts?: Pick<PromptRepository, 'pending'>;
+      /** Told of every signal the service took (a redirect renames the session's agent session, #23). */
+      signalled?: (sessionId: string, kind: SignalKind, extra: SignalExtra) => void;
     },
   ) {}
 
@@ -84,7 +88,10 @@ export class SteeringService {
         userId,
         channelId: session.channelId,
         threadTs: threadPlace(session).cardTs,
-        detail: Object.keys(extra).length > 0 ? { ...extra } : null,
+        detail:
+          Object.keys(extra).length > 0 || context.via
+            ? { ...extra, ...(context.via ? { via: context.via } : {}) }
+            : null,
         ...serviceAnswer(error),
       });
     try {
@@ -104,12 +111,15 @@ export class SteeringService {
     await audited();
     if (extra.newBudget !== undefined)
       await this.deps.sessions.update(sessionId, { budget: extra.newBudget });
+    this.deps.signalled?.(sessionId, kind, extra);
     const done = SIGNAL_DONE[kind];
     const detail = extra.newBudget !== undefined ? ` with a budget of $${extra.newBudget.toFixed(2)}` : '';
     const said = extra.message ?? extra.reason;
     await this.deps.notifier.note(
       session,
-      `${done.icon} <@${userId}> ${done.verb}${detail}${said ? `: ${escapeMrkdwn(said)}` : ''}`,
+      context.via === 'stop'
+        ? `⏹ stopped by <@${userId}>`
+        : `${done.icon} <@${userId}> ${done.verb}${detail}${said ? `: ${escapeMrkdwn(said)}` : ''}`,
     );
     this.deps.notifier.refresh(sessionId);
     return { ok: true };

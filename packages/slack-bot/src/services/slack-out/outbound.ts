@@ -14,17 +14,11 @@ import {
   PRIORITIES,
   rateLimitedRetryAfterMs,
   type SharedBudgets,
+  streamBuckets,
 } from './outbound-calls.js';
 import type { SlackChat, SlackClient } from './slack.js';
 
-export {
-  type OutboundCall,
-  type OutboundMethod,
-  type OutboundOptions,
-  type OutboundPriority,
-  rateLimitedRetryAfterMs,
-  type SharedBudgets,
-} from './outbound-calls.js';
+export * from './outbound-calls.js';
 
 const MAX_OUTCOME_TAGS = 10_000;
 
@@ -57,8 +51,10 @@ export class OutboundQueue {
   readonly pacing: 'on' | 'off';
   readonly #lanes = new Map<string, Lane>();
   readonly #update: TokenBucket;
+  readonly #tier3: TokenBucket;
   readonly #tier4: TokenBucket;
   readonly #history: TokenBucket;
+  readonly #streams: ReturnType<typeof streamBuckets>;
   readonly #clock: Clock;
   readonly #postPerSecond: number;
   readonly #postBurst: number;
@@ -87,12 +83,14 @@ export class OutboundQueue {
       burst: options.updateBurst ?? 50,
       clock,
     });
+    this.#tier3 = new TokenBucket({ ratePerSecond: (options.tier3PerMinute ?? 50) / 60, burst: 5, clock });
     this.#tier4 = new TokenBucket({ ratePerSecond: (options.tier4PerMinute ?? 90) / 60, burst: 5, clock });
     this.#history = new TokenBucket({
       ratePerSecond: (options.historyPerMinute ?? 40) / 60,
       burst: 3,
       clock,
     });
+    this.#streams = streamBuckets(options, clock);
     metrics.registerOutbound(() => this.depths());
   }
 
@@ -223,12 +221,14 @@ export class OutboundQueue {
         return undefined;
       case 'update':
         return this.#update;
+      case 'tier3':
+        return this.#tier3;
       case 'tier4':
         return this.#tier4;
       case 'history':
         return this.#history;
       default:
-        return lane.post;
+        return this.#streams.get(method) ?? lane.post;
     }
   }
 

@@ -1,0 +1,70 @@
+import type { Logger } from '../../logger.js';
+import type { EventLog } from '../../store/events.js';
+import type { SessionRepository } from '../../store/sessions.js';
+import type { AgentSessions } from '../slack-out/agent-sessions.js';
+import type { Notifier } from '../slack-out/notifier.js';
+import type { SteeringService } from './steering.js';
+
+/** Slack's `agent_session_stopped`: someone clicked the Stop button of a session's thread. */
+export interface StopClick {
+  /** The delivery's event_id: Slack's retries carry the same. */
+  eventId: string;
+  channelId: string;
+  threadTs: string;
+  userId: string;
+}
+
+/** Why the service was asked to cancel: the agent and the audit see it. */
+export const STOP_REASON = 'Stopped with Slack’s Stop button';
+
+/**
+ * Slack's Stop button (#23) cancels the session through the card's Cancel path: the click is claimed once
+ * (replicas and retries agree), who may act is checked, the service is asked, the audit records it, and
+ * the thread says "⏹ stopped by …". Slack leaves the session's status to the app: a cancel closes it; a
+ * refused or failed Stop puts back what the session is (processing, as it works on) and tells the person
+ * privately. Under approvers-only, Stop is a cancel (steering), never an answer to a waiting approval.
+ */
+export class StopService {
+  constructor(
+    private readonly deps: {
+      events: Pick<EventLog, 'markProcessed'>;
+      sessions: Pick<SessionRepository, 'findByThread'>;
+      steering: Pick<SteeringService, 'signal'>;
+      agentSessions: Pick<AgentSessions, 'status'>;
+      notifier: Pick<Notifier, 'tell'>;
+      logger: Pick<Logger, 'info' | 'debug'>;
+    },
+  ) {}
+
+  async stop(click: StopClick): Promise<void> {
+    const { events, sessions, steering, agentSessions, notifier, logger } = this.deps;
+    if (!(await events.markProcessed(click.eventId))) return;
+    const session = await sessions.findByThread(click.channelId, click.threadTs);
+    // Not one of ours (another app's session in the thread, or one started before the bot knew it).
+    if (!session) {
+      logger.debug({ channel: click.channelId, thread: click.threadTs }, 'a Stop for no session of ours');
+      return;
+    }
+    const { sessionId } = session;
+    if (session.finished) {
+      // Over already: Slack is told so again (it may still show it working).
+      agentSessions.status(sessionId, session.status, { force: true });
+      return;
+    }
+    const result = await steering.signal(
+      sessionId,
+      click.userId,
+      'cancel',
+      { reason: STOP_REASON },
+      // The button is in the session's own thread: whoever clicked it is looking at the session.
+      { seenIn: click.channelId, via: 'stop' },
+    );
+    if (result.ok) {
+      agentSessions.status(sessionId, 'cancelled', { force: true });
+      return;
+    }
+    logger.info({ sessionId, userId: click.userId }, 'a Stop was refused: the session goes on');
+    agentSessions.status(sessionId, session.status, { force: true });
+    await notifier.tell(click.channelId, click.userId, `⚠️ ${result.message} The session goes on.`);
+  }
+}

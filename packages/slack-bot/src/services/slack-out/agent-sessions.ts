@@ -1,0 +1,203 @@
+import type { Logger } from '../../logger.js';
+import type { SessionRecord } from '../../store/records.js';
+import type { SessionRepository } from '../../store/sessions.js';
+import { type AgentSessionStatus, agentStatusOf, sessionTitle } from './agent-status.js';
+import { type OutboundQueue, rateLimitedRetryAfterMs } from './outbound.js';
+import { type SlackClient, slackErrorCode } from './slack.js';
+import { isFeatureMissing, type SurfaceChoice } from './surface.js';
+import { threadPlace } from './thread-place.js';
+
+/** The warning setStatus carries while the app doesn't subscribe to `agent_session_stopped`. */
+export const MISSING_STOP_SUBSCRIPTION = 'missing_agent_session_stopped_event_subscription';
+
+interface Entry {
+  /** The status Slack should show, the latest asked for. */
+  desired?: AgentSessionStatus;
+  /** What Slack last accepted. */
+  sent?: AgentSessionStatus;
+  /** What was last tried, accepted or refused for good: not tried again until something changes. */
+  tried?: AgentSessionStatus;
+  /** Send `desired` even when Slack was told it already (after a Stop, Slack's view may differ). */
+  force: boolean;
+  title?: string;
+  /** A call of this session is queued or in flight: at most one at a time, so they can't overtake. */
+  busy: boolean;
+  /** Slack refused this session for good (a channel left, a thread gone): nothing more is sent. */
+  dead: boolean;
+  /** Slack refused `initiator_user_id` once (not a member of the channel): it goes without from then on. */
+  noInitiator: boolean;
+}
+
+type AgentsApi = { agents: { sessions: Pick<SlackClient['agents']['sessions'], 'setStatus' | 'rename'> } };
+
+/**
+ * A session as Slack's own agent session (#23): the status of its thread follows the service's, titled
+ * with the goal and started by who started it; renamed when a redirect changes its direction. Calls go
+ * through the outbound queue in their own limit (Tier 3), so they never hold the channel's posts; each
+ * session has at most one call out at a time, and what it sends is the latest status asked for (changes
+ * made meanwhile fold into it). Nothing is sent on the classic surface; a refusal that means the feature
+ * is missing turns the surface classic (under `auto`).
+ */
+export class AgentSessions {
+  readonly #entries = new Map<string, Entry>();
+  #warned = false;
+
+  constructor(
+    private readonly deps: {
+      slack: AgentsApi;
+      outbound: Pick<OutboundQueue, 'run'>;
+      surface: SurfaceChoice;
+      sessions: Pick<SessionRepository, 'get'>;
+      logger: Pick<Logger, 'warn' | 'info' | 'debug'>;
+    },
+  ) {}
+
+  /** The service's status changed (or a session started): Slack is told, mapped, once its turn comes. */
+  status(sessionId: string, serviceStatus: string, options: { force?: boolean } = {}): void {
+    if (this.deps.surface.current() !== 'agent') return;
+    const entry = this.#entry(sessionId);
+    entry.desired = agentStatusOf(serviceStatus);
+    if (options.force) entry.force = true;
+    this.#schedule(sessionId, entry);
+  }
+
+  /** A redirect changed the agent's direction: the session's title says the new one. */
+  rename(sessionId: string, direction: string): void {
+    if (this.deps.surface.current() !== 'agent') return;
+    const entry = this.#entry(sessionId);
+    entry.title = sessionTitle(direction);
+    this.#schedule(sessionId, entry);
+  }
+
+  /** What Slack was last told of a session (tests, and the Stop path). */
+  shown(sessionId: string): AgentSessionStatus | undefined {
+    return this.#entries.get(sessionId)?.sent;
+  }
+
+  #entry(sessionId: string): Entry {
+    let entry = this.#entries.get(sessionId);
+    if (!entry) {
+      entry = { force: false, busy: false, dead: false, noInitiator: false };
+      this.#entries.set(sessionId, entry);
+    }
+    return entry;
+  }
+
+  #schedule(sessionId: string, entry: Entry): void {
+    if (entry.busy || entry.dead) return;
+    entry.busy = true;
+    void this.#queue(sessionId, entry)
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, sessionId }, "could not set a session's agent status"),
+      )
+      .finally(() => {
+        entry.busy = false;
+        if (entry.dead || this.deps.surface.current() !== 'agent') return;
+        if (this.#pending(entry)) this.#schedule(sessionId, entry);
+        // Closed and said: nothing more will be asked of it.
+        else if (entry.sent === 'closed') this.#entries.delete(sessionId);
+      });
+  }
+
+  #pending(entry: Entry): boolean {
+    return (
+      entry.title !== undefined ||
+      (entry.desired !== undefined && (entry.force || entry.desired !== entry.tried))
+    );
+  }
+
+  async #queue(sessionId: string, entry: Entry): Promise<void> {
+    const session = await this.deps.sessions.get(sessionId);
+    const thread = session ? threadPlace(session).cardTs : null;
+    // Not yet in Slack (its card not posted): asked again at its next change.
+    if (!session || !thread) return;
+    await this.deps.outbound.run({
+      channel: session.channelId,
+      priority: 'edit',
+      method: 'tier3',
+      tag: sessionId,
+      run: () => this.#send(session, thread, entry),
+    });
+  }
+
+  /** One turn of the queue: the latest status (and title), whatever was asked while it waited. */
+  async #send(session: SessionRecord, thread: string, entry: Entry): Promise<void> {
+    if (this.deps.surface.current() !== 'agent' || entry.dead) return;
+    const { desired } = entry;
+    if (desired !== undefined && (entry.force || desired !== entry.tried)) {
+      entry.force = false;
+      entry.tried = desired;
+      const answer = await this.#call('agents.sessions.setStatus', session, entry, () =>
+        this.deps.slack.agents.sessions.setStatus({
+          channel_id: session.channelId,
+          thread_ts: thread,
+          status: desired,
+          // Both count only when Slack creates the session (the first call), and are ignored after.
+          title: sessionTitle(session.goal),
+          ...(entry.noInitiator ? {} : { initiator_user_id: session.startedBy }),
+        }),
+      );
+      if (!answer) return;
+      entry.sent = desired;
+      this.#warnings(answer);
+    }
+    const { title } = entry;
+    if (title === undefined) return;
+    entry.title = undefined;
+    await this.#call('agents.sessions.rename', session, entry, () =>
+      this.deps.slack.agents.sessions.rename({ channel_id: session.channelId, thread_ts: thread, title }),
+    );
+  }
+
+  /** Slack's answer, or undefined when it refused (and what that means is done). 429s go up to the queue. */
+  async #call<T>(
+    method: string,
+    session: SessionRecord,
+    entry: Entry,
+    call: () => Promise<T>,
+  ): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      // A 429 goes back to the queue, which sends it again after Retry-After: then it is tried again.
+      if (rateLimitedRetryAfterMs(error) !== undefined) {
+        entry.tried = undefined;
+        throw error;
+      }
+      const code = slackErrorCode(error);
+      // Slack unreachable: logged, and tried again at the session's next change.
+      if (code === undefined) throw error;
+      if (isFeatureMissing(code)) {
+        this.deps.surface.fallBack(method, code);
+        return undefined;
+      }
+      // The initiator must be a member of the channel: without it, Slack takes the call.
+      if (method === 'agents.sessions.setStatus' && !entry.noInitiator && /user/.test(code)) {
+        entry.noInitiator = true;
+        entry.tried = undefined;
+        return undefined;
+      }
+      entry.dead = true;
+      this.deps.logger.warn(
+        { sessionId: session.sessionId, method, error: code },
+        "Slack refused this session's agent status: its card and thread carry it from now on",
+      );
+      return undefined;
+    }
+  }
+
+  #warnings(answer: unknown): void {
+    if (this.#warned || typeof answer !== 'object' || answer === null) return;
+    const { warning, response_metadata: meta } = answer as {
+      warning?: unknown;
+      response_metadata?: { warnings?: unknown };
+    };
+    const all = [warning, ...(Array.isArray(meta?.warnings) ? meta.warnings : [])];
+    if (!all.some((w) => typeof w === 'string' && w.includes(MISSING_STOP_SUBSCRIPTION))) return;
+    this.#warned = true;
+    this.deps.logger.warn(
+      { warning: MISSING_STOP_SUBSCRIPTION },
+      "Slack shows no Stop button for the bot's sessions: subscribe the app to the agent_session_stopped event (manifest.yml has it)",
+    );
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Slack's agent surfaces (#23), built beside wiring.ts's parts: the surface choice, sessions as Slack's
+ * agent sessions, the Stop button, the Messages tab, and a channel's defaults.
+ */
+import type { Follower } from '@agent-sessions/core';
+import { UNREACHABLE_STATUS } from './blocks/session-card.js';
+import { DEFAULT_SUGGESTED_PROMPTS } from './config-agent.js';
+import { applyChannelDefaults, ChannelSettingsService } from './services/people/channel-settings.js';
+import { MessagesTab } from './services/people/messages-tab.js';
+import { Approvers } from './services/people/policy.js';
+import type { StartInput } from './services/people/starting.js';
+import type { SteeringService } from './services/people/steering.js';
+import { StopService } from './services/people/stopping.js';
+import { AgentSessions } from './services/slack-out/agent-sessions.js';
+import type { Notifier } from './services/slack-out/notifier.js';
+import type { OutboundQueue } from './services/slack-out/outbound.js';
+import type { SlackClient } from './services/slack-out/slack.js';
+import { SurfaceSwitch } from './services/slack-out/surface.js';
+import type { Store } from './store/index.js';
+import type { Settings } from './wiring.js';
+
+/** AGENT_SLACK_SURFACE: built first, as /healthz shows it. */
+export function slackSurface({ config, logger }: Settings): SurfaceSwitch {
+  return new SurfaceSwitch(config.agent.surface, logger.child({ component: 'surface' }));
+}
+
+export type AgentParts = ReturnType<typeof agentParts>;
+
+/** Sessions as Slack's agent sessions (status on every change), the Messages tab, channel defaults. */
+export function agentParts(
+  { config, logger }: Settings,
+  parts: {
+    surface: SurfaceSwitch;
+    store: Store;
+    out: { paced: SlackClient; outbound: OutboundQueue };
+    follower: Pick<Follower, 'on'>;
+  },
+) {
+  const { surface, store, out, follower } = parts;
+  const log = logger.child({ component: 'agent-surface' });
+  const sessions = new AgentSessions({
+    slack: out.paced,
+    outbound: out.outbound,
+    surface,
+    sessions: store.sessions,
+    logger: log,
+  });
+  // The replica following a session tells Slack of each change of its status.
+  follower.on('status', (event) => sessions.status(event.sessionId, event.status));
+  follower.on('error', (event) => {
+    if (event.fatal) sessions.status(event.sessionId, UNREACHABLE_STATUS);
+  });
+  const messagesTab = new MessagesTab({
+    slack: out.paced,
+    outbound: out.outbound,
+    surface,
+    prompts: config.agent.suggestedPrompts ?? DEFAULT_SUGGESTED_PROMPTS,
+    logger: log,
+  });
+  surface.announce();
+  return { surface, sessions, messagesTab };
+}
+
+/** A new session: Slack's agent session starts (processing), then follows the service's status. */
+export const agentStarted = (agent: AgentParts) => (sessionId: string) =>
+  agent.sessions.status(sessionId, 'queued');
+
+/** The service's status a signal it took leads to, shown at once rather than at the next poll. */
+const AFTER_SIGNAL: Record<string, string> = {
+  pause: 'paused',
+  resume: 'running',
+  cancel: 'cancelled',
+  redirect: 'running',
+};
+
+/** A signal the service took: Slack shows its effect at once; a redirect renames the session. */
+export const agentSignalled =
+  (agent: AgentParts) =>
+  (sessionId: string, kind: string, extra: { message?: string }): void => {
+    const status = AFTER_SIGNAL[kind];
+    if (status) agent.sessions.status(sessionId, status);
+    if (kind === 'redirect' && extra.message) agent.sessions.rename(sessionId, extra.message);
+  };
+
+/** An answer the service took: the agent works again. */
+export const agentAnswered = (agent: AgentParts) => (sessionId: string) =>
+  agent.sessions.status(sessionId, 'running');
+
+/** What people do on the agent surfaces: a channel's defaults, Slack's Stop button (built with steering). */
+export function agentPeople(
+  { config, logger }: Pick<Settings, 'config' | 'logger'>,
+  parts: {
+    agent: AgentParts;
+    slack: SlackClient;
+    store: Store;
+    steering: Pick<SteeringService, 'signal'>;
+    notifier: Notifier;
+  },
+) {
+  const { agent, slack, store, steering, notifier } = parts;
+  const log = logger.child({ component: 'agent-surface' });
+  const channelSettings = new ChannelSettingsService({
+    settings: store.channelSettings,
+    approvers: new Approvers(slack, config.approvers, log),
+    notifier,
+    logger: log,
+    ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),
+  });
+  const stopping = new StopService({
+    events: store.events,
+    sessions: store.sessions,
+    steering,
+    agentSessions: agent.sessions,
+    notifier,
+    logger: log,
+  });
+  /** The start input with its channel's defaults, and the card's word on which were applied. */
+  const withDefaults = async (input: StartInput): Promise<StartInput> => {
+    const { input: filled, applied } = applyChannelDefaults(
+      input,
+      await channelSettings.defaults(input.channelId),
+    );
+    if (!applied) return filled;
+    return { ...filled, origin: filled.origin ? `${filled.origin} · ${applied}` : applied };
+  };
+  return { channelSettings, stopping, withDefaults };
+}

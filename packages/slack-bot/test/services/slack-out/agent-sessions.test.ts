@@ -1,0 +1,262 @@
+import { describe, expect, it } from 'vitest';
+import { AgentSessions, MISSING_STOP_SUBSCRIPTION } from '../../../src/services/slack-out/agent-sessions.js';
+import { agentStatusOf, sessionTitle } from '../../../src/services/slack-out/agent-status.js';
+import { type OutboundCall, rateLimitedRetryAfterMs } from '../../../src/services/slack-out/outbound.js';
+import { SurfaceSwitch } from '../../../src/services/slack-out/surface.js';
+import { FakeSessions, session } from '../../fakes.js';
+
+describe('the service’s statuses as Slack’s agent session statuses', () => {
+  it('follows the issue’s table, both spellings of the ends, and the bot’s own ends', () => {
+    const table: Record<string, string> = {
+      running: 'processing',
+      orchestrating: 'processing',
+      queued: 'processing',
+      waiting_human: 'suspended',
+      paused: 'suspended',
+      cost_limit: 'suspended',
+      completed: 'closed',
+      complete: 'closed',
+      failed: 'closed',
+      error: 'closed',
+      cancelled: 'closed',
+      cant_post_here: 'closed',
+      unreachable: 'closed',
+    };
+    for (const [status, expected] of Object.entries(table))
+      expect(agentStatusOf(status), status).toBe(expected);
+  });
+
+  it('a status the contract doesn’t list is the service working: processing (Stop shown)', () => {
+    expect(agentStatusOf('thinking')).toBe('processing');
+    expect(agentStatusOf('')).toBe('processing');
+  });
+
+  it('titles: one line, at most 200 characters, never empty', () => {
+    expect(sessionTitle('  Ship\n the   release ')).toBe('Ship the release');
+    expect(sessionTitle('x'.repeat(500))).toHaveLength(200);
+    expect(sessionTitle(' \n ')).toBe('Agent session');
+  });
+});
+
+type Sent = [method: string, args: Record<string, unknown>];
+
+/** A Slack that records agents.sessions calls, answers as told, and lets a test hold a call in flight. */
+function setup(setting: 'auto' | 'agent' | 'classic' = 'auto') {
+  const sent: Sent[] = [];
+  const fail = new Map<string, string[]>();
+  let answer: Record<string, unknown> = { ok: true };
+  let hold: Promise<void> | undefined;
+  const call = (method: string) => async (args: Record<string, unknown>) => {
+    sent.push([method, args]);
+    if (hold) await hold;
+    const code = fail.get(method)?.shift();
+    if (code) throw Object.assign(new Error(code), { data: { ok: false, error: code } });
+    return answer;
+  };
+  const slack = {
+    agents: { sessions: { setStatus: call('setStatus'), rename: call('rename') } },
+  };
+  const queued: OutboundCall<unknown>[] = [];
+  const requeued: OutboundCall<unknown>[] = [];
+  // As the real queue: a 429 keeps the call waiting (to go again after Retry-After), unsettled.
+  const outbound = {
+    run: <T>(c: OutboundCall<T>): Promise<T> => {
+      queued.push(c as OutboundCall<unknown>);
+      return c.run().catch((error: unknown) => {
+        if (rateLimitedRetryAfterMs(error) === undefined) throw error;
+        requeued.push(c as OutboundCall<unknown>);
+        return new Promise<T>(() => {});
+      });
+    },
+  };
+  const logs: Array<[string, unknown, string]> = [];
+  const log = (level: string) => (obj: unknown, msg?: string) => void logs.push([level, obj, msg ?? '']);
+  const logger = { warn: log('warn'), info: log('info'), debug: log('debug'), error: log('error') };
+  const surface = new SurfaceSwitch(setting, logger);
+  const sessions = new FakeSessions();
+  sessions.add(session({ goal: 'Ship the release' }));
+  const agent = new AgentSessions({
+    slack: slack as never,
+    outbound,
+    surface,
+    sessions,
+    logger,
+  });
+  const settle = () => new Promise((r) => setTimeout(r, 0)).then(() => new Promise((r) => setTimeout(r, 0)));
+  let release: () => void = () => {};
+  return {
+    agent,
+    sent,
+    fail,
+    logs,
+    surface,
+    queued,
+    requeued,
+    sessions,
+    settle,
+    answerWith: (a: Record<string, unknown>) => {
+      answer = a;
+    },
+    holdCalls: () => {
+      hold = new Promise<void>((r) => {
+        release = r;
+      });
+    },
+    releaseCalls: () => {
+      hold = undefined;
+      release();
+    },
+    statuses: () => sent.filter(([m]) => m === 'setStatus').map(([, a]) => a.status),
+  };
+}
+
+describe('AgentSessions', () => {
+  it('a new session: processing, titled with the goal, started by its starter, in its thread', async () => {
+    const t = setup();
+    t.agent.status('sess_1', 'queued');
+    await t.settle();
+    expect(t.sent).toEqual([
+      [
+        'setStatus',
+        {
+          channel_id: 'C0AGENTS',
+          thread_ts: '1700000000.000100',
+          status: 'processing',
+          title: 'Ship the release',
+          initiator_user_id: 'U0ALICE',
+        },
+      ],
+    ]);
+    // In the outbound queue's own limit, never a post's.
+    expect(t.queued.map((c) => [c.method, c.channel, c.tag])).toEqual([['tier3', 'C0AGENTS', 'sess_1']]);
+  });
+
+  it('a mention’s or DM’s session lives in that thread, not under its card', async () => {
+    const t = setup();
+    t.sessions.add(session({ channelId: 'D0ALICE', cardTs: '5.6', threadTs: '5.0' }));
+    t.agent.status('sess_1', 'running');
+    await t.settle();
+    expect(t.sent[0]?.[1]).toMatchObject({ channel_id: 'D0ALICE', thread_ts: '5.0' });
+  });
+
+  it('changes while a call is out fold into one more call: the latest status, none in between', async () => {
+    const t = setup();
+    t.holdCalls();
+    t.agent.status('sess_1', 'running');
+    await t.settle();
+    t.agent.status('sess_1', 'waiting_human');
+    t.agent.status('sess_1', 'running');
+    t.agent.status('sess_1', 'paused');
+    expect(t.statuses()).toEqual(['processing']);
+    t.releaseCalls();
+    await t.settle();
+    await t.settle();
+    expect(t.statuses()).toEqual(['processing', 'suspended']);
+    // The same status again sends nothing; forced (after a Stop) it does.
+    t.agent.status('sess_1', 'cost_limit');
+    await t.settle();
+    expect(t.statuses()).toEqual(['processing', 'suspended']);
+    t.agent.status('sess_1', 'paused', { force: true });
+    await t.settle();
+    expect(t.statuses()).toEqual(['processing', 'suspended', 'suspended']);
+  });
+
+  it('a redirect renames the session after its new direction', async () => {
+    const t = setup();
+    t.agent.status('sess_1', 'running');
+    await t.settle();
+    t.agent.rename('sess_1', 'Focus on\nthe docs');
+    await t.settle();
+    expect(t.sent.at(-1)).toEqual([
+      'rename',
+      { channel_id: 'C0AGENTS', thread_ts: '1700000000.000100', title: 'Focus on the docs' },
+    ]);
+  });
+
+  it('classic: nothing is ever sent', async () => {
+    const t = setup('classic');
+    t.agent.status('sess_1', 'running');
+    t.agent.rename('sess_1', 'x');
+    await t.settle();
+    expect(t.sent).toEqual([]);
+  });
+
+  it('auto: a feature-missing answer turns the bot classic (logged once); nothing more is sent', async () => {
+    const t = setup();
+    t.fail.set('setStatus', ['unknown_method']);
+    t.agent.status('sess_1', 'running');
+    await t.settle();
+    expect(t.surface.current()).toBe('classic');
+    expect(t.surface.report()).toMatchObject({
+      setting: 'auto',
+      current: 'classic',
+      refused: { method: 'agents.sessions.setStatus', error: 'unknown_method' },
+    });
+    t.agent.status('sess_1', 'completed');
+    await t.settle();
+    expect(t.sent).toHaveLength(1);
+    expect(t.logs.filter(([level]) => level === 'warn')).toHaveLength(1);
+  });
+
+  it('agent: Slack’s refusal is said once per method and error (naming the fix); the bot keeps trying', async () => {
+    const t = setup('agent');
+    t.fail.set('setStatus', ['missing_scope', 'missing_scope']);
+    t.agent.status('sess_1', 'running');
+    await t.settle();
+    t.agent.status('sess_1', 'waiting_human');
+    await t.settle();
+    expect(t.surface.current()).toBe('agent');
+    const errors = t.logs.filter(([level]) => level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.[2]).toMatch(/Declare the app an agent/);
+    t.agent.status('sess_1', 'running');
+    await t.settle();
+    expect(t.statuses()).toEqual(['processing', 'suspended', 'processing']);
+  });
+
+  it('an initiator Slack refuses (not in the channel): sent again without it', async () => {
+    const t = setup();
+    t.fail.set('setStatus', ['user_not_in_channel']);
+    t.agent.status('sess_1', 'running');
+    await t.settle();
+    await t.settle();
+    expect(t.sent.map(([, a]) => a.initiator_user_id)).toEqual(['U0ALICE', undefined]);
+    expect(t.agent.shown('sess_1')).toBe('processing');
+  });
+
+  it('a channel Slack refuses: that session only is left to its card and thread', async () => {
+    const t = setup();
+    t.fail.set('setStatus', ['channel_not_found']);
+    t.agent.status('sess_1', 'running');
+    await t.settle();
+    t.agent.status('sess_1', 'completed');
+    await t.settle();
+    expect(t.sent).toHaveLength(1);
+    expect(t.surface.current()).toBe('agent');
+  });
+
+  it('a 429 goes back to the queue, and the status goes out when the queue sends it again', async () => {
+    const t = setup();
+    t.fail.set('setStatus', ['ratelimited']);
+    t.agent.status('sess_1', 'running');
+    await t.settle();
+    expect(t.statuses()).toEqual(['processing']);
+    expect(t.agent.shown('sess_1')).toBeUndefined();
+    // The queue runs the same call again after Retry-After.
+    expect(t.requeued).toHaveLength(1);
+    await t.requeued[0]?.run();
+    expect(t.statuses()).toEqual(['processing', 'processing']);
+    expect(t.agent.shown('sess_1')).toBe('processing');
+  });
+
+  it('Slack’s warning that the Stop event is not subscribed is logged once', async () => {
+    const t = setup();
+    t.answerWith({ ok: true, response_metadata: { warnings: [MISSING_STOP_SUBSCRIPTION] } });
+    t.agent.status('sess_1', 'running');
+    await t.settle();
+    t.agent.status('sess_1', 'paused');
+    await t.settle();
+    const warned = t.logs.filter(([, , msg]) => msg.includes('agent_session_stopped'));
+    expect(warned).toHaveLength(1);
+  });
+});
