@@ -8,7 +8,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseQuirks, QuirksError, scenarioPrompts, startEmulator } from '../packages/emulator/dist/index.js';
 import { loadConfigOrExit, startBot } from '../packages/slack-bot/dist/index.js';
-import { startSandbox } from '../packages/slack-sandbox/dist/index.js';
+import { oauthOptionsFromEnv, startSandbox } from '../packages/slack-sandbox/dist/index.js';
 
 const out = (line) => process.stdout.write(`${line}\n`);
 
@@ -83,14 +83,38 @@ if (!config.service && !config.keys?.encryptionKey) {
 
 let slack = config.slack;
 let sandbox;
+// The local sandbox plays a Slack the app is distributed in (OAuth, two workspaces) unless
+// SANDBOX_OAUTH=off asks for the single-workspace token instead.
+const sandboxOAuth = () => {
+  const off = ['0', 'off', 'false', 'no'].includes((env.SANDBOX_OAUTH ?? '').toLowerCase());
+  try {
+    return off ? undefined : oauthOptionsFromEnv({ ...env, SANDBOX_OAUTH: 'on' });
+  } catch (error) {
+    process.stderr.write(`Configuration error:\n${error.message}\n`);
+    process.exit(2);
+  }
+};
 if (!slack) {
+  const oauth = sandboxOAuth();
   sandbox = await startSandbox({
     port: port('SANDBOX_PORT', 4020),
     host: process.env.SANDBOX_HOST || '127.0.0.1',
     ...(config.service ? {} : { emulatorUrl: service.url }),
+    ...(oauth ? { oauth } : {}),
   });
   stops.push(() => sandbox.close());
-  slack = { botToken: sandbox.botToken, signingSecret: sandbox.signingSecret, apiUrl: sandbox.apiUrl };
+  if (sandbox.oauth) {
+    // The bot reads the app's OAuth settings as in production; the state secret is new at each start.
+    slack = loadConfigOrExit({
+      ...env,
+      SLACK_CLIENT_ID: sandbox.oauth.clientId,
+      SLACK_CLIENT_SECRET: sandbox.oauth.clientSecret,
+      SLACK_STATE_SECRET: randomBytes(24).toString('hex'),
+      SLACK_SIGNING_SECRET: sandbox.signingSecret,
+      SLACK_API_URL: sandbox.apiUrl,
+      SLACK_AUTHORIZE_URL: sandbox.oauth.authorizeUrl,
+    }).slack;
+  } else slack = { botToken: sandbox.botToken, signingSecret: sandbox.signingSecret, apiUrl: sandbox.apiUrl };
   out(
     `Slack: the local sandbox at ${sandbox.url} (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET or SLACK_APP_TOKEN for a real workspace)`,
   );
@@ -108,6 +132,23 @@ const bot = await startBot(
   logFile ? { logDestination: createWriteStream(logFile, { flags: 'a' }) } : {},
 );
 stops.unshift(() => bot.stop());
+if (sandbox?.oauth && bot.url) {
+  // Installed as a person installs it: the bot's /slack/install, Allow on the sandbox's page, the redirect.
+  sandbox.oauth.setRedirectUrls([`${bot.url}/slack/oauth_redirect`]);
+  const installed = await sandbox.oauth.install(`${bot.url}/slack/install`, {
+    team: sandbox.workspace.seed.teamId,
+  });
+  if (installed.status !== 200) {
+    process.stderr.write(
+      `The app could not be installed in the sandbox (${installed.status}): see the bot's log\n`,
+    );
+    for (const stop of stops) await stop().catch(() => {});
+    process.exit(1);
+  }
+  out(
+    `Slack app: installed in the sandbox's workspace through OAuth; add it to another at ${bot.url}/slack/install (SANDBOX_OAUTH=off: one bot token instead)`,
+  );
+}
 out(`Store: ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`}`);
 if (logFile) out(`Bot log: ${logFile} (tail -f it to watch)`);
 if (bot.eventsUrl)

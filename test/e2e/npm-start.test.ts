@@ -90,6 +90,8 @@ describe('npm start on embedded defaults', () => {
     expect(output).toMatch(/Bob \(an approver\)/);
     // Keys can be linked in App Home with no configuration: encrypted with a key of this start only (#25).
     expect(output).toContain('Service keys: linked in App Home, encrypted with a key of this start only');
+    // Issue #25: the sandbox plays a Slack the app is distributed in; its workspace installed through OAuth.
+    expect(output).toContain("Slack app: installed in the sandbox's workspace through OAuth");
   });
 
   it('the page’s page and routes are served', async () => {

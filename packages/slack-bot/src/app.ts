@@ -1,4 +1,4 @@
-import { App, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
+import { App, type Authorize, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { BODY_LIMIT_BYTES, refuseLargeBodies } from './http/body-limit.js';
 import { registerActions } from './listeners/actions/index.js';
 import { registerCommands } from './listeners/commands/index.js';
@@ -8,7 +8,9 @@ import { registerViews } from './listeners/views/index.js';
 import { boltLogger, type Logger } from './logger.js';
 
 export interface SlackAppOptions {
-  botToken: string;
+  /** One workspace's token; without it, `authorize` finds each request's workspace's (OAuth installs). */
+  botToken?: string;
+  authorize?: Authorize<boolean>;
   /** HTTP mode: requests to /slack/events are verified with it. */
   signingSecret: string;
   /** Socket Mode when set. */
@@ -25,7 +27,11 @@ export function createSlackApp(options: SlackAppOptions): App {
   const logger = boltLogger(options.logger);
   const clientOptions = options.apiUrl ? { clientOptions: { slackApiUrl: ensureSlash(options.apiUrl) } } : {};
   const app = new App({
-    token: options.botToken,
+    ...(options.botToken
+      ? { token: options.botToken }
+      : options.authorize
+        ? { authorize: options.authorize }
+        : {}),
     logger,
     logLevel: LogLevel.INFO,
     ...(options.appToken

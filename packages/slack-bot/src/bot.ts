@@ -20,13 +20,14 @@ import {
   listenerContext,
   peopleServices,
   type RunnableConfig,
-  reminderService,
   type Settings,
   sessionPublisher,
   slackApp,
   slackOut,
 } from './wiring.js';
 import { agentParts, slackSurface } from './wiring-agent.js';
+import { reminderService } from './wiring-approvals.js';
+import { SessionWorkspaces, scopeFollowerEvents, uninstalls, workspaceInstalls } from './wiring-installs.js';
 import { serviceKeys } from './wiring-keys.js';
 import { streamPoster } from './wiring-stream.js';
 
@@ -52,26 +53,24 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const { logger } = settings;
   const replicaId = replicaIdOf(settings);
   const store = await botStore(settings);
+  // OAuth installs (issue #25): a token per workspace; undefined with SLACK_BOT_TOKEN.
+  const installs = workspaceInstalls(settings, store);
+  const scopes = new SessionWorkspaces(store.sessions, installs !== undefined);
   const { client, follower, metrics } = following(settings, store);
+  // Whoever listens to the follower handles each event as its session's workspace's work.
+  scopeFollowerEvents(follower, scopes);
   const audit = auditTrail(settings, store);
   const surface = slackSurface(settings);
-  const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface });
-  const slack = app.client;
-  const self = botIdentity(slack);
-  const out = slackOut(settings, { slack, store, metrics, self });
+  const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface, installs });
+  const slack = installs?.client ?? app.client;
+  const self = installs?.self ?? botIdentity(slack);
+  const out = slackOut(settings, { slack, store, metrics, self, installs });
   const { policy, visibility } = access(settings, { slack, self });
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
   const agent = agentParts(settings, { surface, store, out, follower });
   const streams = streamPoster(settings, { store, out, metrics, self, surface });
   const publisher = sessionPublisher(settings, {
-    store,
-    out,
-    metrics,
-    policy,
-    audit,
-    follower,
-    streams,
-    keys,
+    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes },
   });
   const leases = leaseKeeper(settings, { store, follower, out, replicaId, streams, keys });
   const built = {
@@ -89,24 +88,30 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     leases,
     agent,
     keys,
+    scopes,
   };
   const people = peopleServices(settings, built);
   const identity = { botUserId: 'bot' };
   const reminders = reminderService(settings, { ...built, people, botUserId: () => identity.botUserId });
-  registerListeners(app, listenerContext(settings, { people, agent }));
+  const removals = installs && uninstalls(store, { releaseLeases: () => leases.refresh(), logger });
+  registerListeners(app, {
+    ...listenerContext(settings, { people, agent }),
+    ...(removals ? { installs: removals } : {}),
+  });
 
   await reencryptKeys(keys, logger);
   const server = await serve(app, routes, config);
   follower.start();
   await leases.start();
-  await learnWhoWeAre({ self, audit, identity, logger });
+  // With OAuth installs, who the bot is depends on the workspace (its installation says).
+  if (!installs) await learnWhoWeAre({ self, audit, identity, logger });
   reminders.start();
   recoverUnsentPosts({ publisher, follower, logger });
   const url = urlOf(server, config.host);
   logger.info(
     {
       replicaId,
-      mode: config.slack.appToken ? 'socket' : 'http',
+      mode: config.slack.appToken ? 'socket' : installs ? 'http, oauth installs' : 'http',
       url,
       store: config.databaseUrl ? 'postgres' : 'pglite',
     },
@@ -201,6 +206,8 @@ function botLogger(config: RunnableConfig, tuning: BotTuning): Logger {
   const { slack, service } = config;
   return createLogger({
     secrets: [
+      slack.oauth?.clientSecret,
+      slack.oauth?.stateSecret,
       slack.botToken,
       slack.signingSecret,
       slack.appToken,

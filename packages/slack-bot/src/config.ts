@@ -1,5 +1,10 @@
+/**
+ * The bot's settings, read from the environment once at start and checked as one schema, so every problem
+ * is named at once. Over 300 lines because that schema lists every variable the bot reads, with its rule.
+ */
 import { z } from 'zod';
 import { type AgentSurfaceConfig, agentSurfaceConfig, agentSurfaceEnv } from './config-agent.js';
+import { isOAuth, oauthEnv, oauthProblems, oauthSlack, type SlackConfig } from './config-oauth.js';
 import { type KeysConfig, keysConfigOf, keysEnv, keysEnvProblems } from './services/keys/key-config.js';
 
 const list = z
@@ -62,6 +67,7 @@ const schema = z
       .startsWith('xapp-', 'SLACK_APP_TOKEN must be an app-level token (xapp-…)')
       .optional(),
     SLACK_API_URL: url('SLACK_API_URL'),
+    ...oauthEnv,
     AGENT_SERVICE_URL: url('AGENT_SERVICE_URL'),
     AGENT_API_KEY: z.string().min(1).optional(),
     DATABASE_URL: z
@@ -159,7 +165,8 @@ const schema = z
           'SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode) is required with SLACK_BOT_TOKEN',
       });
     }
-    if ((env.SLACK_SIGNING_SECRET || env.SLACK_APP_TOKEN) && !env.SLACK_BOT_TOKEN) {
+    for (const [path, message] of oauthProblems(env)) ctx.addIssue({ code: 'custom', path: [path], message });
+    if ((env.SLACK_SIGNING_SECRET || env.SLACK_APP_TOKEN) && !env.SLACK_BOT_TOKEN && !isOAuth(env)) {
       ctx.addIssue({
         code: 'custom',
         path: ['SLACK_BOT_TOKEN'],
@@ -177,7 +184,7 @@ const schema = z
   });
 
 export interface BotConfig {
-  slack: { botToken: string; signingSecret: string; appToken?: string; apiUrl?: string } | undefined;
+  slack: SlackConfig | undefined;
   service: { url: string; apiKey: string } | undefined;
   databaseUrl?: string;
   dataDir: string;
@@ -253,7 +260,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
           ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
           ...(e.SLACK_API_URL ? { apiUrl: e.SLACK_API_URL } : {}),
         }
-      : undefined,
+      : oauthSlack(e, e.SLACK_SIGNING_SECRET, e.SLACK_API_URL),
     service:
       e.AGENT_SERVICE_URL && e.AGENT_API_KEY
         ? { url: e.AGENT_SERVICE_URL, apiKey: e.AGENT_API_KEY }

@@ -4,6 +4,7 @@ import type { SessionDirectory } from './services/people/directory.js';
 import { Approvers } from './services/people/policy.js';
 import { threadPlace } from './services/slack-out/thread-place.js';
 import type { Parts, Settings } from './wiring.js';
+import { currentWorkspace } from './workspace.js';
 
 /** Linked in App Home, encrypted at rest, one follower budget per key; a key gone is said in the thread. */
 export function serviceKeys(
@@ -18,6 +19,8 @@ export function serviceKeys(
     defaultClient: client,
     repo: store.serviceKeys,
     homeTeam: async () => (await self()).teamId,
+    // Under OAuth each request is its workspace's work: a workspace's slot is that team's, not the bot's home.
+    currentTeam: () => currentWorkspace()?.teamId,
     unfollow: (sessionId) => follower.unfollow(sessionId),
     notify: async (session, key, text) => {
       await out.poster.post(threadPlace(session), key, { text });

@@ -9,9 +9,9 @@ import { createSlackApp, ensureSlash } from './app.js';
 import type { BotConfig } from './config.js';
 import type { ListenerContext } from './listeners/context.js';
 import { boltLogger, type Logger } from './logger.js';
-import { ReminderService } from './services/approvals/reminders.js';
 import { LeaseKeeper, type LeaseKeeperOptions } from './services/following/lease-keeper.js';
 import { SessionPublisher } from './services/following/session-publisher.js';
+import { scopeRequests } from './services/installs/scope.js';
 import type { KeyParts } from './services/keys/index.js';
 import { AuditService } from './services/ops/audit.js';
 import { healthRoutes } from './services/ops/health.js';
@@ -42,6 +42,8 @@ import type { SurfaceSwitch } from './services/slack-out/surface.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
 import type { Store } from './store/index.js';
 import { type AgentParts, agentAnswered, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
+import type { Installs, InstallsTuning, SessionWorkspaces } from './wiring-installs.js';
+import { workspaceSlackOut } from './wiring-installs.js';
 import { keyLinkingFor } from './wiring-keys.js';
 
 /** What a running bot needs that the environment doesn't say: required Slack and service settings. */
@@ -69,6 +71,8 @@ export interface BotTuning {
   reminders?: { now?: () => Date; tickMs?: number };
   /** How long user-group and channel member lists read from Slack are kept (default a minute). */
   policy?: { membersTtlMs?: number };
+  /** OAuth installs (issue #25): token refresh timing. */
+  installs?: InstallsTuning;
 }
 
 /** The settings every step may read. */
@@ -102,6 +106,9 @@ export interface Parts {
   botUserId: () => string;
   /** Slack's agent surfaces (#23, wiring-agent.ts). */
   agent: AgentParts;
+  /** OAuth installs (issue #25; undefined with one bot token), and which workspace a session's work is of. */
+  installs: Installs | undefined;
+  scopes: SessionWorkspaces;
 }
 
 /** The Agent Session Service's client, and the follower that watches sessions through it. */
@@ -142,25 +149,30 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
   });
 }
 
-type AppParts = Pick<Parts, 'store' | 'client' | 'metrics' | 'audit'> & { surface?: SurfaceSwitch };
+type AppParts = Pick<Parts, 'store' | 'client' | 'metrics' | 'audit' | 'installs'> & {
+  surface?: SurfaceSwitch;
+};
 
 /** The Bolt app, serving /healthz, /metrics and /audit beside Slack's requests. */
 export function slackApp(
   { config, logger }: Settings,
-  { store, client, metrics, audit, surface }: AppParts,
+  { store, client, metrics, audit, surface, installs }: AppParts,
 ): { app: App; routes: CustomRoute[] } {
   const routes = [
     ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }), surface }),
     ...audit.routes(config.approvals.auditToken),
+    ...(installs?.routes ?? []),
   ];
   const app = createSlackApp({
-    botToken: config.slack.botToken,
+    ...(config.slack.botToken ? { botToken: config.slack.botToken } : {}),
+    ...(installs ? { authorize: installs.tokens.authorize } : {}),
     signingSecret: config.slack.signingSecret,
     ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     routes,
     logger,
   });
+  scopeRequests(app, installs !== undefined, logger); // each request as its workspace's work (issue #25)
   return { app, routes };
 }
 
@@ -169,29 +181,34 @@ export type SlackOut = ReturnType<typeof slackOut>;
 /** How the bot's own calls reach Slack: the paced queue, the thread poster and the card updater. */
 export function slackOut(
   { config, tuning, logger }: Settings,
-  { slack, store, metrics, self }: Pick<Parts, 'slack' | 'store' | 'metrics' | 'self'>,
+  { slack, store, metrics, self, installs }: Pick<Parts, 'slack' | 'store' | 'metrics' | 'self' | 'installs'>,
 ) {
   // Replicas (PostgreSQL) spend one budget: Slack limits the app per workspace, not per process.
-  const outbound = new OutboundQueue(logger, metrics, {
+  const outboundOptions = {
     ...(config.databaseUrl ? { shared: store.slackBudgets } : {}),
     ...tuning.outbound,
     pacing: config.slackPacing,
-  });
+  };
+  // OAuth installs: each workspace its own queues, budgets, card edits and token (wiring-installs.ts).
+  const perWorkspace =
+    installs && workspaceSlackOut(installs, { logger, metrics, outboundOptions, config, tuning });
+  const outbound = perWorkspace?.outbound ?? new OutboundQueue(logger, metrics, outboundOptions);
   // What goes through the outbound queue uses a client that answers a 429 at once (the queue waits its
   // Retry-After, once for the channel); with pacing off, Bolt's client retries 429s itself, as before.
   const paced =
-    config.slackPacing === 'on'
-      ? new webApi.WebClient(config.slack.botToken, {
+    perWorkspace?.paced ??
+    (config.slackPacing === 'on'
+      ? new webApi.WebClient(config.slack.botToken ?? '', {
           logger: boltLogger(logger),
           logLevel: LogLevel.INFO,
           rejectRateLimitedCalls: true,
           ...(config.slack.apiUrl ? { slackApiUrl: ensureSlash(config.slack.apiUrl) } : {}),
         })
-      : slack;
+      : slack);
   // A new session's card and a prompt marked answered wait in the same queue, first in their channel.
   const chat = config.slackPacing === 'on' ? queuedChat(paced, outbound) : slack;
   const poster = new ThreadPoster(paced, store.posts, logger, metrics, { ...tuning.posts, self }, outbound);
-  const cards = new CardUpdater(paced, logger, metrics, tuning.cards, outbound);
+  const cards = perWorkspace?.cards ?? new CardUpdater(paced, logger, metrics, tuning.cards, outbound);
   return { outbound, paced, chat, poster, cards };
 }
 
@@ -229,7 +246,8 @@ export function sessionPublisher(
     follower,
     streams,
     keys,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys'> & {
+    scopes,
+  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys' | 'scopes'> & {
     streams?: StreamPoster;
   },
 ): SessionPublisher {
@@ -245,6 +263,7 @@ export function sessionPublisher(
     answerers: (session, request) => policy.whoMayAnswer?.(session, request).line,
     latestDecision: (sessionId) => audit.latestDecision(sessionId),
     keyProblem: (session, error) => keys.guard.onError(session, error),
+    inSession: (sessionId, fn) => scopes.run(sessionId, fn),
   });
   publisher.attach(follower);
   return publisher;
@@ -285,7 +304,7 @@ export type People = ReturnType<typeof peopleServices>;
 /** What people do: answer, steer, start, talk to the bot, give feedback, look sessions up. */
 export function peopleServices(
   { config, logger }: Settings,
-  parts: Omit<Parts, 'people' | 'replicaId' | 'botUserId'>,
+  parts: Omit<Parts, 'people' | 'replicaId' | 'botUserId' | 'installs'>,
 ) {
   const { store, slack, out, follower, metrics, policy, visibility, audit, publisher, leases, keys } = parts;
   // Every call about a session goes with that session's key, whoever acts (issue #25).
@@ -362,28 +381,4 @@ export function listenerContext(
   const { stopping, channelSettings } = people;
   const services = { answering, steering, starting, conversation, feedback, directory, logger };
   return { ...services, stopping, channelSettings, messagesTab: agent.messagesTab, keys: people.keyLinking };
-}
-
-/** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */
-export function reminderService(
-  { config, tuning, logger }: Settings,
-  parts: Pick<Parts, 'store' | 'keys' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId'>,
-): ReminderService {
-  const { store, slack, out, people, policy, audit, botUserId } = parts;
-  const client = parts.keys.calls;
-  return new ReminderService({
-    reminders: store.reminders,
-    prompts: store.prompts,
-    slack,
-    poster: out.poster,
-    notifier: people.notifier,
-    policy,
-    answering: people.answering,
-    client,
-    audit,
-    settings: config.approvals,
-    logger: logger.child({ component: 'reminders' }),
-    botUserId,
-    ...tuning.reminders,
-  });
 }

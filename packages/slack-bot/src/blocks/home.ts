@@ -80,5 +80,22 @@ export function homeView(
       elements: [mrkdwn(`…and ${sessions.length - room} older sessions.`)],
     });
   }
-  return { type: 'home', blocks };
+  return { type: 'home', blocks: uniqueBlockIds(blocks) };
+}
+
+/**
+ * Slack refuses a view whose block ids repeat, and every approval prompt's buttons sit in a block named
+ * `answer`: with two questions waiting, the Home tab was refused (issue #25's two-workspace test found it).
+ * Repeats get a suffix; `choices` stays as it is, as its Submit reads the picks under that name.
+ */
+function uniqueBlockIds(blocks: KnownBlock[]): KnownBlock[] {
+  const seen = new Set<string>();
+  return blocks.map((block) => {
+    const id = block.block_id;
+    if (id === undefined || id === 'choices') return block;
+    let unique = id;
+    for (let n = 2; seen.has(unique); n++) unique = `${id}_${n}`;
+    seen.add(unique);
+    return unique === id ? block : { ...block, block_id: unique };
+  });
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import type { Uninstalls } from '../services/installs/uninstalls.js';
 import type { KeyLinking } from '../services/keys/key-linking.js';
 import type { AnsweringService } from '../services/people/answering.js';
 import type { ChannelSettingsService } from '../services/people/channel-settings.js';
@@ -25,4 +26,6 @@ export interface ListenerContext {
   /** Service keys in App Home (issue #25). */
   keys?: Pick<KeyLinking, 'homeBlocks' | 'openForm' | 'submitLink' | 'submitSignup' | 'remove'>;
   logger: Logger;
+  /** OAuth mode: uninstalls and revoked tokens (issue #25). */
+  installs?: Pick<Uninstalls, 'uninstalled' | 'revoked'>;
 }

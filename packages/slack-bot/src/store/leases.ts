@@ -27,7 +27,7 @@ export class SqlLeaseRepository implements LeaseRepository {
       );
       const { rows: counts } = await tx.query<{ live: number | string; active: number | string }>(
         `SELECT (SELECT count(*) FROM replicas WHERE seen_at > now() - $1 * interval '1 millisecond') AS live,
-                (SELECT count(*) FROM sessions WHERE NOT finished) AS active`,
+                (SELECT count(*) FROM sessions WHERE NOT finished AND detached_at IS NULL) AS active`,
         [options.ttlMs],
       );
       const live = Math.max(1, Number(counts[0]?.live ?? 1));
@@ -38,7 +38,7 @@ export class SqlLeaseRepository implements LeaseRepository {
         `WITH candidates AS (
            SELECT s.session_id FROM sessions s
            LEFT JOIN leases l ON l.session_id = s.session_id
-           WHERE NOT s.finished AND (l.session_id IS NULL OR l.expires_at < now() OR l.owner = $1)
+           WHERE NOT s.finished AND s.detached_at IS NULL AND (l.session_id IS NULL OR l.expires_at < now() OR l.owner = $1)
            ORDER BY (l.owner IS NOT DISTINCT FROM $1) DESC, s.created_at
            LIMIT $2
            FOR UPDATE OF s SKIP LOCKED

@@ -159,6 +159,30 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (session_id, version)
    );
    ALTER TABLE sessions ADD COLUMN IF NOT EXISTS key_ref text;`,
+  // oauth-install (issue #25): installations from Slack's OAuth flow, the install flow's one-use states,
+  // and each session's workspace (isolation) and whether it is still followed after an uninstall.
+  `CREATE TABLE slack_installations (
+     key              text PRIMARY KEY,
+     team_id          text,
+     enterprise_id    text,
+     is_enterprise    boolean NOT NULL DEFAULT false,
+     bot_user_id      text,
+     bot_expires_at   timestamptz,
+     installation     jsonb NOT NULL,
+     refreshed        integer NOT NULL DEFAULT 0,
+     installed_at     timestamptz NOT NULL DEFAULT now(),
+     updated_at       timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE TABLE oauth_states (
+     state        text PRIMARY KEY,
+     options      jsonb NOT NULL,
+     expires_at   timestamptz NOT NULL
+   );
+   ALTER TABLE sessions ADD COLUMN team_id text;
+   ALTER TABLE sessions ADD COLUMN enterprise_id text;
+   ALTER TABLE sessions ADD COLUMN workspace text;
+   ALTER TABLE sessions ADD COLUMN detached_at timestamptz;
+   CREATE INDEX sessions_workspace ON sessions (workspace, created_at);`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

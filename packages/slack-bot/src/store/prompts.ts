@@ -11,6 +11,7 @@ import {
 } from './records.js';
 import { iso, type SessionRow, toSession } from './rows.js';
 import type { SqlExecutor } from './sql.js';
+import { scopedTo } from './workspace-filter.js';
 
 export interface NewPrompt {
   sessionId: string;
@@ -101,13 +102,13 @@ export class SqlPromptRepository implements PromptRepository {
   async find(locator: PromptLocator): Promise<PromptInSession | undefined> {
     // A crash between posting the prompt and saving its ts leaves only the posted-messages record.
     const where = 'refKey' in locator ? 'p.ref_key = $1' : 'p.session_id = $1 AND p.input_id = $2';
-    const params = 'refKey' in locator ? [locator.refKey] : [locator.sessionId, locator.inputId];
+    const params: unknown[] = 'refKey' in locator ? [locator.refKey] : [locator.sessionId, locator.inputId];
     const { rows } = await this.sql.query<JoinedRow>(
       `SELECT p.*, coalesce(p.message_ts, pm.ts) AS shown_ts, to_jsonb(s) AS session
          FROM prompts p
          JOIN sessions s ON s.session_id = p.session_id
          LEFT JOIN posted_messages pm ON pm.session_id = p.session_id AND pm.key = 'input:' || p.input_id
-        WHERE ${where}`,
+        WHERE ${where}${scopedTo('s', params)}`,
       params,
     );
     const row = rows[0];

@@ -20,6 +20,10 @@ export interface SessionRecord {
   threadTs?: string | null;
   /** Where it came from, for the card: "Started from this thread (12 messages as context)". */
   origin?: string | null;
+  /** The Slack workspace (and organisation) it was started from; the installation's key (issue #25). */
+  teamId?: string | null;
+  enterpriseId?: string | null;
+  workspace?: string | null;
 }
 
 export type NewSession = Omit<SessionRecord, 'createdAt' | 'finished' | 'status'> & {

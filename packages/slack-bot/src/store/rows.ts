@@ -20,6 +20,9 @@ export interface SessionRow {
   created_at: Date | string;
   thread_ts?: string | null;
   origin?: string | null;
+  team_id?: string | null;
+  enterprise_id?: string | null;
+  workspace?: string | null;
 }
 
 export function toSession(r: SessionRow): SessionRecord {
@@ -35,5 +38,8 @@ export function toSession(r: SessionRow): SessionRecord {
     createdAt: iso(r.created_at) ?? '',
     threadTs: r.thread_ts ?? null,
     origin: r.origin ?? null,
+    ...(r.workspace
+      ? { teamId: r.team_id ?? null, enterpriseId: r.enterprise_id ?? null, workspace: r.workspace }
+      : {}),
   };
 }

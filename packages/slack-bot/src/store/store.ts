@@ -4,6 +4,7 @@ import { type ChannelSettingsRepository, SqlChannelSettingsRepository } from './
 import { type EventLog, SqlEventLog } from './events.js';
 import { type FeedbackRepository, SqlFeedbackRepository } from './feedback.js';
 import { SqlFollowStateRepository } from './follow-state.js';
+import { type InstallationRepository, SqlInstallationRepository } from './installations.js';
 import { type LeaseRepository, SqlLeaseRepository } from './leases.js';
 import { migrate } from './migrations.js';
 import { type PostRepository, SqlPostRepository } from './posts.js';
@@ -40,6 +41,8 @@ export interface Store {
   channelSettings: ChannelSettingsRepository;
   /** Service keys linked in App Home, encrypted (issue #25). */
   serviceKeys: ServiceKeyRepository;
+  /** OAuth installs: each workspace's tokens, and the install flow's states (issue #25). */
+  installations: InstallationRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -59,6 +62,7 @@ export class SqlStore implements Store {
   readonly streams: SqlStreamRepository;
   readonly channelSettings: SqlChannelSettingsRepository;
   readonly serviceKeys: SqlServiceKeyRepository;
+  readonly installations: SqlInstallationRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -74,6 +78,7 @@ export class SqlStore implements Store {
     this.streams = new SqlStreamRepository(sql);
     this.channelSettings = new SqlChannelSettingsRepository(sql);
     this.serviceKeys = new SqlServiceKeyRepository(sql);
+    this.installations = new SqlInstallationRepository(sql);
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {

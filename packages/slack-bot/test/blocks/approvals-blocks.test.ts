@@ -46,6 +46,9 @@ describe('who can answer, waiting on you, the latest decision', () => {
     expect(text).toContain('…and 3 more');
     expect(text).toContain('input_approve');
     expect(JSON.stringify(homeView([session(1)]).blocks[0])).toContain('Your agent sessions');
+    // Slack refuses a view whose block ids repeat (two approvals both have an `answer` block).
+    const ids = view.blocks.map((b) => b.block_id).filter((id) => id !== undefined);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('the card footer shows the latest decision when there is one', () => {

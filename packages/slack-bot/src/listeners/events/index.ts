@@ -3,10 +3,16 @@ import type { ListenerContext } from '../context.js';
 import { agentSessionStopped } from './agent-session-stopped.js';
 import { appHomeOpened } from './app-home-opened.js';
 import { appMentioned, messageReceived } from './message.js';
+import { appUninstalled, tokensRevoked } from './uninstalled.js';
 
 export function registerEvents(app: App, ctx: ListenerContext): void {
   app.event('app_home_opened', appHomeOpened(ctx));
   app.event('message', messageReceived(ctx));
   app.event('app_mention', appMentioned(ctx));
   app.event('agent_session_stopped', agentSessionStopped(ctx));
+  const { installs } = ctx;
+  if (installs) {
+    app.event('app_uninstalled', appUninstalled(installs));
+    app.event('tokens_revoked', tokensRevoked(installs));
+  }
 }

@@ -57,6 +57,8 @@ export class ReminderService {
       tickMs?: number;
       /** A step claimed this long ago and not delivered belongs to a dead replica (default 20 s). */
       redeliverAfterMs?: number;
+      /** Runs a session's work as its workspace's (its token, its budgets; issue #25). */
+      inSession?: <T>(sessionId: string, fn: () => Promise<T>) => Promise<T>;
     },
   ) {}
 
@@ -117,7 +119,8 @@ export class ReminderService {
       renewal.unref();
       try {
         while (claimed.length > 0) {
-          await this.#deliverStep(claimed[0] as ClaimedStep);
+          const step = claimed[0] as ClaimedStep;
+          await this.#inSession(step.sessionId, () => this.#deliverStep(step));
           claimed.shift();
         }
       } finally {
@@ -125,11 +128,18 @@ export class ReminderService {
       }
     }
     if (settings.questionTimeoutMs !== undefined) {
+      const timeoutMs = settings.questionTimeoutMs;
       for (const due of await reminders.claimTimedOut(now)) {
-        const prompt = await this.deps.prompts.find(due);
-        if (prompt) await this.#timeout(prompt, settings.questionTimeoutMs);
+        await this.#inSession(due.sessionId, async () => {
+          const prompt = await this.deps.prompts.find(due);
+          if (prompt) await this.#timeout(prompt, timeoutMs);
+        });
       }
     }
+  }
+
+  #inSession<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    return this.deps.inSession ? this.deps.inSession(sessionId, fn) : fn();
   }
 
   async #deliverStep(due: ClaimedStep): Promise<void> {

@@ -32,19 +32,13 @@ import {
   unreadableAsFreeText,
   unreadableQuestionMessage,
 } from '../../blocks/unreadable.js';
-import type { Logger } from '../../logger.js';
 import { refKeyOf } from '../../refs.js';
-import type { PostRepository } from '../../store/posts.js';
-import type { PromptRepository } from '../../store/prompts.js';
 import type { SessionRecord } from '../../store/records.js';
-import type { SessionRepository } from '../../store/sessions.js';
-import type { BotMetrics } from '../ops/metrics.js';
-import type { CardMessage, CardUpdater } from '../slack-out/card-updater.js';
+import type { CardMessage } from '../slack-out/card-updater.js';
 import { queuedChat } from '../slack-out/outbound.js';
-import type { SlackClient } from '../slack-out/slack.js';
 import type { StreamPoster } from '../slack-out/stream-poster.js';
 import { CannotPostHereError, PostWithdrawnError, threadPlace } from '../slack-out/thread-place.js';
-import type { ThreadPoster } from '../slack-out/thread-poster.js';
+import type { SessionPublisherDeps } from './session-publisher-deps.js';
 
 /** The latest snapshot of each followed session, for its card. */
 type Snapshots = Map<string, FollowedSession>;
@@ -58,29 +52,11 @@ export class SessionPublisher {
   /** The card's "now" line: each followed session's latest step. */
   readonly #steps = new Map<string, string>();
 
-  constructor(
-    private readonly deps: {
-      store: {
-        sessions: Pick<SessionRepository, 'get' | 'update'>;
-        prompts: Pick<PromptRepository, 'get' | 'save'>;
-        posts: Pick<PostRepository, 'withPrefix' | 'unsentSessions'>;
-      };
-      poster: ThreadPoster;
-      /** The agent surface's streams (#23): where the agent's work goes while a session's surface is `agent`. */
-      streams?: StreamPoster;
-      cards: CardUpdater;
-      metrics: BotMetrics;
-      logger: Logger;
-      slack: SlackClient;
-      showReasoning: boolean;
-      /** Who may answer a question (the approval policy's line), shown on its prompt. */
-      answerers?: (session: SessionRecord, request: HumanInputRequest) => string | undefined;
-      /** The latest decision recorded on a session (the audit), for the card's footer. */
-      latestDecision?: (sessionId: string) => Promise<string | undefined>;
-      /** A follow error that is about the session's key: dealt with there (true), not as a lost session. */
-      keyProblem?: (session: SessionRecord, error: Error) => Promise<boolean>;
-    },
-  ) {}
+  constructor(private readonly deps: SessionPublisherDeps) {}
+
+  #inSession<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    return this.deps.inSession ? this.deps.inSession(sessionId, fn) : fn();
+  }
 
   attach(follower: Follower): void {
     follower.on('*', (event) => this.handle(event));
@@ -102,9 +78,9 @@ export class SessionPublisher {
       // finished one is nobody's any more.
       if (!session.finished && !mine(sessionId)) continue;
       const streams = this.#streams(threadPlace(session));
-      await (streams ? streams.recover(threadPlace(session)) : this.deps.poster.recover(session)).catch(
-        this.#warn(sessionId, 'could not recover the posts a crash left unsent'),
-      );
+      await this.#inSession(sessionId, () =>
+        streams ? streams.recover(threadPlace(session)) : this.deps.poster.recover(session),
+      ).catch(this.#warn(sessionId, 'could not recover the posts a crash left unsent'));
     }
   }
 

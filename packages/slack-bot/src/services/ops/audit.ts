@@ -10,6 +10,7 @@ import type { CustomRoute } from '@slack/bolt';
 import { escapeMrkdwn, truncate } from '../../blocks/text.js';
 import type { Logger } from '../../logger.js';
 import type { AuditAction, AuditEntry, AuditRecord, AuditRepository } from '../../store/audit.js';
+import { currentWorkspace } from '../../workspace.js';
 
 /** What the service answered an action, for its record: the status and request id of a failure. */
 export function serviceAnswer(error?: unknown): Pick<AuditEntry, 'outcome' | 'httpStatus' | 'requestId'> {
@@ -87,7 +88,8 @@ export class AuditService {
 
   async record(entry: AuditEntry): Promise<void> {
     try {
-      await this.deps.audit.append({ teamId: this.teamId ?? null, ...entry });
+      // The workspace acted from: the request's (OAuth installs), else the one auth.test named.
+      await this.deps.audit.append({ teamId: currentWorkspace()?.teamId ?? this.teamId ?? null, ...entry });
     } catch (error) {
       this.deps.logger.error(
         { err: error, sessionId: entry.sessionId, action: entry.action },

@@ -12,6 +12,7 @@ import type { EventLog } from '../../store/events.js';
 import type { PromptRepository } from '../../store/prompts.js';
 import type { PromptRecord, SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
+import { cacheKey } from '../../workspace.js';
 import type { BotMetrics } from '../ops/metrics.js';
 import type { Outcome } from '../outcome.js';
 import type { Notifier } from '../slack-out/notifier.js';
@@ -294,7 +295,7 @@ export class ConversationService {
   }
 
   async #nameOf(userId: string): Promise<string> {
-    const known = this.#names.get(userId);
+    const known = this.#names.get(cacheKey(userId));
     if (known !== undefined) return known;
     let name = userId;
     if (/^[UW]/.test(userId)) {
@@ -305,7 +306,7 @@ export class ConversationService {
         this.deps.logger.debug({ err: error, userId }, 'no name for a user');
       }
     }
-    this.#names.set(userId, name);
+    this.#names.set(cacheKey(userId), name);
     return name;
   }
 

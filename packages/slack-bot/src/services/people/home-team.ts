@@ -1,4 +1,5 @@
 import type { Logger } from '../../logger.js';
+import { cacheKey } from '../../workspace.js';
 import { type BotIdentity, botIdentity } from '../slack-out/bot-identity.js';
 import type { SlackClient } from '../slack-out/slack.js';
 
@@ -24,7 +25,7 @@ export class HomeTeam {
   }
 
   async includes(userId: string): Promise<boolean> {
-    const cached = this.#cache.get(userId);
+    const cached = this.#cache.get(cacheKey(userId));
     if (cached && cached.until > Date.now()) return cached.local;
     try {
       const [self, info] = await Promise.all([this.#self(), this.slack.users.info({ user: userId })]);
@@ -33,7 +34,7 @@ export class HomeTeam {
       const sameOrg =
         self.enterpriseId !== undefined && user?.enterprise_user?.enterprise_id === self.enterpriseId;
       const local = user !== undefined && user.is_stranger !== true && (sameTeam || sameOrg);
-      this.#cache.set(userId, { local, until: Date.now() + this.ttlMs });
+      this.#cache.set(cacheKey(userId), { local, until: Date.now() + this.ttlMs });
       if (this.#cache.size > 5_000) this.#cache.delete(this.#cache.keys().next().value ?? '');
       return local;
     } catch (error) {

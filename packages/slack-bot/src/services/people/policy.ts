@@ -1,6 +1,7 @@
 import type { HumanInputRequest } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { SessionRecord } from '../../store/records.js';
+import { cacheKey } from '../../workspace.js';
 import type { SlackClient } from '../slack-out/slack.js';
 import type { HomeTeam } from './home-team.js';
 
@@ -82,12 +83,12 @@ export class Approvers {
   }
 
   async #members(group: string): Promise<Set<string>> {
-    const cached = this.#groupCache.get(group);
+    const cached = this.#groupCache.get(cacheKey(group));
     if (cached && cached.until > Date.now()) return cached.members;
     try {
       const result = await this.slack.usergroups.users.list({ usergroup: group });
       const members = new Set(result.users ?? []);
-      this.#groupCache.set(group, { members, until: Date.now() + this.groupTtlMs });
+      this.#groupCache.set(cacheKey(group), { members, until: Date.now() + this.groupTtlMs });
       return members;
     } catch (error) {
       // Fail closed: an approver group we can't read grants nothing — but, as for channel members, the
@@ -207,7 +208,7 @@ export class ChannelMembers implements ActPolicy {
   }
 
   async #members(channel: string): Promise<Set<string>> {
-    const cached = this.#cache.get(channel);
+    const cached = this.#cache.get(cacheKey(channel));
     if (cached && cached.until > Date.now()) return cached.members;
     try {
       const members = new Set<string>();
@@ -222,7 +223,7 @@ export class ChannelMembers implements ActPolicy {
         for (const m of page.members ?? []) members.add(m);
         cursor = page.response_metadata?.next_cursor || undefined;
       } while (cursor);
-      this.#cache.set(channel, { members, until: Date.now() + this.ttlMs });
+      this.#cache.set(cacheKey(channel), { members, until: Date.now() + this.ttlMs });
       return members;
     } catch (error) {
       this.logger.warn({ err: error, channel }, 'could not read a channel’s members');

@@ -1,0 +1,36 @@
+/** What the session publisher is given: the store, Slack's posting parts, and the policies it shows. */
+import type { HumanInputRequest } from '@agent-sessions/core';
+import type { Logger } from '../../logger.js';
+import type { PostRepository } from '../../store/posts.js';
+import type { PromptRepository } from '../../store/prompts.js';
+import type { SessionRecord } from '../../store/records.js';
+import type { SessionRepository } from '../../store/sessions.js';
+import type { BotMetrics } from '../ops/metrics.js';
+import type { CardUpdater } from '../slack-out/card-updater.js';
+import type { SlackClient } from '../slack-out/slack.js';
+import type { StreamPoster } from '../slack-out/stream-poster.js';
+import type { ThreadPoster } from '../slack-out/thread-poster.js';
+
+export interface SessionPublisherDeps {
+  store: {
+    sessions: Pick<SessionRepository, 'get' | 'update'>;
+    prompts: Pick<PromptRepository, 'get' | 'save'>;
+    posts: Pick<PostRepository, 'withPrefix' | 'unsentSessions'>;
+  };
+  poster: ThreadPoster;
+  /** The agent surface's streams (#23): where the agent's work goes while a session's surface is `agent`. */
+  streams?: StreamPoster;
+  cards: CardUpdater;
+  metrics: BotMetrics;
+  logger: Logger;
+  slack: SlackClient;
+  showReasoning: boolean;
+  /** Who may answer a question (the approval policy's line), shown on its prompt. */
+  answerers?: (session: SessionRecord, request: HumanInputRequest) => string | undefined;
+  /** The latest decision recorded on a session (the audit), for the card's footer. */
+  latestDecision?: (sessionId: string) => Promise<string | undefined>;
+  /** A follow error that is about the session's key: dealt with there (true), not as a lost session. */
+  keyProblem?: (session: SessionRecord, error: Error) => Promise<boolean>;
+  /** Runs a session's work as its workspace's (its token, its budgets; issue #25). */
+  inSession?: <T>(sessionId: string, fn: () => Promise<T>) => Promise<T>;
+}

@@ -1,0 +1,63 @@
+import type { App } from '@slack/bolt';
+import type { Logger } from '../../logger.js';
+import type { SessionRepository } from '../../store/index.js';
+import { inWorkspace, type Workspace, workspaceOf } from '../../workspace.js';
+
+/**
+ * Every request from Slack runs as the work of the workspace it came from (Bolt's context, read from
+ * the signed payload): its Slack calls go with that workspace's token and, in OAuth mode, the store shows
+ * it only its own sessions. A request naming no workspace is dropped in OAuth mode.
+ */
+export function scopeRequests(app: App, isolated: boolean, logger: Logger): void {
+  app.use(async ({ context, next }) => {
+    const workspace = workspaceOf(
+      {
+        teamId: context.teamId,
+        enterpriseId: context.enterpriseId,
+        isEnterpriseInstall: context.isEnterpriseInstall,
+      },
+      isolated,
+    );
+    if (!workspace && isolated) {
+      logger.warn('a request from Slack named no workspace: ignored');
+      return;
+    }
+    await inWorkspace(workspace, next);
+  });
+}
+
+/** Sessions whose workspace is remembered (the oldest forgotten first; asked of the store again). */
+const MAX_KNOWN = 20_000;
+
+/**
+ * Work for one session (its follower's events, its reminders) runs as its workspace's. A session
+ * recorded with no workspace (started before #25, single-workspace mode) runs as it always did.
+ */
+export class SessionWorkspaces {
+  readonly #known = new Map<string, Workspace | null>();
+
+  constructor(
+    private readonly sessions: Pick<SessionRepository, 'workspaceOf'>,
+    private readonly isolated: boolean,
+  ) {}
+
+  async of(sessionId: string): Promise<Workspace | undefined> {
+    const known = this.#known.get(sessionId);
+    if (known !== undefined) return known ?? undefined;
+    const found = await this.sessions.workspaceOf(sessionId);
+    const workspace = found
+      ? { ...found, isEnterpriseInstall: found.key === found.enterpriseId, isolated: this.isolated }
+      : undefined;
+    // A session's workspace never changes; one it doesn't know yet may be recorded in a moment.
+    if (workspace) {
+      this.#known.set(sessionId, workspace);
+      if (this.#known.size > MAX_KNOWN) this.#known.delete(this.#known.keys().next().value ?? '');
+    }
+    return workspace;
+  }
+
+  /** Runs `fn` as the session's workspace's work. */
+  async run<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    return inWorkspace(await this.of(sessionId), fn);
+  }
+}

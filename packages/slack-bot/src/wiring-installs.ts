@@ -1,0 +1,158 @@
+/**
+ * OAuth installs for many workspaces (issue #25), built beside wiring.ts: the tokens per workspace, the
+ * Web API client that picks them, the install routes, and the per-workspace Slack-out parts. Absent in
+ * single-workspace mode (`SLACK_BOT_TOKEN`), where everything is as before.
+ */
+import type { FollowEvent, Follower } from '@agent-sessions/core';
+import { type CustomRoute, LogLevel, webApi } from '@slack/bolt';
+import { boltLogger, type Logger } from './logger.js';
+import { NoWorkspaceError, WorkspaceClient } from './services/installs/client.js';
+import { installProvider, type OAuthSettings, oauthRoutes } from './services/installs/oauth-flow.js';
+import { WorkspaceCards, WorkspaceOutbound } from './services/installs/per-workspace.js';
+import { SessionWorkspaces } from './services/installs/scope.js';
+import { type RefreshedToken, WorkspaceTokens } from './services/installs/tokens.js';
+import { Uninstalls } from './services/installs/uninstalls.js';
+import type { BotMetrics } from './services/ops/metrics.js';
+import type { BotIdentity } from './services/slack-out/bot-identity.js';
+import type { CardUpdaterOptions } from './services/slack-out/card-updater.js';
+import type { OutboundOptions } from './services/slack-out/outbound.js';
+import type { Store } from './store/index.js';
+import { currentWorkspace } from './workspace.js';
+
+/** Knobs for tests: the clock and when a token counts as due for its refresh. */
+export interface InstallsTuning {
+  refreshBeforeSeconds?: number;
+  now?: () => number;
+}
+
+export interface Installs {
+  tokens: WorkspaceTokens;
+  /** Reads and calls that needn't wait in the outbound queue, each with its workspace's token. */
+  client: WorkspaceClient;
+  /** /slack/install and /slack/oauth_redirect. */
+  routes: CustomRoute[];
+  /** Who the bot is in the current workspace (from its installation). */
+  self: () => Promise<BotIdentity>;
+  secrets: string[];
+}
+
+interface InstallsSettings {
+  config: { slack: { apiUrl?: string; oauth?: OAuthSettings } };
+  tuning: { installs?: InstallsTuning };
+  logger: Logger;
+}
+
+/** The OAuth side of the bot, or undefined with one bot token. */
+export function workspaceInstalls(
+  { config, tuning, logger }: InstallsSettings,
+  store: Pick<Store, 'installations'>,
+): Installs | undefined {
+  const oauth = config.slack.oauth;
+  if (!oauth) return undefined;
+  const log = logger.child({ component: 'installs' });
+  const apiOptions = oauth.apiUrl ? { slackApiUrl: oauth.apiUrl } : {};
+  const noToken = new webApi.WebClient(undefined, {
+    ...apiOptions,
+    logger: boltLogger(log),
+    logLevel: LogLevel.INFO,
+  });
+  const exchange = async (refreshToken: string): Promise<RefreshedToken> => {
+    const answer = await noToken.oauth.v2.access({
+      client_id: oauth.clientId,
+      client_secret: oauth.clientSecret,
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+    });
+    if (!answer.access_token || !answer.refresh_token || answer.expires_in === undefined) {
+      throw new Error('oauth.v2.access: the refresh answer lacks access_token, refresh_token or expires_in');
+    }
+    return {
+      accessToken: answer.access_token,
+      refreshToken: answer.refresh_token,
+      expiresIn: answer.expires_in,
+    };
+  };
+  const tokens = new WorkspaceTokens({
+    installations: store.installations,
+    exchange,
+    logger: log,
+    ...tuning.installs,
+  });
+  const client = new WorkspaceClient((workspace) => tokens.botToken(workspace), {
+    ...apiOptions,
+    logger: boltLogger(logger),
+    logLevel: LogLevel.INFO,
+  });
+  const installer = installProvider({ settings: oauth, installations: store.installations, tokens, logger });
+  const self = (): Promise<BotIdentity> => {
+    const workspace = currentWorkspace();
+    return workspace ? tokens.identity(workspace) : Promise.reject(new NoWorkspaceError('auth.test'));
+  };
+  return {
+    tokens,
+    client,
+    routes: oauthRoutes({ installer, logger: log }),
+    self,
+    secrets: [oauth.clientSecret, oauth.stateSecret],
+  };
+}
+
+/** The Slack-out parts per workspace: queues, budgets and card edits of each workspace its own. */
+export function workspaceSlackOut(
+  installs: Installs,
+  parts: {
+    logger: Logger;
+    metrics: BotMetrics;
+    outboundOptions: OutboundOptions;
+    config: { slackPacing: 'on' | 'off'; slack: { apiUrl?: string } };
+    tuning: { cards?: CardUpdaterOptions };
+  },
+) {
+  const { logger, metrics } = parts;
+  const { apiUrl } = parts.config.slack;
+  const outbound = new WorkspaceOutbound(logger, metrics, parts.outboundOptions);
+  // As in single-workspace mode: with pacing on, a 429 comes back at once and the queue waits it out.
+  const paced =
+    parts.config.slackPacing === 'on'
+      ? new WorkspaceClient((workspace) => installs.tokens.botToken(workspace), {
+          logger: boltLogger(logger),
+          logLevel: LogLevel.INFO,
+          rejectRateLimitedCalls: true,
+          ...(apiUrl ? { slackApiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {}),
+        })
+      : installs.client;
+  const cards = new WorkspaceCards(paced, logger, metrics, parts.tuning.cards, outbound);
+  return { outbound, paced, cards };
+}
+
+/**
+ * Every follower event is handled as its session's workspace's work, whoever listens (the publisher, the
+ * agent surfaces, metrics): the follower's `on` wraps each handler once, here, so no listener can forget.
+ */
+export function scopeFollowerEvents(follower: Follower, scopes: SessionWorkspaces): void {
+  const on = follower.on.bind(follower) as (
+    type: string,
+    handler: (event: FollowEvent) => unknown,
+  ) => () => void;
+  const scoped = (type: string, handler: (event: FollowEvent) => unknown) =>
+    on(type, (event) =>
+      typeof event.sessionId === 'string'
+        ? scopes.run(event.sessionId, async () => handler(event))
+        : handler(event),
+    );
+  follower.on = scoped as Follower['on'];
+}
+
+export function uninstalls(
+  store: Pick<Store, 'installations' | 'sessions'>,
+  parts: { releaseLeases: () => Promise<void>; logger: Logger },
+): Uninstalls {
+  return new Uninstalls({
+    installations: store.installations,
+    sessions: store.sessions,
+    releaseLeases: parts.releaseLeases,
+    logger: parts.logger.child({ component: 'installs' }),
+  });
+}
+
+export { SessionWorkspaces };

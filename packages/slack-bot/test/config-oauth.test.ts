@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { DEFAULT_BOT_SCOPES } from '../src/config-oauth.js';
+
+const OAUTH = {
+  SLACK_CLIENT_ID: '123.456',
+  SLACK_CLIENT_SECRET: 'client-secret-value',
+  SLACK_STATE_SECRET: 'a-state-secret-of-32-characters!',
+  SLACK_SIGNING_SECRET: 'signing',
+};
+
+const problems = (env: Record<string, string>): string => {
+  try {
+    loadConfig(env);
+    return '';
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return error.message;
+  }
+};
+
+describe('configuration of OAuth installs (issue #25)', () => {
+  it('reads the client id, secret and state secret; scopes default to the manifest', () => {
+    const config = loadConfig({ ...OAUTH, SLACK_API_URL: 'http://127.0.0.1:4000/api' });
+    expect(config.slack).toEqual({
+      signingSecret: 'signing',
+      apiUrl: 'http://127.0.0.1:4000/api',
+      oauth: {
+        clientId: '123.456',
+        clientSecret: 'client-secret-value',
+        stateSecret: 'a-state-secret-of-32-characters!',
+        scopes: DEFAULT_BOT_SCOPES,
+        apiUrl: 'http://127.0.0.1:4000/api/',
+      },
+    });
+    expect(config.slack?.botToken).toBeUndefined();
+  });
+
+  it('takes scopes, a redirect URL and an authorize page', () => {
+    const config = loadConfig({
+      ...OAUTH,
+      SLACK_SCOPES: 'commands, chat:write',
+      SLACK_REDIRECT_URI: 'https://bot.example.com/slack/oauth_redirect',
+      SLACK_AUTHORIZE_URL: 'https://slack.example.com/oauth/v2/authorize',
+    });
+    expect(config.slack?.oauth).toMatchObject({
+      scopes: ['commands', 'chat:write'],
+      redirectUri: 'https://bot.example.com/slack/oauth_redirect',
+      authorizationUrl: 'https://slack.example.com/oauth/v2/authorize',
+    });
+  });
+
+  it('names each missing or conflicting variable', () => {
+    expect(problems({ SLACK_CLIENT_ID: '1', SLACK_SIGNING_SECRET: 's' })).toContain(
+      'SLACK_CLIENT_SECRET: SLACK_CLIENT_SECRET is required for OAuth installs',
+    );
+    expect(problems({ SLACK_CLIENT_ID: '1', SLACK_SIGNING_SECRET: 's' })).toContain(
+      'SLACK_STATE_SECRET: SLACK_STATE_SECRET is required',
+    );
+    expect(problems({ ...OAUTH, SLACK_BOT_TOKEN: 'xoxb-1' })).toContain(
+      'SLACK_BOT_TOKEN: SLACK_BOT_TOKEN must be unset with SLACK_CLIENT_ID',
+    );
+    expect(problems({ ...OAUTH, SLACK_APP_TOKEN: 'xapp-1' })).toContain('not Socket Mode');
+    const { SLACK_SIGNING_SECRET: _, ...unsigned } = OAUTH;
+    expect(problems(unsigned)).toContain(
+      'SLACK_SIGNING_SECRET: SLACK_SIGNING_SECRET is required for OAuth installs',
+    );
+    expect(problems({ ...OAUTH, SLACK_STATE_SECRET: 'short' })).toContain(
+      'SLACK_STATE_SECRET: SLACK_STATE_SECRET must be at least 16 characters',
+    );
+    expect(problems({ ...OAUTH, SLACK_REDIRECT_URI: 'nope' })).toContain(
+      'SLACK_REDIRECT_URI: SLACK_REDIRECT_URI must be an http(s) URL',
+    );
+  });
+
+  it('never quotes a secret in a problem', () => {
+    const message = problems({ ...OAUTH, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' });
+    expect(message).not.toContain('client-secret-value');
+    expect(message).not.toContain('a-state-secret');
+  });
+});
