@@ -352,6 +352,12 @@ describe('Follower on a manual clock', () => {
     if (question?.type !== 'human_input_needed') throw new Error('unreachable');
     expect(question.request).toMatchObject({ kind: 'approval', prompt: 'Deploy v2.3.1 to production?' });
     expect(question.key).toBe(`input:${question.request.inputId}`);
+    // It names the message that asked, delivered before it (a thread shows the prompt after that message).
+    const asking = events.findIndex(
+      (e) => e.type === 'message' && e.sessionId === sessionId && e.key === question.messageKey,
+    );
+    expect(asking).toBeGreaterThanOrEqual(0);
+    expect(asking).toBeLessThan(events.indexOf(question));
     // The question may show before the status says waiting_human: wait until the follower saw the wait.
     const waits = (e: FollowEvent) => e.type === 'status' && e.status === 'waiting_human';
     await drive(clock, reader, () => events.some(waits), { stepMs: 100, realPauseMs: 5 });
