@@ -35,7 +35,7 @@ import { spawnEmulator } from '@agent-sessions/emulator/testing';
 import { wholeAbove0, writeResult } from '../cli.js';
 import { round } from '../stats.js';
 import { botMetrics, type Expected, evaluate, expectedOf, type SideFigures, slackFloor } from './figures.js';
-import { printReport, TARGET_TEXT, targetsOf } from './report.js';
+import { printReport, TARGET_TEXT, targets22Of, targetsOf } from './report.js';
 import { KEY, type Side, type Strategy, startSession, startSide } from './sides.js';
 
 const { values } = parseArgs({
@@ -216,6 +216,7 @@ async function main(): Promise<void> {
     },
     target: TARGET_TEXT,
     targets,
+    targets22: targets22Of(phases),
     phases,
   };
   writeResult(values.out as string, result);
