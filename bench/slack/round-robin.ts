@@ -45,13 +45,15 @@ export function roundRobin(
   let tokensAt = start;
   let turn = 0;
   let t = start;
-  for (let guard = 0; guard < 1_000_000; guard++) {
+  for (;;) {
     // Tokens refilled up to t.
     tokens = Math.min(limit.burst, tokens + (t - tokensAt) / gap);
     tokensAt = t;
     if (tokens < 1) {
+      // Exactly when the next token is in (recomputing it from the wait could fall a hair short, forever).
       t += (1 - tokens) * gap;
-      continue;
+      tokens = 1;
+      tokensAt = t;
     }
     // What may go now: a card or prompt first, then the next thread in turn with a message said by t.
     if (urgent.length > 0 && (urgent[0] as number) <= t) {
