@@ -1,5 +1,7 @@
-/** What the outbound queue is asked to send, and how it is told about Slack's limits. */
+/** What the outbound queue is asked to send, how it is told about Slack's limits, and `queuedChat` over it. */
 import type { Clock } from '@agent-sessions/core';
+import type { OutboundQueue } from './outbound.js';
+import type { SlackChat, SlackClient } from './slack.js';
 
 /**
  * What goes first in a channel: prompts, answers and refusals (a person is waiting), then a session's
@@ -77,4 +79,39 @@ export function rateLimitedRetryAfterMs(error: unknown): number | undefined {
   const e = error as { code?: unknown; retryAfter?: unknown; data?: { error?: unknown } };
   if (e.code !== 'slack_webapi_rate_limited_error' && e.data?.error !== 'ratelimited') return undefined;
   return typeof e.retryAfter === 'number' && e.retryAfter >= 0 ? e.retryAfter * 1000 : -1;
+}
+
+/**
+ * `chat` for a service that posts or edits on a person's behalf (a new session's card, a prompt marked
+ * answered): through the channel's queue, first in it, so it never races the queue for Slack's limits.
+ */
+export function queuedChat(
+  client: SlackClient,
+  outbound: OutboundQueue,
+): SlackChat<'postMessage' | 'update' | 'delete'> {
+  return {
+    chat: {
+      postMessage: (args) =>
+        outbound.run({
+          channel: args.channel,
+          priority: 'urgent',
+          method: 'post',
+          run: () => client.chat.postMessage(args),
+        }),
+      update: (args) =>
+        outbound.run({
+          channel: args.channel,
+          priority: 'urgent',
+          method: 'update',
+          run: () => client.chat.update(args),
+        }),
+      delete: (args) =>
+        outbound.run({
+          channel: args.channel,
+          priority: 'urgent',
+          method: 'update',
+          run: () => client.chat.delete(args),
+        }),
+    },
+  };
 }

@@ -123,3 +123,19 @@ describe('a session whose lease comes back', () => {
     expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Left by a crash.']);
   });
 });
+
+describe('a batch', () => {
+  it('is made when the channel can post it: what came while it waited joins it', async () => {
+    const place = await thread();
+    const { poster: p, clock } = pacedPoster();
+    await p.enqueueText(place, 'msg:1', text('First, at once.'));
+    await sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first message' });
+    // No token until the next second: these wait, and the one post then carries both.
+    await p.enqueueText(place, 'msg:2', text('Second, waiting.'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await p.enqueueText(place, 'msg:3', text('Third, came while the second waited.'));
+    await clock.advance(1_000);
+    await sandbox.workspace.waitFor(() => replies(place.cardTs)[1], { what: 'the batch' });
+    expect(replies(place.cardTs)[1]?.text).toBe('Second, waiting.\n\nThird, came while the second waited.');
+  });
+});
