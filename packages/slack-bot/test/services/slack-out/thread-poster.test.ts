@@ -74,6 +74,19 @@ describe('a thread post meets a Slack error', () => {
     expect(await outcomes(metrics)).toMatchObject({ as_text: 1 });
   });
 
+  it('a markdown message refused: sent as its whole text in parts, not as its shortened fallback', async () => {
+    const place = await thread();
+    const { poster: p } = poster();
+    sandbox.failNext({ method: 'chat.postMessage', error: 'msg_blocks_too_long', channel: CHANNEL });
+    const body = `Start of a long note. ${'The agent explains at length. '.repeat(170)}End of the long note.`;
+    await p.postText(place, 'msg:md', { mrkdwn: body, plain: body, markdown: body }, 'urgent');
+    const shown = replies(place.cardTs)
+      .map((m) => (m.text ?? '').replace(/\n\(part \d of \d\)$/, ''))
+      .join('');
+    expect(body.length).toBeGreaterThan(5_000);
+    expect(shown.replace(/\s+/g, ' ')).toBe(body.replace(/\s+/g, ' '));
+  });
+
   it('refused as blocks and as text: uploaded as a file holding all of it', async () => {
     const place = await thread();
     const { poster: p, metrics } = poster();
