@@ -7,6 +7,7 @@ import type { EmulatorEvent } from '@agent-sessions/emulator';
 import type { Bot } from '../bot.js';
 import { percentile, round } from '../stats.js';
 import { type AgentMessage, needleOf, occurrences } from './match.js';
+import { roundRobinFloor, type ThreadDemand } from './round-robin.js';
 import { CHANNEL, isTopLevel, type Side, type Strategy, type Tracked, textOf } from './sides.js';
 
 const QUESTION_PROMPT = 'Deploy v2.3.1 to production?';
@@ -53,6 +54,13 @@ export interface SideFigures {
   complete: boolean;
   /** What the bot's own /metrics said at the end (batch sizes, 429s it saw). */
   botMetrics?: BotMetricsSeen;
+  /** Message surfacing if the channel's threads were posted in turn at Slack's limit (round-robin.ts). */
+  roundRobinFloor: { p50Ms: number; p95Ms: number };
+  /**
+   * From the last chatty session's end at the service to the last of their messages shown (≥ when some
+   * were never shown); absent until every chatty session finished.
+   */
+  caughtUp?: { afterMs: number; lowerBound: boolean };
 }
 
 export interface BotMetricsSeen {
@@ -84,6 +92,8 @@ export interface Expected {
   messages: Array<{ needle: string; at: number; chatty: boolean }>;
   /** When its question was asked (question sessions). */
   askedAt?: number;
+  /** When the service said it finished. */
+  finishedAt?: number;
 }
 
 /** What one side shows of the expected messages, as of `now` (`final`: the phase is over). */
@@ -104,6 +114,8 @@ export function evaluate(
   let lastShown = t0;
   let messages = 0;
   const cardWaits: Array<{ ms: number; censored: boolean }> = [];
+  const demand: ThreadDemand[] = [];
+  const chattyEnds: Array<number | undefined> = [];
   for (const tracked of side.tracked) {
     const card = channel.find((m) => isTopLevel(m) && textOf(m).includes(tracked.goal));
     cardWaits.push(
@@ -112,7 +124,14 @@ export function evaluate(
         : { ms: now - tracked.sentAt, censored: true },
     );
     const exp = tracked.sessionId ? expected.get(tracked.sessionId) : undefined;
+    if (tracked.kind === 'chatty') chattyEnds.push(exp?.finishedAt);
     if (!exp) continue;
+    demand.push({
+      cardAt: tracked.sentAt,
+      messages: exp.messages.map((m) => m.at).sort((a, b) => a - b),
+      ...(exp.askedAt === undefined ? {} : { askedAt: exp.askedAt }),
+      ...(exp.finishedAt === undefined ? {} : { finishedAt: exp.finishedAt }),
+    });
     const replies = card ? ws.replies(CHANNEL, card.ts).map(textOf) : [];
     const seen = card ? (side.appearances.get(card.ts) ?? []) : [];
     /** When each thread message first showed `needle`, in order. */
@@ -164,6 +183,9 @@ export function evaluate(
     (q) => chatterShown.filter((c) => c.at <= q.askedAt && (c.shownAt ?? Infinity) > q.askedAt).length,
   );
   const questionsExpected = side.tracked.filter((t) => t.kind === 'question').length;
+  const serviceFinished = chattyEnds.every((at) => at !== undefined) ? Math.max(...chattyEnds) : undefined;
+  const chatterUnshown = chatterShown.some((c) => c.shownAt === undefined);
+  const caughtUpAt = chatterUnshown ? now : Math.max(0, ...chatterShown.map((c) => c.shownAt ?? 0));
   // Once frozen, what was said by the deadline is all there is to show.
   const all = frozen || side.tracked.every((t) => t.sessionId && expected.get(t.sessionId)?.said);
   return {
@@ -187,6 +209,10 @@ export function evaluate(
     missing,
     duplicated,
     drainedMs: missing ? now - t0 : lastShown - t0,
+    roundRobinFloor: demand.length ? roundRobinFloor(demand, POST_RATE) : { p50Ms: 0, p95Ms: 0 },
+    ...(serviceFinished === undefined || chattyEnds.length === 0
+      ? {}
+      : { caughtUp: { afterMs: caughtUpAt - serviceFinished, lowerBound: chatterUnshown } }),
     complete:
       all &&
       missing === 0 &&
@@ -214,11 +240,18 @@ export async function expectedOf(sessions: Sessions, t: Tracked, events: Emulato
     if (needle) messages.push({ needle, at: e.at, chatty: t.kind === 'chatty' });
   }
   const asked = events.find((e) => e.sessionId === sessionId && e.type === 'human_input_needed');
+  const finished = events.find((e) => e.sessionId === sessionId && e.type === 'finished');
   const said =
     t.kind === 'chatty'
       ? events.some((e) => e.sessionId === sessionId && e.type === 'finished')
       : asked !== undefined;
-  return { sessionId, said, messages, ...(asked ? { askedAt: asked.at } : {}) };
+  return {
+    sessionId,
+    said,
+    messages,
+    ...(asked ? { askedAt: asked.at } : {}),
+    ...(finished ? { finishedAt: finished.at } : {}),
+  };
 }
 
 /** The sandbox's default `chat.postMessage` limit per channel (Slack's): 60 a minute, bursts of 5. */

@@ -36,7 +36,7 @@ import { wholeAbove0, writeResult } from '../cli.js';
 import { round } from '../stats.js';
 import { AGENT_TARGET_TEXT, agentTargetsOf, printAgentReport } from './agent-report.js';
 import { botMetrics, type Expected, evaluate, expectedOf, type SideFigures, slackFloor } from './figures.js';
-import { printReport, TARGET_TEXT, targetsOf } from './report.js';
+import { printReport, TARGET_TEXT, targets22Of, targetsOf } from './report.js';
 import { KEY, type Side, type Strategy, startSession, startSide } from './sides.js';
 
 const { values } = parseArgs({
@@ -221,6 +221,7 @@ async function main(): Promise<void> {
     targets,
     agentTarget: AGENT_TARGET_TEXT,
     agentTargets,
+    targets22: targets22Of(phases),
     phases,
   };
   writeResult(values.out as string, result);

@@ -4,6 +4,7 @@
  */
 import { round } from '../stats.js';
 import type { Latencies, SideFigures } from './figures.js';
+import { TARGET_22, TARGET_22_TEXT } from './round-robin.js';
 
 /** Issue #13's targets, at K = 20, for the paced bot. */
 export const TARGET = { k: 20, maxRatelimitedPercent: 1, questionP95Ms: 3000, messageP95RatioToNaive: 0.25 };
@@ -88,6 +89,16 @@ export function printReport(phases: Phase[], targets: ReturnType<typeof targetsO
   row('missing / duplicated', (f) => `${f.missing} / ${f.duplicated}`);
   row('bot: mean batch size', (f) => String(f.botMetrics?.meanBatchSize ?? '-'));
   row('all shown after', (f) => (f.complete ? seconds(f.drainedMs) : `not by ${seconds(f.drainedMs)}`));
+  row(
+    'round-robin floor p50 / p95',
+    (f) => `${round(f.roundRobinFloor.p50Ms / 1000)} / ${round(f.roundRobinFloor.p95Ms / 1000)} s`,
+  );
+  row('message p95 / floor p95', (f) =>
+    f.roundRobinFloor.p95Ms ? `${round(f.messageSurfacing.p95Ms / f.roundRobinFloor.p95Ms, 2)}x` : '-',
+  );
+  row('caught up after service finished', (f) =>
+    f.caughtUp ? `${f.caughtUp.lowerBound ? '≥ ' : ''}${seconds(f.caughtUp.afterMs)}` : '-',
+  );
   log('');
   log(`Target: ${TARGET_TEXT}`);
   if (targets) {
@@ -102,4 +113,45 @@ export function printReport(phases: Phase[], targets: ReturnType<typeof targetsO
         `  message p95 paced/naive ${targets.messageP95VsNaive.ratio}: ${v(targets.messageP95VsNaive.met)}`,
       );
   } else log(`  (no paced run at K = ${TARGET.k})`);
+  const t22 = targets22Of(phases);
+  log(`Target (#22): ${TARGET_22_TEXT}`);
+  const v = (met: boolean) => (met ? 'met' : 'NOT met');
+  if (t22.floor)
+    log(
+      `  K=${TARGET_22.floorK} message p95 ${seconds(t22.floor.p95Ms)} = ${t22.floor.ratio}x the floor's ${seconds(t22.floor.floorP95Ms)}: ${v(t22.floor.met)}`,
+    );
+  else log(`  (no paced run at K = ${TARGET_22.floorK})`);
+  if (t22.caughtUp)
+    log(
+      `  K=${TARGET_22.caughtUpK} caught up ${t22.caughtUp.text} after the service finished: ${v(t22.caughtUp.met)}`,
+    );
+  else log(`  (no paced run at K = ${TARGET_22.caughtUpK} whose chatty sessions all finished)`);
+}
+
+/** Issue #22's targets, met or not, by the paced bot (null where the run has no such phase). */
+export function targets22Of(phases: Phase[]) {
+  const paced = (k: number) => phases.find((p) => p.k === k)?.figures.find((f) => f.strategy === 'paced');
+  const atFloor = paced(TARGET_22.floorK);
+  const atCaughtUp = paced(TARGET_22.caughtUpK)?.caughtUp;
+  const floorP95Ms = atFloor?.roundRobinFloor.p95Ms ?? 0;
+  return {
+    floor:
+      atFloor && floorP95Ms
+        ? {
+            p95Ms: atFloor.messageSurfacing.p95Ms,
+            floorP95Ms,
+            ratio: round(atFloor.messageSurfacing.p95Ms / floorP95Ms, 2),
+            met:
+              !atFloor.messageSurfacing.lowerBound &&
+              atFloor.messageSurfacing.p95Ms <= TARGET_22.messageP95ToFloor * floorP95Ms,
+          }
+        : null,
+    caughtUp: atCaughtUp
+      ? {
+          ms: atCaughtUp.afterMs,
+          text: `${atCaughtUp.lowerBound ? '≥ ' : ''}${seconds(atCaughtUp.afterMs)}`,
+          met: !atCaughtUp.lowerBound && atCaughtUp.afterMs <= TARGET_22.caughtUpMs,
+        }
+      : null,
+  };
 }

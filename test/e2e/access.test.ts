@@ -67,7 +67,9 @@ describe('who sees a session, who counts as a member, where sessions start', () 
       }
     }
     expect(await signals()).toBe(before);
-    expect(textOf(h.card(cardTs))).toMatch(/Running/);
+    // Not cancelled (the agent may have paused by itself meanwhile, at its iteration limit, on a busy machine).
+    expect((await h.emulator.admin.session(sessionId))?.status).not.toBe('cancelled');
+    expect(textOf(h.card(cardTs))).not.toMatch(/Cancelled/);
     expect(h.thread(cardTs).some((m) => /cancelled|redirected/.test(textOf(m)))).toBe(false);
 
     // Bob, a member of #agents, may see the session and (under channel-members) act on it.

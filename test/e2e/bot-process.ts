@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,8 +34,11 @@ export function spawnBot(env: Record<string, string>, output: string[] = []): Pr
       child.kill('SIGKILL');
       reject(new Error(`the bot did not start within ${BOT_START_MS / 1000} s:\n${buffered.slice(-2000)}`));
     }, BOT_START_MS);
+    // `E2E_LOG_DIR` (see harness.ts): each process's output in a file of its own as well.
+    const logFile = process.env.E2E_LOG_DIR && join(process.env.E2E_LOG_DIR, `bot-process.${child.pid}.log`);
     const onData = (chunk: Buffer) => {
       const text = chunk.toString();
+      if (logFile) appendFileSync(logFile, text);
       buffered += text;
       output.push(...text.split('\n').filter(Boolean));
       const url = /Slack request URL: (\S+)/.exec(buffered)?.[1];

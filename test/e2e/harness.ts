@@ -1,3 +1,5 @@
+import { appendFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
 import {
@@ -16,7 +18,7 @@ import {
   type SlackDriver,
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 /** A key distinctive enough that finding it anywhere in the logs means it leaked. */
 export const API_KEY = 'emu_e2e_secret_key_51f2c9a7';
@@ -94,10 +96,21 @@ export function botEnv(
 /** Log lines of every bot in the run, kept for the secrets test. */
 export const allLogLines: string[] = [];
 
+/**
+ * `E2E_LOG_DIR=dir`: every bot's log lines also go to `dir/<test file>.log`, to read after a failure (the
+ * lines are otherwise only in memory).
+ */
+const logFile = (() => {
+  const dir = process.env.E2E_LOG_DIR;
+  const testPath = expect.getState().testPath;
+  return dir && testPath ? join(dir, `${basename(testPath)}.${process.pid}.log`) : undefined;
+})();
+
 export function captureLogs(): Writable {
   return new Writable({
     write(chunk, _encoding, done) {
       allLogLines.push(...String(chunk).split('\n').filter(Boolean));
+      if (logFile) appendFileSync(logFile, String(chunk));
       done();
     },
   });

@@ -30,6 +30,11 @@ export interface StatusEvent extends EventBase {
 export interface HumanInputNeededEvent extends EventBase {
   type: 'human_input_needed';
   request: HumanInputRequest;
+  /**
+   * The key of the message event that announced the question (delivered before this event), when a
+   * message carried it; absent when it was read from a round object.
+   */
+  messageKey?: string;
 }
 
 /**

@@ -111,7 +111,7 @@ export function findQuestions(input: {
   );
   const newestRound =
     unlisted[unlisted.length - 1]?.roundId ?? order[order.length - 1] ?? fresh[fresh.length - 1]?.roundId;
-  const candidates: Array<{ source: unknown; key: string }> = [];
+  const candidates: Array<{ source: unknown; key: string; message?: boolean }> = [];
   for (const m of fresh) {
     // A question in any round may be pending (subagents ask too), unless its round ended, or (its
     // round object saying nothing) rounds take turns here and a newer one started: an answer starts
@@ -119,12 +119,12 @@ export function findQuestions(input: {
     if (ended.has(m.roundId)) continue;
     const turnTaking = !cursor.interleaved && !running.has(m.roundId);
     if (turnTaking && newestRound !== undefined && m.roundId !== newestRound) continue;
-    candidates.push({ source: m.message, key: m.key });
+    candidates.push({ source: m.message, key: m.key, message: true });
   }
   for (const round of rounds) {
     candidates.push({ source: round, key: `round:${roundIdOf(round) ?? '?'}` });
   }
-  for (const { source, key } of candidates) {
+  for (const { source, key, message } of candidates) {
     const parsed = parseHumanInputDetailed(source);
     if (!parsed) continue;
     if (!parsed.ok) {
@@ -151,6 +151,7 @@ export function findQuestions(input: {
       sessionId,
       key: `input:${request.inputId}`,
       request,
+      ...(message ? { messageKey: key } : {}),
     });
   }
   return { events, newlyAnnounced, roundPending };

@@ -723,6 +723,13 @@ describe('Following reads what changed first (model service)', () => {
       const question = own.findIndex((e) => e.type === 'human_input_needed');
       // The status was read in the same poll, right after the page that brought the question.
       expect(own[question + 1]).toMatchObject({ type: 'status', status: 'waiting_human' });
+      // It names the message that asked, delivered before it (a thread shows the prompt after that message).
+      const asking = own.findIndex(
+        (e) => e.type === 'message' && e.key === `r1#${state.messages.length - 1}`,
+      );
+      expect(own[question]).toMatchObject({ messageKey: `r1#${state.messages.length - 1}` });
+      expect(asking).toBeGreaterThanOrEqual(0);
+      expect(asking).toBeLessThan(question);
       expect(keysOf(m.events, id, 'message')).toEqual(state.messages.map((_, i) => `r1#${i}`));
     }
     expect(m.events.some((e) => e.type === 'human_input_unreadable' || e.type === 'error')).toBe(false);

@@ -32,24 +32,40 @@ export class SqlLeaseRepository implements LeaseRepository {
       );
       const live = Math.max(1, Number(counts[0]?.live ?? 1));
       const share = Math.min(options.limit, Math.ceil(Number(counts[0]?.active ?? 0) / live));
-      // Own leases first (no churn), then free or expired ones. SKIP LOCKED: replicas acquiring at the
-      // same moment split the sessions instead of waiting on each other.
-      const { rows } = await tx.query<{ session_id: string }>(
-        `WITH candidates AS (
-           SELECT s.session_id FROM sessions s
-           LEFT JOIN leases l ON l.session_id = s.session_id
-           WHERE NOT s.finished AND s.detached_at IS NULL AND (l.session_id IS NULL OR l.expires_at < now() OR l.owner = $1)
-           ORDER BY (l.owner IS NOT DISTINCT FROM $1) DESC, s.created_at
-           LIMIT $2
+      // Own leases first (no churn), renewed whatever else holds their sessions' rows: a replica never
+      // loses its own session to a lock (an update of the session in flight) while nobody else took it.
+      const { rows: own } = await tx.query<{ session_id: string }>(
+        `UPDATE leases SET expires_at = now() + $3 * interval '1 millisecond'
+          WHERE owner = $1 AND session_id IN (
+            SELECT l.session_id FROM leases l JOIN sessions s ON s.session_id = l.session_id
+             WHERE l.owner = $1 AND NOT s.finished AND s.detached_at IS NULL ORDER BY s.created_at LIMIT $2)
+          RETURNING session_id`,
+        [owner, share, options.ttlMs],
+      );
+      // Then free sessions and others' expired leases, each row locked with SKIP LOCKED: replicas acquiring
+      // at the same moment split the sessions instead of waiting on each other (or deadlocking).
+      const { rows: taken } = await tx.query<{ session_id: string }>(
+        `WITH free AS (
+           SELECT s.session_id, s.created_at FROM sessions s
+            WHERE NOT s.finished AND s.detached_at IS NULL
+              AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.session_id = s.session_id)
            FOR UPDATE OF s SKIP LOCKED
+         ), expired AS (
+           SELECT l.session_id, s.created_at FROM leases l JOIN sessions s ON s.session_id = l.session_id
+            WHERE NOT s.finished AND s.detached_at IS NULL AND l.expires_at < now() AND l.owner <> $1
+           FOR UPDATE OF l SKIP LOCKED
+         ), candidates AS (
+           SELECT session_id FROM (SELECT * FROM free UNION ALL SELECT * FROM expired) c
+            ORDER BY created_at LIMIT $2
          )
          INSERT INTO leases (session_id, owner, expires_at)
          SELECT session_id, $1, now() + $3 * interval '1 millisecond' FROM candidates
          ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-           WHERE leases.expires_at < now() OR leases.owner = EXCLUDED.owner
+           WHERE leases.expires_at < now()
          RETURNING session_id`,
-        [owner, share, options.ttlMs],
+        [owner, Math.max(0, share - own.length), options.ttlMs],
       );
+      const rows = [...own, ...taken];
       const held = rows.map((r) => r.session_id);
       // Beyond the fair share (a replica joined): hand the rest over.
       await tx.query(`DELETE FROM leases WHERE owner = $1 AND NOT (session_id = ANY($2::text[]))`, [

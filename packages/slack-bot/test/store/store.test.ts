@@ -288,6 +288,41 @@ for (const backend of storeBackends('store_test')) {
       expect((await store.sql.query('SELECT * FROM leases')).rows).toHaveLength(0);
     });
 
+    // PGlite has one connection: a transaction holding a row there holds everything, so only PostgreSQL.
+    it.skipIf(backend.name !== 'PostgreSQL')(
+      'a replica keeps its own lease while its session is being updated (its row locked) by another connection',
+      async () => {
+        await store.sessions.create(session('lease-locked'));
+        await store.sql.query("DELETE FROM leases WHERE session_id <> 'lease-locked'");
+        await store.sql.query("UPDATE sessions SET finished = true WHERE session_id <> 'lease-locked'");
+        expect(await store.leases.acquire('replica-a', { limit: 50, ttlMs: 60_000 })).toEqual([
+          'lease-locked',
+        ]);
+        let release = () => {};
+        const held = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        let locked = () => {};
+        const isLocked = new Promise<void>((resolve) => {
+          locked = resolve;
+        });
+        const updating = store.sql.transaction(async (tx) => {
+          await tx.query("UPDATE sessions SET status = 'running' WHERE session_id = 'lease-locked'");
+          locked();
+          await held;
+        });
+        await isLocked;
+        try {
+          expect(await store.leases.acquire('replica-a', { limit: 50, ttlMs: 60_000 })).toEqual([
+            'lease-locked',
+          ]);
+        } finally {
+          release();
+          await updating;
+        }
+      },
+    );
+
     it('remembers processed Slack events', async () => {
       expect(await store.events.markProcessed('Ev1')).toBe(true);
       expect(await store.events.markProcessed('Ev1')).toBe(false);

@@ -14,7 +14,11 @@ export interface LeaseKeeperOptions {
   limit?: number;
   /** How often pokes from other replicas (someone answered there) are picked up. */
   pokeEveryMs?: number;
-  /** Called for each session this replica stops following because another holds it now. */
+  /**
+   * Called for each session this replica stops following because another may hold it now; not for one
+   * that finished (no replica takes it: what this one still has queued for it, such as the notice that the
+   * service forgot it, is this one's to post).
+   */
   onLost?: (sessionId: string) => void;
   /**
    * The reader (its key's client) to follow a session with, or `waiting` while its key can't be used
@@ -40,7 +44,10 @@ export class LeaseKeeper {
   #stopped = false;
 
   constructor(
-    private readonly store: { leases: LeaseRepository; sessions: Pick<SessionRepository, 'update'> },
+    private readonly store: {
+      leases: LeaseRepository;
+      sessions: Pick<SessionRepository, 'get' | 'update'>;
+    },
     private readonly follower: Follower,
     private readonly logger: Logger,
     options: LeaseKeeperOptions,
@@ -103,13 +110,22 @@ export class LeaseKeeper {
     }
     const keep = new Set(held);
     // Leases given up first, at once: another replica may take them the moment the transaction commits.
-    for (const sessionId of this.#followed) {
-      if (!keep.has(sessionId)) {
-        this.follower.unfollow(sessionId);
-        this.#onLost?.(sessionId);
-        this.logger.info({ sessionId, owner: this.owner }, 'lease lost: no longer following');
-      }
-    }
+    const gone = [...this.#followed].filter((sessionId) => !keep.has(sessionId));
+    for (const sessionId of gone) this.follower.unfollow(sessionId);
+    // A finished session's lease just lapsed: nobody takes it over, so nothing of it is withdrawn here.
+    const finished = await Promise.all(
+      gone.map((sessionId) =>
+        this.store.sessions.get(sessionId).then(
+          (s) => s?.finished === true,
+          () => false,
+        ),
+      ),
+    );
+    gone.forEach((sessionId, i) => {
+      if (finished[i]) return;
+      this.#onLost?.(sessionId);
+      this.logger.info({ sessionId, owner: this.owner }, 'lease lost: no longer following');
+    });
     for (const sessionId of held) {
       if (this.follower.isFollowing(sessionId)) continue;
       const reader = await this.#readerFor?.(sessionId).catch((error: unknown) => {

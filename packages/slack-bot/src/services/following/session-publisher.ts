@@ -38,6 +38,7 @@ import type { CardMessage } from '../slack-out/card-updater.js';
 import { queuedChat } from '../slack-out/outbound.js';
 import type { StreamPoster } from '../slack-out/stream-poster.js';
 import { CannotPostHereError, PostWithdrawnError, threadPlace } from '../slack-out/thread-place.js';
+import { MessageMarks } from './message-marks.js';
 import type { SessionPublisherDeps } from './session-publisher-deps.js';
 
 /** The latest snapshot of each followed session, for its card. */
@@ -51,6 +52,8 @@ export class SessionPublisher {
   readonly #snapshots: Snapshots = new Map();
   /** The card's "now" line: each followed session's latest step. */
   readonly #steps = new Map<string, string>();
+  /** Where the chatter queue stood after each of a session's latest messages (see `#prompt`). */
+  readonly #marks = new MessageMarks();
 
   constructor(private readonly deps: SessionPublisherDeps) {}
 
@@ -126,23 +129,26 @@ export class SessionPublisher {
     const carded = await this.#ensureCard(session);
     const place = threadPlace(carded);
     // After a crash: what was queued and never posted goes out (once) before anything new of it.
-    await (this.#streams(place) ?? this.deps.poster).recover(place);
+    await (this.#streams(place) ?? this.deps.poster).recover(place, { asOwner: true });
     switch (event.type) {
       case 'message': {
         const step = currentStepOf(event.message);
         if (step) this.#steps.set(session.sessionId, step);
         const text = agentMessageText(event.message, { showReasoning: this.deps.showReasoning });
-        if (!text) return;
         // Recorded, not yet posted: the thread may be behind, and its chatter then goes out batched.
         const timestamp = event.message.timestamp;
         const shown = () => this.#observe('message', timestamp);
         const streams = this.#streams(place);
-        if (streams) return streams.enqueue(place, `msg:${event.key}`, event.roundId, event.message, shown);
-        await this.deps.poster.enqueueText(place, `msg:${event.key}`, text, shown);
+        if (streams)
+          return text
+            ? streams.enqueue(place, `msg:${event.key}`, event.roundId, event.message, shown)
+            : undefined;
+        if (text) await this.deps.poster.enqueueText(place, `msg:${event.key}`, text, shown);
+        this.#marks.set(session.sessionId, event.key, this.deps.poster.batches.mark());
         return;
       }
       case 'human_input_needed':
-        await this.#prompt(place, event.request);
+        await this.#prompt(place, event.request, event.messageKey);
         return;
       case 'human_input_unreadable':
         await this.#unreadable(place, event);
@@ -175,7 +181,7 @@ export class SessionPublisher {
         // final state (its edits otherwise go ahead of the channel's chatter). Once the session's chatter
         // is out, its report goes ahead of other sessions' chatter: the outcome is what people wait for.
         // Chatter a former owner recorded after this process took the session over is posted first.
-        await (this.#streams(place) ?? this.deps.poster).recover(place, { again: true });
+        await (this.#streams(place) ?? this.deps.poster).recover(place, { again: true, asOwner: true });
         await this.#streams(place)?.close(place, 'closed');
         await this.deps.poster.drained(place);
         // The lease moved while the chatter drained: the new owner posts the report (once, by its key).
@@ -189,6 +195,7 @@ export class SessionPublisher {
         await this.deps.store.sessions.update(session.sessionId, { finished: true });
         this.#snapshots.delete(session.sessionId);
         this.#steps.delete(session.sessionId);
+        this.#marks.forget(session.sessionId);
         return;
       case 'error':
         // 401/403: the session's key was removed or refused (issue #25): said once, followed no further.
@@ -201,6 +208,7 @@ export class SessionPublisher {
           finished: true,
         });
         this.#snapshots.delete(session.sessionId);
+        this.#marks.forget(session.sessionId);
         // The card updater logs its own failures.
         await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
         await this.deps.poster
@@ -273,7 +281,7 @@ export class SessionPublisher {
     return (error) => this.deps.logger.warn({ err: error, sessionId }, what);
   }
 
-  async #prompt(place: SessionRecord, request: HumanInputRequest): Promise<void> {
+  async #prompt(place: SessionRecord, request: HumanInputRequest, messageKey?: string): Promise<void> {
     const existing = await this.deps.store.prompts.get(place.sessionId, request.inputId);
     if (existing?.state === 'answered') {
       // Answered while its posting was being redone (a restart): make sure it shows the answer.
@@ -297,10 +305,13 @@ export class SessionPublisher {
       });
     // Recorded before posting, so a click on the message always finds its question.
     await record(existing?.messageTs ?? null);
-    // The prompt comes after the agent's messages that lead up to it: this session's waiting chatter
-    // goes first, as urgent as the prompt (not held up by other sessions' chatter or outcomes).
     await this.#streams(place)?.close(place, 'suspended');
-    await this.deps.poster.drained(place, 'urgent');
+    // The prompt comes after the agent's messages up to the one that asked: that much of this session's
+    // waiting chatter goes first, as urgent as the prompt (not held up by other sessions' chatter or
+    // outcomes); what the agent said after it keeps its pace. Asked elsewhere (a round object), or the
+    // message's mark forgotten: all the chatter queued so far.
+    const through = this.#marks.get(place.sessionId, messageKey) ?? this.deps.poster.batches.mark();
+    await this.deps.poster.drained(place, 'urgent', through);
     this.#throwIfMoved(place.sessionId);
     const ts = await this.deps.poster.post(
       place,

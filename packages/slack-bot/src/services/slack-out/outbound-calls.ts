@@ -1,5 +1,7 @@
-/** What the outbound queue is asked to send, and how it is told about Slack's limits. */
+/** What the outbound queue is asked to send, how it is told about Slack's limits, and `queuedChat` over it. */
 import { type Clock, TokenBucket } from '@agent-sessions/core';
+import type { OutboundQueue } from './outbound.js';
+import type { SlackChat, SlackClient } from './slack.js';
 
 /**
  * What goes first in a channel: prompts, answers and refusals (a person is waiting), then a session's
@@ -110,4 +112,39 @@ export function streamBuckets(options: OutboundOptions, clock: Clock): Map<Outbo
     ['stream-start', perMinute(options.streamStartPerMinute ?? 18)],
     ['stream-stop', perMinute(options.streamStopPerMinute ?? 18)],
   ]);
+}
+
+/**
+ * `chat` for a service that posts or edits on a person's behalf (a new session's card, a prompt marked
+ * answered): through the channel's queue, first in it, so it never races the queue for Slack's limits.
+ */
+export function queuedChat(
+  client: SlackClient,
+  outbound: OutboundQueue,
+): SlackChat<'postMessage' | 'update' | 'delete'> {
+  return {
+    chat: {
+      postMessage: (args) =>
+        outbound.run({
+          channel: args.channel,
+          priority: 'urgent',
+          method: 'post',
+          run: () => client.chat.postMessage(args),
+        }),
+      update: (args) =>
+        outbound.run({
+          channel: args.channel,
+          priority: 'urgent',
+          method: 'update',
+          run: () => client.chat.update(args),
+        }),
+      delete: (args) =>
+        outbound.run({
+          channel: args.channel,
+          priority: 'urgent',
+          method: 'update',
+          run: () => client.chat.delete(args),
+        }),
+    },
+  };
 }

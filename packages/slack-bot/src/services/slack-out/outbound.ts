@@ -16,7 +16,6 @@ import {
   type SharedBudgets,
   streamBuckets,
 } from './outbound-calls.js';
-import type { SlackChat, SlackClient } from './slack.js';
 
 export * from './outbound-calls.js';
 
@@ -37,6 +36,8 @@ interface Lane {
   inFlight: number;
   /** Wakes the lane's wait early: a call came that may go sooner. */
   wake: AbortController | undefined;
+  /** Tags whose turn took the channel's post token: their next post is paid for, and goes first. */
+  prepaid: Set<string>;
 }
 
 /**
@@ -126,6 +127,7 @@ export class OutboundQueue {
 
   /** Takes a tag's waiting calls out of every queue, rejecting each with `reason`; how many. */
   withdraw(tag: string, reason: Error): number {
+    for (const lane of this.#lanes.values()) lane.prepaid.delete(tag);
     const taken = [...this.#lanes.values()].flatMap((lane) => this.#untag(lane, tag, 0));
     for (const job of taken) job.reject(reason);
     return taken.length;
@@ -149,6 +151,10 @@ export class OutboundQueue {
   #enqueue(lane: Lane, job: Job): void {
     const { priority, tag } = job.call;
     const queue = lane.queues[priority];
+    if (tag !== undefined && job.call.method === 'post' && lane.prepaid.has(tag)) {
+      queue.unshift(job);
+      return;
+    }
     if (priority !== 'outcome' || tag === undefined) {
       queue.push(job);
       return;
@@ -209,6 +215,7 @@ export class OutboundQueue {
         running: false,
         inFlight: 0,
         wake: undefined,
+        prepaid: new Set(),
       };
       this.#lanes.set(channel, lane);
     }
@@ -217,8 +224,6 @@ export class OutboundQueue {
 
   #bucket(lane: Lane, method: OutboundMethod): TokenBucket | undefined {
     switch (method) {
-      case 'turn':
-        return undefined;
       case 'update':
         return this.#update;
       case 'tier3':
@@ -240,14 +245,18 @@ export class OutboundQueue {
   /**
    * The most urgent call whose limit lets it go now (its token taken), or how long until one may. Calls
    * behind one whose limit has no room are skipped only when they spend another limit: first in, first
-   * out per limit within a priority (so a thread's posts keep their order).
+   * out per limit within a priority (so a thread's posts keep their order). A batch's turn takes the post
+   * token its post then spends: the batch is made when the channel can post it, not a queue's length
+   * before (all that came meanwhile joins it), and goes at once.
    */
   async #take(lane: Lane): Promise<Job | number> {
     let waitMs = Number.POSITIVE_INFINITY;
     const full = new Set<TokenBucket>();
     // A snapshot: the queues may change while a shared budget is asked.
     for (const job of PRIORITIES.flatMap((p) => lane.queues[p])) {
-      const bucket = this.#bucket(lane, job.call.method);
+      const { tag, method } = job.call;
+      const paid = tag !== undefined && method === 'post' && lane.prepaid.delete(tag);
+      const bucket = paid ? undefined : this.#bucket(lane, method);
       if (bucket && full.has(bucket)) continue;
       const keep = bucket && job.call.spare?.() ? bucket.burst - 1 : 0;
       const wait = bucket ? await this.#spend(lane, job.call.method, bucket, keep) : 0;
@@ -256,6 +265,7 @@ export class OutboundQueue {
         const at = queue.indexOf(job);
         if (at < 0) continue; // settled meanwhile (a token spent for nothing, rarely)
         queue.splice(at, 1);
+        if (method === 'turn' && tag !== undefined) lane.prepaid.add(tag);
         return job;
       }
       // A spare call finding no spare tokens says nothing about the calls behind it.
@@ -289,7 +299,8 @@ export class OutboundQueue {
   /** The shared budget's row for a call: a channel's posts, or the workspace's edits. */
   #sharedKey(lane: Lane, method: OutboundMethod): string | undefined {
     if (method === 'update') return 'chat.update';
-    if (method === 'post' || method === 'upload') return `chat.postMessage:${lane.channel}`;
+    if (method === 'post' || method === 'upload' || method === 'turn')
+      return `chat.postMessage:${lane.channel}`;
     return undefined;
   }
 
@@ -360,39 +371,4 @@ export class OutboundQueue {
       );
     }
   }
-}
-
-/**
- * `chat` for a service that posts or edits on a person's behalf (a new session's card, a prompt marked
- * answered): through the channel's queue, first in it, so it never races the queue for Slack's limits.
- */
-export function queuedChat(
-  client: SlackClient,
-  outbound: OutboundQueue,
-): SlackChat<'postMessage' | 'update' | 'delete'> {
-  return {
-    chat: {
-      postMessage: (args) =>
-        outbound.run({
-          channel: args.channel,
-          priority: 'urgent',
-          method: 'post',
-          run: () => client.chat.postMessage(args),
-        }),
-      update: (args) =>
-        outbound.run({
-          channel: args.channel,
-          priority: 'urgent',
-          method: 'update',
-          run: () => client.chat.update(args),
-        }),
-      delete: (args) =>
-        outbound.run({
-          channel: args.channel,
-          priority: 'urgent',
-          method: 'update',
-          run: () => client.chat.delete(args),
-        }),
-    },
-  };
 }

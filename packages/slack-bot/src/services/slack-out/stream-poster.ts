@@ -109,7 +109,9 @@ export class StreamPoster {
    * After a crash: an append (or start) whose answer was lost is looked for in the stream, and its keys
    * recorded or sent again; keys recorded and never sent are queued again. Once per session per process.
    */
-  recover(place: StreamPlace, options: { again?: boolean } = {}): Promise<void> {
+  recover(place: StreamPlace, options: { again?: boolean; asOwner?: boolean } = {}): Promise<void> {
+    // `asOwner`: nothing once the lease moved (a poll still in flight); the new owner recovers.
+    if (options.asOwner && this.deps.poster.owns?.(place.sessionId) === false) return Promise.resolve();
     if (options.again) this.#recovered.delete(place.sessionId);
     let done = this.#recovered.get(place.sessionId);
     if (!done) {

@@ -15,6 +15,15 @@ export interface BatchItem {
   begun: boolean;
   resolve: (ts: string) => void;
   reject: (error: unknown) => void;
+  /** Its place in the order things were queued in this process (set when pushed; see `mark`). */
+  seq?: number;
+}
+
+/** Someone waiting for a session's chatter queued up to `through` (a `mark`) to be out. */
+interface Waiter {
+  through: number;
+  priority: 'urgent' | 'outcome';
+  resolve: () => void;
 }
 
 interface Batch {
@@ -26,8 +35,10 @@ interface Batch {
    * `urgent` while a question waits for it (a person is waiting).
    */
   priority: OutboundPriority;
-  /** Waiting for this batch to empty. */
-  settled: Array<() => void>;
+  /** Taken for the post being sent now (still not out). */
+  sending: BatchItem[];
+  /** Waiting for part of this batch (or all of it: `through` infinite) to be out. */
+  waiters: Waiter[];
 }
 
 export interface ThreadBatchesOptions {
@@ -51,20 +62,58 @@ export class ThreadBatches {
   readonly #batches = new Map<string, Batch>();
   /** `session|key` of everything waiting in a batch of this process. */
   readonly #queued = new Set<string>();
+  /** Items pushed so far (their `seq`s count up from 1). */
+  #pushed = 0;
 
   constructor(private readonly deps: ThreadBatchesOptions) {}
 
+  /** Where the queue stands now: everything pushed so far, of every session, is at or before it. */
+  mark(): number {
+    return this.#pushed;
+  }
+
   /**
-   * Settles once nothing of this session waits in a batch here (sent, or failed and logged). Its chatter
-   * goes ahead of other sessions' from now on: the session's report (`outcome`) or question (`urgent`)
-   * waits for it.
+   * Settles once nothing of this session queued here up to `through` (a `mark`; left out: everything,
+   * however late it was queued) waits any more (sent, or failed and logged). That chatter goes ahead of
+   * other sessions' meanwhile: the session's report (`outcome`) or question (`urgent`) waits for it. What
+   * was queued after `through` keeps its own pace once the wait is over.
    */
-  settled(place: Place, priority: 'urgent' | 'outcome' = 'outcome'): Promise<void> {
+  settled(
+    place: Place,
+    priority: 'urgent' | 'outcome' = 'outcome',
+    through = Number.POSITIVE_INFINITY,
+  ): Promise<void> {
     const batch = this.#batches.get(place.sessionId);
-    if (!batch) return Promise.resolve();
-    if (batch.priority !== 'urgent') batch.priority = priority;
-    this.deps.outbound.promote(place.channelId, place.sessionId, batch.priority);
-    return new Promise((resolve) => batch.settled.push(resolve));
+    if (!batch || this.#outUpTo(batch, through)) return Promise.resolve();
+    return new Promise((resolve) => {
+      batch.waiters.push({ through, priority, resolve });
+      this.#reprioritize(batch);
+      this.deps.outbound.promote(place.channelId, place.sessionId, batch.priority);
+    });
+  }
+
+  /** Nothing of the batch up to `through` waits or is being sent. */
+  #outUpTo(batch: Batch, through: number): boolean {
+    const first = batch.sending[0] ?? batch.items[0];
+    return first === undefined || (first.seq ?? 0) > through;
+  }
+
+  /** Wakes the waits that are over; the batch keeps the priority of the waits still on. */
+  #wakeWaiters(batch: Batch): void {
+    const done = batch.waiters.filter((w) => this.#outUpTo(batch, w.through));
+    if (done.length === 0) return;
+    batch.waiters = batch.waiters.filter((w) => !done.includes(w));
+    this.#reprioritize(batch);
+    for (const w of done) w.resolve();
+  }
+
+  #reprioritize(batch: Batch): void {
+    const wanted = batch.waiters.map((w) => w.priority);
+    batch.priority = wanted.includes('urgent')
+      ? 'urgent'
+      : wanted.includes('outcome')
+        ? 'outcome'
+        : 'chatter';
   }
 
   /**
@@ -89,10 +138,11 @@ export class ThreadBatches {
   push(place: Place, item: BatchItem): void {
     let batch = this.#batches.get(place.sessionId);
     if (!batch) {
-      batch = { place, items: [], scheduled: false, priority: 'chatter', settled: [] };
+      batch = { place, items: [], scheduled: false, priority: 'chatter', sending: [], waiters: [] };
       this.#batches.set(place.sessionId, batch);
     }
     batch.place = place;
+    item.seq = ++this.#pushed;
     batch.items.push(item);
     this.#queued.add(`${place.sessionId}|${item.key}`);
     this.#schedule(batch);
@@ -117,17 +167,17 @@ export class ThreadBatches {
       )
       .finally(() => {
         batch.scheduled = false;
+        batch.sending = [];
+        this.#wakeWaiters(batch);
         if (batch.items.length > 0) this.#schedule(batch);
-        else {
-          if (this.#batches.get(place.sessionId) === batch) this.#batches.delete(place.sessionId);
-          for (const resolve of batch.settled.splice(0)) resolve();
-        }
+        else if (this.#batches.get(place.sessionId) === batch) this.#batches.delete(place.sessionId);
       });
   }
 
   async #sendBatch(batch: Batch): Promise<void> {
     const taken = takeBatch(batch.items);
     if (taken.length === 0) return;
+    batch.sending = taken;
     const settle = (fn: (item: BatchItem) => void) => {
       for (const item of taken) {
         this.#queued.delete(`${batch.place.sessionId}|${item.key}`);

@@ -56,9 +56,17 @@ export function batchMessage(messages: ThreadMessage[]): ThreadMessage {
   };
 }
 
-/** A message Slack refused as sent, as plain text in safe parts (labelled when there are several). */
+/**
+ * A message Slack refused as sent, as plain text in safe parts (labelled when there are several). A message
+ * of `markdown` blocks goes as their whole text: its `text` is only a glance, cut at FALLBACK_MAX.
+ */
 export function plainParts(message: ThreadMessage): { text: string; parts: string[] } {
-  const text = message.text || blocksText(message.blocks);
+  const markdown = (message.blocks ?? []).flatMap((b) =>
+    b.type === 'markdown' && typeof (b as { text?: unknown }).text === 'string'
+      ? [(b as { text: string }).text]
+      : [],
+  );
+  const text = markdown.length > 0 ? markdown.join('\n\n') : message.text || blocksText(message.blocks);
   const parts = splitText(text, PLAIN_PART_CHARS);
   return {
     text,

@@ -29,11 +29,12 @@ export interface ThreadPosterOptions extends Pick<ThreadLookupOptions, 'self'> {
    * this, we wait (the follower re-delivers); older, its poster is gone and we post once more.
    */
   pendingGraceMs?: number;
-  /** An unknown Slack error is retried this many times in all… */
+  /**
+   * An unknown Slack error is retried `maxAttempts` times in all, first after `retryBaseMs` (each next
+   * wait twice as long), and not once the post is older than `maxRetryAgeMs`: a "couldn't post" note then.
+   */
   maxAttempts?: number;
-  /** …and not once the post is older than this; then a "couldn't post" note says so. */
   maxRetryAgeMs?: number;
-  /** The first retry's wait; each next one waits twice as long. */
   retryBaseMs?: number;
   /** Pages of conversations.replies read to find a post after a crash (Slack may give 15 a page). */
   maxLookupPages?: number;
@@ -53,7 +54,8 @@ export class ThreadPoster {
   readonly #retryBaseMs: number;
   readonly #clock: Clock;
   readonly #lookup: ThreadLookup;
-  readonly #batches: ThreadBatches;
+  /** The sessions' chatter waiting here (its `mark` is what `drained` takes as `through`). */
+  readonly batches: ThreadBatches;
   readonly outbound: OutboundQueue;
   /** Told when a batch sent in the background finds its channel closed to us. */
   onCannotPost: ((place: Place, error: CannotPostHereError) => Promise<void>) | undefined;
@@ -83,7 +85,7 @@ export class ThreadPoster {
       maxLookupPages: options.maxLookupPages ?? 5,
       self: options.self,
     });
-    this.#batches = new ThreadBatches({
+    this.batches = new ThreadBatches({
       outbound: this.outbound,
       metrics,
       logger,
@@ -138,50 +140,49 @@ export class ThreadPoster {
    * is recovered from the record (`recover`). Long text (parts, a file) is posted before returning.
    */
   async enqueueText(place: Place, key: string, text: MessageText, onPosted?: () => void): Promise<void> {
-    if (this.outbound.pacing === 'off') {
-      await this.postText(place, key, text);
-      onPosted?.();
-      return;
-    }
-    await this.recover(place);
+    const paced = this.outbound.pacing === 'on';
+    if (paced) await this.recover(place, { asOwner: true });
     const laid = layoutFor(place, key, text);
     const [only] = laid.kind === 'text' ? laid.parts : [];
-    if (laid.kind !== 'text' || laid.parts.length !== 1 || !only) {
+    if (!paced || laid.kind !== 'text' || laid.parts.length !== 1 || !only) {
       await this.postText(place, key, text);
       onPosted?.();
       return;
     }
-    if (this.#batches.has(place, key)) return;
+    if (this.batches.has(place, key)) return;
     const state = await this.posts.begin(place.sessionId, key, JSON.stringify(only));
     // Posted, or not ours any more (its lease moved while this poll was in flight): the owner posts it.
     if (state.state === 'posted' || this.owns?.(place.sessionId) === false) return;
     // Pending and not queued here (recover() took this session's unsent keys): the usual rules.
     if (state.state === 'pending' && (await this.#lookup.whenPending(place, key, state.since))) return;
     const item = { key, message: only, begun: true, resolve: () => onPosted?.(), reject: () => {} };
-    this.#batches.push(place, item);
+    this.batches.push(place, item);
   }
 
   /** The session's lease moved: its waiting chatter is left for the new owner to post. */
   withdraw(sessionId: string): void {
-    this.#batches.withdraw(sessionId);
+    this.batches.withdraw(sessionId);
     this.#lookup.forgetRecovered(sessionId);
   }
 
-  /** Settles once this process has no chatter of the session waiting (sent at `priority` meanwhile). */
-  drained(place: Place, priority: 'urgent' | 'outcome' = 'outcome'): Promise<void> {
-    return this.#batches.settled(place, priority);
+  /** Settles once none of the session's chatter queued here (up to `through`, a `mark`) waits. */
+  drained(place: Place, priority: 'urgent' | 'outcome' = 'outcome', through?: number): Promise<void> {
+    return this.batches.settled(place, priority, through);
   }
 
   /**
    * After a crash: the session's keys recorded with a body and never posted are found in the thread (one
    * bounded read) or queued again. Once per session per process, before anything else of it is queued.
+   * `asOwner`: nothing once its lease moved (a poll still in flight): the new owner recovers, and so will
+   * this process if the session comes back. `again`: the old owner's poll may have recorded chatter since.
    */
-  recover(place: Place, options: { again?: boolean } = {}): Promise<void> {
-    // `again`: a poll of the old owner may have recorded chatter after this process first recovered.
+  recover(place: Place, options: { again?: boolean; asOwner?: boolean } = {}): Promise<void> {
+    const mine = () => !options.asOwner || this.owns?.(place.sessionId) !== false;
+    if (!mine()) return Promise.resolve();
     if (options.again) this.#lookup.forgetRecovered(place.sessionId);
     const requeue = (key: string, message: ThreadMessage) =>
-      this.#batches.push(place, { key, message, begun: true, resolve: () => {}, reject: () => {} });
-    return this.#lookup.recover(place, requeue, (key) => this.#batches.has(place, key));
+      mine() && this.batches.push(place, { key, message, begun: true, resolve: () => {}, reject: () => {} });
+    return this.#lookup.recover(place, requeue, (key) => this.batches.has(place, key));
   }
 
   /** Uploads a file into the thread once per key. */
@@ -211,11 +212,10 @@ export class ThreadPoster {
   }
 
   /** Chatter waits in its session's batch; the queue sends the batch when the channel has room. */
-  #batched(place: Place, key: string, message: ThreadMessage): Promise<string> {
-    return new Promise<string>((resolve, reject) => {
-      this.#batches.push(place, { key, message, begun: false, resolve, reject });
-    });
-  }
+  #batched = (place: Place, key: string, message: ThreadMessage) =>
+    new Promise<string>((resolve, reject) =>
+      this.batches.push(place, { key, message, begun: false, resolve, reject }),
+    );
 
   async #begin(place: Place, key: string, filename?: string): Promise<string | undefined> {
     const state = await this.posts.begin(place.sessionId, key);

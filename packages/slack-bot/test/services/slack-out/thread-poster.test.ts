@@ -74,6 +74,19 @@ describe('a thread post meets a Slack error', () => {
     expect(await outcomes(metrics)).toMatchObject({ as_text: 1 });
   });
 
+  it('a markdown message refused: sent as its whole text in parts, not as its shortened fallback', async () => {
+    const place = await thread();
+    const { poster: p } = poster();
+    sandbox.failNext({ method: 'chat.postMessage', error: 'msg_blocks_too_long', channel: CHANNEL });
+    const body = `Start of a long note. ${'The agent explains at length. '.repeat(170)}End of the long note.`;
+    await p.postText(place, 'msg:md', { mrkdwn: body, plain: body, markdown: body }, 'urgent');
+    const shown = replies(place.cardTs)
+      .map((m) => (m.text ?? '').replace(/\n\(part \d of \d\)$/, ''))
+      .join('');
+    expect(body.length).toBeGreaterThan(5_000);
+    expect(shown.replace(/\s+/g, ' ')).toBe(body.replace(/\s+/g, ' '));
+  });
+
   it('refused as blocks and as text: uploaded as a file holding all of it', async () => {
     const place = await thread();
     const { poster: p, metrics } = poster();
@@ -137,11 +150,16 @@ describe('batches and crashes', () => {
     for (let i = 1; i <= 5; i++) expect(all.split(`Message number ${i}.`)).toHaveLength(2);
     const batch = posted[1] as SandboxMessage;
     const keys = Array.from({ length: 5 }, (_, i) => `msg:${i + 1}`);
-    for (const key of keys.slice(1)) await expect.poll(() => posts.ts(place.sessionId, key)).toBe(batch.ts);
+    // The first post is made when the channel has room (the message, and any that came meanwhile); the
+    // rest waited for the next token and went as one post: each key recorded with the post holding it.
+    const inBatch = keys.filter((k) => (batch.text ?? '').includes(`Message number ${k.slice(4)}.`));
+    expect(inBatch.length).toBeGreaterThanOrEqual(3);
+    expect(inBatch).toEqual(keys.slice(5 - inBatch.length));
+    for (const key of inBatch) await expect.poll(() => posts.ts(place.sessionId, key)).toBe(batch.ts);
     // Found again by its metadata after a crash: every key of the batch is in it.
     const metadata = batch.metadata as { event_type: string; event_payload: { keys: string } };
     expect(metadata.event_type).toBe(POST_EVENT_TYPE);
-    expect(JSON.parse(metadata.event_payload.keys)).toEqual(keys.slice(1));
+    expect(JSON.parse(metadata.event_payload.keys)).toEqual(inBatch);
   });
 
   it("a lease moved to another replica: the session's waiting chatter is withdrawn here, left for the new owner", async () => {

@@ -1,0 +1,52 @@
+import type { Follower } from '@agent-sessions/core';
+import { describe, expect, it } from 'vitest';
+import { LeaseKeeper } from '../../../src/services/following/lease-keeper.js';
+import type { LeaseRepository } from '../../../src/store/leases.js';
+import { FakeSessions, logger, session } from '../../fakes.js';
+
+/** Leases as the store hands them out: whatever `held` says at each renewal. */
+function world() {
+  const sessions = new FakeSessions();
+  const state = { held: [] as string[] };
+  const leases: LeaseRepository = {
+    acquire: async () => [...state.held],
+    release: async () => {},
+    poke: async () => {},
+    takePokes: async () => [],
+  };
+  const following = new Set<string>();
+  const follower = {
+    follow: async (id: string) => {
+      following.add(id);
+      return true;
+    },
+    unfollow: (id: string) => following.delete(id),
+    isFollowing: (id: string) => following.has(id),
+    poke: () => true,
+  } as unknown as Follower;
+  const lost: string[] = [];
+  const keeper = new LeaseKeeper({ leases, sessions }, follower, logger, {
+    owner: 'replica-a',
+    onLost: (id) => lost.push(id),
+  });
+  return { sessions, state, keeper, following, lost };
+}
+
+describe('LeaseKeeper', () => {
+  it('a session another replica may hold now is withdrawn here; one that finished is only let go', async () => {
+    const w = world();
+    w.sessions.add(session({ sessionId: 'sess_moved' }));
+    w.sessions.add(session({ sessionId: 'sess_done' }));
+    w.state.held = ['sess_moved', 'sess_done'];
+    await w.keeper.refresh();
+    expect([...w.following].sort()).toEqual(['sess_done', 'sess_moved']);
+    // One finished here (its record says so: no replica takes it); the other's lease went elsewhere.
+    await w.sessions.update('sess_done', { finished: true });
+    w.state.held = [];
+    await w.keeper.refresh();
+    expect(w.following.size).toBe(0);
+    // What this replica still has queued for the finished one (the notice that the service forgot it) stays
+    // this replica's to post.
+    expect(w.lost).toEqual(['sess_moved']);
+  });
+});
