@@ -8,7 +8,7 @@
  *     API client's retries).
  * Prints a table and writes bench/results/slack.json.
  *
- *   npm run bench:slack -- [--k 4,20] [--questions 5] [--deadline 120] [--speed 1] [--strategies paced,naive]
+ *   npm run bench:slack -- [--k 4,20] [--questions 5] [--deadline 120] [--speed 1] [--strategies paced,naive,agent]
  *
  * Each phase starts K sessions of the emulator's `growing_round` (one message a second for 30 s: K of them
  * out-talk Slack's one post a second), then `--questions` sessions of `approval` a few seconds apart, each
@@ -34,6 +34,7 @@ import type { EmulatorEvent } from '@agent-sessions/emulator';
 import { spawnEmulator } from '@agent-sessions/emulator/testing';
 import { wholeAbove0, writeResult } from '../cli.js';
 import { round } from '../stats.js';
+import { AGENT_TARGET_TEXT, agentTargetsOf, printAgentReport } from './agent-report.js';
 import { botMetrics, type Expected, evaluate, expectedOf, type SideFigures, slackFloor } from './figures.js';
 import { printReport, TARGET_TEXT, targetsOf } from './report.js';
 import { KEY, type Side, type Strategy, startSession, startSide } from './sides.js';
@@ -46,7 +47,7 @@ const { values } = parseArgs({
     deadline: { type: 'string', default: '120' },
     grace: { type: 'string', default: '30' },
     speed: { type: 'string', default: '1' },
-    strategies: { type: 'string', default: 'paced,naive' },
+    strategies: { type: 'string', default: 'paced,naive,agent' },
     out: { type: 'string', default: 'bench/results/slack.json' },
   },
 });
@@ -60,7 +61,8 @@ const SPEED = Number(values.speed);
 if (!(SPEED > 0)) throw new Error(`--speed must be a number above 0, got "${values.speed}"`);
 const STRATEGIES = (values.strategies as string).split(',').map((s) => {
   const name = s.trim();
-  if (name !== 'paced' && name !== 'naive') throw new Error(`--strategies: "${name}" is not paced or naive`);
+  if (name !== 'paced' && name !== 'naive' && name !== 'agent')
+    throw new Error(`--strategies: "${name}" is not paced, naive or agent`);
   return name as Strategy;
 });
 
@@ -202,6 +204,7 @@ async function main(): Promise<void> {
   }
 
   const targets = targetsOf(phases);
+  const agentTargets = agentTargetsOf(phases);
   const result = {
     measuredAt: new Date().toISOString(),
     node: process.version,
@@ -216,11 +219,14 @@ async function main(): Promise<void> {
     },
     target: TARGET_TEXT,
     targets,
+    agentTarget: AGENT_TARGET_TEXT,
+    agentTargets,
     phases,
   };
   writeResult(values.out as string, result);
 
   printReport(phases, targets, QUESTIONS);
+  printAgentReport(agentTargets);
   log(`load average at the end: ${result.loadAverageAtEnd.join(' ')}`);
   log(`wrote ${values.out}`);
 }

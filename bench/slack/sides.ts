@@ -13,7 +13,8 @@ import {
 import { type Bot, botEnv, spawnBot } from '../bot.js';
 import { visibleText } from './match.js';
 
-export type Strategy = 'paced' | 'naive';
+/** `paced` and `naive`: the classic surface (card and thread); `agent`: the paced bot streaming (#23). */
+export type Strategy = 'paced' | 'naive' | 'agent';
 export const KEY = 'bench_slack_key';
 export const CHANNEL = 'C0BUSY';
 const USER = 'U0ALICE';
@@ -87,6 +88,7 @@ export async function startSide(
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       ...(strategy === 'naive' ? { AGENT_SLACK_PACING: 'off' } : {}),
+      AGENT_SLACK_SURFACE: strategy === 'agent' ? 'agent' : 'classic',
     });
   } catch (error) {
     await sandbox.close();

@@ -3,7 +3,7 @@ import { ALICE, CHANNEL, useHarness } from './harness.js';
 
 // A workspace without Slack's agent sessions (#23): the sandbox answers as for an app that is no agent
 // (`feature_disabled`, `not_agent_app`), and the bot falls back to its card and thread, once, for good.
-const h = useHarness({ sandbox: { agent: { features: 'off' } } });
+const h = useHarness({ env: { AGENT_SLACK_SURFACE: 'auto' }, sandbox: { agent: { features: 'off' } } });
 
 describe('the fallback to the card and thread', () => {
   it('is taken on Slack’s first refusal, shown on /healthz, and sessions go on as before', async () => {

@@ -8,7 +8,9 @@ const PROMPTS = [
   { title: 'Deploy, with my approval', message: 'scenario:approval deploy the API' },
   { title: 'A long run', message: 'scenario:long index the wiki' },
 ];
-const h = useHarness({ env: { AGENT_SUGGESTED_PROMPTS: JSON.stringify(PROMPTS) } });
+const h = useHarness({
+  env: { AGENT_SLACK_SURFACE: 'auto', AGENT_SUGGESTED_PROMPTS: JSON.stringify(PROMPTS) },
+});
 
 const statusOf = async (sessionId: string) => (await h.emulator.admin.session(sessionId))?.status;
 const signals = async () => (await h.emulator.admin.stats()).requests[SIGNAL_ROUTE] ?? 0;

@@ -85,6 +85,8 @@ export function botEnv(
     HOST: '127.0.0.1',
     AGENT_APPROVERS: 'S0APPROVERS',
     FOLLOW_REQUESTS_PER_SECOND: '50',
+    // The suites written for the card and its thread test them; the agent surface's own suites say `agent`.
+    AGENT_SLACK_SURFACE: 'classic',
     ...extra,
   };
 }

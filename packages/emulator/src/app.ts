@@ -8,6 +8,7 @@ import { openApiDocument } from './openapi.js';
 import { presentObject } from './present.js';
 import { adminRoutes } from './routes/admin.js';
 import { requireApiKey } from './routes/auth.js';
+import { keyRoutes } from './routes/keys.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { signupRoutes } from './routes/signup.js';
 import { newId } from './store.js';
@@ -95,6 +96,7 @@ export function createApp(deps: Deps, options: { loopbackOnly?: boolean } = {}):
   app.use('/v1/*', requireApiKey(deps));
   app.route('/api/auth', signupRoutes(deps));
   app.route('/v1/sessions', sessionRoutes(deps));
+  app.route('/_emulator/keys', keyRoutes(deps));
   app.route('/_emulator', adminRoutes(deps));
   app.get('/openapi.json', (c) => c.json(openApiDocument()));
   app.get('/healthz', (c) => c.json({ ok: true, sessions: deps.store.sessions.size }));

@@ -35,6 +35,9 @@ export class Store {
   #seq = 0;
   readonly requestCounts = new Map<string, number>();
   readonly keyCounts = new Map<number, number>();
+  /** Keys made for signed-up accounts (POST /_emulator/keys): gone at reset, unlike configured ones. */
+  readonly #mintedKeys = new Set<string>();
+  #nextKeyIndex = 0;
 
   constructor(apiKeys: string[], keysWithoutIntegration: string[]) {
     let index = 0;
@@ -46,6 +49,25 @@ export class Store {
       this.accountsByKey.set(key, { accountId: `acct_${index}`, keyIndex: index, hasIntegration: false });
       index++;
     }
+    this.#nextKeyIndex = index;
+  }
+
+  /**
+   * A new key for a signed-up account, as the service's app makes one: the account (its uid) is its own
+   * tenant, whichever of its keys is used. Returns the key and its index (as /_emulator/stats counts).
+   */
+  mintKey(accountId: string, hasIntegration: boolean): { key: string; keyIndex: number } {
+    const key = `emu_${randomBytes(24).toString('hex')}`;
+    const keyIndex = this.#nextKeyIndex++;
+    this.accountsByKey.set(key, { accountId, keyIndex, hasIntegration });
+    this.#mintedKeys.add(key);
+    return { key, keyIndex };
+  }
+
+  /** Revokes a key made for a signed-up account; false for one it didn't make (configured keys stay). */
+  revokeKey(key: string): boolean {
+    if (!this.#mintedKeys.delete(key)) return false;
+    return this.accountsByKey.delete(key);
   }
 
   record(event: Omit<EmulatorEvent, 'seq' | 'at'>): void {
@@ -61,6 +83,8 @@ export class Store {
   reset(): void {
     this.sessions.clear();
     this.users.clear();
+    for (const key of this.#mintedKeys) this.accountsByKey.delete(key);
+    this.#mintedKeys.clear();
     this.events.length = 0;
     this.requestCounts.clear();
     this.keyCounts.clear();

@@ -27,6 +27,7 @@ import {
   slackOut,
 } from './wiring.js';
 import { agentParts, slackSurface } from './wiring-agent.js';
+import { streamPoster } from './wiring-stream.js';
 
 export type { BotTuning, RunnableConfig } from './wiring.js';
 
@@ -59,8 +60,9 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const out = slackOut(settings, { slack, store, metrics, self });
   const { policy, visibility } = access(settings, { slack, self });
   const agent = agentParts(settings, { surface, store, out, follower });
-  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower });
-  const leases = leaseKeeper(settings, { store, follower, out, replicaId });
+  const streams = streamPoster(settings, { store, out, metrics, self, surface });
+  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower, streams });
+  const leases = leaseKeeper(settings, { store, follower, out, replicaId, streams });
   const built = {
     store,
     client,

@@ -36,6 +36,7 @@ import { CardUpdater, type CardUpdaterOptions } from './services/slack-out/card-
 import { Notifier } from './services/slack-out/notifier.js';
 import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
 import type { SlackClient } from './services/slack-out/slack.js';
+import type { StreamPoster } from './services/slack-out/stream-poster.js';
 import type { SurfaceSwitch } from './services/slack-out/surface.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
 import type { Store } from './store/index.js';
@@ -222,11 +223,13 @@ export function sessionPublisher(
     policy,
     audit,
     follower,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower'>,
+    streams,
+  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower'> & { streams?: StreamPoster },
 ): SessionPublisher {
   const publisher = new SessionPublisher({
     store,
     poster: out.poster,
+    ...(streams ? { streams } : {}),
     cards: out.cards,
     metrics,
     logger,
@@ -242,7 +245,13 @@ export function sessionPublisher(
 /** Which sessions this replica follows; another replica's card is forgotten when its lease is lost. */
 export function leaseKeeper(
   { config, tuning, logger }: Settings,
-  { store, follower, out, replicaId }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId'>,
+  {
+    store,
+    follower,
+    out,
+    replicaId,
+    streams,
+  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId'> & { streams?: StreamPoster },
 ): LeaseKeeper {
   // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
   out.poster.owns = (sessionId) => follower.isFollowing(sessionId);
@@ -255,6 +264,7 @@ export function leaseKeeper(
       out.cards.forget(sessionId);
       // Its chatter waiting here (recorded with its content) is the new owner's to post: not both.
       out.poster.withdraw(sessionId);
+      streams?.withdraw(sessionId);
     },
   });
 }

@@ -64,6 +64,10 @@ export class SlackDriver {
     socketMode?: SocketModeHub;
     /** How long Slack waits for an event's ack before retrying it (Slack: 3 s). */
     eventAckTimeoutMs?: number;
+    /** Whether the app is installed in the workspace (OAuth): Slack sends nothing to an app that isn't. */
+    installed?: () => boolean;
+    /** Whether that installation is org-wide (Enterprise Grid): payloads say `is_enterprise_install`. */
+    enterpriseInstall?: () => boolean;
   }) {
     this.#workspace = options.workspace;
     this.#interactions = options.interactions;
@@ -95,6 +99,7 @@ export class SlackDriver {
       triggerId,
       responseUrl,
     });
+    if (this.#line.orgWide) form.set('is_enterprise_install', 'true');
     const response = await this.send(form.toString(), 'application/x-www-form-urlencoded', options);
     if (response.status === 200) this.#interactions.showCommandReply(responseUrl, response.body);
     return { ...response, triggerId, responseUrl };

@@ -10,6 +10,16 @@ export {
 } from './blockkit/validate.js';
 export { type BotResponse, type SendOptions, SlackDriver, type StopResult } from './driver.js';
 export { Interactions } from './interactions.js';
+export { type OAuthOptions, redirectMatches, type TokenEndpointCounts } from './oauth/app.js';
+export {
+  type AuthorizeInput,
+  type AuthorizeResult,
+  type InstallationInfo,
+  type InstallResult,
+  SandboxOAuth,
+  type UninstallResult,
+} from './oauth/sandbox-oauth.js';
+export { oauthOptionsFromEnv } from './oauth/wiring.js';
 export { createSandboxApp, type RunningSandbox, type SandboxOptions, startSandbox } from './server.js';
 export { slackSignature } from './signing.js';
 export { PARTNER_TEAM_ID, withExternalMember } from './slack-connect.js';

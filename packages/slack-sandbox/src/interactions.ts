@@ -58,6 +58,11 @@ export class Interactions {
     return `${this.baseUrl()}/response/${id}`;
   }
 
+  /** Whether this workspace issued the response URL with this id. */
+  knowsResponseUrl(id: string): boolean {
+    return this.#responseUrls.has(id);
+  }
+
   /** A POST to a response_url, as `respond()` sends it. Returns the HTTP status and body Slack would. */
   respond(id: string, body: Record<string, unknown>): { status: number; body: Record<string, unknown> } {
     const target = this.#responseUrls.get(id);

@@ -10,7 +10,7 @@ import type { AgentState } from './agent/state.js';
 import { addWebApiRoute, type WebApiContext } from './api/dispatch.js';
 import { pendingUploads } from './api/files.js';
 import { MAX_BLOCKS_CHARS } from './blockkit/size.js';
-import { SlackDriver } from './driver.js';
+import type { SlackDriver } from './driver.js';
 import { limitBodies, refuseForeignPages, refuseRebinding } from './guard.js';
 import { Interactions } from './interactions.js';
 import { type Fault, type FaultSpec, Faults, parseFaultSpec } from './limits/faults.js';
@@ -20,6 +20,11 @@ import {
   rateLimitsFromEnv,
   resolveRateLimits,
 } from './limits/rate-limits.js';
+import type { OAuthOptions } from './oauth/app.js';
+import { addOAuthRoutes } from './oauth/routes.js';
+import type { SandboxOAuth } from './oauth/sandbox-oauth.js';
+import { showOneWorkspace, Tenancy, type TenancyHandles } from './oauth/tenancy.js';
+import { Tenants } from './oauth/tenants.js';
 import { SocketModeHub } from './socket-mode.js';
 import { addAgentRoutes } from './web/agent-routes.js';
 import { addWebRoutes } from './web/routes.js';
@@ -60,13 +65,21 @@ export interface SandboxOptions {
   /** How long Slack waits for the bot to ack an event before retrying it (Slack: 3 s). */
   eventAckTimeoutMs?: number;
   /**
+   * The app distributed with OAuth (opt-in): `true` or options. Then no fixed bot token is accepted: the
+   * app gets its tokens by being installed (`sandbox.oauth.install(…)`), per workspace.
+   */
+  oauth?: OAuthOptions | boolean;
+  /** Workspaces beside the default one (default: none; under OAuth, "Northwind", `secondSeed()`). */
+  workspaces?: WorkspaceSeed[];
+  /**
    * Slack's agent platform: `features` on (default) / off / unknown, and whether the app subscribes to
    * `agent_session_stopped` (default yes). When not given, SANDBOX_AGENT_FEATURES / SANDBOX_AGENT_STOP_EVENT.
    */
   agent?: AgentOptions;
 }
 
-export interface RunningSandbox {
+/** Also: `workspaces`, `workspaceFor(teamId)`, `driverFor(teamId, eventsUrl)`, `oauth` (TenancyHandles). */
+export interface RunningSandbox extends TenancyHandles {
   url: string;
   /** What a Bolt app's `clientOptions.slackApiUrl` should be. */
   apiUrl: string;
@@ -104,18 +117,36 @@ export function createSandboxApp(
     emulatorUrl?: () => string | undefined;
     /** Listening on the loopback only: requests naming a DNS name as their Host are refused. */
     loopbackOnly?: boolean;
+    /** Several workspaces: the page shows the one chosen (`?team=` or the `sandbox_team` cookie). */
+    tenants?: Tenants;
+    pageDriverFor?: (teamId: string) => SlackDriver | undefined;
+    oauth?: SandboxOAuth;
   },
 ): Hono {
   const app = new Hono();
   app.use(refuseRebinding(ctx.loopbackOnly ?? false));
   app.use(refuseForeignPages(ctx.baseUrl));
   app.use(limitBodies());
+  const tenants =
+    ctx.tenants ??
+    new Tenants({ workspace: ctx.workspace, interactions: ctx.interactions, rateLimiter: ctx.rateLimiter });
+  const page = showOneWorkspace(app, tenants);
+  const pageDriver = () =>
+    ctx.pageDriverFor ? ctx.pageDriverFor(page().workspace.seed.teamId) : ctx.pageDriver?.();
   addWebRoutes(app, {
-    workspace: ctx.workspace,
-    driver: ctx.pageDriver ?? (() => undefined),
+    get workspace() {
+      return page().workspace;
+    },
+    driver: pageDriver,
     emulatorUrl: ctx.emulatorUrl ?? (() => undefined),
   });
-  addAgentRoutes(app, { workspace: ctx.workspace, driver: ctx.pageDriver ?? (() => undefined) });
+  addOAuthRoutes(app, { oauth: ctx.oauth, tenants, appName: 'Agent Sessions', shown: page });
+  addAgentRoutes(app, {
+    get workspace() {
+      return page().workspace;
+    },
+    driver: pageDriver,
+  });
   addWebApiRoute(app, ctx);
   app.get('/sandbox/faults', (c) => c.json({ ok: true, faults: ctx.faults?.list() ?? [] }));
   app.post('/sandbox/faults', async (c) => {
@@ -159,17 +190,19 @@ export function createSandboxApp(
     } catch {
       return c.json({ ok: false, error: 'invalid_json' }, 400);
     }
-    const result = ctx.interactions.respond(c.req.param('id'), body);
+    const id = c.req.param('id');
+    const result = (tenants.responding(id) ?? ctx.interactions).respond(id, body);
     return c.json(result.body, result.status as 200);
   });
-  app.get('/sandbox/state', (c) => c.json(ctx.workspace.snapshot()));
+  app.get('/sandbox/state', (c) => c.json(page().workspace.snapshot()));
   app.get('/healthz', (c) => c.json({ ok: true }));
   return app;
 }
 
 export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const workspace = new Workspace(options.seed ?? defaultSeed());
-  workspace.agent.configure(options.agent ?? agentOptionsFromEnv());
+  const agentOptions = options.agent ?? agentOptionsFromEnv();
+  workspace.agent.configure(agentOptions);
   let baseUrl = '';
   const interactions = new Interactions(workspace, () => baseUrl, options.triggerTtlMs);
   const botToken = options.botToken ?? fresh('xoxb-sandbox-');
@@ -186,7 +219,10 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
     throw new Error(`maxBlocksChars must be a whole number of at least 1, got ${maxBlocksChars}`);
   // History pages are capped even with rate limits off: the cap is what Slack gives the app at all.
   const historyPage = (rateLimiter?.config ?? resolveRateLimits()).historyPage;
-  let pageDriver: SlackDriver | undefined;
+  const input = { workspace, interactions, rateLimiter, limits: limitOptions, appToken, signingSecret };
+  const tenancy = new Tenancy({ ...input, baseUrl: () => baseUrl, eventAckTimeoutMs, socketMode }, options);
+  const home = workspace.seed.teamId;
+  for (const other of tenancy.tenants.all.slice(1)) other.workspace.agent.configure(agentOptions);
   const callLog = process.env.SANDBOX_CALL_LOG;
   if (callLog) {
     // For measuring a suite (how many 429s, which methods): one JSON line per Web API call.
@@ -204,14 +240,16 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
     faults,
     ...(rateLimiter ? { rateLimiter } : {}),
     limits: { maxBlocksChars, historyPage },
-    pageDriver: () => pageDriver,
+    pageDriver: () => tenancy.pageDriverFor(home),
+    pageDriverFor: (teamId) => tenancy.pageDriverFor(teamId),
+    tenants: tenancy.tenants,
+    ...(tenancy.oauth ? { oauth: tenancy.oauth } : {}),
+    ...tenancy.apiContext,
     emulatorUrl: () => options.emulatorUrl,
     loopbackOnly: isLoopbackHost(host),
   });
-  const httpDriver = (eventsUrl: string) =>
-    new SlackDriver({ workspace, interactions, eventsUrl, signingSecret, eventAckTimeoutMs });
-  const socketDriver = () =>
-    new SlackDriver({ workspace, interactions, eventsUrl: '', signingSecret, socketMode, eventAckTimeoutMs });
+  const httpDriver = (eventsUrl: string) => tenancy.driverFor(home, eventsUrl);
+  const socketDriver = () => tenancy.driverFor(home, 'socket');
   return new Promise((resolve, reject) => {
     const server = serve(
       { fetch: app.fetch, port: options.port ?? 0, hostname: host },
@@ -236,9 +274,8 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
           setAgentFeatures: (features, more = {}) => workspace.agent.configure({ features, ...more }),
           driver: httpDriver,
           socketDriver,
-          connectBot: (eventsUrl) => {
-            pageDriver = eventsUrl === 'socket' ? socketDriver() : httpDriver(eventsUrl);
-          },
+          connectBot: (eventsUrl) => tenancy.connect(eventsUrl),
+          ...tenancy.handles(),
           close: () =>
             new Promise<void>((done) => {
               socketMode.close();

@@ -13,7 +13,9 @@ import type {
 } from './workspace/records.js';
 import { defaultSeed, type WorkspaceSeed } from './workspace/seed.js';
 
+export * from './workspace/grid-seed.js';
 export * from './workspace/records.js';
+export * from './workspace/second-seed.js';
 export * from './workspace/seed.js';
 
 /**

@@ -11,6 +11,7 @@ import { renderChannel, renderHome } from '/web/messages.js';
 import { askToConfirm, renderModal } from '/web/overlays.js';
 import { escapeHtml } from '/web/render.js';
 import { $, dmId, post, toast, ui } from '/web/state.js';
+import { renderWorkspaces } from '/web/workspaces.js';
 
 function render() {
   if (!ui.state) return;
@@ -18,6 +19,10 @@ function render() {
   const s = ui.state;
   $('workspace').textContent = s.team?.domain ?? 'Sandbox';
   const users = s.users.filter((u) => !u.is_bot);
+  // Another workspace shown (the switcher): act as one of its people, in one of its channels.
+  if (!users.some((u) => u.id === ui.user)) ui.user = users[0]?.id ?? ui.user;
+  if (!s.channels.some((c) => c.id === ui.channel))
+    ui.channel = (s.channels.find((c) => c.is_member && !c.is_im) ?? s.channels[0])?.id ?? ui.channel;
   const userSelect = $('user');
   userSelect.innerHTML = users
     .map(
@@ -228,3 +233,5 @@ if (config.emulator) {
 const events = new EventSource('/sandbox/events');
 events.addEventListener('change', () => refresh());
 await refresh();
+await renderWorkspaces();
+setInterval(renderWorkspaces, 3000);

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { jsonBody } from '../body.js';
 import type { Deps, Env } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest, HttpError } from '../errors.js';
 import { faultsSchema } from '../faults.js';
 import { presentRound } from '../present.js';
 import { parseQuirks, QuirksError, quirkNames } from '../quirks.js';
@@ -55,8 +55,19 @@ export function adminRoutes(deps: Deps) {
     return c.json({ quirks: quirkNames(deps.present.quirks) });
   });
 
+  // Every session; with a key (as /v1 takes it), only that key's account's: what its tenant sees.
   app.get('/sessions', (c) => {
-    const sessions = [...deps.store.sessions.values()].map((s) => {
+    const key =
+      c.req
+        .header('authorization')
+        ?.match(/^Bearer\s+(.+)$/i)?.[1]
+        ?.trim() ?? c.req.header('x-service-key')?.trim();
+    const account = key === undefined ? undefined : deps.store.accountsByKey.get(key);
+    if (key !== undefined && !account) throw new HttpError(401, 'invalid API key');
+    const mine = [...deps.store.sessions.values()].filter(
+      (s) => !account || s.accountId === account.accountId,
+    );
+    const sessions = mine.map((s) => {
       const pending = s.rounds.map((r) => r.humanInput).find((h) => h?.status === 'pending');
       return {
         sessionId: s.sessionId,

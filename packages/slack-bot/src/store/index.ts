@@ -14,6 +14,7 @@ export type { SessionFilter, SessionRepository } from './sessions.js';
 export type { BudgetRate, SlackBudgetRepository } from './slack-budgets.js';
 export type { SqlClient, SqlExecutor } from './sql.js';
 export { SqlStore, type Store } from './store.js';
+export type { StreamInFlight, StreamRecord, StreamRepository } from './streams.js';
 export { openPglite, openPostgres };
 
 /** PostgreSQL when `databaseUrl` is set, else PGlite in `dataDir` (in memory without one); migrated. */

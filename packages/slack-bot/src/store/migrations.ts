@@ -123,6 +123,20 @@ export const MIGRATIONS: readonly string[] = [
      updated_by     text NOT NULL,
      updated_at     timestamptz NOT NULL DEFAULT now()
    );`,
+  // agent-stream (#23): each session's streaming messages, one per round (a continuation past Slack's
+  // 12,000 characters): its ts, what it holds, its tasks, and an append whose answer a crash may have lost.
+  `CREATE TABLE IF NOT EXISTS session_streams (
+     session_id   text NOT NULL,
+     seq          integer NOT NULL,
+     round_id     text,
+     ts           text,
+     state        text NOT NULL DEFAULT 'starting' CHECK (state IN ('starting', 'open', 'stopped')),
+     chars        integer NOT NULL DEFAULT 0,
+     tasks        jsonb NOT NULL DEFAULT '{}',
+     in_flight    jsonb,
+     started_at   timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (session_id, seq)
+   );`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

@@ -12,6 +12,7 @@ import { type ReminderRepository, SqlReminderRepository } from './reminders.js';
 import { type SessionRepository, SqlSessionRepository } from './sessions.js';
 import { type SlackBudgetRepository, SqlSlackBudgetRepository } from './slack-budgets.js';
 import type { SqlClient } from './sql.js';
+import { SqlStreamRepository, type StreamRepository } from './streams.js';
 
 /**
  * Everything the bot must not forget across restarts and share across replicas, one repository per
@@ -32,6 +33,8 @@ export interface Store {
   feedback: FeedbackRepository;
   /** Slack's limits, one budget for all replicas (issue #22). */
   slackBudgets: SlackBudgetRepository;
+  /** The agent's work streamed into Slack (issue #23). */
+  streams: StreamRepository;
   /** A channel's defaults for new sessions (#23). */
   channelSettings: ChannelSettingsRepository;
   ping(): Promise<void>;
@@ -50,6 +53,7 @@ export class SqlStore implements Store {
   readonly reminders: SqlReminderRepository;
   readonly feedback: SqlFeedbackRepository;
   readonly slackBudgets: SqlSlackBudgetRepository;
+  readonly streams: SqlStreamRepository;
   readonly channelSettings: SqlChannelSettingsRepository;
 
   constructor(readonly sql: SqlClient) {
@@ -63,6 +67,7 @@ export class SqlStore implements Store {
     this.reminders = new SqlReminderRepository(sql);
     this.feedback = new SqlFeedbackRepository(sql);
     this.slackBudgets = new SqlSlackBudgetRepository(sql);
+    this.streams = new SqlStreamRepository(sql);
     this.channelSettings = new SqlChannelSettingsRepository(sql);
   }
 

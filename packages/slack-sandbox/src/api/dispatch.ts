@@ -30,7 +30,18 @@ export type WebApiContext = ApiContext & {
   socketMode: SocketModeHub;
   faults?: Faults;
   rateLimiter?: RateLimiter;
+  /** Which workspace a token reaches, and as whom (OAuth, several workspaces); default: the fixed tokens. */
+  authenticate?: (token: string, method: string, args: Args) => TokenAuth;
+  /** `oauth.v2.*`, answered without a token: the app shows its client id and secret instead. */
+  oauthMethod?: (
+    name: string,
+    args: Args,
+    authorization: string | undefined,
+  ) => Record<string, unknown> | undefined;
 };
+
+/** A token's verdict: the call's context in its workspace, or Slack's error for it. */
+export type TokenAuth = { ok: true; context?: Partial<WebApiContext> } | { ok: false; error: string };
 
 async function readArgs(request: Request): Promise<Args> {
   const url = new URL(request.url);
@@ -67,10 +78,12 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
       ctx.workspace.recordCall({ method: name, status: 200, ok: false, error: 'invalid_json' });
       return c.json({ ok: false, error: 'invalid_json' });
     }
-    const channels = channelsOf(args, ctx);
-    const channel = channels.at(-1);
-    const record = (call: Omit<ApiCall, 'seq' | 'at' | 'method' | 'channel'>) =>
-      ctx.workspace.recordCall({ method: name, ...(channel ? { channel } : {}), ...call });
+    // The workspace the token reaches (the default one until the token says otherwise).
+    let call: WebApiContext = ctx;
+    let channels = channelsOf(args, ctx);
+    let channel = channels.at(-1);
+    const record = (entry: Omit<ApiCall, 'seq' | 'at' | 'method' | 'channel'>) =>
+      call.workspace.recordCall({ method: name, ...(channel ? { channel } : {}), ...entry });
     const answer = (body: Record<string, unknown>, extra: { limit?: string; injected?: boolean } = {}) => {
       const ok = body.ok === true;
       record({ status: 200, ok, ...(ok ? {} : { error: String(body.error) }), ...extra });
@@ -79,12 +92,28 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
     const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
     const isSocketOpen = name === 'apps.connections.open';
-    // A Slack without the agent platform (SANDBOX_AGENT_FEATURES=unknown) does not know its methods.
-    const method = ctx.workspace.agent.isUnknownMethod(name) ? undefined : METHODS[name];
-    if (!isSocketOpen && !method) return answer({ ok: false, error: 'unknown_method' });
-    if (!token) return answer({ ok: false, error: 'not_authed' });
-    if (token !== (isSocketOpen ? ctx.appToken : ctx.botToken))
-      return answer({ ok: false, error: 'invalid_auth' });
+    // A Slack without the agent platform (SANDBOX_AGENT_FEATURES=unknown) does not know its methods;
+    // under OAuth the workspace the token reaches says so (below), else the one workspace does at once.
+    const decidedLater = ctx.authenticate !== undefined && token !== undefined;
+    const method = !decidedLater && ctx.workspace.agent.isUnknownMethod(name) ? undefined : METHODS[name];
+    const oauth = name.startsWith('oauth.') ? ctx.oauthMethod : undefined;
+    if (!isSocketOpen && !method && !oauth) return answer({ ok: false, error: 'unknown_method' });
+    if (!oauth) {
+      if (!token) return answer({ ok: false, error: 'not_authed' });
+      const auth: TokenAuth = ctx.authenticate
+        ? ctx.authenticate(token, name, args)
+        : token === (isSocketOpen ? ctx.appToken : ctx.botToken)
+          ? { ok: true }
+          : { ok: false, error: 'invalid_auth' };
+      if (!auth.ok) return answer({ ok: false, error: auth.error });
+      if (auth.context) {
+        call = { ...ctx, ...auth.context };
+        channels = channelsOf(args, call);
+        channel = channels.at(-1);
+      }
+      if (decidedLater && call.workspace.agent.isUnknownMethod(name))
+        return answer({ ok: false, error: 'unknown_method' });
+    }
 
     const fault = ctx.faults?.take(name, channels);
     if (fault?.drop) {
@@ -107,7 +136,11 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
       return c.json(body, fault.status as 200);
     }
 
-    const verdict = ctx.rateLimiter?.check(name, channel);
+    if (oauth) {
+      const body = oauth(name, args, c.req.header('authorization'));
+      return answer(body ?? { ok: false, error: 'unknown_method' });
+    }
+    const verdict = call.rateLimiter?.check(name, channel);
     if (verdict && !verdict.ok) {
       record({
         status: 429,
@@ -122,7 +155,7 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
 
     if (isSocketOpen) return answer({ ok: true, url: ctx.socketMode.open(ctx.baseUrl()) });
     try {
-      return answer((method as Method)(args, ctx));
+      return answer((method as Method)(args, call));
     } catch (error) {
       if (error instanceof SlackApiError) return answer({ ok: false, error: error.code, ...error.extra });
       throw error;

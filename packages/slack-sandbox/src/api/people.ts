@@ -61,17 +61,22 @@ function page(
 }
 
 export const people: Record<string, Method> = {
-  'auth.test': (_args, { workspace, baseUrl }) => {
+  'auth.test': (_args, { workspace, baseUrl, caller }) => {
     const { seed } = workspace;
+    const person = caller?.kind === 'user' ? workspace.users.get(caller.userId) : undefined;
     return {
       ok: true,
       url: `${baseUrl()}/`,
-      team: seed.teamDomain,
-      user: 'agents',
-      team_id: seed.teamId,
-      user_id: seed.botUserId,
-      bot_id: seed.botId,
-      is_enterprise_install: false,
+      // An org-wide token is the organization's: its team is the organization.
+      team:
+        (caller?.isEnterpriseInstall ? seed.enterprise?.name : undefined) ?? seed.teamName ?? seed.teamDomain,
+      user: person?.name ?? 'agents',
+      team_id: (caller?.isEnterpriseInstall ? caller.enterpriseId : undefined) ?? seed.teamId,
+      user_id: person?.id ?? seed.botUserId,
+      ...(person ? {} : { bot_id: seed.botId }),
+      ...(caller?.enterpriseId ? { enterprise_id: caller.enterpriseId } : {}),
+      is_enterprise_install: caller?.isEnterpriseInstall ?? false,
+      ...(caller?.expiresIn !== undefined ? { expires_in: caller.expiresIn } : {}),
     };
   },
   'users.info': (args, { workspace }) => {

@@ -10,6 +10,19 @@ export interface ApiContext {
   baseUrl: () => string;
   /** Size limits Slack applies whether or not rate limits are on. */
   limits?: ApiLimits;
+  /** Who the token is, when an OAuth install issued it (default: the workspace's bot). */
+  caller?: Caller;
+}
+
+/** The identity behind an OAuth token, as auth.test tells it. */
+export interface Caller {
+  kind: 'bot' | 'user';
+  /** The bot user's id, or the person's. */
+  userId: string;
+  /** Seconds left, for an expiring (rotating) token. */
+  expiresIn?: number;
+  enterpriseId?: string;
+  isEnterpriseInstall: boolean;
 }
 
 export interface ApiLimits {

@@ -42,6 +42,8 @@ export class BotLine {
   readonly #signingSecret: string;
   readonly #socketMode: SocketModeHub | undefined;
   readonly #eventAckTimeoutMs: number;
+  readonly #installed: () => boolean;
+  readonly #orgWide: () => boolean;
 
   constructor(options: {
     workspace: Workspace;
@@ -51,7 +53,13 @@ export class BotLine {
     socketMode?: SocketModeHub;
     /** How long Slack waits for an event's ack before retrying it (Slack: 3 s). */
     eventAckTimeoutMs?: number;
+    /** Whether the app is installed in the workspace (OAuth): Slack sends nothing to an app that isn't. */
+    installed?: () => boolean;
+    /** Whether that installation is org-wide (Enterprise Grid): payloads say `is_enterprise_install`. */
+    enterpriseInstall?: () => boolean;
   }) {
+    this.#installed = options.installed ?? (() => true);
+    this.#orgWide = options.enterpriseInstall ?? (() => false);
     this.#eventAckTimeoutMs = options.eventAckTimeoutMs ?? 3_000;
     this.#socketMode = options.socketMode;
     this.#workspace = options.workspace;
@@ -65,6 +73,7 @@ export class BotLine {
     return {
       token: 'sandbox-verification-token',
       team_id: seed.teamId,
+      ...(seed.enterprise ? { enterprise_id: seed.enterprise.id } : {}),
       api_app_id: seed.appId,
       event,
       type: 'event_callback',
@@ -72,11 +81,11 @@ export class BotLine {
       event_time: Math.floor(Date.now() / 1000),
       authorizations: [
         {
-          enterprise_id: null,
+          enterprise_id: seed.enterprise?.id ?? null,
           team_id: seed.teamId,
           user_id: seed.botUserId,
           is_bot: true,
-          is_enterprise_install: false,
+          is_enterprise_install: this.#orgWide(),
         },
       ],
       is_ext_shared_channel: false,
@@ -91,6 +100,8 @@ export class BotLine {
    */
   async deliverEvent(event: Obj): Promise<{ eventId: string; deliveries: Delivery[] }> {
     const body = this.#eventCallback(event);
+    // An app not installed in the workspace (OAuth) is sent no events: no delivery at all.
+    if (!this.#installed()) return { eventId: String(body.event_id), deliveries: [] };
     const text = JSON.stringify(body);
     const deliveries: Delivery[] = [];
     let reason = '';
@@ -129,10 +140,18 @@ export class BotLine {
     return { eventId: String(body.event_id), deliveries };
   }
 
+  /** Whether the app's installation in this workspace is org-wide (Enterprise Grid). */
+  get orgWide(): boolean {
+    return this.#orgWide();
+  }
+
   /** An interactivity payload, form-encoded as Slack sends it. */
   sendPayload(payload: unknown, options: SendOptions): Promise<BotResponse> {
+    const orgWide = this.#orgWide() && typeof payload === 'object' && payload !== null;
     return this.send(
-      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      new URLSearchParams({
+        payload: JSON.stringify(orgWide ? { ...payload, is_enterprise_install: true } : payload),
+      }).toString(),
       'application/x-www-form-urlencoded',
       options,
     );
@@ -140,6 +159,7 @@ export class BotLine {
 
   /** Posts a raw body to the bot, signed as Slack signs it (or sends it as a Socket Mode envelope). */
   async send(body: string, contentType: string, options: SendOptions = {}): Promise<BotResponse> {
+    if (!this.#installed()) throw new Error('sandbox driver: the app is not installed in this workspace');
     if (this.#socketMode) return this.#sendOverSocket(body, contentType);
     const timestamp = Math.floor(Date.now() / 1000) + (options.timestampOffsetSeconds ?? 0);
     const secret = options.forgeSignature ? `${this.#signingSecret}-forged` : this.#signingSecret;

@@ -9,6 +9,14 @@ import type { Draft, Obj } from './element-state.js';
 
 const VERIFICATION_TOKEN = 'sandbox-verification-token';
 
+/** The `team` of an interaction payload (with its organization's id on Enterprise Grid), and `enterprise`. */
+const teamOf = (seed: WorkspaceSeed) => ({
+  id: seed.teamId,
+  domain: seed.teamDomain,
+  ...(seed.enterprise ? { enterprise_id: seed.enterprise.id, enterprise_name: seed.enterprise.name } : {}),
+});
+const enterpriseOf = (seed: WorkspaceSeed) => (seed.enterprise ? { ...seed.enterprise } : null);
+
 interface PersonRef {
   id: string;
   username: string;
@@ -31,6 +39,7 @@ export function slashCommandForm(input: {
     token: VERIFICATION_TOKEN,
     team_id: seed.teamId,
     team_domain: seed.teamDomain,
+    ...(seed.enterprise ? { enterprise_id: seed.enterprise.id, enterprise_name: seed.enterprise.name } : {}),
     channel_id: channel.id,
     channel_name: channel.name,
     user_id: user.id,
@@ -72,8 +81,8 @@ export function blockActionsPayload(input: {
       ...(threadTs ? { thread_ts: threadTs } : {}),
     },
     trigger_id: input.triggerId,
-    team: { id: seed.teamId, domain: seed.teamDomain },
-    enterprise: null,
+    team: teamOf(seed),
+    enterprise: enterpriseOf(seed),
     is_enterprise_install: false,
     channel,
     message: input.message,
@@ -93,7 +102,7 @@ export function viewSubmissionPayload(input: {
   const { seed } = input;
   return {
     type: 'view_submission',
-    team: { id: seed.teamId, domain: seed.teamDomain },
+    team: teamOf(seed),
     user: input.user,
     api_app_id: seed.appId,
     token: VERIFICATION_TOKEN,
@@ -101,7 +110,7 @@ export function viewSubmissionPayload(input: {
     view: input.view,
     response_urls: [],
     is_enterprise_install: false,
-    enterprise: null,
+    enterprise: enterpriseOf(seed),
   };
 }
 
@@ -110,7 +119,7 @@ export function viewClosedPayload(input: { seed: WorkspaceSeed; user: PersonRef;
   const { seed } = input;
   return {
     type: 'view_closed',
-    team: { id: seed.teamId, domain: seed.teamDomain },
+    team: teamOf(seed),
     user: input.user,
     api_app_id: seed.appId,
     view: input.view,
@@ -125,6 +134,7 @@ export function appHomeOpenedEvent(input: { seed: WorkspaceSeed; user: string; e
   return {
     token: VERIFICATION_TOKEN,
     team_id: seed.teamId,
+    ...(seed.enterprise ? { enterprise_id: seed.enterprise.id } : {}),
     api_app_id: seed.appId,
     type: 'event_callback',
     event_id: input.eventId ?? `Ev${Date.now()}${Math.floor(Math.random() * 1e6)}`,

@@ -33,7 +33,8 @@ export interface Fault extends Required<Pick<FaultSpec, 'method' | 'times'>> {
   remaining: number;
 }
 
-const METHOD = /^[a-z]+(\.[a-zA-Z]+)+$/;
+// Method names: `chat.postMessage`, and with digits in a part, `oauth.v2.access`.
+const METHOD = /^[a-z]+(\.[a-zA-Z][a-zA-Z0-9]*)+$/;
 const ERROR_CODE = /^[a-z][a-z0-9_]*$/;
 
 /** Checks what a test or the admin endpoint asked for; every problem names its field and rule. */

@@ -5,6 +5,10 @@ import type { SandboxChannel, SandboxUser } from './records.js';
 export interface WorkspaceSeed {
   teamId: string;
   teamDomain: string;
+  /** The workspace's name as Slack shows it (default: its domain). */
+  teamName?: string;
+  /** The Enterprise Grid organization the workspace belongs to, if any. */
+  enterprise?: { id: string; name: string };
   appId: string;
   botId: string;
   botUserId: string;

@@ -42,6 +42,7 @@ import type { BotMetrics } from '../ops/metrics.js';
 import type { CardMessage, CardUpdater } from '../slack-out/card-updater.js';
 import { queuedChat } from '../slack-out/outbound.js';
 import type { SlackClient } from '../slack-out/slack.js';
+import type { StreamPoster } from '../slack-out/stream-poster.js';
 import { CannotPostHereError, PostWithdrawnError, threadPlace } from '../slack-out/thread-place.js';
 import type { ThreadPoster } from '../slack-out/thread-poster.js';
 
@@ -65,6 +66,8 @@ export class SessionPublisher {
         posts: Pick<PostRepository, 'withPrefix' | 'unsentSessions'>;
       };
       poster: ThreadPoster;
+      /** The agent surface's streams (#23): where the agent's work goes while a session's surface is `agent`. */
+      streams?: StreamPoster;
       cards: CardUpdater;
       metrics: BotMetrics;
       logger: Logger;
@@ -96,9 +99,10 @@ export class SessionPublisher {
       // Another replica's session may have these queued in its memory still: it recovers its own. A
       // finished one is nobody's any more.
       if (!session.finished && !mine(sessionId)) continue;
-      await this.deps.poster
-        .recover(session)
-        .catch(this.#warn(sessionId, 'could not recover the posts a crash left unsent'));
+      const streams = this.#streams(threadPlace(session));
+      await (streams ? streams.recover(threadPlace(session)) : this.deps.poster.recover(session)).catch(
+        this.#warn(sessionId, 'could not recover the posts a crash left unsent'),
+      );
     }
   }
 
@@ -144,7 +148,7 @@ export class SessionPublisher {
     const carded = await this.#ensureCard(session);
     const place = threadPlace(carded);
     // After a crash: what was queued and never posted goes out (once) before anything new of it.
-    await this.deps.poster.recover(place);
+    await (this.#streams(place) ?? this.deps.poster).recover(place);
     switch (event.type) {
       case 'message': {
         const step = currentStepOf(event.message);
@@ -153,9 +157,10 @@ export class SessionPublisher {
         if (!text) return;
         // Recorded, not yet posted: the thread may be behind, and its chatter then goes out batched.
         const timestamp = event.message.timestamp;
-        await this.deps.poster.enqueueText(place, `msg:${event.key}`, text, () =>
-          this.#observe('message', timestamp),
-        );
+        const shown = () => this.#observe('message', timestamp);
+        const streams = this.#streams(place);
+        if (streams) return streams.enqueue(place, `msg:${event.key}`, event.roundId, event.message, shown);
+        await this.deps.poster.enqueueText(place, `msg:${event.key}`, text, shown);
         return;
       }
       case 'human_input_needed':
@@ -192,7 +197,8 @@ export class SessionPublisher {
         // final state (its edits otherwise go ahead of the channel's chatter). Once the session's chatter
         // is out, its report goes ahead of other sessions' chatter: the outcome is what people wait for.
         // Chatter a former owner recorded after this process took the session over is posted first.
-        await this.deps.poster.recover(place, { again: true });
+        await (this.#streams(place) ?? this.deps.poster).recover(place, { again: true });
+        await this.#streams(place)?.close(place, 'closed');
         await this.deps.poster.drained(place);
         // The lease moved while the chatter drained: the new owner posts the report (once, by its key).
         this.#throwIfMoved(session.sessionId);
@@ -271,6 +277,11 @@ export class SessionPublisher {
     return this.#chat().update({ channel, ts, ...shown });
   }
 
+  /** The session's streams while its surface is `agent` and it has a thread; else the classic thread's. */
+  #streams(place: SessionRecord): StreamPoster | undefined {
+    return this.deps.streams?.streams(place) ? this.deps.streams : undefined;
+  }
+
   /** Not ours any more: the event is left unhandled here (no cursor saved), for the new owner. */
   #throwIfMoved(sessionId: string): void {
     if (this.deps.poster.owns?.(sessionId) === false)
@@ -308,6 +319,7 @@ export class SessionPublisher {
     await record(existing?.messageTs ?? null);
     // The prompt comes after the agent's messages that lead up to it: this session's waiting chatter
     // goes first, as urgent as the prompt (not held up by other sessions' chatter or outcomes).
+    await this.#streams(place)?.close(place, 'suspended');
     await this.deps.poster.drained(place, 'urgent');
     this.#throwIfMoved(place.sessionId);
     const ts = await this.deps.poster.post(

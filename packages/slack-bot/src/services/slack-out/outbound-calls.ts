@@ -1,5 +1,5 @@
 /** What the outbound queue is asked to send, and how it is told about Slack's limits. */
-import type { Clock } from '@agent-sessions/core';
+import { type Clock, TokenBucket } from '@agent-sessions/core';
 
 /**
  * What goes first in a channel: prompts, answers and refusals (a person is waiting), then a session's
@@ -15,7 +15,20 @@ export const PRIORITIES: readonly OutboundPriority[] = ['urgent', 'outcome', 'ed
  * for its turn, then queues its post); `history` runs in a lane of its own, so a crash look-up (Slack may
  * allow one a minute) never holds the channel's posts.
  */
-export type OutboundMethod = 'post' | 'update' | 'upload' | 'tier3' | 'tier4' | 'history' | 'turn';
+export type OutboundMethod =
+  | 'post'
+  | 'update'
+  | 'upload'
+  | 'tier3'
+  | 'tier4'
+  | 'history'
+  | 'turn'
+  | StreamMethod;
+/**
+ * Slack's streaming methods (#23), each with a limit of its own for the workspace: chat.appendStream Tier 4
+ * (not chat.postMessage's per-channel one), chat.startStream and chat.stopStream Tier 2.
+ */
+export type StreamMethod = 'stream-start' | 'stream-append' | 'stream-stop';
 
 export interface OutboundCall<T> {
   /** The channel whose queue it waits in (a user id for a DM). */
@@ -56,6 +69,10 @@ export interface OutboundOptions {
    * minute (commercial apps outside the Marketplace), its 429s pause the look-ups' lane, nothing else.
    */
   historyPerMinute?: number;
+  /** chat.appendStream (Tier 4) and chat.startStream / chat.stopStream (Tier 2), a minute, workspace-wide. */
+  streamAppendPerMinute?: number;
+  streamStartPerMinute?: number;
+  streamStopPerMinute?: number;
   /** A 429 without a usable Retry-After pauses the limit it hit this long. */
   defaultRetryAfterMs?: number;
   clock?: Clock;
@@ -79,4 +96,18 @@ export function rateLimitedRetryAfterMs(error: unknown): number | undefined {
   const e = error as { code?: unknown; retryAfter?: unknown; data?: { error?: unknown } };
   if (e.code !== 'slack_webapi_rate_limited_error' && e.data?.error !== 'ratelimited') return undefined;
   return typeof e.retryAfter === 'number' && e.retryAfter >= 0 ? e.retryAfter * 1000 : -1;
+}
+
+/**
+ * The streaming methods' limits, workspace-wide: Tier 4 appends; starts and stops Tier 2 (#23). Slack counts
+ * tiers a minute and tolerates bursts: each may spend a minute's worth at once, as card edits do.
+ */
+export function streamBuckets(options: OutboundOptions, clock: Clock): Map<OutboundMethod, TokenBucket> {
+  const perMinute = (n: number) =>
+    new TokenBucket({ ratePerSecond: n / 60, burst: Math.max(1, Math.floor(n)), clock });
+  return new Map<OutboundMethod, TokenBucket>([
+    ['stream-append', perMinute(options.streamAppendPerMinute ?? 90)],
+    ['stream-start', perMinute(options.streamStartPerMinute ?? 18)],
+    ['stream-stop', perMinute(options.streamStopPerMinute ?? 18)],
+  ]);
 }

@@ -14,11 +14,11 @@ import {
   PRIORITIES,
   rateLimitedRetryAfterMs,
   type SharedBudgets,
+  streamBuckets,
 } from './outbound-calls.js';
 import type { SlackChat, SlackClient } from './slack.js';
 
-export type { OutboundCall, OutboundMethod, OutboundOptions } from './outbound-calls.js';
-export { type OutboundPriority, rateLimitedRetryAfterMs, type SharedBudgets } from './outbound-calls.js';
+export * from './outbound-calls.js';
 
 const MAX_OUTCOME_TAGS = 10_000;
 
@@ -54,6 +54,7 @@ export class OutboundQueue {
   readonly #tier3: TokenBucket;
   readonly #tier4: TokenBucket;
   readonly #history: TokenBucket;
+  readonly #streams: ReturnType<typeof streamBuckets>;
   readonly #clock: Clock;
   readonly #postPerSecond: number;
   readonly #postBurst: number;
@@ -89,6 +90,7 @@ export class OutboundQueue {
       burst: 3,
       clock,
     });
+    this.#streams = streamBuckets(options, clock);
     metrics.registerOutbound(() => this.depths());
   }
 
@@ -226,7 +228,7 @@ export class OutboundQueue {
       case 'history':
         return this.#history;
       default:
-        return lane.post;
+        return this.#streams.get(method) ?? lane.post;
     }
   }
 

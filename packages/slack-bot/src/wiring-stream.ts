@@ -1,0 +1,23 @@
+/** The agent's work streamed into Slack (#23), built beside wiring.ts's parts. */
+import { StreamPoster } from './services/slack-out/stream-poster.js';
+import type { SurfaceChoice } from './services/slack-out/surface.js';
+import type { Parts, Settings } from './wiring.js';
+
+/** Each session's streaming messages: used while the surface is `agent`; the classic thread otherwise. */
+export function streamPoster(
+  { config, logger }: Settings,
+  parts: Pick<Parts, 'store' | 'out' | 'metrics' | 'self'> & { surface: SurfaceChoice },
+): StreamPoster {
+  const { store, out, metrics, self, surface } = parts;
+  return new StreamPoster({
+    slack: out.paced,
+    posts: store.posts,
+    streams: store.streams,
+    poster: out.poster,
+    surface,
+    self,
+    logger: logger.child({ component: 'streams' }),
+    metrics,
+    showReasoning: config.showReasoning,
+  });
+}

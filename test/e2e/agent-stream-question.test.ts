@@ -1,0 +1,38 @@
+import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
+import { expect, it } from 'vitest';
+import { ALICE, CHANNEL, textOf, useHarness } from './harness.js';
+import { isPrompt } from './helpers.js';
+
+// A question on the agent surface (#23): the round's stream stops before the question comes, as its own
+// message with the prompt's blocks; the answer's round streams anew, after the prompt; the end closes it.
+const h = useHarness({ env: { AGENT_SLACK_SURFACE: 'agent' } });
+
+const streamState = (m: SandboxMessage) => (m as { streaming_state?: string }).streaming_state;
+
+it('a question stops the stream and comes as its own prompt; the answer’s round streams after it', async () => {
+  const { cardTs } = await h.start('scenario:approval deploy the streamed release');
+  const prompt = await h.waitInThread(cardTs, isPrompt, 'the approval prompt');
+  const before = h.thread(cardTs).filter((m) => m.ts < prompt.ts);
+  // One stream per round: with EMULATOR_QUIRKS=all the subagents' rounds have streams of their own.
+  expect(before.length).toBeGreaterThan(0);
+  expect(before.every((m) => streamState(m) === 'completed')).toBe(true);
+  expect(before.map((m) => m.text).join('\n')).toContain('I need approval before deploying');
+  expect(before.flatMap((m) => m.blocks ?? [])).toContainEqual(
+    expect.objectContaining({ type: 'task_card', title: 'search_docs', status: 'complete' }),
+  );
+  expect(streamState(prompt)).toBeUndefined();
+
+  await h.driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
+  const report = await h.waitInThread(
+    cardTs,
+    (m) => /Deployed v2\.3\.1 to production after/.test(textOf(m)),
+    'the report',
+  );
+  const after = h.thread(cardTs).filter((m) => m.ts > prompt.ts && m.ts < report.ts);
+  expect(after.length).toBeGreaterThan(0);
+  expect(after.every((m) => streamState(m) === 'completed')).toBe(true);
+  expect(after.flatMap((m) => m.blocks ?? [])).toContainEqual(
+    expect.objectContaining({ type: 'task_card', title: 'deploy', status: 'complete' }),
+  );
+  expect(h.thread(cardTs).at(-1)?.ts).toBe(report.ts);
+});
