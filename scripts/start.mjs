@@ -71,6 +71,16 @@ if (!service) {
   );
 } else out(`Agent Session Service: ${service.url}`);
 
+// Service keys linked in App Home are stored encrypted (AGENT_KEY_ENCRYPTION_KEY). With the embedded
+// emulator, whose keys and accounts live only as long as this start, the encryption key does too: made
+// here, held in memory, never written. With a real service, set AGENT_KEY_ENCRYPTION_KEY to link keys.
+if (!config.service && !config.keys?.encryptionKey) {
+  config.keys = { ...config.keys, encryptionKey: randomBytes(32).toString('base64') };
+  out(
+    'Service keys: linked in App Home, encrypted with a key of this start only (AGENT_KEY_ENCRYPTION_KEY keeps them)',
+  );
+}
+
 let slack = config.slack;
 let sandbox;
 if (!slack) {

@@ -82,6 +82,8 @@ export function useBotProcesses(options: {
   sandbox?: Omit<SandboxOptions, 'triggerTtlMs'>;
   /** A PGlite directory made under this prefix in the temp dir, or a scratch PostgreSQL database. */
   store: { dataDirPrefix: string } | { database: ReturnType<typeof scratchDatabase> };
+  /** More emulator keys beside API_KEY, each its own account. */
+  emulatorKeys?: string[];
 }): BotProcesses {
   const { store } = options;
   const bots: BotProcess[] = [];
@@ -101,7 +103,7 @@ export function useBotProcesses(options: {
   beforeAll(async () => {
     if ('database' in store) await store.database.create();
     world.emulator = await spawnEmulator({
-      apiKeys: [API_KEY],
+      apiKeys: [API_KEY, ...(options.emulatorKeys ?? [])],
       speed: options.emulatorSpeed,
       startTimeoutMs: SETUP_TIMEOUT_MS,
     });

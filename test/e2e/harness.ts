@@ -177,10 +177,12 @@ export async function startHarness(
     slackSpeed?: number;
     /** The sandbox's own options (e.g. `rateLimits: false` while the bot does not pace itself). */
     sandbox?: Omit<SandboxOptions, 'triggerTtlMs'>;
+    /** More emulator keys beside API_KEY (the bot's), each its own account (`acct_1`, `acct_2`, …). */
+    emulatorKeys?: string[];
   } = {},
 ): Promise<Harness> {
   const emulator = await spawnEmulator({
-    apiKeys: [API_KEY],
+    apiKeys: [API_KEY, ...(options.emulatorKeys ?? [])],
     speed: options.emulatorSpeed ?? 10,
     startTimeoutMs: SETUP_TIMEOUT_MS,
   });

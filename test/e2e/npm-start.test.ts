@@ -88,6 +88,8 @@ describe('npm start on embedded defaults', () => {
     expect(output).toMatch(/the local sandbox at http:\/\/127\.0\.0\.1:\d+/);
     expect(output).toContain(`Store: PGlite in ${dataDir}`);
     expect(output).toMatch(/Bob \(an approver\)/);
+    // Keys can be linked in App Home with no configuration: encrypted with a key of this start only (#25).
+    expect(output).toContain('Service keys: linked in App Home, encrypted with a key of this start only');
   });
 
   it('the page’s page and routes are served', async () => {

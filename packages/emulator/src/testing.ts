@@ -95,6 +95,14 @@ export class EmulatorAdmin {
   async setQuirks(quirks: string): Promise<string[]> {
     return (await this.#call<{ quirks: string[] }>('POST', '/quirks', { quirks })).quirks;
   }
+  /** A key for a signed-up account (POST /api/auth/signup first), as the service's app would make one. */
+  mintKey(email: string): Promise<{ key: string; accountId: string; keyIndex: number }> {
+    return this.#call('POST', '/keys', { email });
+  }
+  /** Revokes a key made by `mintKey`: every request with it answers 401 from now on. */
+  revokeKey(key: string): Promise<{ revoked: true }> {
+    return this.#call('POST', '/keys/revoke', { key });
+  }
   reset(): Promise<{ ok: true }> {
     return this.#call('POST', '/reset');
   }

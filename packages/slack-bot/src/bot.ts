@@ -27,6 +27,7 @@ import {
   slackOut,
 } from './wiring.js';
 import { agentParts, slackSurface } from './wiring-agent.js';
+import { serviceKeys } from './wiring-keys.js';
 import { streamPoster } from './wiring-stream.js';
 
 export type { BotTuning, RunnableConfig } from './wiring.js';
@@ -59,10 +60,20 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const self = botIdentity(slack);
   const out = slackOut(settings, { slack, store, metrics, self });
   const { policy, visibility } = access(settings, { slack, self });
+  const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
   const agent = agentParts(settings, { surface, store, out, follower });
   const streams = streamPoster(settings, { store, out, metrics, self, surface });
-  const publisher = sessionPublisher(settings, { store, out, metrics, policy, audit, follower, streams });
-  const leases = leaseKeeper(settings, { store, follower, out, replicaId, streams });
+  const publisher = sessionPublisher(settings, {
+    store,
+    out,
+    metrics,
+    policy,
+    audit,
+    follower,
+    streams,
+    keys,
+  });
+  const leases = leaseKeeper(settings, { store, follower, out, replicaId, streams, keys });
   const built = {
     store,
     client,
@@ -77,12 +88,14 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     publisher,
     leases,
     agent,
+    keys,
   };
   const people = peopleServices(settings, built);
   const identity = { botUserId: 'bot' };
   const reminders = reminderService(settings, { ...built, people, botUserId: () => identity.botUserId });
   registerListeners(app, listenerContext(settings, { people, agent }));
 
+  await reencryptKeys(keys, logger);
   const server = await serve(app, routes, config);
   follower.start();
   await leases.start();
@@ -117,6 +130,21 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   };
   const eventsUrl = url && !config.slack.appToken ? `${url}/slack/events` : undefined;
   return { app, url, eventsUrl, store, follower, metrics, logger, replicaId, stop };
+}
+
+/** Rotation: keys encrypted under AGENT_KEY_ENCRYPTION_KEY_PREVIOUS are encrypted again under the new key. */
+async function reencryptKeys(
+  keys: { service: { reencryptAll(): Promise<{ reencrypted: number; unreadable: number }> } },
+  logger: Logger,
+) {
+  const { reencrypted, unreadable } = await keys.service.reencryptAll();
+  if (reencrypted > 0)
+    logger.info({ reencrypted }, 'service keys encrypted again under the current encryption key');
+  if (unreadable > 0)
+    logger.warn(
+      { unreadable },
+      'service keys no configured encryption key can read: their owners must link them again',
+    );
 }
 
 /** Who the bot is (it "answers" a question rejected on timeout) and its workspace (the audit's team). */
@@ -177,6 +205,8 @@ function botLogger(config: RunnableConfig, tuning: BotTuning): Logger {
       slack.signingSecret,
       slack.appToken,
       service.apiKey,
+      config.keys?.encryptionKey,
+      ...(config.keys?.previousEncryptionKeys ?? []),
       config.approvals.auditToken,
       databasePassword(config.databaseUrl),
     ],

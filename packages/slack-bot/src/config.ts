@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type AgentSurfaceConfig, agentSurfaceConfig, agentSurfaceEnv } from './config-agent.js';
+import { type KeysConfig, keysConfigOf, keysEnv, keysEnvProblems } from './services/keys/key-config.js';
 
 const list = z
   .string()
@@ -147,6 +148,7 @@ const schema = z
       .default('on'),
     // --- Slack's agent surfaces (#23) ---
     ...agentSurfaceEnv,
+    ...keysEnv, // service keys per workspace or person (#25)
   })
   .superRefine((env, ctx) => {
     if (env.SLACK_BOT_TOKEN && !env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
@@ -164,6 +166,7 @@ const schema = z
         message: 'SLACK_BOT_TOKEN is required when Slack is configured',
       });
     }
+    for (const issue of keysEnvProblems(env)) ctx.addIssue(issue);
     if (env.AGENT_SERVICE_URL && !env.AGENT_API_KEY) {
       ctx.addIssue({
         code: 'custom',
@@ -194,6 +197,7 @@ export interface BotConfig {
   slackPacing: 'on' | 'off';
   /** Slack's agent surfaces (#23): AGENT_SLACK_SURFACE, AGENT_SUGGESTED_PROMPTS. */
   agent: AgentSurfaceConfig;
+  keys?: KeysConfig; // service keys per workspace or person (#25)
 }
 
 /** Issue #15: who may answer, reminders and escalation, question timeouts, the audit record. */
@@ -279,6 +283,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     threadReplies: e.AGENT_THREAD_REPLIES,
     slackPacing: e.AGENT_SLACK_PACING,
     agent: agentSurfaceConfig(e),
+    keys: keysConfigOf(e),
   };
 }
 

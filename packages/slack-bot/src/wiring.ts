@@ -12,6 +12,7 @@ import { boltLogger, type Logger } from './logger.js';
 import { ReminderService } from './services/approvals/reminders.js';
 import { LeaseKeeper, type LeaseKeeperOptions } from './services/following/lease-keeper.js';
 import { SessionPublisher } from './services/following/session-publisher.js';
+import type { KeyParts } from './services/keys/index.js';
 import { AuditService } from './services/ops/audit.js';
 import { healthRoutes } from './services/ops/health.js';
 import { BotMetrics } from './services/ops/metrics.js';
@@ -41,6 +42,7 @@ import type { SurfaceSwitch } from './services/slack-out/surface.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
 import type { Store } from './store/index.js';
 import { type AgentParts, agentAnswered, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
+import { keyLinkingFor } from './wiring-keys.js';
 
 /** What a running bot needs that the environment doesn't say: required Slack and service settings. */
 export type RunnableConfig = BotConfig & {
@@ -94,6 +96,8 @@ export interface Parts {
   leases: LeaseKeeper;
   people: People;
   replicaId: string;
+  /** Service keys per workspace or person (issue #25): each session's calls go with its key. */
+  keys: KeyParts;
   /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
   botUserId: () => string;
   /** Slack's agent surfaces (#23, wiring-agent.ts). */
@@ -224,7 +228,10 @@ export function sessionPublisher(
     audit,
     follower,
     streams,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower'> & { streams?: StreamPoster },
+    keys,
+  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys'> & {
+    streams?: StreamPoster;
+  },
 ): SessionPublisher {
   const publisher = new SessionPublisher({
     store,
@@ -237,6 +244,7 @@ export function sessionPublisher(
     showReasoning: config.showReasoning,
     answerers: (session, request) => policy.whoMayAnswer?.(session, request).line,
     latestDecision: (sessionId) => audit.latestDecision(sessionId),
+    keyProblem: (session, error) => keys.guard.onError(session, error),
   });
   publisher.attach(follower);
   return publisher;
@@ -251,13 +259,16 @@ export function leaseKeeper(
     out,
     replicaId,
     streams,
-  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId'> & { streams?: StreamPoster },
+    keys,
+  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys'> & { streams?: StreamPoster },
 ): LeaseKeeper {
   // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
   out.poster.owns = (sessionId) => follower.isFollowing(sessionId);
   return new LeaseKeeper(store, follower, logger, {
     owner: replicaId,
     ttlMs: config.leaseTtlMs,
+    // Each session with its key's reader (its own budget), or left alone while its key can't be used.
+    readerFor: (sessionId) => keys.guard.readerFor(sessionId),
     ...tuning.leases,
     // Another replica edits its card from now on: what this one last showed may no longer be there.
     onLost: (sessionId) => {
@@ -276,8 +287,9 @@ export function peopleServices(
   { config, logger }: Settings,
   parts: Omit<Parts, 'people' | 'replicaId' | 'botUserId'>,
 ) {
-  const { store, client, slack, out, follower, metrics, policy, visibility, audit, publisher, leases } =
-    parts;
+  const { store, slack, out, follower, metrics, policy, visibility, audit, publisher, leases, keys } = parts;
+  // Every call about a session goes with that session's key, whoever acts (issue #25).
+  const client = keys.calls;
   const { sessions, prompts, events } = store;
   const { agent } = parts;
   const notifier = new Notifier({
@@ -317,6 +329,7 @@ export function peopleServices(
     },
     ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),
     withDefaults: agentSide.withDefaults,
+    keys: keys.service,
   });
   const { threadReplies } = config;
   const conversation = new ConversationService({
@@ -335,7 +348,9 @@ export function peopleServices(
     visibility,
     audit,
   });
-  return { notifier, answering, steering, starting, conversation, feedback, directory, ...agentSide };
+  const keyLinking = keyLinkingFor({ config, logger }, { keys, slack, directory, client: parts.client });
+  const services = { notifier, answering, steering, starting, conversation, feedback, directory };
+  return { ...services, ...agentSide, keyLinking };
 }
 
 /** What the listeners may use: the services, never the store or the service's client. */
@@ -346,15 +361,16 @@ export function listenerContext(
   const { answering, steering, starting, conversation, feedback, directory } = people;
   const { stopping, channelSettings } = people;
   const services = { answering, steering, starting, conversation, feedback, directory, logger };
-  return { ...services, stopping, channelSettings, messagesTab: agent.messagesTab };
+  return { ...services, stopping, channelSettings, messagesTab: agent.messagesTab, keys: people.keyLinking };
 }
 
 /** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */
 export function reminderService(
   { config, tuning, logger }: Settings,
-  parts: Pick<Parts, 'store' | 'client' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId'>,
+  parts: Pick<Parts, 'store' | 'keys' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId'>,
 ): ReminderService {
-  const { store, client, slack, out, people, policy, audit, botUserId } = parts;
+  const { store, slack, out, people, policy, audit, botUserId } = parts;
+  const client = parts.keys.calls;
   return new ReminderService({
     reminders: store.reminders,
     prompts: store.prompts,

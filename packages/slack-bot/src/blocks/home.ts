@@ -16,8 +16,13 @@ export interface WaitingOnYou {
 
 const MAX_WAITING = 5;
 
-export function homeView(sessions: SessionRecord[], waiting: WaitingOnYou[] = []): HomeView {
-  const blocks: KnownBlock[] = [];
+/** `top`: blocks shown above the rest (the service key section); the sessions list gets what is left. */
+export function homeView(
+  sessions: SessionRecord[],
+  waiting: WaitingOnYou[] = [],
+  top: KnownBlock[] = [],
+): HomeView {
+  const blocks: KnownBlock[] = [...top];
   if (waiting.length > 0) {
     blocks.push({ type: 'header', text: plain(`Waiting on you (${waiting.length})`, 150) });
     for (const w of waiting.slice(0, MAX_WAITING)) {

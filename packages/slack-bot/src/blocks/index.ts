@@ -1,6 +1,7 @@
 export * from './agent-message.js';
 export * from './home.js';
 export * from './ids.js';
+export * from './keys.js';
 export * from './modals.js';
 export * from './prompt.js';
 export * from './report.js';

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import type { KeyLinking } from '../services/keys/key-linking.js';
 import type { AnsweringService } from '../services/people/answering.js';
 import type { ChannelSettingsService } from '../services/people/channel-settings.js';
 import type { ConversationService } from '../services/people/conversation.js';
@@ -21,5 +22,7 @@ export interface ListenerContext {
   stopping: Pick<StopService, 'stop'>;
   messagesTab: Pick<MessagesTab, 'opened'>;
   channelSettings: Pick<ChannelSettingsService, 'open' | 'submitForm'>;
+  /** Service keys in App Home (issue #25). */
+  keys?: Pick<KeyLinking, 'homeBlocks' | 'openForm' | 'submitLink' | 'submitSignup' | 'remove'>;
   logger: Logger;
 }

@@ -10,6 +10,7 @@ export { MIGRATIONS, migrate } from './migrations.js';
 export type { PostRepository } from './posts.js';
 export type { NewPrompt, PromptLocator, PromptRepository } from './prompts.js';
 export * from './records.js';
+export type { ServiceKeyRepository, StoredServiceKey } from './service-keys.js';
 export type { SessionFilter, SessionRepository } from './sessions.js';
 export type { BudgetRate, SlackBudgetRepository } from './slack-budgets.js';
 export type { SqlClient, SqlExecutor } from './sql.js';

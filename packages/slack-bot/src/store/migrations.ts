@@ -137,6 +137,28 @@ export const MIGRATIONS: readonly string[] = [
      started_at   timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (session_id, seq)
    );`,
+  // service-keys (#25): Agent Session Service keys per workspace or person, encrypted (never plain text);
+  // each session records the slot whose key it runs under (a reference, never the key), and the notice
+  // that its key was removed or rejected is said once per linked key.
+  `CREATE TABLE IF NOT EXISTS service_keys (
+     ref          text PRIMARY KEY,
+     team_id      text NOT NULL,
+     user_id      text,
+     ciphertext   text NOT NULL,
+     key_id       text NOT NULL,
+     hint         text NOT NULL,
+     linked_by    text NOT NULL,
+     linked_at    timestamptz NOT NULL DEFAULT now(),
+     version      text NOT NULL
+   );
+   CREATE TABLE IF NOT EXISTS session_key_notices (
+     session_id   text NOT NULL,
+     version      text NOT NULL,
+     reason       text NOT NULL,
+     at           timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (session_id, version)
+   );
+   ALTER TABLE sessions ADD COLUMN IF NOT EXISTS key_ref text;`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

@@ -22,7 +22,11 @@ export interface SessionRecord {
   origin?: string | null;
 }
 
-export type NewSession = Omit<SessionRecord, 'createdAt' | 'finished' | 'status'> & { status?: string };
+export type NewSession = Omit<SessionRecord, 'createdAt' | 'finished' | 'status'> & {
+  status?: string;
+  /** The service key slot it runs under (issue #25); absent: the configured AGENT_API_KEY. */
+  keyRef?: string;
+};
 export type SessionPatch = Partial<Pick<SessionRecord, 'cardTs' | 'status' | 'budget' | 'finished'>>;
 
 export type PromptState = 'pending' | 'answering' | 'answered';

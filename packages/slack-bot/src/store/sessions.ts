@@ -33,8 +33,8 @@ export class SqlSessionRepository implements SessionRepository {
 
   async create(r: NewSession): Promise<void> {
     await this.sql.query(
-      `INSERT INTO sessions (session_id, channel_id, card_ts, started_by, goal, status, budget, thread_ts, origin)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (session_id) DO NOTHING`,
+      `INSERT INTO sessions (session_id, channel_id, card_ts, started_by, goal, status, budget, thread_ts, origin, key_ref)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (session_id) DO NOTHING`,
       [
         r.sessionId,
         r.channelId,
@@ -45,6 +45,7 @@ export class SqlSessionRepository implements SessionRepository {
         r.budget,
         r.threadTs ?? null,
         r.origin ?? null,
+        r.keyRef ?? null,
       ],
     );
   }

@@ -9,6 +9,7 @@ import { migrate } from './migrations.js';
 import { type PostRepository, SqlPostRepository } from './posts.js';
 import { type PromptRepository, SqlPromptRepository } from './prompts.js';
 import { type ReminderRepository, SqlReminderRepository } from './reminders.js';
+import { type ServiceKeyRepository, SqlServiceKeyRepository } from './service-keys.js';
 import { type SessionRepository, SqlSessionRepository } from './sessions.js';
 import { type SlackBudgetRepository, SqlSlackBudgetRepository } from './slack-budgets.js';
 import type { SqlClient } from './sql.js';
@@ -37,6 +38,8 @@ export interface Store {
   streams: StreamRepository;
   /** A channel's defaults for new sessions (#23). */
   channelSettings: ChannelSettingsRepository;
+  /** Service keys linked in App Home, encrypted (issue #25). */
+  serviceKeys: ServiceKeyRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -55,6 +58,7 @@ export class SqlStore implements Store {
   readonly slackBudgets: SqlSlackBudgetRepository;
   readonly streams: SqlStreamRepository;
   readonly channelSettings: SqlChannelSettingsRepository;
+  readonly serviceKeys: SqlServiceKeyRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -69,6 +73,7 @@ export class SqlStore implements Store {
     this.slackBudgets = new SqlSlackBudgetRepository(sql);
     this.streams = new SqlStreamRepository(sql);
     this.channelSettings = new SqlChannelSettingsRepository(sql);
+    this.serviceKeys = new SqlServiceKeyRepository(sql);
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {

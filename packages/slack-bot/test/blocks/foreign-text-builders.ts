@@ -125,6 +125,30 @@ export const COVERED: Record<string, Covered> = {
     },
   ],
   startModal: (t) => [{ name: 'startModal', output: blocks.startModal('C0CHAN', t) }],
+  // Service keys (#25): the only outside text is a key's mask (the start and end of what a person typed).
+  keysHomeBlocks: (t) =>
+    (['workspace', 'person'] as const).flatMap((slot) =>
+      [true, false].map((mayManage) => ({
+        name: `keysHomeBlocks ${slot} ${mayManage}`,
+        output: {
+          type: 'home',
+          blocks: blocks.keysHomeBlocks({
+            slot,
+            linked: { hint: t, linkedBy: ANSWERER, linkedAt: at.toISOString() },
+            mayManage,
+            canLink: mayManage,
+            signupAllowed: true,
+          }),
+        },
+      })),
+    ),
+  linkKeyModal: (t) => [{ name: 'linkKeyModal', output: blocks.linkKeyModal('person', t) }],
+  signupModal: () => [{ name: 'signupModal', output: blocks.signupModal('workspace') }],
+  keyNotice: () =>
+    (['removed', 'unreadable', 'rejected', 'forbidden'] as const).map((reason) => ({
+      name: `keyNotice ${reason}`,
+      output: { text: blocks.keyNotice({ reason, startedBy: STARTER, slot: 'person' }) },
+    })),
   redirectModal: () => [{ name: 'redirectModal', output: blocks.redirectModal('sess_1') }],
   channelSettingsModal: (t) => [
     {

@@ -22,7 +22,7 @@ describe('app_home_opened', () => {
   it('publishes the viewer’s sessions', async () => {
     const r = open('home');
     await r.go();
-    expect(r.ctx.directory.home).toHaveBeenCalledWith('U0ALICE', 'Ev1');
+    expect(r.ctx.directory.home).toHaveBeenCalledWith('U0ALICE', 'Ev1', []);
     expect(r.rec.published).toEqual([{ user_id: 'U0ALICE', view: { type: 'home', blocks: [] } }]);
   });
 

@@ -1,10 +1,12 @@
 import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/ids.js';
+import { KEY_ACTIONS } from '../../blocks/keys.js';
 import type { ListenerContext } from '../context.js';
 import { acknowledgeOnly } from './acknowledge-only.js';
 import { answerClick } from './answer-click.js';
 import { answerFormButton } from './answer-form-button.js';
 import { feedbackButton } from './feedback-button.js';
+import { keyButton } from './key-buttons.js';
 import { signalButton } from './signal-button.js';
 import { steerFormButton } from './steer-form-button.js';
 
@@ -24,4 +26,7 @@ export function registerActions(app: App, ctx: ListenerContext): void {
   app.action(ACTIONS.reject, answerFormButton(ctx));
   app.action(ACTIONS.answer, answerFormButton(ctx));
   app.action(ACTIONS.feedback, feedbackButton(ctx));
+  app.action(KEY_ACTIONS.link, keyButton(ctx, 'link'));
+  app.action(KEY_ACTIONS.signup, keyButton(ctx, 'signup'));
+  app.action(KEY_ACTIONS.remove, keyButton(ctx, 'remove'));
 }

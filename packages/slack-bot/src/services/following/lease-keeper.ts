@@ -1,4 +1,4 @@
-import type { Follower } from '@agent-sessions/core';
+import type { Follower, SessionsReader } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { LeaseRepository } from '../../store/leases.js';
 import type { SessionRepository } from '../../store/sessions.js';
@@ -16,6 +16,11 @@ export interface LeaseKeeperOptions {
   pokeEveryMs?: number;
   /** Called for each session this replica stops following because another holds it now. */
   onLost?: (sessionId: string) => void;
+  /**
+   * The reader (its key's client) to follow a session with, or `waiting` while its key can't be used
+   * (issue #25); without it, the follower's own client.
+   */
+  readerFor?: (sessionId: string) => Promise<SessionsReader | 'waiting'>;
 }
 
 /**
@@ -46,7 +51,10 @@ export class LeaseKeeper {
     this.#limit = options.limit ?? 5_000;
     this.#pokeEveryMs = options.pokeEveryMs ?? 1_000;
     this.#onLost = options.onLost;
+    this.#readerFor = options.readerFor;
   }
+
+  readonly #readerFor: LeaseKeeperOptions['readerFor'];
 
   readonly #onLost: ((sessionId: string) => void) | undefined;
 
@@ -104,7 +112,13 @@ export class LeaseKeeper {
     }
     for (const sessionId of held) {
       if (this.follower.isFollowing(sessionId)) continue;
-      const started = await this.follower.follow(sessionId).catch((error: unknown) => {
+      const reader = await this.#readerFor?.(sessionId).catch((error: unknown) => {
+        this.logger.warn({ err: error, sessionId }, 'could not tell which key a session runs under');
+        return 'waiting' as const;
+      });
+      if (reader === 'waiting') continue;
+      const options = reader ? { client: reader } : {};
+      const started = await this.follower.follow(sessionId, options).catch((error: unknown) => {
         this.logger.warn({ err: error, sessionId }, 'could not start following a session');
         return undefined;
       });

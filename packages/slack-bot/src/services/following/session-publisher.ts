@@ -77,6 +77,8 @@ export class SessionPublisher {
       answerers?: (session: SessionRecord, request: HumanInputRequest) => string | undefined;
       /** The latest decision recorded on a session (the audit), for the card's footer. */
       latestDecision?: (sessionId: string) => Promise<string | undefined>;
+      /** A follow error that is about the session's key: dealt with there (true), not as a lost session. */
+      keyProblem?: (session: SessionRecord, error: Error) => Promise<boolean>;
     },
   ) {}
 
@@ -213,6 +215,8 @@ export class SessionPublisher {
         this.#steps.delete(session.sessionId);
         return;
       case 'error':
+        // 401/403: the session's key was removed or refused (issue #25): said once, followed no further.
+        if (await this.deps.keyProblem?.(session, event.error)) return;
         if (!event.fatal) return;
         // 403/404: the service no longer lets us see it. Stop following it first, so a thread that is
         // gone too (a deleted channel, a fresh sandbox) cannot make every restart try again.

@@ -106,13 +106,17 @@ export class SessionDirectory {
   }
 
   /** The Home tab: the viewer's own sessions, newest first; once per Slack event (Slack re-delivers). */
-  async home(userId: string, eventId: string | undefined): Promise<HomeView | undefined> {
+  async home(
+    userId: string,
+    eventId: string | undefined,
+    top: KnownBlock[] = [],
+  ): Promise<HomeView | undefined> {
     if (eventId && !(await this.deps.events.markProcessed(eventId))) return undefined;
     const [mine, waiting] = await Promise.all([
       this.deps.sessions.list({ startedBy: userId, limit: 50 }),
       this.#waitingOn(userId),
     ]);
-    return homeView(mine, waiting);
+    return homeView(mine, waiting, top);
   }
 
   /** Open questions in sessions waiting on a person that the policy lets this user answer. */

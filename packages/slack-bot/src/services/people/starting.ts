@@ -51,11 +51,20 @@ export class StartingService {
       maxBudget?: number;
       /** A channel's defaults (`/agent settings`, #23), filled in where the start leaves them out. */
       withDefaults?: (input: StartInput) => Promise<StartInput>;
+      /** The key a person's sessions run under (issue #25); without it, `client`'s. */
+      keys?: {
+        forStart(
+          userId: string,
+        ): Promise<
+          | { ok: true; ref: string | undefined; client: SessionsApi<'create'> }
+          | { ok: false; message: string }
+        >;
+      };
     },
   ) {}
 
   async start(asked: StartInput): Promise<Outcome<{ sessionId: string }>> {
-    const { client, metrics, slack, logger } = this.deps;
+    const { metrics, slack, logger } = this.deps;
     const input = this.deps.withDefaults ? await this.deps.withDefaults(asked) : asked;
     // The same rule for a DM as for a channel (AGENT_ALLOWED_CHANNELS lists `dm` to allow them).
     const channel = this.deps.channelAllowed(input.channelId);
@@ -69,6 +78,10 @@ export class StartingService {
         message: `A session starts with at most ${cap} (AGENT_MAX_BUDGET): start it with less, and an approver can raise it later.${typed}`,
       };
     }
+    // Under the starter's key (their own, or their workspace's), chosen by who starts: refused before any card.
+    const key = this.deps.keys ? await this.deps.keys.forStart(input.userId) : undefined;
+    if (key && !key.ok) return { ok: false, message: `${key.message}${typed}` };
+    const client = key?.client ?? this.deps.client;
     // The card first: where the bot may not post (a private channel it wasn't invited to), nothing is
     // started, rather than a session nobody can see.
     let cardTs: string;
@@ -128,6 +141,7 @@ export class StartingService {
       budget: input.budget ?? null,
       ...(input.threadTs ? { threadTs: input.threadTs } : {}),
       ...(input.origin ? { origin: input.origin } : {}),
+      ...(key?.ref ? { keyRef: key.ref } : {}),
     });
     await this.deps.started(sessionId);
     return { ok: true, sessionId };

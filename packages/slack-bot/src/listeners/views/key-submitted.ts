@@ -1,0 +1,28 @@
+import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
+import type { ListenerContext } from '../context.js';
+import { settleForm } from './form-result.js';
+import { formValues } from './values.js';
+
+type Args = SlackViewMiddlewareArgs & AllMiddlewareArgs;
+
+/**
+ * The service key forms: the key (or the new account's) checked with the service before it is kept;
+ * a problem is shown under its field and the form stays open. What the key is for comes from who
+ * submitted, not from the form's metadata.
+ */
+export const keySubmitted =
+  (ctx: ListenerContext, which: 'link' | 'signup') =>
+  async ({ ack, view, body }: Args): Promise<void> => {
+    const keys = ctx.keys;
+    if (!keys) {
+      await ack();
+      return;
+    }
+    const values = formValues(view);
+    await settleForm(
+      ack,
+      which === 'link'
+        ? await keys.submitLink(body.user.id, values)
+        : await keys.submitSignup(body.user.id, values),
+    );
+  };

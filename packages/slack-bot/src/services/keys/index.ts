@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import type { AgentSessionsClient, SignupRequest } from '@agent-sessions/core';
+import type { HomeView, KnownBlock } from '@slack/types';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Logger } from '../../logger.js';
+import type { SessionRecord } from '../../store/records.js';
+import type { ServiceKeyRepository } from '../../store/service-keys.js';
+import type { SlackClient } from '../slack-out/slack.js';
+import { KeyCipher, parseEncryptionKey } from './cipher.js';
+import { WorkspaceAdmins } from './key-admins.js';
+import type { KeysConfig } from './key-config.js';
+import { KeyGuard } from './key-guard.js';
+import { KeyLinking } from './key-linking.js';
+import { keyedCalls, SlotReaders } from './keyed-calls.js';
+import { ServiceKeys } from './service-keys.js';
+
+export { KeyLinking } from './key-linking.js';
+export { ServiceKeys } from './service-keys.js';
+
+/** App Home's key section and forms: the workspace's key managed by its admins and the bot's approvers. */
+export function keysInAppHome(deps: {
+  keys: KeyParts;
+  slack: Pick<SlackClient, 'users' | 'views'>;
+  isApprover: (userId: string) => Promise<boolean>;
+  /** The person's Home tab with `top` above their sessions. */
+  home: (userId: string, top: KnownBlock[]) => Promise<HomeView | undefined>;
+  signup: (body: SignupRequest, timeoutMs: number) => Promise<Record<string, unknown>>;
+  logger: Logger;
+}): KeyLinking {
+  const { keys, slack, logger } = deps;
+  const admins = new WorkspaceAdmins({
+    usersInfo: async (user) => (await slack.users.info({ user })).user,
+    isApprover: deps.isApprover,
+    homeTeam: () => keys.service.teamOf(undefined),
+    logger,
+  });
+  const linking: KeyLinking = new KeyLinking({
+    keys: keys.service,
+    isAdmin: (userId) => admins.includes(userId),
+    refreshHome: async (userId) => {
+      const view = await deps.home(userId, await linking.homeBlocks(userId));
+      if (view) await slack.views.publish({ user_id: userId, view });
+    },
+    ...(keys.allowSignup ? { signup: deps.signup } : {}),
+    logger: logger.child({ component: 'keys' }),
+  });
+  return linking;
+}
+
+export type KeyParts = ReturnType<typeof keyParts>;
+
+/**
+ * Service keys per workspace or person (issue #25), built once: the keys, the calls that go with each
+ * session's key, the follower's readers (one budget per key), the guard that stops a session whose key
+ * can't be used, and their metrics.
+ */
+export function keyParts(deps: {
+  config: KeysConfig | undefined;
+  serviceUrl: string;
+  /** AGENT_API_KEY: only its fingerprint is kept here (a notice about it is said once per key). */
+  defaultApiKey: string;
+  defaultClient: AgentSessionsClient;
+  repo: ServiceKeyRepository;
+  homeTeam: () => Promise<string | undefined>;
+  /** With OAuth installs: the current request's workspace (asked before `homeTeam`). */
+  currentTeam?: () => string | undefined;
+  unfollow: (sessionId: string) => void;
+  notify: (session: SessionRecord, key: string, text: string) => Promise<void>;
+  registry: Registry;
+  requestsPerSecond: number;
+  logger: Logger;
+}) {
+  const config = deps.config ?? { mode: 'per-workspace', allowSignup: false, previousEncryptionKeys: [] };
+  const cipher = config.encryptionKey
+    ? new KeyCipher(
+        parseEncryptionKey(config.encryptionKey, 'AGENT_KEY_ENCRYPTION_KEY'),
+        config.previousEncryptionKeys.map((k) => parseEncryptionKey(k, 'AGENT_KEY_ENCRYPTION_KEY_PREVIOUS')),
+      )
+    : undefined;
+  const logger = deps.logger.child({ component: 'keys' });
+  const fingerprint = createHash('sha256').update('agent-sessions default key').update(deps.defaultApiKey);
+  const service = new ServiceKeys({
+    repo: deps.repo,
+    cipher,
+    mode: config.mode,
+    serviceUrl: deps.serviceUrl,
+    defaultClient: deps.defaultClient,
+    defaultVersion: `default:${fingerprint.digest('hex').slice(0, 12)}`,
+    homeTeam: deps.homeTeam,
+    ...(deps.currentTeam ? { currentTeam: deps.currentTeam } : {}),
+    logger,
+  });
+  const readers = new SlotReaders(service, deps.homeTeam);
+  const guard = new KeyGuard({
+    keys: service,
+    readers,
+    repo: deps.repo,
+    unfollow: deps.unfollow,
+    notify: deps.notify,
+    logger,
+  });
+  registerKeyMetrics(deps.registry, readers, deps.requestsPerSecond);
+  return {
+    service,
+    readers,
+    guard,
+    calls: keyedCalls(service, deps.defaultClient.sessions),
+    allowSignup: config.allowSignup,
+  };
+}
+
+/** `/metrics`: the follower's requests and request budget by workspace (team id; never a key). */
+function registerKeyMetrics(registry: Registry, readers: SlotReaders, requestsPerSecond: number): void {
+  new Counter({
+    name: 'agent_service_requests_by_team_total',
+    help: 'Requests the follower sent to the Agent Session Service, by the Slack team whose key they went with',
+    labelNames: ['team'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [team, n] of readers.requests) this.inc({ team }, n);
+    },
+  });
+  new Gauge({
+    name: 'agent_service_budget_requests_per_second',
+    help: 'The follower’s request budget by Slack team: requests per second per key, times the team’s keys in use',
+    labelNames: ['team'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [team, lanes] of readers.lanesByTeam()) this.set({ team }, lanes * requestsPerSecond);
+    },
+  });
+}

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import type { SandboxView } from '@agent-sessions/slack-sandbox';
+import { describe, expect, it } from 'vitest';
+import { ALICE, API_KEY, BOB, CAROL, textOf, useHarness, WAIT_MS } from './harness.js';
+import { homeOf, homeText, pressInHome } from './home-tab.js';
+
+// Issue #25, the default AGENT_KEYS=per-workspace: AGENT_API_KEY (acct_0) serves until an admin or an
+// approver (Bob, of S0APPROVERS) links the workspace's own key (acct_1); Carol is neither.
+const TEAM_KEY = `emu_team_${randomBytes(8).toString('hex')}`;
+
+const h = useHarness({
+  emulatorKeys: [TEAM_KEY],
+  env: { AGENT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
+});
+
+const ws = () => h.sandbox.workspace;
+const teamSlot = () => `team:${ws().seed.teamId}`;
+
+async function openHome(user: string): Promise<SandboxView> {
+  const before = homeOf(h.sandbox, user)?.hash;
+  await h.driver.appHomeOpened({ user, eventId: `Ev${randomBytes(6).toString('hex')}` });
+  return ws().waitFor(
+    () => {
+      const view = homeOf(h.sandbox, user);
+      return view && view.hash !== before ? view : undefined;
+    },
+    { what: `${user}'s Home tab`, timeoutMs: WAIT_MS },
+  );
+}
+
+const errorsOf = (response: { body: unknown }) =>
+  (response.body as { errors?: Record<string, string> } | undefined)?.errors;
+
+describe('the workspace’s service key (AGENT_KEYS=per-workspace)', () => {
+  it('with none linked, sessions run under AGENT_API_KEY as before, and record no slot', async () => {
+    const { sessionId } = await h.start('scenario:complete hello', ALICE);
+    expect((await h.emulator.admin.session(sessionId))?.accountId).toBe('acct_0');
+    expect(await h.store.serviceKeys.refOf(sessionId)).toBeNull();
+  });
+
+  it('Carol (no admin, no approver) sees no controls, and a crafted press or form changes nothing', async () => {
+    const home = await openHome(CAROL);
+    expect(homeText(home)).toContain('This workspace’s service key');
+    expect(homeText(home)).not.toContain('keys_link');
+    // A press of Bob's Link button, sent as Carol: refused in the app's DM, no form opened.
+    await openHome(BOB);
+    const bobsView = homeOf(h.sandbox, BOB) as SandboxView;
+    ws().homeViews.set(CAROL, bobsView.id);
+    await pressInHome(h.sandbox, h.driver, CAROL, 'keys_link');
+    await ws().waitFor(
+      () =>
+        [...ws().messages.values()]
+          .flat()
+          .find((m) => /Only a workspace admin or one of the bot’s approvers/.test(textOf(m))),
+      { what: 'the refusal in Carol’s DM', timeoutMs: WAIT_MS },
+    );
+    expect(h.driver.openModal(CAROL)).toBeUndefined();
+    // A form she was never given, submitted anyway.
+    const crafted = ws().saveView({
+      ...bobsView,
+      id: 'VCRAFTED1',
+      type: 'modal',
+      user: CAROL,
+      callback_id: 'keys_link_form',
+      private_metadata: JSON.stringify({ slot: 'workspace' }),
+      blocks: [
+        {
+          type: 'input',
+          block_id: 'api_key',
+          label: { type: 'plain_text', text: 'API key' },
+          element: { type: 'plain_text_input', action_id: 'value' },
+        },
+      ],
+      closed: false,
+    } as SandboxView);
+    const response = await h.driver.submitView({
+      user: CAROL,
+      viewId: crafted.id,
+      values: { api_key: { value: TEAM_KEY } },
+    });
+    expect(errorsOf(response)?.api_key).toMatch(/Only a workspace admin/);
+    expect(await h.store.serviceKeys.get(teamSlot())).toBeUndefined();
+  });
+
+  it('Bob links it: new sessions run under it; /metrics shows requests and budget per team id, never a key', async () => {
+    await openHome(BOB);
+    await pressInHome(h.sandbox, h.driver, BOB, 'keys_link');
+    const form = await ws().waitFor(() => h.driver.openModal(BOB), {
+      what: 'the link form',
+      timeoutMs: WAIT_MS,
+    });
+    expect(
+      errorsOf(
+        await h.driver.submitView({ user: BOB, viewId: form.id, values: { api_key: { value: TEAM_KEY } } }),
+      ),
+    ).toBeUndefined();
+    const { sessionId, cardTs } = await h.start('scenario:complete hello again', ALICE);
+    expect((await h.emulator.admin.session(sessionId))?.accountId).toBe('acct_1');
+    expect(await h.store.serviceKeys.refOf(sessionId)).toBe(teamSlot());
+    await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'completed under the workspace key');
+    // Alice sees which key, masked, but may not change it.
+    const alice = homeText(await openHome(ALICE));
+    expect(alice).toContain(`emu_…${TEAM_KEY.slice(-4)}`);
+    expect(alice).not.toContain('keys_link');
+
+    const metrics = await (await fetch(`${h.bot.url}/metrics`)).text();
+    const team = ws().seed.teamId;
+    const requests = new RegExp(`agent_service_requests_by_team_total\\{team="${team}"\\} (\\d+)`).exec(
+      metrics,
+    );
+    expect(Number(requests?.[1])).toBeGreaterThan(0);
+    // Two keys of this team in use (AGENT_API_KEY's and the linked one), each its own budget.
+    expect(metrics).toMatch(new RegExp(`agent_service_budget_requests_per_second\\{team="${team}"\\} 100`));
+    expect(metrics).not.toContain(TEAM_KEY);
+    expect(metrics).not.toContain(API_KEY);
+  });
+});

@@ -1,0 +1,250 @@
+import { randomBytes } from 'node:crypto';
+import type { SandboxView } from '@agent-sessions/slack-sandbox';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ALICE, allLogLines, BOB, CAROL, CHANNEL, textOf, useHarness, WAIT_MS } from './harness.js';
+import { isPrompt } from './helpers.js';
+import { homeOf, homeText, pressInHome } from './home-tab.js';
+
+// Issue #25: under AGENT_KEYS=per-person every session runs under its starter's own service key. Alice,
+// Bob and Carol each sign up with the emulator (POST /api/auth/signup) and get a key for their account
+// there (the service's app, out of band); each account is its own tenant, and the emulator refuses a key
+// another account's session (403): an answer that gets through went with the owner's key.
+const ENCRYPTION_KEY = randomBytes(32).toString('base64');
+const PASSWORD = 'correct horse';
+interface Account {
+  key: string;
+  accountId: string;
+  keyIndex: string;
+}
+const accounts = {} as Record<'alice' | 'bob' | 'carol', Account>;
+
+const h = useHarness({
+  env: { AGENT_KEYS: 'per-person', AGENT_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY, AGENT_ALLOW_SIGNUP: 'true' },
+});
+
+beforeAll(async () => {
+  for (const name of ['alice', 'bob', 'carol'] as const) {
+    const email = `${name}-${randomBytes(4).toString('hex')}@example.com`;
+    const signup = await fetch(`${h.emulator.url}/api/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    if (!signup.ok) throw new Error(`signup answered ${signup.status}`);
+    const { key, accountId, keyIndex } = await h.emulator.admin.mintKey(email);
+    accounts[name] = { key, accountId, keyIndex: String(keyIndex) };
+  }
+});
+
+const ws = () => h.sandbox.workspace;
+const slot = (user: string) => `person:${ws().seed.teamId}:${user}`;
+
+async function openHome(user: string): Promise<SandboxView> {
+  await h.driver.appHomeOpened({ user, eventId: `Ev${randomBytes(6).toString('hex')}` });
+  return ws().waitFor(() => homeOf(h.sandbox, user), { what: `${user}'s Home tab`, timeoutMs: WAIT_MS });
+}
+
+/** Presses a Home tab button that opens a form, and waits for the form. */
+async function formFromHome(user: string, actionId: string): Promise<SandboxView> {
+  const before = h.driver.openModal(user)?.id;
+  await pressInHome(h.sandbox, h.driver, user, actionId);
+  return ws().waitFor(
+    () => {
+      const modal = h.driver.openModal(user);
+      return modal && modal.id !== before ? modal : undefined;
+    },
+    { what: `the form behind ${actionId}`, timeoutMs: WAIT_MS },
+  );
+}
+
+async function submitKey(user: string, view: SandboxView, key: string) {
+  return h.driver.submitView({ user, viewId: view.id, values: { api_key: { value: key } } });
+}
+
+const errorsOf = (response: { body: unknown }) =>
+  (response.body as { response_action?: string; errors?: Record<string, string> } | undefined)?.errors;
+
+async function linkKey(user: string, key: string): Promise<void> {
+  await openHome(user);
+  const form = await formFromHome(user, 'keys_link');
+  const response = await submitKey(user, form, key);
+  expect(errorsOf(response)).toBeUndefined();
+  await ws().waitFor(() => (homeText(homeOf(h.sandbox, user)).includes(key.slice(-4)) ? true : undefined), {
+    what: `${user}'s key shown masked`,
+    timeoutMs: WAIT_MS,
+  });
+}
+
+const byKey = async (index: string) => (await h.emulator.admin.stats()).byKeyIndex[index] ?? 0;
+
+describe('service keys per person (AGENT_KEYS=per-person)', () => {
+  it('without a key of their own, a person can’t start: told where to link one; nothing reaches the service', async () => {
+    const response = await h.driver.command({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'start scenario:approval ship it',
+    });
+    expect(response.status).toBe(200);
+    await h.waitForEphemeral(ALICE, /haven’t linked one yet: open my \*Home\* tab/);
+    expect(await h.emulator.admin.sessions()).toEqual([]);
+  });
+
+  it('Alice links hers in App Home: a wrong key is refused under the field, hers is checked, kept encrypted, shown masked', async () => {
+    const home = await openHome(ALICE);
+    expect(homeText(home)).toContain('Your service key');
+    const form = await formFromHome(ALICE, 'keys_link');
+    const wrong = await submitKey(ALICE, form, 'emu_no_such_key_0000');
+    expect(errorsOf(wrong)?.api_key).toMatch(/refused this key \(401\)/);
+    const spaced = await submitKey(ALICE, form, 'emu two words');
+    expect(errorsOf(spaced)?.api_key).toMatch(/no spaces/);
+    const ok = await submitKey(ALICE, form, accounts.alice.key);
+    expect(errorsOf(ok)).toBeUndefined();
+    const shown = await ws().waitFor(
+      () => {
+        const text = homeText(homeOf(h.sandbox, ALICE));
+        return text.includes(`emu_…${accounts.alice.key.slice(-4)}`) ? text : undefined;
+      },
+      { what: 'the masked key on the Home tab', timeoutMs: WAIT_MS },
+    );
+    expect(shown).not.toContain(accounts.alice.key);
+    expect(shown).toContain('keys_remove');
+    const row = await h.store.serviceKeys.get(slot(ALICE));
+    expect(row?.ciphertext).not.toContain(accounts.alice.key);
+    expect(JSON.stringify(row)).not.toContain(accounts.alice.key);
+  });
+
+  it('her session is created with her key, and Bob’s answer to it goes with her key, not his', async () => {
+    await linkKey(BOB, accounts.bob.key);
+    const { sessionId, cardTs } = await h.start('scenario:approval ship it', ALICE);
+    expect((await h.emulator.admin.session(sessionId))?.accountId).toBe(accounts.alice.accountId);
+    expect(await h.store.serviceKeys.refOf(sessionId)).toBe(slot(ALICE));
+    const prompt = await h.waitInThread(cardTs, isPrompt, 'the approval prompt');
+    const bobBefore = await byKey(accounts.bob.keyIndex);
+    const aliceBefore = await byKey(accounts.alice.keyIndex);
+    await h.driver.act({ user: BOB, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
+    await expect
+      .poll(async () => (await h.emulator.admin.session(sessionId))?.humanInputs[0]?.answer, {
+        timeout: WAIT_MS,
+      })
+      .toEqual({ approved: true });
+    await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'the session completed');
+    expect(await byKey(accounts.bob.keyIndex)).toBe(bobBefore);
+    expect(await byKey(accounts.alice.keyIndex)).toBeGreaterThan(aliceBefore);
+  });
+
+  it('crafted: Carol can’t start on anyone’s key, and a form naming Alice’s slot links nothing there', async () => {
+    const sessions = (await h.emulator.admin.sessions()).length;
+    await h.driver.command({
+      user: CAROL,
+      channel: CHANNEL,
+      text: 'start scenario:approval on someone else',
+    });
+    await h.waitForEphemeral(CAROL, /haven’t linked one yet/);
+    expect((await h.emulator.admin.sessions()).length).toBe(sessions);
+
+    const alice = await h.store.serviceKeys.get(slot(ALICE));
+    await openHome(CAROL);
+    const form = await formFromHome(CAROL, 'keys_link');
+    // The form's metadata rewritten to name Alice's slot: the bot takes the slot from who submits.
+    ws().saveView({
+      ...form,
+      private_metadata: JSON.stringify({ slot: 'person', ref: slot(ALICE), userId: ALICE }),
+    });
+    expect(errorsOf(await submitKey(CAROL, form, accounts.carol.key))).toBeUndefined();
+    await expect
+      .poll(async () => (await h.store.serviceKeys.get(slot(CAROL)))?.hint)
+      .toBe(`emu_…${accounts.carol.key.slice(-4)}`);
+    expect(await h.store.serviceKeys.get(slot(ALICE))).toEqual(alice);
+  });
+
+  it('a removed key: the thread says so once, the session waits; linked again, it is followed again', async () => {
+    const { sessionId, cardTs } = await h.start('scenario:long index the wiki', ALICE);
+    await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
+    await openHome(ALICE);
+    await pressInHome(h.sandbox, h.driver, ALICE, 'keys_remove');
+    const notice = /stopped following this session: the Agent Session Service key it runs under was removed/;
+    const said = await h.waitInThread(cardTs, (m) => notice.test(textOf(m)), 'the removed-key notice');
+    expect(textOf(said)).toMatch(/link your key on my \*Home\* tab/);
+    await expect.poll(() => h.bot.follower.isFollowing(sessionId), { timeout: WAIT_MS }).toBe(false);
+    expect(homeText(homeOf(h.sandbox, ALICE))).toContain('No key linked');
+    expect((await h.store.serviceKeys.get(slot(ALICE)))?.ciphertext).toBe('');
+    // Some lease renewals later: still waiting, still one notice.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(h.bot.follower.isFollowing(sessionId)).toBe(false);
+    expect(h.thread(cardTs).filter((m) => notice.test(textOf(m)))).toHaveLength(1);
+
+    await linkKey(ALICE, accounts.alice.key);
+    await expect.poll(() => h.bot.follower.isFollowing(sessionId), { timeout: WAIT_MS }).toBe(true);
+  });
+
+  it('a key the service revokes (401): the thread says so once, with how to fix it, and following stops', async () => {
+    const { sessionId, cardTs } = await h.start('scenario:long index the blog', BOB);
+    await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
+    await h.emulator.admin.revokeKey(accounts.bob.key);
+    const notice = /refused the key it runs under \(401\)/;
+    const said = await h.waitInThread(cardTs, (m) => notice.test(textOf(m)), 'the refused-key notice');
+    expect(textOf(said)).toMatch(/<@U0BOB>, link your key on my \*Home\* tab/);
+    await expect.poll(() => h.bot.follower.isFollowing(sessionId), { timeout: WAIT_MS }).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(h.thread(cardTs).filter((m) => notice.test(textOf(m)))).toHaveLength(1);
+    // The other sessions' keys go on: Alice's is followed still.
+    expect(
+      (await h.emulator.admin.sessions()).filter((s) => s.accountId === accounts.alice.accountId).length,
+    ).toBeGreaterThan(0);
+  });
+
+  it('signup from App Home: the account is made with the service; a key is linked only if the service gave one', async () => {
+    await openHome(CAROL);
+    const form = await formFromHome(CAROL, 'keys_signup');
+    const email = `carol-${randomBytes(4).toString('hex')}@example.com`;
+    const short = await h.driver.submitView({
+      user: CAROL,
+      viewId: form.id,
+      values: { email: { value: 'not-an-email' }, password: { value: '123' } },
+    });
+    expect(errorsOf(short)).toEqual({
+      email: 'Enter an email address, like you@example.com',
+      password: 'The password needs at least 6 characters',
+    });
+    // The contract's signup answer carries no API key; a service (or emulator) that gives one with the
+    // account gets it linked. Asked of the service itself first, so the test holds either way.
+    const probe = (await (
+      await fetch(`${h.emulator.url}/api/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `probe-${email}`, password: PASSWORD }),
+      })
+    ).json()) as { apiKey?: unknown };
+    const made = await h.driver.submitView({
+      user: CAROL,
+      viewId: form.id,
+      values: { email: { value: email }, password: { value: PASSWORD } },
+    });
+    if (typeof probe.apiKey === 'string') {
+      expect(errorsOf(made)).toBeUndefined();
+      // Carol's slot now holds the new account's key, not the one she linked before.
+      await expect
+        .poll(async () => (await h.store.serviceKeys.get(slot(CAROL)))?.hint)
+        .not.toBe(`emu_…${accounts.carol.key.slice(-4)}`);
+      return;
+    }
+    // Nothing typed is lost: the form stays open and says what happened under the email.
+    expect(errorsOf(made)?.email).toMatch(/made the account but gave no API key/);
+    const again = await h.driver.submitView({
+      user: CAROL,
+      viewId: form.id,
+      values: { email: { value: email }, password: { value: PASSWORD } },
+    });
+    expect(errorsOf(again)?.email).toMatch(/The service said: .*already exists/);
+  });
+
+  it('no key, encryption key or password appears in any log line or anything posted', () => {
+    const posted = [...ws().messages.values()].flat().map((m) => textOf(m));
+    const views = [...ws().views.values()].map((v) => JSON.stringify(v.blocks));
+    const secrets = [accounts.alice.key, accounts.bob.key, accounts.carol.key, ENCRYPTION_KEY, PASSWORD];
+    const leaks = [...allLogLines, ...posted, ...views].filter((line) =>
+      secrets.some((s) => line.includes(s)),
+    );
+    expect(leaks).toEqual([]);
+  });
+});
