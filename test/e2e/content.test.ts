@@ -106,8 +106,8 @@ describe('operations', () => {
       ok: true,
       store: { ok: true },
       service: { ok: true },
-      // Which of Slack's surfaces sessions use (#23): the sandbox has agent sessions.
-      surface: { setting: 'auto', current: 'agent' },
+      // Which of Slack's surfaces sessions use (#23): the harness's default for the card's suites.
+      surface: { setting: 'classic', current: 'classic' },
     });
     const metrics = await fetch(`${h.bot.url}/metrics`);
     expect(metrics.headers.get('content-type')).toMatch(/text\/plain/);

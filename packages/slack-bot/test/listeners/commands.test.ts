@@ -36,6 +36,19 @@ describe('/agent', () => {
     });
   });
 
+  it('settings: an approver gets the channel’s form after the ack; anyone else a private refusal', async () => {
+    const r = run('settings');
+    await r.go();
+    expect(r.ctx.channelSettings.open).toHaveBeenCalledWith('C0AGENTS', 'U0ALICE');
+    expect(r.rec.order).toEqual(['ack', 'channelSettings.open', 'views.open']);
+    expect(r.rec.opened[0]?.callback_id).toBe('channel_settings');
+    const refused = run('settings');
+    refused.ctx.channelSettings.open.mockResolvedValueOnce({ ok: false, message: 'Only the approvers.' });
+    await refused.go();
+    expect(refused.rec.opened).toEqual([]);
+    expect(refused.rec.responses).toEqual([{ response_type: 'ephemeral', text: '🚫 Only the approvers.' }]);
+  });
+
   it('start without a goal opens the form right after the ack (the trigger lasts 3 s)', async () => {
     const r = run('start');
     await r.go();

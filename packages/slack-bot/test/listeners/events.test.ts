@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
+import { agentSessionStopped } from '../../src/listeners/events/agent-session-stopped.js';
 import { appHomeOpened } from '../../src/listeners/events/app-home-opened.js';
 import { appMentioned, incomingOf, messageReceived } from '../../src/listeners/events/message.js';
 import { args, asContext, fakeContext, recorder } from './fake-args.js';
@@ -40,6 +41,28 @@ describe('app_home_opened', () => {
     await messages.go();
     expect(messages.rec.order).toEqual(['messagesTab.opened']);
     expect(messages.ctx.messagesTab.opened).toHaveBeenCalledWith('U0ALICE', 'D0ALICE');
+  });
+});
+
+describe('agent_session_stopped (Slack’s Stop button)', () => {
+  it('hands the click to the Stop service with its event id (Slack’s retries carry the same)', async () => {
+    const r = recorder();
+    const ctx = fakeContext(r.rec);
+    const event = {
+      type: 'agent_session_stopped',
+      channel: 'C0AGENTS',
+      thread_ts: '1700000000.000100',
+      user: 'U0CAROL',
+      streaming_message_ts: [],
+      event_ts: '1700000001.000200',
+    };
+    await agentSessionStopped(asContext(ctx))(args({ event, body: { event_id: 'Ev7' }, client: r.client }));
+    expect(ctx.stopping.stop).toHaveBeenCalledWith({
+      eventId: 'Ev7',
+      channelId: 'C0AGENTS',
+      threadTs: '1700000000.000100',
+      userId: 'U0CAROL',
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { answerSubmitted } from '../../src/listeners/views/answer-submitted.js';
+import { channelSettingsSubmitted } from '../../src/listeners/views/channel-settings-submitted.js';
 import { raiseBudgetSubmitted } from '../../src/listeners/views/raise-budget-submitted.js';
 import { redirectSubmitted } from '../../src/listeners/views/redirect-submitted.js';
 import { rejectSubmitted } from '../../src/listeners/views/reject-submitted.js';
@@ -30,6 +31,16 @@ describe('view submissions', () => {
     });
     expect(s.rec.order).toEqual(['ack', 'run']);
     expect(s.rec.acks).toEqual([undefined]);
+  });
+
+  it('channel settings: the channel from the form, the values as typed (trimmed), then saved', async () => {
+    const s = submit('channel_settings', { channelId: 'C0AGENTS' }, { budget: ' 5 ', context: '{"a":1}' });
+    await channelSettingsSubmitted(asContext(s.ctx))(s.a);
+    expect(s.ctx.channelSettings.submitForm).toHaveBeenCalledWith('C0AGENTS', 'U0ALICE', {
+      budget: '5',
+      context: '{"a":1}',
+    });
+    expect(s.rec.order).toEqual(['ack', 'run']);
   });
 
   it('a form with problems stays open with them under their inputs, and nothing runs', async () => {

@@ -25,6 +25,11 @@ export const STOP_REASON = 'Stopped with Slack’s Stop button';
  * privately. Under approvers-only, Stop is a cancel (steering), never an answer to a waiting approval.
  */
 export class StopService {
+  /** Clicks being handled (a session and who clicked): a second click of the same person waits for none. */
+  readonly #clicking = new Set<string>();
+  /** Sessions this replica cancelled by Stop: a later click only tells Slack again that it is over. */
+  readonly #stopped = new Set<string>();
+
   constructor(
     private readonly deps: {
       events: Pick<EventLog, 'markProcessed'>;
@@ -46,20 +51,28 @@ export class StopService {
       return;
     }
     const { sessionId } = session;
-    if (session.finished) {
+    if (session.finished || this.#stopped.has(sessionId)) {
       // Over already: Slack is told so again (it may still show it working).
-      agentSessions.status(sessionId, session.status, { force: true });
+      agentSessions.status(sessionId, session.finished ? session.status : 'cancelled', { force: true });
       return;
     }
-    const result = await steering.signal(
-      sessionId,
-      click.userId,
-      'cancel',
-      { reason: STOP_REASON },
-      // The button is in the session's own thread: whoever clicked it is looking at the session.
-      { seenIn: click.channelId, via: 'stop' },
-    );
+    const clicking = `${sessionId} ${click.userId}`;
+    if (this.#clicking.has(clicking)) return;
+    this.#clicking.add(clicking);
+    const result = await steering
+      .signal(
+        sessionId,
+        click.userId,
+        'cancel',
+        { reason: STOP_REASON },
+        // The button is in the session's own thread: whoever clicked it is looking at the session.
+        { seenIn: click.channelId, via: 'stop' },
+      )
+      .finally(() => this.#clicking.delete(clicking));
     if (result.ok) {
+      this.#stopped.add(sessionId);
+      // Bounded: the oldest sessions are long over.
+      if (this.#stopped.size > 10_000) this.#stopped.delete(this.#stopped.values().next().value as string);
       agentSessions.status(sessionId, 'cancelled', { force: true });
       return;
     }

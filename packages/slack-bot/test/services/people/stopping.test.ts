@@ -82,6 +82,19 @@ describe("Slack's Stop button (agent_session_stopped)", () => {
     expect(String(w.slack.of('chat.postEphemeral')[0]?.text)).toMatch(/^⚠️ Could not cancel the session/);
   });
 
+  it('two Stop clicks (two events) cancel once: a double click, or a click after the cancel', async () => {
+    const w = setup();
+    await Promise.all([w.click('U0ALICE', 'Ev1'), w.click('U0ALICE', 'Ev2')]);
+    await w.click('U0BOB', 'Ev3');
+    expect(w.cancels()).toHaveLength(1);
+    expect(w.slack.of('chat.postMessage')).toHaveLength(1);
+    // Slack is told each time that the session is over.
+    expect(w.statuses).toEqual([
+      ['sess_1', 'cancelled', true],
+      ['sess_1', 'cancelled', true],
+    ]);
+  });
+
   it('Slack’s retries (the same event_id) are handled once', async () => {
     const w = setup();
     await w.click('U0ALICE', 'Ev1');

@@ -1,0 +1,109 @@
+import { copyFileSync } from 'node:fs';
+import { scenarioPrompts } from '@agent-sessions/emulator';
+import type { SpawnedEmulator } from '@agent-sessions/emulator/testing';
+import type { RunningBot } from '@agent-sessions/slack-bot';
+import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actAs as actAsIn, openPage, requireChromium, screenshot, startBotWithSandbox } from './page.js';
+
+// Issue #23's "done when", the bot side in the page: a session started from the Messages tab's suggested
+// prompt, its question answered while Slack shows it "suspended", "processing" again, and a second session
+// stopped with Slack's Stop button (the emulator records the cancel).
+const API_KEY = 'emu_browser_agent_key_51c8';
+const PROMPTS = scenarioPrompts();
+const DOCS = new URL('../../docs/', import.meta.url).pathname;
+
+let emulator: SpawnedEmulator;
+let sandbox: RunningSandbox;
+let bot: RunningBot;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  requireChromium();
+  ({ emulator, sandbox, bot } = await startBotWithSandbox({
+    apiKey: API_KEY,
+    // Real time: each state lasts a second or more, long enough to be seen on the page.
+    emulatorSpeed: 1,
+    env: { AGENT_SUGGESTED_PROMPTS: JSON.stringify(PROMPTS) },
+    needsPersonMs: 1_000,
+  }));
+  ({ browser, page } = await openPage(sandbox.url));
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await bot?.stop();
+  await bot?.store.close();
+  await sandbox?.close();
+  await emulator?.close();
+});
+
+/** Saved for the run; the README's (`docs`) into docs/ too when UPDATE_DOCS_SCREENSHOT=1. */
+async function shot(name: string, docs = false) {
+  await screenshot(page, name);
+  if (docs && process.env.UPDATE_DOCS_SCREENSHOT === '1')
+    copyFileSync(
+      new URL(`../../test-results/browser/${name}.png`, import.meta.url).pathname,
+      `${DOCS}${name}.png`,
+    );
+}
+
+/** The conversation a suggested prompt started: its message, the card and thread under it, its session pill. */
+async function fromPrompt(index: number): Promise<{ conversation: Locator; pill: Locator }> {
+  const prompt = PROMPTS[index] as { title: string; message: string };
+  await page.locator(`[data-testid="suggested-prompt"][data-prompt-index="${index}"]`).click();
+  const conversation = page.getByTestId('conversation').filter({ hasText: prompt.message }).last();
+  await conversation
+    .getByTestId('thread')
+    .getByText(/Started by/)
+    .first()
+    .waitFor({ timeout: 20_000 });
+  return { conversation, pill: conversation.getByTestId('session-status') };
+}
+
+const statusIs = (pill: Locator, status: string) =>
+  pill.and(page.locator(`[data-status="${status}"]`)).waitFor({ timeout: 30_000 });
+
+describe('Slack’s agent surfaces in the page, with the real bot', () => {
+  it('Messages tab prompt → suspended while it asks → answered → processing → done; Stop cancels another', async () => {
+    await actAsIn(page, 'U0ALICE');
+    await page.getByTestId('dm-tab').click();
+    const prompts = page.getByTestId('suggested-prompt');
+    await expect.poll(() => prompts.count(), { timeout: 15_000 }).toBe(PROMPTS.length);
+    await shot('agent-messages-tab');
+
+    // The approval scenario: Slack shows the session working, then suspended on the question.
+    const first = await fromPrompt(0);
+    await statusIs(first.pill, 'processing');
+    await statusIs(first.pill, 'suspended');
+    const approve = first.conversation.getByRole('button', { name: 'Approve' });
+    await approve.waitFor({ timeout: 20_000 });
+    await first.pill.scrollIntoViewIfNeeded();
+    await shot('agent-suspended', true);
+    await approve.click();
+    await first.conversation.getByText('Approved by').first().waitFor();
+    await statusIs(first.pill, 'processing');
+    await first.pill.scrollIntoViewIfNeeded();
+    await shot('agent-processing-again');
+    await statusIs(first.pill, 'closed');
+
+    // The long scenario: stopped with Slack's Stop button.
+    const second = await fromPrompt(3);
+    await statusIs(second.pill, 'processing');
+    await second.conversation.getByTestId('stop-session').click();
+    await second.conversation
+      .getByText(/⏹ stopped by/)
+      .first()
+      .waitFor({ timeout: 20_000 });
+    await statusIs(second.pill, 'closed');
+    await shot('agent-stopped', true);
+    const stopped = (await bot.store.sessions.list({ startedBy: 'U0ALICE' })).find((s) =>
+      s.goal.startsWith('scenario:long'),
+    );
+    await expect
+      .poll(async () => (await emulator.admin.session(stopped?.sessionId ?? ''))?.status, { timeout: 20_000 })
+      .toBe('cancelled');
+  });
+});
