@@ -65,11 +65,12 @@ const cases: [string, z.ZodType, RequestRule<unknown>, fc.Arbitrary<unknown>][] 
     'session id',
     idSchema('sessionId'),
     idRule('sessionId'),
-    // Not arrays: zod also measures a non-string that has a length (`[]` is "not a string" and "empty").
+    // Nothing with a `length`: zod also measures a non-string that has one (`[]` and `{"length":""}` are
+    // "not a string" and "empty" to it), where the rule stops at "not a string".
     fc.oneof(
       fc.string({ maxLength: 4 }),
       fc.constantFrom('.', '..', 'a/b', 'a?b', '#', '\\', ''),
-      odd.filter((v) => !Array.isArray(v)),
+      odd.filter((v) => !(typeof v === 'object' && v !== null && 'length' in v)),
     ),
   ],
   [

@@ -1,5 +1,5 @@
 import type { ActionsBlock, Button, InputBlock, KnownBlock, ModalView } from '@slack/types';
-import { escapeMrkdwn, mrkdwn, plain } from './text.js';
+import { escapeMrkdwn, mrkdwn, plain, truncate } from './text.js';
 
 /** Service keys in App Home (issue #25): their action and callback ids, kept beside their builders. */
 export const KEY_ACTIONS = { link: 'keys_link', signup: 'keys_signup', remove: 'keys_remove' } as const;
@@ -19,8 +19,9 @@ export interface KeysHomeState {
   signupAllowed: boolean;
 }
 
+// A hint is a key's mask (a few characters); bounded anyway, so the line's mention is never cut off.
 const linkedLine = (linked: NonNullable<KeysHomeState['linked']>) =>
-  `\`${escapeMrkdwn(linked.hint)}\` · linked by <@${linked.linkedBy}> on ${linked.linkedAt.slice(0, 10)}${
+  `\`${escapeMrkdwn(truncate(linked.hint, 40))}\` · linked by <@${linked.linkedBy}> on ${linked.linkedAt.slice(0, 10)}${
     linked.readable === false
       ? '\n⚠️ It can’t be read any more (the bot’s encryption key changed): link it again.'
       : ''
