@@ -8,16 +8,10 @@ import {
   elementsOf,
   type Obj,
   stateValue,
-  viewStateValues,
 } from './driver/element-state.js';
 import { messageChangedEvent, messageEventOf, richTextOf } from './driver/message-events.js';
-import {
-  appHomeOpenedEvent,
-  blockActionsPayload,
-  slashCommandForm,
-  viewClosedPayload,
-  viewSubmissionPayload,
-} from './driver/payloads.js';
+import { appHomeOpenedEvent, blockActionsPayload, slashCommandForm } from './driver/payloads.js';
+import * as views from './driver/view-acts.js';
 import type { Interactions } from './interactions.js';
 import type { SocketModeHub } from './socket-mode.js';
 import {
@@ -37,11 +31,12 @@ import {
  * Over 300 lines because SlackDriver is the one object a test holds to act as a person, and each of its
  * methods is one thing a person does in Slack, looked up in the workspace. What those acts share has a
  * file of its own in driver/: the line to the bot (signing, Socket Mode, event retries), the payloads,
- * the elements' state, the message events.
+ * the elements' state, the message events, the acts inside a view (Home tab, modal).
  */
 
 export type { StopResult } from './driver/agent-acts.js';
 export type { BotResponse, Delivery, SendOptions } from './driver/bot-line.js';
+export type { ViewActInput, ViewValues } from './driver/view-acts.js';
 
 /** What a person's message caused: the message, and each event delivered to the bot. */
 export interface SaidMessage {
@@ -176,55 +171,42 @@ export class SlackDriver {
     return { ...response, triggerId };
   }
 
-  #view(viewId: string): SandboxView {
-    const view = this.#workspace.views.get(viewId);
-    if (!view) throw new Error(`sandbox driver: no view ${viewId}`);
-    return view;
+  /** Acting in a view (driver/view-acts.ts): the workspace, triggers, who is who, and the line to the bot. */
+  get #views(): views.ViewActDeps {
+    return {
+      workspace: this.#workspace,
+      interactions: this.#interactions,
+      user: (id) => this.#user(id),
+      send: (payload, options) => this.#line.sendPayload(payload, options),
+    };
   }
 
   /** The newest open modal of a user. */
   openModal(user: string): SandboxView | undefined {
-    return [...this.#workspace.views.values()]
-      .reverse()
-      .find((v) => v.user === user && v.type === 'modal' && !v.closed);
+    return views.openModal(this.#workspace, user);
+  }
+
+  /** Presses a button (or changes a select) in a Home tab or a modal: `block_actions` from the view. */
+  actInView(
+    input: views.ViewActInput,
+    options: SendOptions = {},
+  ): Promise<BotResponse & { triggerId: string }> {
+    return views.actInView(this.#views, input, options);
   }
 
   /**
    * Submits a modal with what the person typed or chose: `values[blockId][actionId]` is a string (text,
    * single choice) or a string array (checkboxes, multi-select). Returns the bot's answer, e.g. inline errors.
    */
-  async submitView(
-    input: {
-      user: string;
-      viewId: string;
-      values: Record<string, Record<string, string | string[] | undefined>>;
-    },
+  submitView(
+    input: { user: string; viewId: string; values: views.ViewValues },
     options: SendOptions = {},
   ): Promise<BotResponse> {
-    const view = this.#view(input.viewId);
-    const values = viewStateValues(view.blocks, input.values);
-    const payload = viewSubmissionPayload({
-      seed: this.#workspace.seed,
-      user: this.#user(input.user),
-      triggerId: this.#interactions.issueTrigger(input.user),
-      view: { ...view, state: { values } },
-    });
-    const response = await this.#line.sendPayload(payload, options);
-    const answer = response.body as Obj | undefined;
-    // Slack closes the modal unless the bot answered with errors or a new view.
-    if (response.status === 200 && !(answer && typeof answer === 'object' && 'response_action' in answer)) {
-      this.#workspace.saveView({ ...view, closed: true });
-    }
-    return response;
+    return views.submitView(this.#views, input, options);
   }
 
-  async closeView(input: { user: string; viewId: string }, options: SendOptions = {}): Promise<BotResponse> {
-    const view = this.#view(input.viewId);
-    this.#workspace.saveView({ ...view, closed: true });
-    return this.#line.sendPayload(
-      viewClosedPayload({ seed: this.#workspace.seed, user: this.#user(input.user), view }),
-      options,
-    );
+  closeView(input: { user: string; viewId: string }, options: SendOptions = {}): Promise<BotResponse> {
+    return views.closeView(this.#views, input, options);
   }
 
   /**

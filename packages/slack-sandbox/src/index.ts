@@ -8,7 +8,14 @@ export {
   validateBlocks,
   validateView,
 } from './blockkit/validate.js';
-export { type BotResponse, type SendOptions, SlackDriver, type StopResult } from './driver.js';
+export {
+  type BotResponse,
+  type SendOptions,
+  SlackDriver,
+  type StopResult,
+  type ViewActInput,
+  type ViewValues,
+} from './driver.js';
 export { Interactions } from './interactions.js';
 export { type OAuthOptions, redirectMatches, type TokenEndpointCounts } from './oauth/app.js';
 export {

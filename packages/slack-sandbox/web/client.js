@@ -133,6 +133,20 @@ document.addEventListener('click', async (event) => {
     await post('/sandbox/close', { user: ui.user, viewId: form.dataset.view });
     return;
   }
+  // Inside a view (the Home tab, a modal): Slack sends the view, and a modal's inputs as typed so far.
+  if (target.dataset.action && target.dataset.view) {
+    if (target.dataset.confirm && !(await askToConfirm(JSON.parse(target.dataset.confirm)))) return;
+    const form = target.closest('form.modal');
+    await post('/sandbox/view-act', {
+      user: ui.user,
+      viewId: target.dataset.view,
+      blockId: target.dataset.block,
+      actionId: target.dataset.action,
+      ...(target.dataset.pressValue !== undefined ? { value: target.dataset.value } : {}),
+      ...(form ? { values: modalValues(form) } : {}),
+    });
+    return;
+  }
   if (target.dataset.action && target.dataset.ts) {
     if (target.dataset.confirm && !(await askToConfirm(JSON.parse(target.dataset.confirm)))) return;
     await post('/sandbox/act', {
@@ -159,6 +173,20 @@ document.addEventListener('change', async (event) => {
     render();
     if (ui.home) await post('/sandbox/home', { user: ui.user });
     else if (ui.dm) await openedMessagesTab();
+    return;
+  }
+  // A select, radio buttons or checkboxes in the Home tab (or a modal, outside its inputs) send at once.
+  const inView = el.closest('[data-action][data-view]');
+  if (inView && !inView.hasAttribute('data-input')) {
+    const picked = readValue(inView);
+    const single = inView.dataset.kind === 'radio' || (inView.tagName === 'SELECT' && !inView.multiple);
+    await post('/sandbox/view-act', {
+      user: ui.user,
+      viewId: inView.dataset.view,
+      blockId: inView.dataset.block,
+      actionId: inView.dataset.action,
+      value: single ? picked[0] : picked,
+    });
     return;
   }
   const holder = el.closest('[data-action][data-ts]');

@@ -7,17 +7,17 @@
 import type { SandboxChannel, WorkspaceSeed } from '../workspace.js';
 import type { Draft, Obj } from './element-state.js';
 
-const VERIFICATION_TOKEN = 'sandbox-verification-token';
+export const VERIFICATION_TOKEN = 'sandbox-verification-token';
 
 /** The `team` of an interaction payload (with its organization's id on Enterprise Grid), and `enterprise`. */
-const teamOf = (seed: WorkspaceSeed) => ({
+export const teamOf = (seed: WorkspaceSeed) => ({
   id: seed.teamId,
   domain: seed.teamDomain,
   ...(seed.enterprise ? { enterprise_id: seed.enterprise.id, enterprise_name: seed.enterprise.name } : {}),
 });
-const enterpriseOf = (seed: WorkspaceSeed) => (seed.enterprise ? { ...seed.enterprise } : null);
+export const enterpriseOf = (seed: WorkspaceSeed) => (seed.enterprise ? { ...seed.enterprise } : null);
 
-interface PersonRef {
+export interface PersonRef {
   id: string;
   username: string;
   name: string;

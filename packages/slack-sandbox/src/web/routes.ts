@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { SlackDriver } from '../driver.js';
+import type { SlackDriver, ViewValues } from '../driver.js';
 import type { Workspace } from '../workspace.js';
 import { isBuiltInCommand, playBuiltInCommand } from './built-in-commands.js';
 
@@ -205,6 +205,20 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
         user: asString(b.user, 'user'),
         viewId: asString(b.viewId, 'viewId'),
         values: (b.values ?? {}) as Record<string, Record<string, string | string[] | undefined>>,
+      }),
+    ),
+  );
+  // A press (or a choice) inside a view — the Home tab, a modal — with what is typed in the modal so far.
+  app.post(
+    '/sandbox/view-act',
+    withDriver((d, b) =>
+      d.actInView({
+        user: asString(b.user, 'user'),
+        viewId: asString(b.viewId, 'viewId'),
+        actionId: asString(b.actionId, 'actionId'),
+        ...(typeof b.blockId === 'string' ? { blockId: b.blockId } : {}),
+        ...(b.value === undefined ? {} : { value: b.value as string | string[] }),
+        ...(b.values === undefined ? {} : { values: b.values as ViewValues }),
       }),
     ),
   );
