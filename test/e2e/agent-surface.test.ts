@@ -61,7 +61,8 @@ describe('a session is a Slack agent session', () => {
 
 describe("Slack's Stop button", () => {
   it('an outsider’s Stop: refused privately, nothing reaches the service, the session goes on (processing again)', async () => {
-    const { sessionId, cardTs } = await h.start('scenario:long index the wiki');
+    // Far above the default 50 iterations: on a busy machine the agent would otherwise pause by itself at its limit.
+    const { sessionId, cardTs } = await h.start('scenario:long index the wiki --max-iterations 100000');
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
     await waitForSlack(cardTs, 'processing');
     const before = await signals();
