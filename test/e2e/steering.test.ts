@@ -9,7 +9,9 @@ const signals = async () => (await h.emulator.admin.stats()).requests[SIGNAL_ROU
 
 describe('steering from the card', () => {
   it('Pause, Resume, Redirect (form) and Cancel from the card buttons', async () => {
-    const { sessionId, cardTs } = await h.start('scenario:long keep indexing');
+    // Long sessions here run far above the default 50 iterations (about 16 s at the emulator's speed 10),
+    // which a busy machine would reach mid-test: the agent would pause by itself.
+    const { sessionId, cardTs } = await h.start('scenario:long keep indexing --max-iterations 100000');
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
     await h.driver.act({ user: ALICE, channel: CHANNEL, ts: cardTs, actionId: 'session_pause' });
     await h.waitForCard(cardTs, (t) => /Paused/.test(t), 'the card to show Paused');
@@ -49,7 +51,7 @@ describe('steering from the card', () => {
   });
 
   it('someone not allowed cannot pause or open the redirect form; nothing reaches the service', async () => {
-    const { cardTs } = await h.start('scenario:long watch the queue');
+    const { cardTs } = await h.start('scenario:long watch the queue --max-iterations 100000');
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
     const before = await signals();
     await h.driver.act({ user: CAROL, channel: CHANNEL, ts: cardTs, actionId: 'session_pause' });
@@ -73,7 +75,7 @@ describe('steering from the card', () => {
 
 describe('steering with commands', () => {
   it('/agent pause, resume, redirect and cancel <id>; /agent status re-shows a waiting question', async () => {
-    const { sessionId, cardTs } = await h.start('scenario:long crawl the wiki');
+    const { sessionId, cardTs } = await h.start('scenario:long crawl the wiki --max-iterations 100000');
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: `pause ${sessionId}` });
     await h.waitForCard(cardTs, (t) => /Paused/.test(t), 'paused');
