@@ -214,4 +214,34 @@ describe('OAuth installs in two workspaces', () => {
     const all = await records('?team=*');
     expect(new Set(all.map((r) => r.teamId))).toEqual(new Set([NORTH.team, HOME.team]));
   });
+
+  it('Slack tokens are stored encrypted; a row stored in plain text before is encrypted when a replica starts', async () => {
+    const first = w.bots[0];
+    if (!first) throw new Error('no bot');
+    const rows = async () => {
+      const { rows } = await (
+        first.store as unknown as { sql: { query<T>(q: string): Promise<{ rows: T[] }> } }
+      ).sql.query<{
+        key: string;
+        installation: unknown;
+      }>('SELECT key, installation FROM slack_installations');
+      return new Map(rows.map((r) => [r.key, JSON.stringify(r.installation)]));
+    };
+    for (const [key, text] of await rows())
+      expect({ key, plain: /xox[bep]-/.test(text) }).toEqual({ key, plain: false });
+    // As a bot before this change stored it: the tokens as they are.
+    const legacy = 'T0LEGACY';
+    await first.store.installations.save({
+      team: { id: legacy, name: 'Legacy' },
+      enterprise: undefined,
+      isEnterpriseInstall: false,
+      bot: { id: 'B0L', userId: 'U0LBOT', token: 'xoxb-legacy-plain-token', scopes: ['chat:write'] },
+      user: { id: 'U0L', token: 'xoxp-legacy-user-token', scopes: [] },
+    } as Parameters<typeof first.store.installations.save>[0]);
+    expect((await rows()).get(legacy)).toContain('xoxb-legacy-plain-token');
+    await w.addBot();
+    const after = (await rows()).get(legacy) ?? '';
+    expect(after).not.toMatch(/xox[bep]-/);
+    expect(allLogLines.some((l) => l.includes('tokens now encrypted'))).toBe(true);
+  });
 });
