@@ -104,9 +104,19 @@ if (!slack) {
   });
   stops.push(() => sandbox.close());
   if (sandbox.oauth) {
+    // Slack's tokens are stored encrypted too. The sandbox's workspace is installed anew at each start, so
+    // with no AGENT_KEY_ENCRYPTION_KEY a key of this start serves (then keys linked in App Home last only
+    // as long as this start, even with a real service: AGENT_KEY_ENCRYPTION_KEY keeps them).
+    if (!config.keys?.encryptionKey) {
+      config.keys = { ...config.keys, encryptionKey: randomBytes(32).toString('base64') };
+      out(
+        'Slack tokens and service keys: encrypted with a key of this start only (AGENT_KEY_ENCRYPTION_KEY keeps them)',
+      );
+    }
     // The bot reads the app's OAuth settings as in production; the state secret is new at each start.
     slack = loadConfigOrExit({
       ...env,
+      AGENT_KEY_ENCRYPTION_KEY: config.keys.encryptionKey,
       SLACK_CLIENT_ID: sandbox.oauth.clientId,
       SLACK_CLIENT_SECRET: sandbox.oauth.clientSecret,
       SLACK_STATE_SECRET: randomBytes(24).toString('hex'),

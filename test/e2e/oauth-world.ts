@@ -28,6 +28,8 @@ export type Place = { team: string; channel: string; starter: string };
 
 /** A state secret of the run: random, so finding it in a log or page means it leaked. */
 export const STATE_SECRET = `state_${randomBytes(16).toString('hex')}`;
+/** The key the world's Slack tokens are encrypted with at rest (random per run). */
+export const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
 export interface OAuthWorld {
   emulator: SpawnedEmulator;
@@ -83,6 +85,8 @@ export async function startOAuthWorld(
     PORT: '0',
     HOST: '127.0.0.1',
     FOLLOW_REQUESTS_PER_SECOND: '50',
+    // Slack's tokens are stored encrypted with it (OAuth requires one).
+    AGENT_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY,
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     ...options.env,
   };
@@ -134,7 +138,7 @@ export async function startOAuthWorld(
       if (!sessionId) throw new Error('no session id on the card');
       return { sessionId, cardTs: card.ts };
     },
-    secrets: () => [API_KEY, STATE_SECRET, oauth.clientSecret, sandbox.signingSecret],
+    secrets: () => [API_KEY, STATE_SECRET, ENCRYPTION_KEY, oauth.clientSecret, sandbox.signingSecret],
     async stop() {
       for (const bot of bots) await bot.stop();
       for (const store of stores) await store.close();

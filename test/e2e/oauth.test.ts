@@ -9,13 +9,14 @@ import { expectNoSecrets } from './secrets.js';
 // nor acting on, the other's sessions.
 
 const ERIN = 'U0ERIN';
+const AUDIT_TOKEN = 'audit-token-of-the-oauth-run-5c1e';
 
 describe('OAuth installs in two workspaces', () => {
   let w: OAuthWorld;
   beforeAll(async () => {
     // Approvers of both workspaces, app-wide: Erin (Northwind's approver) may act on any session she can
     // see — so only isolation keeps the home workspace's sessions from her.
-    w = await startOAuthWorld({ env: { AGENT_APPROVERS: 'S0APPROVERS,S0NAPPROVERS' } });
+    w = await startOAuthWorld({ env: { AGENT_APPROVERS: 'S0APPROVERS,S0NAPPROVERS', AUDIT_TOKEN } });
     await w.addBot();
   }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
@@ -194,5 +195,53 @@ describe('OAuth installs in two workspaces', () => {
     expectNoSecrets(allLogLines, w.secrets());
     // Every Slack call of the run knew its workspace (a call made outside one is refused and logged).
     expect(allLogLines.filter((l) => /no workspace for this call/.test(l))).toEqual([]);
+  });
+
+  it('GET /audit asks which workspace: team=T… reads its records only, none without a team', async () => {
+    const audit = (query: string) =>
+      fetch(`${w.bots[0]?.url}/audit${query}`, { headers: { authorization: `Bearer ${AUDIT_TOKEN}` } });
+    const bare = await audit('');
+    expect(bare.status).toBe(400);
+    expect(await bare.text()).toContain('team is required');
+    const records = async (query: string) =>
+      (await (await audit(query)).text())
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { teamId: string | null; userId: string });
+    const northOnly = await records(`?team=${NORTH.team}`);
+    expect(northOnly.length).toBeGreaterThan(0);
+    expect(new Set(northOnly.map((r) => r.teamId))).toEqual(new Set([NORTH.team]));
+    const all = await records('?team=*');
+    expect(new Set(all.map((r) => r.teamId))).toEqual(new Set([NORTH.team, HOME.team]));
+  });
+
+  it('Slack tokens are stored encrypted; a row stored in plain text before is encrypted when a replica starts', async () => {
+    const first = w.bots[0];
+    if (!first) throw new Error('no bot');
+    const rows = async () => {
+      const { rows } = await (
+        first.store as unknown as { sql: { query<T>(q: string): Promise<{ rows: T[] }> } }
+      ).sql.query<{
+        key: string;
+        installation: unknown;
+      }>('SELECT key, installation FROM slack_installations');
+      return new Map(rows.map((r) => [r.key, JSON.stringify(r.installation)]));
+    };
+    for (const [key, text] of await rows())
+      expect({ key, plain: /xox[bep]-/.test(text) }).toEqual({ key, plain: false });
+    // As a bot before this change stored it: the tokens as they are.
+    const legacy = 'T0LEGACY';
+    await first.store.installations.save({
+      team: { id: legacy, name: 'Legacy' },
+      enterprise: undefined,
+      isEnterpriseInstall: false,
+      bot: { id: 'B0L', userId: 'U0LBOT', token: 'xoxb-legacy-plain-token', scopes: ['chat:write'] },
+      user: { id: 'U0L', token: 'xoxp-legacy-user-token', scopes: [] },
+    } as Parameters<typeof first.store.installations.save>[0]);
+    expect((await rows()).get(legacy)).toContain('xoxb-legacy-plain-token');
+    await w.addBot();
+    const after = (await rows()).get(legacy) ?? '';
+    expect(after).not.toMatch(/xox[bep]-/);
+    expect(allLogLines.some((l) => l.includes('tokens now encrypted'))).toBe(true);
   });
 });

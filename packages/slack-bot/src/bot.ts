@@ -100,6 +100,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   });
 
   await reencryptKeys(keys, logger);
+  await installs?.sealStored(); // Slack's tokens: plain-text rows from before #25's encryption, and rotation
   const server = await serve(app, routes, config);
   follower.start();
   await leases.start();

@@ -61,7 +61,12 @@ type OAuthEnv = {
   SLACK_BOT_TOKEN?: string | undefined;
   SLACK_SIGNING_SECRET?: string | undefined;
   SLACK_APP_TOKEN?: string | undefined;
+  AGENT_KEY_ENCRYPTION_KEY?: string | undefined;
 };
+
+/** Said when OAuth installs are configured without AGENT_KEY_ENCRYPTION_KEY (at load, and at start). */
+export const NO_KEY_FOR_TOKENS =
+  'AGENT_KEY_ENCRYPTION_KEY is required for OAuth installs: the Slack tokens of each workspace are stored encrypted with it (make one with `openssl rand -base64 32`)';
 
 const OAUTH_NAMES = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
 
@@ -85,6 +90,7 @@ export function oauthProblems(env: OAuthEnv): Array<[string, string]> {
     ]);
   if (!env.SLACK_SIGNING_SECRET)
     problems.push(['SLACK_SIGNING_SECRET', 'SLACK_SIGNING_SECRET is required for OAuth installs']);
+  if (!env.AGENT_KEY_ENCRYPTION_KEY) problems.push(['AGENT_KEY_ENCRYPTION_KEY', NO_KEY_FOR_TOKENS]);
   return problems;
 }
 

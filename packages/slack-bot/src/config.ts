@@ -6,16 +6,7 @@ import { z } from 'zod';
 import { type AgentSurfaceConfig, agentSurfaceConfig, agentSurfaceEnv } from './config-agent.js';
 import { isOAuth, oauthEnv, oauthProblems, oauthSlack, type SlackConfig } from './config-oauth.js';
 import { type KeysConfig, keysConfigOf, keysEnv, keysEnvProblems } from './services/keys/key-config.js';
-
-const list = z
-  .string()
-  .optional()
-  .transform((raw) =>
-    (raw ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  );
+import { entryList } from './services/people/workspace-entries.js';
 
 const url = (name: string) =>
   z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` }).optional();
@@ -77,16 +68,17 @@ const schema = z
     DATA_DIR: z.string().min(1).default('./data'),
     PORT: wholeNumber('PORT').min(0).max(65535).default(3000),
     HOST: blankAsUnset(z.string().optional()),
-    AGENT_APPROVERS: list,
-    AGENT_ALLOWED_CHANNELS: list.superRefine((ids, ctx) => {
-      const bad = ids.filter((id) => id !== 'dm' && !/^[CGD][A-Z0-9]{2,}$/.test(id));
-      if (bad.length > 0) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `AGENT_ALLOWED_CHANNELS takes channel ids (C…, G…) and dm (the bot's direct messages); got ${bad.join(', ')}`,
-        });
-      }
-    }),
+    // Each entry may be limited to a workspace: T0NORTH:U123 (issue #25; services/people/workspace-entries.ts).
+    AGENT_APPROVERS: entryList(
+      'AGENT_APPROVERS',
+      /^[UWS][A-Z0-9]+$/,
+      'takes user ids (U…, W…) and user group ids (S…)',
+    ),
+    AGENT_ALLOWED_CHANNELS: entryList(
+      'AGENT_ALLOWED_CHANNELS',
+      /^([CGD][A-Z0-9]{2,}|dm)$/,
+      "takes channel ids (C…, G…) and dm (the bot's direct messages)",
+    ),
     AGENT_SHOW_REASONING: z
       .enum(['true', 'false'], { error: 'AGENT_SHOW_REASONING must be true or false' })
       .default('false'),
@@ -118,14 +110,11 @@ const schema = z
         .max(20, 'AGENT_REMIND_MAX must be at most 20')
         .optional(),
     ),
-    AGENT_ESCALATE_TO: blankAsUnset(
-      z
-        .string()
-        .regex(
-          /^[SCG][A-Z0-9]{2,}$/,
-          'AGENT_ESCALATE_TO must be a user group id (S…) or a channel id (C…, G…)',
-        )
-        .optional(),
+    AGENT_ESCALATE_TO: entryList(
+      'AGENT_ESCALATE_TO',
+      /^[SCG][A-Z0-9]{2,}$/,
+      'must be a user group id (S…) or a channel id (C…, G…)',
+      { onePerTeam: true },
     ),
     AGENT_QUESTION_TIMEOUT: duration('AGENT_QUESTION_TIMEOUT'),
     AGENT_ON_TIMEOUT: blankAsUnset(
@@ -280,7 +269,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
       policy: e.AGENT_APPROVAL_POLICY ?? 'starter-or-approvers',
       remindAfterMs: e.AGENT_REMIND_AFTER ?? 15 * 60_000,
       remindMax: e.AGENT_REMIND_MAX ?? 3,
-      ...(e.AGENT_ESCALATE_TO ? { escalateTo: e.AGENT_ESCALATE_TO } : {}),
+      ...(e.AGENT_ESCALATE_TO.length > 0 ? { escalateTo: e.AGENT_ESCALATE_TO.join(',') } : {}),
       ...(e.AGENT_QUESTION_TIMEOUT ? { questionTimeoutMs: e.AGENT_QUESTION_TIMEOUT } : {}),
       onTimeout: e.AGENT_ON_TIMEOUT ?? 'leave',
       ...(e.AGENT_MAX_BUDGET === undefined ? {} : { maxBudget: e.AGENT_MAX_BUDGET }),

@@ -5,13 +5,17 @@
  */
 import type { FollowEvent, Follower } from '@agent-sessions/core';
 import { type CustomRoute, LogLevel, webApi } from '@slack/bolt';
+import { NO_KEY_FOR_TOKENS } from './config-oauth.js';
 import { boltLogger, type Logger } from './logger.js';
 import { NoWorkspaceError, WorkspaceClient } from './services/installs/client.js';
 import { installProvider, type OAuthSettings, oauthRoutes } from './services/installs/oauth-flow.js';
 import { WorkspaceCards, WorkspaceOutbound } from './services/installs/per-workspace.js';
 import { SessionWorkspaces } from './services/installs/scope.js';
+import { SealedInstallations } from './services/installs/sealed.js';
 import { type RefreshedToken, WorkspaceTokens } from './services/installs/tokens.js';
 import { Uninstalls } from './services/installs/uninstalls.js';
+import { KeyConfigError } from './services/keys/cipher.js';
+import { type KeysConfig, keyCipherOf } from './services/keys/key-config.js';
 import type { BotMetrics } from './services/ops/metrics.js';
 import type { BotIdentity } from './services/slack-out/bot-identity.js';
 import type { CardUpdaterOptions } from './services/slack-out/card-updater.js';
@@ -34,10 +38,12 @@ export interface Installs {
   /** Who the bot is in the current workspace (from its installation). */
   self: () => Promise<BotIdentity>;
   secrets: string[];
+  /** At start: tokens stored in plain text, or under a previous encryption key, encrypted under the current. */
+  sealStored(): Promise<void>;
 }
 
 interface InstallsSettings {
-  config: { slack: { apiUrl?: string; oauth?: OAuthSettings } };
+  config: { slack: { apiUrl?: string; oauth?: OAuthSettings }; keys?: KeysConfig };
   tuning: { installs?: InstallsTuning };
   logger: Logger;
 }
@@ -50,6 +56,10 @@ export function workspaceInstalls(
   const oauth = config.slack.oauth;
   if (!oauth) return undefined;
   const log = logger.child({ component: 'installs' });
+  // Slack's tokens are stored encrypted (the service keys' cipher): OAuth needs the encryption key.
+  const cipher = keyCipherOf(config.keys);
+  if (!cipher) throw new KeyConfigError(NO_KEY_FOR_TOKENS);
+  const installations = new SealedInstallations(store.installations, cipher);
   const apiOptions = oauth.apiUrl ? { slackApiUrl: oauth.apiUrl } : {};
   const noToken = new webApi.WebClient(undefined, {
     ...apiOptions,
@@ -73,7 +83,7 @@ export function workspaceInstalls(
     };
   };
   const tokens = new WorkspaceTokens({
-    installations: store.installations,
+    installations,
     exchange,
     logger: log,
     ...tuning.installs,
@@ -83,7 +93,7 @@ export function workspaceInstalls(
     logger: boltLogger(logger),
     logLevel: LogLevel.INFO,
   });
-  const installer = installProvider({ settings: oauth, installations: store.installations, tokens, logger });
+  const installer = installProvider({ settings: oauth, installations, tokens, logger });
   const self = (): Promise<BotIdentity> => {
     const workspace = currentWorkspace();
     return workspace ? tokens.identity(workspace) : Promise.reject(new NoWorkspaceError('auth.test'));
@@ -94,6 +104,18 @@ export function workspaceInstalls(
     routes: oauthRoutes({ installer, logger: log }),
     self,
     secrets: [oauth.clientSecret, oauth.stateSecret],
+    sealStored: async () => {
+      const { encrypted, reencrypted, unreadable } = await installations.sealStored();
+      if (encrypted > 0)
+        log.info({ encrypted }, 'Slack installations stored in plain text: tokens now encrypted');
+      if (reencrypted > 0)
+        log.info({ reencrypted }, 'Slack tokens encrypted again under the current encryption key');
+      if (unreadable.length > 0)
+        log.warn(
+          { workspaces: unreadable },
+          'Slack tokens no configured encryption key can read: install the app in these workspaces again',
+        );
+    },
   };
 }
 

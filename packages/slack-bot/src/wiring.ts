@@ -145,6 +145,7 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
     audit: store.audit,
     logger: logger.child({ component: 'audit' }),
     retentionDays: config.approvals.auditRetentionDays,
+    workspaces: config.slack.oauth ? 'many' : 'one', // GET /audit requires `team` under OAuth (#25)
     ...(tuning.reminders?.now ? { now: tuning.reminders.now } : {}),
   });
 }

@@ -7,6 +7,7 @@ const OAUTH = {
   SLACK_CLIENT_SECRET: 'client-secret-value',
   SLACK_STATE_SECRET: 'a-state-secret-of-32-characters!',
   SLACK_SIGNING_SECRET: 'signing',
+  AGENT_KEY_ENCRYPTION_KEY: 'a'.repeat(64),
 };
 
 const problems = (env: Record<string, string>): string => {
@@ -71,6 +72,18 @@ describe('configuration of OAuth installs (issue #25)', () => {
     expect(problems({ ...OAUTH, SLACK_REDIRECT_URI: 'nope' })).toContain(
       'SLACK_REDIRECT_URI: SLACK_REDIRECT_URI must be an http(s) URL',
     );
+  });
+
+  it('OAuth needs AGENT_KEY_ENCRYPTION_KEY: the Slack tokens are stored encrypted with it', () => {
+    const { AGENT_KEY_ENCRYPTION_KEY: _, ...keyless } = OAUTH;
+    expect(problems(keyless)).toContain(
+      'AGENT_KEY_ENCRYPTION_KEY: AGENT_KEY_ENCRYPTION_KEY is required for OAuth installs: the Slack tokens of each workspace are stored encrypted with it',
+    );
+    expect(problems({ ...keyless, AGENT_KEY_ENCRYPTION_KEY: '  ' })).toContain(
+      'AGENT_KEY_ENCRYPTION_KEY is required',
+    );
+    // Single-workspace mode keeps its token in the environment: no key needed.
+    expect(problems({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' })).toBe('');
   });
 
   it('never quotes a secret in a problem', () => {

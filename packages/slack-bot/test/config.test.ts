@@ -155,7 +155,7 @@ describe('approvals configuration (#15)', () => {
       'dm',
     ]);
     expect(() => loadConfig({ AGENT_ALLOWED_CHANNELS: 'C0AGENTS,#general' })).toThrow(
-      "AGENT_ALLOWED_CHANNELS: AGENT_ALLOWED_CHANNELS takes channel ids (C…, G…) and dm (the bot's direct messages); got #general",
+      `AGENT_ALLOWED_CHANNELS: AGENT_ALLOWED_CHANNELS takes channel ids (C…, G…) and dm (the bot's direct messages), each optionally prefixed with its workspace (T0NORTH:…); got "#general"`,
     );
   });
 

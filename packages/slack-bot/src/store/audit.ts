@@ -38,6 +38,8 @@ export interface AuditRecord extends Required<AuditEntry> {
 
 export interface AuditFilter {
   sessionId?: string;
+  /** The workspace acted from (records of others left out). */
+  teamId?: string;
   since?: string;
   after?: number;
   limit?: number;
@@ -117,6 +119,7 @@ export class SqlAuditRepository implements AuditRepository {
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.sessionId) where.push(`session_id = $${params.push(filter.sessionId)}`);
+    if (filter.teamId) where.push(`team_id = $${params.push(filter.teamId)}`);
     if (filter.since) where.push(`at >= $${params.push(filter.since)}`);
     if (filter.after !== undefined) where.push(`id > $${params.push(filter.after)}`);
     const limit = `$${params.push(filter.limit ?? 10_000)}`;

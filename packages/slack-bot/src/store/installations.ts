@@ -28,6 +28,16 @@ export interface InstallationRepository {
   ): Promise<SlackInstallation | undefined>;
   /** How many times the installation's token was refreshed (operators, tests). */
   refreshes(key: string): Promise<number>;
+  /** Every stored installation's key (the start-up pass that encrypts tokens at rest). */
+  keys(): Promise<string[]>;
+  /**
+   * Under the row's lock: `change` sees what is stored now and returns what to store instead (undefined:
+   * leave it). Not a refresh (the count stays). Whether the row was changed.
+   */
+  rewrite(
+    key: string,
+    change: (installation: SlackInstallation) => SlackInstallation | undefined,
+  ): Promise<boolean>;
   saveState(state: string, options: InstallURLOptions, expiresAt: Date): Promise<void>;
   /** The state's install options, deleting it: a state is good once, and only until it expires. */
   takeState(state: string): Promise<InstallURLOptions | undefined>;
@@ -132,6 +142,33 @@ export class SqlInstallationRepository implements InstallationRepository {
       [key],
     );
     return Number(rows[0]?.refreshed ?? 0);
+  }
+
+  async keys(): Promise<string[]> {
+    const { rows } = await this.sql.query<{ key: string }>(
+      'SELECT key FROM slack_installations ORDER BY key',
+    );
+    return rows.map((r) => r.key);
+  }
+
+  rewrite(
+    key: string,
+    change: (installation: SlackInstallation) => SlackInstallation | undefined,
+  ): Promise<boolean> {
+    return this.sql.transaction(async (tx) => {
+      const { rows } = await tx.query<InstallationRow>(
+        'SELECT installation FROM slack_installations WHERE key = $1 FOR UPDATE',
+        [key],
+      );
+      if (!rows[0]) return false;
+      const next = change(readInstallation(rows[0].installation, key));
+      if (!next) return false;
+      await tx.query('UPDATE slack_installations SET installation = $2, updated_at = now() WHERE key = $1', [
+        key,
+        JSON.stringify(next),
+      ]);
+      return true;
+    });
   }
 
   async saveState(state: string, options: InstallURLOptions, expiresAt: Date): Promise<void> {

@@ -11,6 +11,7 @@ import { KeyCipher } from '../../src/services/keys/cipher.js';
 import { KeyUnavailableError } from '../../src/services/keys/key-errors.js';
 import { ServiceKeys } from '../../src/services/keys/service-keys.js';
 import { storeBackends } from './backends.js';
+import { installAndRotate } from './installed-tokens.js';
 
 // Distinctive enough that finding it anywhere on disk or in a table means it was stored as it is.
 const SECRET = `sk_secret_${randomBytes(12).toString('hex')}`;
@@ -34,8 +35,11 @@ function keysOver(store: SqlStore, cipher: KeyCipher | undefined, mode: 'per-wor
   });
 }
 
-/** Links the secret, and writes the marker where plain text is kept (a session's goal), as a control. */
-async function linkSecretBeside(store: SqlStore): Promise<void> {
+/**
+ * Links the secret, installs Slack's tokens and rotates them (#25), and writes the marker where plain text is
+ * kept (a session's goal), as a control. Returns the Slack tokens handed to the store.
+ */
+async function linkSecretBeside(store: SqlStore): Promise<string[]> {
   const keys = keysOver(store, new KeyCipher(randomBytes(32)), 'per-person');
   await keys.link({ ref: 'person:T1:U1', teamId: 'T1', userId: 'U1', apiKey: SECRET, by: 'U1' });
   await store.sessions.create({
@@ -47,6 +51,7 @@ async function linkSecretBeside(store: SqlStore): Promise<void> {
     budget: null,
     keyRef: 'person:T1:U1',
   });
+  return installAndRotate(store);
 }
 
 function filesUnder(dir: string): string[] {
@@ -56,12 +61,12 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-describe('service keys at rest', () => {
-  it('PGlite: no file of the database folder holds the key (the control marker is found)', async () => {
+describe('service keys and Slack tokens at rest', () => {
+  it('PGlite: no file of the database folder holds the key or a Slack token (the control marker is found)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'keys-at-rest-'));
     try {
       const store = await SqlStore.open(await openPglite(dir));
-      await linkSecretBeside(store);
+      const tokens = await linkSecretBeside(store);
       await store.sql.query('CHECKPOINT');
       await store.close();
       const hits = (needle: string) =>
@@ -71,41 +76,52 @@ describe('service keys at rest', () => {
       // Nor its base64 forms, nor its hex.
       expect(hits(Buffer.from(SECRET).toString('base64'))).toEqual([]);
       expect(hits(Buffer.from(SECRET).toString('hex'))).toEqual([]);
+      // No Slack token either (xoxb-, xoxe-, xoxp-), before or after its rotation.
+      expect(tokens).toHaveLength(8);
+      for (const token of tokens) expect({ token, files: hits(token) }).toEqual({ token, files: [] });
+      for (const prefix of ['xoxb-', 'xoxe-', 'xoxp-'])
+        expect({ prefix, files: hits(prefix) }).toEqual({ prefix, files: [] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   const url = process.env.TEST_DATABASE_URL;
-  it.skipIf(!url)('PostgreSQL: no row of any table holds the key (the control marker is found)', async () => {
-    const schema = `keys_at_rest_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      const store = await SqlStore.open(openPostgres(url as string, { schema }));
-      await linkSecretBeside(store);
-      await store.close();
-      const { rows: tables } = await admin.query<{ table_name: string }>(
-        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
-        [schema],
-      );
-      expect(tables.map((t) => t.table_name)).toContain('service_keys');
-      const text: string[] = [];
-      for (const { table_name } of tables) {
-        const { rows } = await admin.query<{ row: string }>(
-          `SELECT t::text AS row FROM ${schema}."${table_name}" t`,
+  it.skipIf(!url)(
+    'PostgreSQL: no row of any table holds the key or a Slack token (the control marker is found)',
+    async () => {
+      const schema = `keys_at_rest_${randomBytes(4).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE SCHEMA ${schema}`);
+        const store = await SqlStore.open(openPostgres(url as string, { schema }));
+        const tokens = await linkSecretBeside(store);
+        await store.close();
+        const { rows: tables } = await admin.query<{ table_name: string }>(
+          'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
+          [schema],
         );
-        text.push(...rows.map((r) => r.row));
+        expect(tables.map((t) => t.table_name)).toContain('service_keys');
+        const text: string[] = [];
+        for (const { table_name } of tables) {
+          const { rows } = await admin.query<{ row: string }>(
+            `SELECT t::text AS row FROM ${schema}."${table_name}" t`,
+          );
+          text.push(...rows.map((r) => r.row));
+        }
+        const all = text.join('\n');
+        expect(all).toContain(MARKER);
+        expect(all).not.toContain(SECRET);
+        expect(tables.map((t) => t.table_name)).toContain('slack_installations');
+        for (const token of tokens) expect(all).not.toContain(token);
+        expect(all).not.toMatch(/xox[bep]-/);
+      } finally {
+        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await admin.end();
       }
-      const all = text.join('\n');
-      expect(all).toContain(MARKER);
-      expect(all).not.toContain(SECRET);
-    } finally {
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
-    }
-  });
+    },
+  );
 });
 
 for (const backend of storeBackends('service_keys')) {

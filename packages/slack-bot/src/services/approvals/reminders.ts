@@ -10,10 +10,12 @@ import type { Logger } from '../../logger.js';
 import type { PromptRepository } from '../../store/prompts.js';
 import type { PromptInSession } from '../../store/records.js';
 import type { ClaimedStep, ReminderRepository } from '../../store/reminders.js';
+import { currentWorkspace } from '../../workspace.js';
 import type { AuditService } from '../ops/audit.js';
 import { describeServiceFailure, type SessionsApi } from '../outcome.js';
 import type { AnsweringService } from '../people/answering.js';
 import type { ActPolicy } from '../people/policy.js';
+import { escalationIn } from '../people/workspace-entries.js';
 import type { Notifier } from '../slack-out/notifier.js';
 import type { SlackClient } from '../slack-out/slack.js';
 import { CannotPostHereError, threadPlace } from '../slack-out/thread-place.js';
@@ -206,7 +208,8 @@ export class ReminderService {
   }
 
   async #escalate(prompt: PromptInSession): Promise<void> {
-    const target = this.deps.settings.escalateTo;
+    // AGENT_ESCALATE_TO may name a target per workspace (T0NORTH:S123, issue #25): this session's.
+    const target = escalationIn(this.deps.settings.escalateTo, currentWorkspace()?.teamId)?.id;
     if (!target) return;
     const { session, request } = prompt;
     const question = escapeMrkdwn(truncate(request.prompt, 300));

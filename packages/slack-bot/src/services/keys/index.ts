@@ -6,9 +6,8 @@ import type { Logger } from '../../logger.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { ServiceKeyRepository } from '../../store/service-keys.js';
 import type { SlackClient } from '../slack-out/slack.js';
-import { KeyCipher, parseEncryptionKey } from './cipher.js';
 import { WorkspaceAdmins } from './key-admins.js';
-import type { KeysConfig } from './key-config.js';
+import { type KeysConfig, keyCipherOf } from './key-config.js';
 import { KeyGuard } from './key-guard.js';
 import { KeyLinking } from './key-linking.js';
 import { keyedCalls, SlotReaders } from './keyed-calls.js';
@@ -71,12 +70,7 @@ export function keyParts(deps: {
   logger: Logger;
 }) {
   const config = deps.config ?? { mode: 'per-workspace', allowSignup: false, previousEncryptionKeys: [] };
-  const cipher = config.encryptionKey
-    ? new KeyCipher(
-        parseEncryptionKey(config.encryptionKey, 'AGENT_KEY_ENCRYPTION_KEY'),
-        config.previousEncryptionKeys.map((k) => parseEncryptionKey(k, 'AGENT_KEY_ENCRYPTION_KEY_PREVIOUS')),
-      )
-    : undefined;
+  const cipher = keyCipherOf(config);
   const logger = deps.logger.child({ component: 'keys' });
   const fingerprint = createHash('sha256').update('agent-sessions default key').update(deps.defaultApiKey);
   const service = new ServiceKeys({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { encryptionKeyProblems } from './cipher.js';
+import { encryptionKeyProblems, KeyCipher, parseEncryptionKey } from './cipher.js';
 
 /** Service keys' settings (issue #25), as `config.ts` reads them from the environment. */
 export interface KeysConfig {
@@ -59,4 +59,13 @@ export function keysConfigOf(env: KeysEnv): KeysConfig {
     ...(env.AGENT_KEY_ENCRYPTION_KEY ? { encryptionKey: env.AGENT_KEY_ENCRYPTION_KEY } : {}),
     previousEncryptionKeys: env.AGENT_KEY_ENCRYPTION_KEY_PREVIOUS,
   };
+}
+
+/** The cipher of AGENT_KEY_ENCRYPTION_KEY (and the previous keys, decrypt only); undefined when unset. */
+export function keyCipherOf(config: KeysConfig | undefined): KeyCipher | undefined {
+  if (!config?.encryptionKey) return undefined;
+  return new KeyCipher(
+    parseEncryptionKey(config.encryptionKey, 'AGENT_KEY_ENCRYPTION_KEY'),
+    config.previousEncryptionKeys.map((k) => parseEncryptionKey(k, 'AGENT_KEY_ENCRYPTION_KEY_PREVIOUS')),
+  );
 }

@@ -83,6 +83,11 @@ export class AuditService {
       logger: Logger;
       now?: () => Date;
       retentionDays: number;
+      /**
+       * OAuth installs: the bot serves several workspaces, and GET /audit answers only with a `team`
+       * (`team=*` to read them all, asked for in so many words).
+       */
+      workspaces?: 'one' | 'many';
     },
   ) {}
 
@@ -122,10 +127,13 @@ export class AuditService {
   }
 
   /**
-   * GET /audit?sessionId=…&since=…&after=…&limit=…: JSON lines, in the order written, a page of at most
+   * GET /audit?team=…&sessionId=…&since=…&after=…&limit=…: JSON lines, in the order written, a page of at most
    * `limit` (default and most: 10,000). When more follow, a `Link: <…>; rel="next"` header names the next
    * page (`after` = the last id sent) and `X-Audit-Next` its cursor. An operator's view: every session
-   * of the workspace, DMs included — who holds AUDIT_TOKEN reads it all. Off (404) without a token; a
+   * of the workspace, DMs included — who holds AUDIT_TOKEN reads it all. Each record names its `teamId`;
+   * `team=T…` keeps one workspace's. Serving several workspaces (OAuth), `team` is required — one token
+   * reads every workspace, so reading across them is asked for (`team=*`), never what a query that forgot
+   * the parameter gets. Off (404) without a token; a
    * missing or wrong bearer token is 401. Tokens are compared as SHA-256 digests in constant time, and
    * never logged.
    */
@@ -159,6 +167,8 @@ export class AuditService {
     }
     const query = new URL(req.url ?? '/', 'http://audit').searchParams;
     const sessionId = query.get('sessionId') ?? undefined;
+    const team = teamParam(query, this.deps.workspaces ?? 'one');
+    if (team.error) return json(400, { error: team.error });
     const since = query.get('since') ?? undefined;
     if (since !== undefined && Number.isNaN(Date.parse(since))) {
       return json(400, {
@@ -172,6 +182,7 @@ export class AuditService {
     const pageSize = limit ?? AUDIT_PAGE;
     const records = await this.deps.audit.list({
       ...(sessionId ? { sessionId } : {}),
+      ...(team.teamId ? { teamId: team.teamId } : {}),
       ...(since ? { since: new Date(since).toISOString() } : {}),
       ...(after === undefined ? {} : { after }),
       // One more than the page: whether another page follows, without counting them all.
@@ -188,6 +199,28 @@ export class AuditService {
     res.writeHead(200, headers);
     res.end(page.map((r) => `${JSON.stringify(r)}\n`).join(''));
   }
+}
+
+/**
+ * The `team` parameter: a Slack team id (records carry the workspace acted from, also under an org-wide
+ * install), or `*` for every workspace. Required when the
+ * bot serves several workspaces, so one workspace's operator query never returns another's by default.
+ */
+function teamParam(query: URLSearchParams, workspaces: 'one' | 'many'): { teamId?: string; error?: string } {
+  const raw = query.get('team');
+  if (raw === null || raw === '') {
+    return workspaces === 'many'
+      ? {
+          error:
+            'team is required: this bot serves several workspaces (OAuth installs); team=T… reads one workspace, team=* all of them',
+        }
+      : {};
+  }
+  if (raw === '*') return {};
+  if (/^T[A-Z0-9]{1,20}$/.test(raw)) return { teamId: raw };
+  return {
+    error: `team must be a Slack team id (T…, the workspace acted from) or *; got "${raw.slice(0, 40)}"`,
+  };
 }
 
 /** The most records one GET /audit answers. */

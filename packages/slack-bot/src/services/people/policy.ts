@@ -1,9 +1,11 @@
 import type { HumanInputRequest } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { SessionRecord } from '../../store/records.js';
-import { cacheKey } from '../../workspace.js';
+import { cacheKey, currentWorkspace } from '../../workspace.js';
 import type { SlackClient } from '../slack-out/slack.js';
+import { ApproverScope } from './approver-scope.js';
 import type { HomeTeam } from './home-team.js';
+import { entriesIn, parseEntry, type WorkspaceEntry } from './workspace-entries.js';
 
 export type Verdict = { allowed: true } | { allowed: false; reason: string };
 
@@ -53,32 +55,39 @@ export interface Answerers {
 const STALE_MEMBERS_GRACE_MS = 5 * 60_000;
 
 /**
- * The configured approvers: user ids (U…, W…) and user groups (S…), whose members are looked up and
- * kept for a minute.
+ * The configured approvers: user ids (U…, W…) and user groups (S…, members kept a minute), per workspace.
  */
 export class Approvers {
-  readonly #users: Set<string>;
-  readonly #groups: string[];
+  readonly #entries: WorkspaceEntry[];
+  readonly #scope: ApproverScope;
   readonly #groupCache = new Map<string, { members: Set<string>; until: number }>();
-
   constructor(
     private readonly slack: SlackClient,
     ids: string[],
     private readonly logger: Logger,
     private readonly groupTtlMs = 60_000,
   ) {
-    this.#users = new Set(ids.filter((id) => !id.startsWith('S')));
-    this.#groups = ids.filter((id) => id.startsWith('S'));
+    this.#entries = ids.map(parseEntry);
+    this.#scope = new ApproverScope(slack, logger, groupTtlMs);
   }
 
   /** The approvers as mentions: users `<@U…>`, user groups `<!subteam^S…>`. */
   mentions(): string[] {
-    return [...[...this.#users].map((u) => `<@${u}>`), ...this.#groups.map((g) => `<!subteam^${g}>`)];
+    const shown = this.#scope.shown(this.#entries);
+    const ids = [...new Set(shown.map((e) => e.id))];
+    const users = ids.filter((id) => !id.startsWith('S')).map((u) => `<@${u}>`);
+    return [...users, ...ids.filter((id) => id.startsWith('S')).map((g) => `<!subteam^${g}>`)];
   }
 
   async includes(userId: string): Promise<boolean> {
-    if (this.#users.has(userId)) return true;
-    for (const group of this.#groups) if ((await this.#members(group)).has(userId)) return true;
+    const applying = await this.#scope.applying(this.#entries);
+    for (const entry of applying) {
+      if (!entry.id.startsWith('S') && (await this.#scope.counts(entry, userId))) return true;
+    }
+    // A group is read with the workspace's own token: another workspace's can't be read, and grants nothing.
+    for (const entry of applying) {
+      if (entry.id.startsWith('S') && (await this.#members(entry.id)).has(userId)) return true;
+    }
     return false;
   }
 
@@ -269,9 +278,13 @@ export const DM_ENTRY = 'dm';
  * `dm`. One rule for every way of starting, so a DM is not a way around the list.
  */
 export function channelPolicy(allowedChannels: string[]): (channelId: string) => Verdict {
-  const allowed = new Set(allowedChannels);
+  const entries = allowedChannels.map(parseEntry);
   return (channelId) => {
-    if (allowed.size === 0 || allowed.has(channelId)) return { allowed: true };
+    // An entry may be limited to a workspace (T0NORTH:C123); a workspace none of whose apply starts nowhere.
+    const workspace = currentWorkspace();
+    const here = workspace?.isolated ? entriesIn(entries, workspace.teamId) : entries;
+    const allowed = new Set(here.map((e) => e.id));
+    if (entries.length === 0 || allowed.has(channelId)) return { allowed: true };
     const direct = isDirectConversation(channelId);
     if (direct && allowed.has(DM_ENTRY)) return { allowed: true };
     const places = [
@@ -280,7 +293,7 @@ export function channelPolicy(allowedChannels: string[]): (channelId: string) =>
     ];
     return {
       allowed: false,
-      reason: `Agent sessions can't be started in ${direct ? 'direct messages' : 'this channel'}. Allowed: ${places.join(', ')}.`,
+      reason: `Agent sessions can't be started in ${direct ? 'direct messages' : 'this channel'}. ${places.length > 0 ? `Allowed: ${places.join(', ')}.` : 'None is allowed in this workspace (AGENT_ALLOWED_CHANNELS).'}`,
     };
   };
 }
