@@ -21,7 +21,12 @@ import type { Settings } from './wiring.js';
 
 /** AGENT_SLACK_SURFACE: built first, as /healthz shows it. */
 export function slackSurface({ config, logger }: Settings): SurfaceSwitch {
-  return new SurfaceSwitch(config.agent.surface, logger.child({ component: 'surface' }));
+  return new SurfaceSwitch(
+    config.agent.surface,
+    logger.child({ component: 'surface' }),
+    undefined,
+    config.agent.surfaceRetryMs,
+  );
 }
 
 export type AgentParts = ReturnType<typeof agentParts>;
