@@ -49,6 +49,7 @@ export function agentParts(
     surface,
     sessions: store.sessions,
     logger: log,
+    lastPolled: async (sessionId) => (await store.followState.load(sessionId))?.status,
   });
   // The replica following a session tells Slack of each change of its status.
   follower.on('status', (event) => sessions.status(event.sessionId, event.status));

@@ -49,6 +49,11 @@ export class AgentSessions {
       surface: SurfaceChoice;
       sessions: Pick<SessionRepository, 'get'>;
       logger: Pick<Logger, 'warn' | 'info' | 'debug'>;
+      /**
+       * The service's status at the follower's last poll (its saved state), which the session's record may
+       * not have caught up with when a bot died: what a resync sends, else the record's.
+       */
+      lastPolled?: (sessionId: string) => Promise<string | null | undefined>;
     },
   ) {}
 
@@ -59,6 +64,35 @@ export class AgentSessions {
     entry.desired = agentStatusOf(serviceStatus);
     if (options.force) entry.force = true;
     this.#schedule(sessionId, entry);
+  }
+
+  /**
+   * This replica follows the session from now on (it started, or took the session over): Slack's status
+   * may be stale (changed while no replica followed it, or by a replica that died mid-call), so the
+   * service's status at the last poll is sent once, even if this replica told Slack the same before. A
+   * change the first poll finds folds into it: one call, the latest status.
+   */
+  resync(sessionId: string): void {
+    if (this.deps.surface.current() !== 'agent') return;
+    void Promise.all([this.deps.sessions.get(sessionId), this.deps.lastPolled?.(sessionId)])
+      .then(([session, polled]) => {
+        if (!session || session.finished) return;
+        // A status the first poll brought meanwhile is newer than the store's: only forced again.
+        const entry = this.#entries.get(sessionId);
+        if (entry?.desired !== undefined) {
+          entry.force = true;
+          this.#schedule(sessionId, entry);
+        } else this.status(sessionId, polled ?? session.status, { force: true });
+      })
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, sessionId }, 'could not read a session to set its agent status'),
+      );
+  }
+
+  /** Another replica follows the session now: what this one knew of it is stale when it comes back. */
+  forget(sessionId: string): void {
+    const entry = this.#entries.get(sessionId);
+    if (entry && !entry.busy) this.#entries.delete(sessionId);
   }
 
   /** A redirect changed the agent's direction: the session's title says the new one. */

@@ -75,12 +75,15 @@ function setup(setting: 'auto' | 'agent' | 'classic' = 'auto') {
   const surface = new SurfaceSwitch(setting, logger);
   const sessions = new FakeSessions();
   sessions.add(session({ goal: 'Ship the release' }));
+  /** The follower's saved state: the service's status at its last poll. */
+  const polled = new Map<string, string>();
   const agent = new AgentSessions({
     slack: slack as never,
     outbound,
     surface,
     sessions,
     logger,
+    lastPolled: async (id) => polled.get(id),
   });
   const settle = () => new Promise((r) => setTimeout(r, 0)).then(() => new Promise((r) => setTimeout(r, 0)));
   let release: () => void = () => {};
@@ -93,6 +96,7 @@ function setup(setting: 'auto' | 'agent' | 'classic' = 'auto') {
     queued,
     requeued,
     sessions,
+    polled,
     settle,
     answerWith: (a: Record<string, unknown>) => {
       answer = a;
@@ -159,6 +163,59 @@ describe('AgentSessions', () => {
     t.agent.status('sess_1', 'paused', { force: true });
     await t.settle();
     expect(t.statuses()).toEqual(['processing', 'suspended', 'suspended']);
+  });
+
+  it('followed anew (a restart, a take-over): the store’s status is sent once, even one Slack was told', async () => {
+    const t = setup();
+    t.sessions.add(session({ goal: 'Ship the release', status: 'waiting_human' }));
+    t.agent.status('sess_1', 'waiting_human');
+    await t.settle();
+    t.agent.resync('sess_1');
+    await t.settle();
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended', 'suspended']);
+    // A finished session, or the classic surface: nothing.
+    t.sessions.add(session({ status: 'completed', finished: true }));
+    t.agent.resync('sess_1');
+    await t.settle();
+    expect(t.statuses()).toHaveLength(2);
+    // The record had not caught up when the bot died: the last poll's status is the service's.
+    const lag = setup();
+    lag.sessions.add(session({ status: 'running' }));
+    lag.polled.set('sess_1', 'waiting_human');
+    lag.agent.resync('sess_1');
+    await lag.settle();
+    expect(lag.statuses()).toEqual(['suspended']);
+    const classic = setup('classic');
+    classic.agent.resync('sess_1');
+    await classic.settle();
+    expect(classic.sent).toEqual([]);
+  });
+
+  it('a resync and the first poll’s news fold into one call with the news; a lost lease forgets', async () => {
+    const t = setup();
+    t.sessions.add(session({ status: 'waiting_human' }));
+    t.holdCalls();
+    t.agent.status('sess_1', 'waiting_human');
+    await t.settle();
+    t.agent.forget('sess_1'); // in flight: kept, its call settles first
+    t.agent.status('sess_1', 'cancelled');
+    t.agent.resync('sess_1');
+    await t.settle();
+    t.releaseCalls();
+    await t.settle();
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended', 'closed']);
+    // After a lost lease, this replica's memory goes: taken back later, the store's status is sent.
+    const u = setup();
+    u.sessions.add(session({ status: 'running' }));
+    u.agent.status('sess_1', 'paused');
+    await u.settle();
+    u.agent.forget('sess_1');
+    u.agent.resync('sess_1');
+    await u.settle();
+    await u.settle();
+    expect(u.statuses()).toEqual(['suspended', 'processing']);
   });
 
   it('a redirect renames the session after its new direction', async () => {
