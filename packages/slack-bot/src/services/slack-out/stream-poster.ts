@@ -15,6 +15,7 @@ import {
   streamPiecesOf,
   type TaskStates,
 } from '../../blocks/stream-chunks.js';
+import type { StreamStart } from '../../blocks/stream-plan.js';
 import type { Logger } from '../../logger.js';
 import type { PostRepository } from '../../store/posts.js';
 import type { StreamRecord, StreamRepository } from '../../store/streams.js';
@@ -55,6 +56,8 @@ export interface StreamPosterDeps {
   logger: Logger;
   metrics: BotMetrics;
   showReasoning: boolean;
+  /** AGENT_TASK_DISPLAY=plan: each stream a plan titled with the session's goal (default timeline). */
+  plan?: (sessionId: string, continuation: boolean) => Promise<StreamStart>;
 }
 
 /** Stream calls unanswered in a row (lost connections) before the session's chatter goes to its thread. */
@@ -261,7 +264,8 @@ export class StreamPoster {
     const keys = items.map((i) => i.key);
     const pieces = items.map((i) => i.piece);
     const built = chunksFor(pieces, {});
-    const chunks: AnyChunk[] = continuation ? [continuationChunk(), ...built.chunks] : built.chunks;
+    const { lead, ...look } = (await this.deps.plan?.(place.sessionId, continuation)) ?? { lead: [] };
+    const chunks: AnyChunk[] = [...lead, ...(continuation ? [continuationChunk()] : []), ...built.chunks];
     const chars = pieces.reduce((n, p) => n + pieceChars(p), continuation ? CONTINUATION_LABEL.length : 0);
     await this.deps.streams.begin(place.sessionId, seq, round, { keys, pieces });
     const self = await this.deps.self();
@@ -271,6 +275,7 @@ export class StreamPoster {
         thread_ts: place.cardTs as string,
         recipient_user_id: place.startedBy,
         ...(self.teamId ? { recipient_team_id: self.teamId } : {}),
+        ...look,
         chunks,
       }),
     );
