@@ -51,6 +51,8 @@ export function agentParts(
     logger: log,
     lastPolled: async (sessionId) => (await store.followState.load(sessionId))?.status,
   });
+  // auto tried agent sessions again: the sessions followed meanwhile (on the card alone) get their status.
+  surface.onAgain(() => sessions.resyncAll());
   // The replica following a session tells Slack of each change of its status.
   follower.on('status', (event) => sessions.status(event.sessionId, event.status));
   follower.on('error', (event) => {

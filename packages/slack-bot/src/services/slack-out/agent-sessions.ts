@@ -40,6 +40,8 @@ type AgentsApi = { agents: { sessions: Pick<SlackClient['agents']['sessions'], '
  */
 export class AgentSessions {
   readonly #entries = new Map<string, Entry>();
+  /** Sessions this replica follows (from resync to forget or closed): resynced when the surface comes back. */
+  readonly #followed = new Set<string>();
   #warned = false;
 
   constructor(
@@ -59,9 +61,11 @@ export class AgentSessions {
 
   /** The service's status changed (or a session started): Slack is told, mapped, once its turn comes. */
   status(sessionId: string, serviceStatus: string, options: { force?: boolean } = {}): void {
+    const desired = agentStatusOf(serviceStatus);
+    if (desired === 'closed') this.#followed.delete(sessionId);
     if (this.deps.surface.current() !== 'agent') return;
     const entry = this.#entry(sessionId);
-    entry.desired = agentStatusOf(serviceStatus);
+    entry.desired = desired;
     if (options.force) entry.force = true;
     this.#schedule(sessionId, entry);
   }
@@ -73,6 +77,7 @@ export class AgentSessions {
    * change the first poll finds folds into it: one call, the latest status.
    */
   resync(sessionId: string): void {
+    this.#followed.add(sessionId);
     if (this.deps.surface.current() !== 'agent') return;
     void Promise.all([this.deps.sessions.get(sessionId), this.deps.lastPolled?.(sessionId)])
       .then(([session, polled]) => {
@@ -91,8 +96,14 @@ export class AgentSessions {
 
   /** Another replica follows the session now: what this one knew of it is stale when it comes back. */
   forget(sessionId: string): void {
+    this.#followed.delete(sessionId);
     const entry = this.#entries.get(sessionId);
     if (entry && !entry.busy) this.#entries.delete(sessionId);
+  }
+
+  /** The surface is agent again (auto's retry): every session followed here gets its status once. */
+  resyncAll(): void {
+    for (const sessionId of this.#followed) this.resync(sessionId);
   }
 
   /** A redirect changed the agent's direction: the session's title says the new one. */

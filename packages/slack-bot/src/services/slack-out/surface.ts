@@ -76,6 +76,7 @@ export class SurfaceSwitch implements SurfaceChoice {
   #retryAt: Date | undefined;
   #retriedAt: Date | undefined;
   #fallbacks = 0;
+  readonly #again: Array<() => void> = [];
 
   constructor(
     readonly setting: SurfaceSetting,
@@ -95,8 +96,15 @@ export class SurfaceSwitch implements SurfaceChoice {
         { surface: 'agent', setting: this.setting },
         'trying Slack agent sessions again (AGENT_SURFACE_RETRY_MINUTES)',
       );
+      // After this call returns: a listener asks current() too.
+      for (const listener of this.#again) queueMicrotask(listener);
     }
     return this.#current;
+  }
+
+  /** Called each time `auto` tries agent sessions again (sessions followed meanwhile get their status). */
+  onAgain(listener: () => void): void {
+    this.#again.push(listener);
   }
 
   fallBack(method: string, error: string): void {

@@ -41,7 +41,7 @@ describe('the service’s statuses as Slack’s agent session statuses', () => {
 type Sent = [method: string, args: Record<string, unknown>];
 
 /** A Slack that records agents.sessions calls, answers as told, and lets a test hold a call in flight. */
-function setup(setting: 'auto' | 'agent' | 'classic' = 'auto') {
+function setup(setting: 'auto' | 'agent' | 'classic' = 'auto', now?: () => Date) {
   const sent: Sent[] = [];
   const fail = new Map<string, string[]>();
   let answer: Record<string, unknown> = { ok: true };
@@ -72,7 +72,7 @@ function setup(setting: 'auto' | 'agent' | 'classic' = 'auto') {
   const logs: Array<[string, unknown, string]> = [];
   const log = (level: string) => (obj: unknown, msg?: string) => void logs.push([level, obj, msg ?? '']);
   const logger = { warn: log('warn'), info: log('info'), debug: log('debug'), error: log('error') };
-  const surface = new SurfaceSwitch(setting, logger);
+  const surface = new SurfaceSwitch(setting, logger, now, 60_000);
   const sessions = new FakeSessions();
   sessions.add(session({ goal: 'Ship the release' }));
   /** The follower's saved state: the service's status at its last poll. */
@@ -216,6 +216,31 @@ describe('AgentSessions', () => {
     await u.settle();
     await u.settle();
     expect(u.statuses()).toEqual(['suspended', 'processing']);
+  });
+
+  it('auto tries agent again after a fallback: each session followed meanwhile gets its status once', async () => {
+    let now = new Date('2026-11-25T16:00:00Z');
+    const t = setup('auto', () => now);
+    t.surface.onAgain(() => t.agent.resyncAll());
+    t.sessions.add(session({ status: 'waiting_human' }));
+    t.fail.set('setStatus', ['not_agent_app']);
+    t.agent.resync('sess_1');
+    await t.settle();
+    expect(t.surface.current()).toBe('classic');
+    t.agent.status('sess_1', 'waiting_human'); // on the card alone meanwhile
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended']);
+    now = new Date('2026-11-25T16:01:00Z');
+    expect(t.surface.current()).toBe('agent');
+    await t.settle();
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended', 'suspended']);
+    // A session over is not followed any more: not resynced at the next return.
+    t.agent.status('sess_1', 'completed');
+    await t.settle();
+    t.agent.resyncAll();
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended', 'suspended', 'closed']);
   });
 
   it('a redirect renames the session after its new direction', async () => {
