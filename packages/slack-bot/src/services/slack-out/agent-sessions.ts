@@ -4,7 +4,7 @@ import type { SessionRepository } from '../../store/sessions.js';
 import { type AgentSessionStatus, agentStatusOf, sessionTitle } from './agent-status.js';
 import { type OutboundQueue, rateLimitedRetryAfterMs } from './outbound.js';
 import { type SlackClient, slackErrorCode } from './slack.js';
-import { isFeatureMissing, type SurfaceChoice } from './surface.js';
+import { isFeatureMissing, isTransient, type SurfaceChoice } from './surface.js';
 import { threadPlace } from './thread-place.js';
 
 /** The warning setStatus carries while the app doesn't subscribe to `agent_session_stopped`. */
@@ -26,7 +26,12 @@ interface Entry {
   dead: boolean;
   /** Slack refused `initiator_user_id` once (not a member of the channel): it goes without from then on. */
   noInitiator: boolean;
+  /** Slack was unreachable, busy or down: tried again after RETRY_MS, whatever else changes. */
+  retryLater?: boolean;
 }
+
+/** After a transient failure (5xx, `fatal_error`, a lost connection): a person may wait on this status. */
+const RETRY_MS = 5_000;
 
 type AgentsApi = { agents: { sessions: Pick<SlackClient['agents']['sessions'], 'setStatus' | 'rename'> } };
 
@@ -138,6 +143,15 @@ export class AgentSessions {
       .finally(() => {
         entry.busy = false;
         if (entry.dead || this.deps.surface.current() !== 'agent') return;
+        if (entry.retryLater) {
+          entry.retryLater = false;
+          const again = () => {
+            if (this.#entries.get(sessionId) === entry && this.#pending(entry))
+              this.#schedule(sessionId, entry);
+          };
+          setTimeout(again, RETRY_MS).unref();
+          return;
+        }
         if (this.#pending(entry)) this.#schedule(sessionId, entry);
         // Closed and said: nothing more will be asked of it.
         else if (entry.sent === 'closed') this.#entries.delete(sessionId);
@@ -210,8 +224,12 @@ export class AgentSessions {
         throw error;
       }
       const code = slackErrorCode(error);
-      // Slack unreachable: logged, and tried again at the session's next change.
-      if (code === undefined) throw error;
+      // Slack unreachable, busy or down: logged, and tried again at the session's next change.
+      if (code === undefined || isTransient(code)) {
+        entry.tried = undefined;
+        entry.retryLater = true;
+        throw error;
+      }
       if (isFeatureMissing(code)) {
         this.deps.surface.fallBack(method, code);
         return undefined;

@@ -44,6 +44,23 @@ export const FEATURE_MISSING_ERRORS: ReadonlySet<string> = new Set([
 export const isFeatureMissing = (error: string | undefined): boolean =>
   error !== undefined && FEATURE_MISSING_ERRORS.has(error);
 
+/**
+ * Slack's answers that mean "not now" (Slack's reference pages list them for every method): busy, down or
+ * slow. They say nothing of the feature nor of the session, so the call is simply tried again later.
+ */
+export const TRANSIENT_ERRORS: ReadonlySet<string> = new Set([
+  'ratelimited',
+  'rate_limited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+  'timeout',
+]);
+
+export const isTransient = (error: string | undefined): boolean =>
+  error !== undefined && TRANSIENT_ERRORS.has(error);
+
 /** What /healthz says of the surface. */
 export interface SurfaceReport {
   setting: SurfaceSetting;

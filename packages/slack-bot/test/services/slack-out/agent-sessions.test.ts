@@ -243,6 +243,22 @@ describe('AgentSessions', () => {
     expect(t.statuses()).toEqual(['suspended', 'suspended', 'closed']);
   });
 
+  it('Slack busy or down (fatal_error, internal_error): the session is not given up, the surface stays agent', async () => {
+    const t = setup();
+    t.sessions.add(session({ status: 'waiting_human' }));
+    t.fail.set('setStatus', ['fatal_error', 'internal_error']);
+    t.agent.status('sess_1', 'waiting_human');
+    await t.settle();
+    t.agent.status('sess_1', 'waiting_human'); // the same status: sent again, it never got through
+    await t.settle();
+    t.agent.status('sess_1', 'waiting_human');
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended', 'suspended', 'suspended']);
+    expect(t.agent.shown('sess_1')).toBe('suspended');
+    expect(t.surface.current()).toBe('agent');
+    expect(t.logs.filter(([, , m]) => /refused this session/.test(m))).toEqual([]);
+  });
+
   it('a redirect renames the session after its new direction', async () => {
     const t = setup();
     t.agent.status('sess_1', 'running');
