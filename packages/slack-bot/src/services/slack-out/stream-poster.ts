@@ -32,7 +32,7 @@ import {
   takeItems,
 } from './stream-place.js';
 import { recoverStream, type StreamItem } from './stream-recovery.js';
-import { isFeatureMissing, type SurfaceChoice } from './surface.js';
+import { isFeatureMissing, isTransient, type SurfaceChoice } from './surface.js';
 import { postMetadata } from './thread-lookup.js';
 import { CannotPostHereError, CHANNEL_GONE_ERRORS } from './thread-place.js';
 import type { ThreadPoster } from './thread-poster.js';
@@ -338,10 +338,10 @@ export class StreamPoster {
       await this.deps.streams.stopped(place.sessionId, current.seq);
       return;
     }
-    // No answer (a lost connection): tried again at the next turn, a few times, then the thread.
+    // No answer (a lost connection) or Slack busy/down (it may have applied part): as many tries again.
     const failures = (this.#failures.get(place.sessionId) ?? 0) + 1;
     this.#failures.set(place.sessionId, failures);
-    if (!code && failures < MAX_UNANSWERED) return;
+    if ((!code || isTransient(code)) && failures < MAX_UNANSWERED) return;
     if (code && CHANNEL_GONE_ERRORS.has(code)) {
       for (const item of queue.items.splice(0)) {
         this.#queued.delete(`${place.sessionId}|${item.key}`);

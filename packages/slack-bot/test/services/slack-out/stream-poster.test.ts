@@ -313,6 +313,22 @@ describe('a stream call whose answer is lost (the connection dropped)', () => {
   });
 });
 
+describe('Slack busy or down in a stream', () => {
+  it('fatal_error on an append (part may be applied): looked up and tried again, the stream goes on', async () => {
+    const place = await thread();
+    const { stream, surface } = bot();
+    await stream.enqueue(place, 'msg:r1#0', 'r1', say('Before the error.'));
+    await stream.drained(place);
+    sandbox.failNext({ method: 'chat.appendStream', error: 'fatal_error', channel: CHANNEL });
+    await stream.enqueue(place, 'msg:r1#1', 'r1', say('Sent through a fatal_error.'));
+    await stream.close(place, 'closed');
+    expect(replies(place.cardTs).map((m) => m.text.trim())).toEqual([
+      'Before the error.\n\nSent through a fatal_error.',
+    ]);
+    expect(surface.fellBack).toEqual([]);
+  });
+});
+
 describe('where Slack has no streams: the classic thread, nothing lost, nothing twice', () => {
   it('unknown_method: the surface falls back and the messages are posted as thread replies', async () => {
     const place = await thread();
