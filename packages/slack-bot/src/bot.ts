@@ -72,7 +72,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const publisher = sessionPublisher(settings, {
     ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes },
   });
-  const leases = leaseKeeper(settings, { store, follower, out, replicaId, streams, keys });
+  const leases = leaseKeeper(settings, { store, follower, out, replicaId, streams, keys, agent });
   const built = {
     store,
     client,

@@ -1,9 +1,16 @@
 /**
- * Issue #23's settings: which of Slack's surfaces sessions live on (`AGENT_SLACK_SURFACE`) and the Messages
- * tab's suggested prompts (`AGENT_SUGGESTED_PROMPTS`). Read by config.ts, each problem named by its variable.
+ * Issue #23's settings: which of Slack's surfaces sessions live on (`AGENT_SLACK_SURFACE`), when `auto` tries
+ * agent sessions again after falling back (`AGENT_SURFACE_RETRY_MINUTES`), how a stream shows its tasks
+ * (`AGENT_TASK_DISPLAY`) and the Messages tab's suggested prompts (`AGENT_SUGGESTED_PROMPTS`). Read by
+ * config.ts, each problem named by its variable.
  */
 import { z } from 'zod';
-import type { SurfaceSetting } from './services/slack-out/surface.js';
+import { DEFAULT_SURFACE_RETRY_MS, type SurfaceSetting } from './services/slack-out/surface.js';
+
+/** How a stream shows the agent's tool calls: Slack's timeline (each task in turn) or a plan (a checklist). */
+export type TaskDisplay = 'timeline' | 'plan';
+
+const blankIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
 /** One suggested prompt of the Messages tab: what it says, and the message it sends when clicked. */
 export interface SuggestedPrompt {
@@ -77,10 +84,24 @@ function typeName(value: unknown): string {
 /** The zod fields config.ts adds to its schema. */
 export const agentSurfaceEnv = {
   AGENT_SLACK_SURFACE: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    blankIsUnset,
     z
       .enum(['auto', 'agent', 'classic'], { error: 'AGENT_SLACK_SURFACE must be auto, agent or classic' })
       .default('auto'),
+  ),
+  AGENT_SURFACE_RETRY_MINUTES: z.preprocess(
+    blankIsUnset,
+    z.coerce
+      .number({ error: 'AGENT_SURFACE_RETRY_MINUTES must be a number of minutes (0: never retry)' })
+      .int({ error: 'AGENT_SURFACE_RETRY_MINUTES must be a whole number of minutes (0: never retry)' })
+      .min(0, { error: 'AGENT_SURFACE_RETRY_MINUTES must be 0 (never retry) or more' })
+      .optional(),
+  ),
+  AGENT_TASK_DISPLAY: z.preprocess(
+    blankIsUnset,
+    z
+      .enum(['timeline', 'plan'], { error: 'AGENT_TASK_DISPLAY must be timeline or plan' })
+      .default('timeline'),
   ),
   AGENT_SUGGESTED_PROMPTS: z
     .string()
@@ -96,16 +117,24 @@ export const agentSurfaceEnv = {
 /** What BotConfig carries of it. */
 export interface AgentSurfaceConfig {
   surface: SurfaceSetting;
+  /** Under `auto`, after a fallback to classic: when agent sessions are tried again (0: never). */
+  surfaceRetryMs: number;
+  taskDisplay: TaskDisplay;
   /** Unset: DEFAULT_SUGGESTED_PROMPTS (npm start fills it with the emulator's scenarios). */
   suggestedPrompts?: SuggestedPrompt[];
 }
 
 export function agentSurfaceConfig(env: {
   AGENT_SLACK_SURFACE: SurfaceSetting;
+  AGENT_SURFACE_RETRY_MINUTES?: number | undefined;
+  AGENT_TASK_DISPLAY?: TaskDisplay | undefined;
   AGENT_SUGGESTED_PROMPTS: SuggestedPrompt[] | undefined;
 }): AgentSurfaceConfig {
+  const minutes = env.AGENT_SURFACE_RETRY_MINUTES;
   return {
     surface: env.AGENT_SLACK_SURFACE,
+    surfaceRetryMs: minutes === undefined ? DEFAULT_SURFACE_RETRY_MS : minutes * 60_000,
+    taskDisplay: env.AGENT_TASK_DISPLAY ?? 'timeline',
     ...(env.AGENT_SUGGESTED_PROMPTS ? { suggestedPrompts: env.AGENT_SUGGESTED_PROMPTS } : {}),
   };
 }

@@ -21,7 +21,12 @@ import type { Settings } from './wiring.js';
 
 /** AGENT_SLACK_SURFACE: built first, as /healthz shows it. */
 export function slackSurface({ config, logger }: Settings): SurfaceSwitch {
-  return new SurfaceSwitch(config.agent.surface, logger.child({ component: 'surface' }));
+  return new SurfaceSwitch(
+    config.agent.surface,
+    logger.child({ component: 'surface' }),
+    undefined,
+    config.agent.surfaceRetryMs,
+  );
 }
 
 export type AgentParts = ReturnType<typeof agentParts>;
@@ -44,7 +49,10 @@ export function agentParts(
     surface,
     sessions: store.sessions,
     logger: log,
+    lastPolled: async (sessionId) => (await store.followState.load(sessionId))?.status,
   });
+  // auto tried agent sessions again: the sessions followed meanwhile (on the card alone) get their status.
+  surface.onAgain(() => sessions.resyncAll());
   // The replica following a session tells Slack of each change of its status.
   follower.on('status', (event) => sessions.status(event.sessionId, event.status));
   follower.on('error', (event) => {

@@ -1,4 +1,5 @@
 /** The agent's work streamed into Slack (#23), built beside wiring.ts's parts. */
+import { streamStart } from './blocks/stream-plan.js';
 import { StreamPoster } from './services/slack-out/stream-poster.js';
 import type { SurfaceChoice } from './services/slack-out/surface.js';
 import type { Parts, Settings } from './wiring.js';
@@ -19,5 +20,11 @@ export function streamPoster(
     logger: logger.child({ component: 'streams' }),
     metrics,
     showReasoning: config.showReasoning,
+    ...(config.agent.taskDisplay === 'plan'
+      ? {
+          plan: async (sessionId: string, continuation: boolean) =>
+            streamStart('plan', (await store.sessions.get(sessionId))?.goal, continuation),
+        }
+      : {}),
   });
 }

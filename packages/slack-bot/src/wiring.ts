@@ -280,7 +280,11 @@ export function leaseKeeper(
     replicaId,
     streams,
     keys,
-  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys'> & { streams?: StreamPoster },
+    agent,
+  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys'> & {
+    streams?: StreamPoster;
+    agent?: Pick<AgentParts, 'sessions'>;
+  },
 ): LeaseKeeper {
   // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
   out.poster.owns = (sessionId) => follower.isFollowing(sessionId);
@@ -296,7 +300,10 @@ export function leaseKeeper(
       // Its chatter waiting here (recorded with its content) is the new owner's to post: not both.
       out.poster.withdraw(sessionId);
       streams?.withdraw(sessionId);
+      agent?.sessions.forget(sessionId);
     },
+    // Followed from now on (a start, a take-over): Slack's status is set once from the service's (#23).
+    onFollowed: (sessionId) => agent?.sessions.resync(sessionId),
   });
 }
 

@@ -5,12 +5,30 @@ import { parseSuggestedPrompts } from '../src/config-agent.js';
 
 describe('AGENT_SLACK_SURFACE and AGENT_SUGGESTED_PROMPTS (#23)', () => {
   it('auto by default (blank too); agent and classic when asked; anything else named', () => {
-    expect(loadConfig({}).agent).toEqual({ surface: 'auto' });
+    expect(loadConfig({}).agent).toEqual({
+      surface: 'auto',
+      surfaceRetryMs: 3_600_000,
+      taskDisplay: 'timeline',
+    });
     expect(loadConfig({ AGENT_SLACK_SURFACE: '' }).agent.surface).toBe('auto');
     expect(loadConfig({ AGENT_SLACK_SURFACE: 'agent' }).agent.surface).toBe('agent');
     expect(loadConfig({ AGENT_SLACK_SURFACE: 'classic' }).agent.surface).toBe('classic');
     expect(() => loadConfig({ AGENT_SLACK_SURFACE: 'native' })).toThrow(
       'AGENT_SLACK_SURFACE: AGENT_SLACK_SURFACE must be auto, agent or classic',
+    );
+  });
+
+  it('AGENT_SURFACE_RETRY_MINUTES (0: never) and AGENT_TASK_DISPLAY, each problem named', () => {
+    expect(loadConfig({ AGENT_SURFACE_RETRY_MINUTES: '15' }).agent.surfaceRetryMs).toBe(900_000);
+    expect(loadConfig({ AGENT_SURFACE_RETRY_MINUTES: '0' }).agent.surfaceRetryMs).toBe(0);
+    expect(loadConfig({ AGENT_SURFACE_RETRY_MINUTES: ' ' }).agent.surfaceRetryMs).toBe(3_600_000);
+    expect(() => loadConfig({ AGENT_SURFACE_RETRY_MINUTES: '-1' })).toThrow(
+      'AGENT_SURFACE_RETRY_MINUTES: AGENT_SURFACE_RETRY_MINUTES must be 0 (never retry) or more',
+    );
+    expect(() => loadConfig({ AGENT_SURFACE_RETRY_MINUTES: 'soon' })).toThrow(/AGENT_SURFACE_RETRY_MINUTES/);
+    expect(loadConfig({ AGENT_TASK_DISPLAY: 'plan' }).agent.taskDisplay).toBe('plan');
+    expect(() => loadConfig({ AGENT_TASK_DISPLAY: 'list' })).toThrow(
+      'AGENT_TASK_DISPLAY: AGENT_TASK_DISPLAY must be timeline or plan',
     );
   });
 

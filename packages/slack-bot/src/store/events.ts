@@ -4,6 +4,8 @@ import type { SqlExecutor } from './sql.js';
 export interface EventLog {
   /** True the first time an event_id is seen. */
   markProcessed(eventId: string): Promise<boolean>;
+  /** Forgets a mark, so the next `markProcessed` of it is the first again (a claim whose work failed). */
+  unmark(eventId: string): Promise<void>;
 }
 
 /** Slack retries for minutes, not days: older marks only take room (every message a thread reply brings). */
@@ -25,5 +27,9 @@ export class SqlEventLog implements EventLog {
       [eventId],
     );
     return rows.length > 0;
+  }
+
+  async unmark(eventId: string): Promise<void> {
+    await this.sql.query('DELETE FROM processed_events WHERE event_id = $1', [eventId]);
   }
 }

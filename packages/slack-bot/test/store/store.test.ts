@@ -111,6 +111,9 @@ for (const backend of storeBackends('store_test')) {
         "SELECT count(*)::int AS n FROM processed_events WHERE event_id = 'EvOld'",
       );
       expect(rows[0]?.n).toBe(0);
+      // A claim released (its work failed) can be taken again.
+      await log.unmark('EvNew');
+      expect(await log.markProcessed('EvNew')).toBe(true);
     });
 
     it('keeps one 👍/👎 per person and session, the latest press', async () => {

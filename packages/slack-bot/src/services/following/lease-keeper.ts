@@ -21,6 +21,11 @@ export interface LeaseKeeperOptions {
    */
   onLost?: (sessionId: string) => void;
   /**
+   * Called for each session this replica starts following: at start, and when it takes one over from a
+   * replica that died or let its lease go (what Slack shows of it may have moved on meanwhile).
+   */
+  onFollowed?: (sessionId: string) => void;
+  /**
    * The reader (its key's client) to follow a session with, or `waiting` while its key can't be used
    * (issue #25); without it, the follower's own client.
    */
@@ -58,12 +63,14 @@ export class LeaseKeeper {
     this.#limit = options.limit ?? 5_000;
     this.#pokeEveryMs = options.pokeEveryMs ?? 1_000;
     this.#onLost = options.onLost;
+    this.#onFollowed = options.onFollowed;
     this.#readerFor = options.readerFor;
   }
 
   readonly #readerFor: LeaseKeeperOptions['readerFor'];
 
   readonly #onLost: ((sessionId: string) => void) | undefined;
+  readonly #onFollowed: ((sessionId: string) => void) | undefined;
 
   async start(): Promise<void> {
     await this.refresh();
@@ -141,7 +148,10 @@ export class LeaseKeeper {
       if (started === false && !this.follower.isFollowing(sessionId)) {
         // Its saved state says it finished: the session record just hadn't caught up.
         await this.store.sessions.update(sessionId, { finished: true }).catch(() => {});
-      } else if (started) this.logger.info({ sessionId, owner: this.owner }, 'following a session');
+      } else if (started) {
+        this.logger.info({ sessionId, owner: this.owner }, 'following a session');
+        this.#onFollowed?.(sessionId);
+      }
     }
     this.#followed = keep;
   }

@@ -29,6 +29,12 @@ export interface ActContext {
   seenIn?: string;
   /** Slack's own Stop button (#23): a cancel, said in the thread as "⏹ stopped by …". */
   via?: 'stop';
+  /**
+   * Taken once the act is allowed, before the service is asked: when another caller (another replica)
+   * holds it, nothing is sent and the outcome is `{ ok: true, claimed: false }`. Released when the service
+   * refuses, so a later act can try again.
+   */
+  claim?: { take(): Promise<boolean>; release(): Promise<void> };
 }
 
 export interface SignalExtra {
@@ -72,7 +78,7 @@ export class SteeringService {
     kind: SignalKind,
     extra: SignalExtra = {},
     context: ActContext = {},
-  ): Promise<Outcome> {
+  ): Promise<Outcome<{ claimed?: false }>> {
     const allowed = await this.#authorize(sessionId, userId, context, {
       redirect: kind === 'redirect',
       ...(extra.newBudget === undefined ? {} : { newBudget: extra.newBudget }),
@@ -80,6 +86,7 @@ export class SteeringService {
     if (!allowed.ok) return allowed;
     const { session } = allowed;
     if (session.finished) return { ok: false, message: 'This session has already ended.' };
+    if (context.claim && !(await context.claim.take())) return { ok: true, claimed: false };
     const { client, metrics } = this.deps;
     const audited = (error?: unknown) =>
       this.deps.audit?.record({
@@ -103,6 +110,7 @@ export class SteeringService {
         });
       } else await client.sessions[kind](sessionId, extra.reason ? { reason: extra.reason } : {});
     } catch (error) {
+      await context.claim?.release();
       await audited(error);
       metrics.actions.inc({ kind, outcome: 'error' });
       return { ok: false, message: `Could not ${kind} the session: ${describeServiceFailure(error)}` };

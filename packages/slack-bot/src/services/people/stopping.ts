@@ -23,6 +23,10 @@ export const STOP_REASON = 'Stopped with Slack’s Stop button';
  * the thread says "⏹ stopped by …". Slack leaves the session's status to the app: a cancel closes it; a
  * refused or failed Stop puts back what the session is (processing, as it works on) and tells the person
  * privately. Under approvers-only, Stop is a cancel (steering), never an answer to a waiting approval.
+ * Two Stops of one session (two people, or a double click delivered as two events) landing on two replicas
+ * send one cancel: once the clicker is allowed, the session's stop is claimed in the store
+ * (`stop:<session>`, one row for all replicas); the loser sends nothing, and leaves Slack's status to the
+ * winner. A cancel the service refuses releases the claim, so a later Stop tries again.
  */
 export class StopService {
   /** Clicks being handled (a session and who clicked): a second click of the same person waits for none. */
@@ -32,7 +36,7 @@ export class StopService {
 
   constructor(
     private readonly deps: {
-      events: Pick<EventLog, 'markProcessed'>;
+      events: Pick<EventLog, 'markProcessed' | 'unmark'>;
       sessions: Pick<SessionRepository, 'findByThread'>;
       steering: Pick<SteeringService, 'signal'>;
       agentSessions: Pick<AgentSessions, 'status'>;
@@ -40,6 +44,15 @@ export class StopService {
       logger: Pick<Logger, 'info' | 'debug'>;
     },
   ) {}
+
+  /** The session's stop, claimed once across replicas and Slack's retries. */
+  #claim(sessionId: string): { take(): Promise<boolean>; release(): Promise<void> } {
+    const key = `stop:${sessionId}`;
+    return {
+      take: () => this.deps.events.markProcessed(key),
+      release: () => this.deps.events.unmark(key),
+    };
+  }
 
   async stop(click: StopClick): Promise<void> {
     const { events, sessions, steering, agentSessions, notifier, logger } = this.deps;
@@ -66,9 +79,15 @@ export class StopService {
         'cancel',
         { reason: STOP_REASON },
         // The button is in the session's own thread: whoever clicked it is looking at the session.
-        { seenIn: click.channelId, via: 'stop' },
+        { seenIn: click.channelId, via: 'stop', claim: this.#claim(sessionId) },
       )
       .finally(() => this.#clicking.delete(clicking));
+    if (result.ok && 'claimed' in result) {
+      // Another replica (or an earlier click) holds the stop: its cancel, and what it tells Slack (closed,
+      // or processing again if the service refused), are the ones.
+      logger.debug({ sessionId, userId: click.userId }, 'a Stop whose session another click is stopping');
+      return;
+    }
     if (result.ok) {
       this.#stopped.add(sessionId);
       // Bounded: the oldest sessions are long over.

@@ -4,7 +4,7 @@ import type { SessionRepository } from '../../store/sessions.js';
 import { type AgentSessionStatus, agentStatusOf, sessionTitle } from './agent-status.js';
 import { type OutboundQueue, rateLimitedRetryAfterMs } from './outbound.js';
 import { type SlackClient, slackErrorCode } from './slack.js';
-import { isFeatureMissing, type SurfaceChoice } from './surface.js';
+import { isFeatureMissing, isTransient, type SurfaceChoice } from './surface.js';
 import { threadPlace } from './thread-place.js';
 
 /** The warning setStatus carries while the app doesn't subscribe to `agent_session_stopped`. */
@@ -26,7 +26,12 @@ interface Entry {
   dead: boolean;
   /** Slack refused `initiator_user_id` once (not a member of the channel): it goes without from then on. */
   noInitiator: boolean;
+  /** Slack was unreachable, busy or down: tried again after RETRY_MS, whatever else changes. */
+  retryLater?: boolean;
 }
+
+/** After a transient failure (5xx, `fatal_error`, a lost connection): a person may wait on this status. */
+const RETRY_MS = 5_000;
 
 type AgentsApi = { agents: { sessions: Pick<SlackClient['agents']['sessions'], 'setStatus' | 'rename'> } };
 
@@ -40,6 +45,8 @@ type AgentsApi = { agents: { sessions: Pick<SlackClient['agents']['sessions'], '
  */
 export class AgentSessions {
   readonly #entries = new Map<string, Entry>();
+  /** Sessions this replica follows (from resync to forget or closed): resynced when the surface comes back. */
+  readonly #followed = new Set<string>();
   #warned = false;
 
   constructor(
@@ -49,16 +56,59 @@ export class AgentSessions {
       surface: SurfaceChoice;
       sessions: Pick<SessionRepository, 'get'>;
       logger: Pick<Logger, 'warn' | 'info' | 'debug'>;
+      /**
+       * The service's status at the follower's last poll (its saved state), which the session's record may
+       * not have caught up with when a bot died: what a resync sends, else the record's.
+       */
+      lastPolled?: (sessionId: string) => Promise<string | null | undefined>;
     },
   ) {}
 
   /** The service's status changed (or a session started): Slack is told, mapped, once its turn comes. */
   status(sessionId: string, serviceStatus: string, options: { force?: boolean } = {}): void {
+    const desired = agentStatusOf(serviceStatus);
+    if (desired === 'closed') this.#followed.delete(sessionId);
     if (this.deps.surface.current() !== 'agent') return;
     const entry = this.#entry(sessionId);
-    entry.desired = agentStatusOf(serviceStatus);
+    entry.desired = desired;
     if (options.force) entry.force = true;
     this.#schedule(sessionId, entry);
+  }
+
+  /**
+   * This replica follows the session from now on (it started, or took the session over): Slack's status
+   * may be stale (changed while no replica followed it, or by a replica that died mid-call), so the
+   * service's status at the last poll is sent once, even if this replica told Slack the same before. A
+   * change the first poll finds folds into it: one call, the latest status.
+   */
+  resync(sessionId: string): void {
+    this.#followed.add(sessionId);
+    if (this.deps.surface.current() !== 'agent') return;
+    void Promise.all([this.deps.sessions.get(sessionId), this.deps.lastPolled?.(sessionId)])
+      .then(([session, polled]) => {
+        if (!session || session.finished) return;
+        // A status the first poll brought meanwhile is newer than the store's: only forced again.
+        const entry = this.#entries.get(sessionId);
+        if (entry?.desired !== undefined) {
+          entry.force = true;
+          this.#schedule(sessionId, entry);
+        } else this.status(sessionId, polled ?? session.status, { force: true });
+      })
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, sessionId }, 'could not read a session to set its agent status'),
+      );
+  }
+
+  /** Another replica follows the session now: what this one knew of it is stale when it comes back. */
+  forget(sessionId: string): void {
+    this.#followed.delete(sessionId);
+    const entry = this.#entries.get(sessionId);
+    if (entry && !entry.busy) this.#entries.delete(sessionId);
+  }
+
+  /** The surface is agent again (auto's retry): every session followed here gets its status once. */
+  resyncAll(): void {
+    for (const sessionId of this.#followed) this.resync(sessionId);
   }
 
   /** A redirect changed the agent's direction: the session's title says the new one. */
@@ -93,6 +143,15 @@ export class AgentSessions {
       .finally(() => {
         entry.busy = false;
         if (entry.dead || this.deps.surface.current() !== 'agent') return;
+        if (entry.retryLater) {
+          entry.retryLater = false;
+          const again = () => {
+            if (this.#entries.get(sessionId) === entry && this.#pending(entry))
+              this.#schedule(sessionId, entry);
+          };
+          setTimeout(again, RETRY_MS).unref();
+          return;
+        }
         if (this.#pending(entry)) this.#schedule(sessionId, entry);
         // Closed and said: nothing more will be asked of it.
         else if (entry.sent === 'closed') this.#entries.delete(sessionId);
@@ -165,8 +224,12 @@ export class AgentSessions {
         throw error;
       }
       const code = slackErrorCode(error);
-      // Slack unreachable: logged, and tried again at the session's next change.
-      if (code === undefined) throw error;
+      // Slack unreachable, busy or down: logged, and tried again at the session's next change.
+      if (code === undefined || isTransient(code)) {
+        entry.tried = undefined;
+        entry.retryLater = true;
+        throw error;
+      }
       if (isFeatureMissing(code)) {
         this.deps.surface.fallBack(method, code);
         return undefined;

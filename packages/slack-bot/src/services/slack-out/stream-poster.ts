@@ -15,6 +15,7 @@ import {
   streamPiecesOf,
   type TaskStates,
 } from '../../blocks/stream-chunks.js';
+import type { StreamStart } from '../../blocks/stream-plan.js';
 import type { Logger } from '../../logger.js';
 import type { PostRepository } from '../../store/posts.js';
 import type { StreamRecord, StreamRepository } from '../../store/streams.js';
@@ -31,7 +32,7 @@ import {
   takeItems,
 } from './stream-place.js';
 import { recoverStream, type StreamItem } from './stream-recovery.js';
-import { isFeatureMissing, type SurfaceChoice } from './surface.js';
+import { isFeatureMissing, isTransient, type SurfaceChoice } from './surface.js';
 import { postMetadata } from './thread-lookup.js';
 import { CannotPostHereError, CHANNEL_GONE_ERRORS } from './thread-place.js';
 import type { ThreadPoster } from './thread-poster.js';
@@ -55,6 +56,8 @@ export interface StreamPosterDeps {
   logger: Logger;
   metrics: BotMetrics;
   showReasoning: boolean;
+  /** AGENT_TASK_DISPLAY=plan: each stream a plan titled with the session's goal (default timeline). */
+  plan?: (sessionId: string, continuation: boolean) => Promise<StreamStart>;
 }
 
 /** Stream calls unanswered in a row (lost connections) before the session's chatter goes to its thread. */
@@ -261,7 +264,8 @@ export class StreamPoster {
     const keys = items.map((i) => i.key);
     const pieces = items.map((i) => i.piece);
     const built = chunksFor(pieces, {});
-    const chunks: AnyChunk[] = continuation ? [continuationChunk(), ...built.chunks] : built.chunks;
+    const { lead, ...look } = (await this.deps.plan?.(place.sessionId, continuation)) ?? { lead: [] };
+    const chunks: AnyChunk[] = [...lead, ...(continuation ? [continuationChunk()] : []), ...built.chunks];
     const chars = pieces.reduce((n, p) => n + pieceChars(p), continuation ? CONTINUATION_LABEL.length : 0);
     await this.deps.streams.begin(place.sessionId, seq, round, { keys, pieces });
     const self = await this.deps.self();
@@ -271,6 +275,7 @@ export class StreamPoster {
         thread_ts: place.cardTs as string,
         recipient_user_id: place.startedBy,
         ...(self.teamId ? { recipient_team_id: self.teamId } : {}),
+        ...look,
         chunks,
       }),
     );
@@ -333,10 +338,10 @@ export class StreamPoster {
       await this.deps.streams.stopped(place.sessionId, current.seq);
       return;
     }
-    // No answer (a lost connection): tried again at the next turn, a few times, then the thread.
+    // No answer (a lost connection) or Slack busy/down (it may have applied part): as many tries again.
     const failures = (this.#failures.get(place.sessionId) ?? 0) + 1;
     this.#failures.set(place.sessionId, failures);
-    if (!code && failures < MAX_UNANSWERED) return;
+    if ((!code || isTransient(code)) && failures < MAX_UNANSWERED) return;
     if (code && CHANNEL_GONE_ERRORS.has(code)) {
       for (const item of queue.items.splice(0)) {
         this.#queued.delete(`${place.sessionId}|${item.key}`);

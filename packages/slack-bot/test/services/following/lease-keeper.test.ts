@@ -25,11 +25,13 @@ function world() {
     poke: () => true,
   } as unknown as Follower;
   const lost: string[] = [];
+  const followed: string[] = [];
   const keeper = new LeaseKeeper({ leases, sessions }, follower, logger, {
     owner: 'replica-a',
     onLost: (id) => lost.push(id),
+    onFollowed: (id) => followed.push(id),
   });
-  return { sessions, state, keeper, following, lost };
+  return { sessions, state, keeper, following, lost, followed };
 }
 
 describe('LeaseKeeper', () => {
@@ -48,5 +50,19 @@ describe('LeaseKeeper', () => {
     // What this replica still has queued for the finished one (the notice that the service forgot it) stays
     // this replica's to post.
     expect(w.lost).toEqual(['sess_moved']);
+  });
+
+  it('each session followed anew is said once (a start, a take-over), not at every renewal', async () => {
+    const w = world();
+    w.sessions.add(session({ sessionId: 'sess_a' }));
+    w.sessions.add(session({ sessionId: 'sess_b' }));
+    w.state.held = ['sess_a'];
+    await w.keeper.refresh();
+    await w.keeper.refresh();
+    expect(w.followed).toEqual(['sess_a']);
+    // Another replica died: its session is taken over here.
+    w.state.held = ['sess_a', 'sess_b'];
+    await w.keeper.refresh();
+    expect(w.followed).toEqual(['sess_a', 'sess_b']);
   });
 });

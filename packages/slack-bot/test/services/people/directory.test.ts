@@ -12,7 +12,7 @@ function setup(alsoSees: string[] = [], policy?: ActPolicy) {
     client: world.service,
     sessions: world.sessions,
     prompts: world.prompts,
-    events: { markProcessed: async (id) => !seen.has(id) && Boolean(seen.add(id)) },
+    events: { markProcessed: async (id) => !seen.has(id) && Boolean(seen.add(id)), unmark: async () => {} },
     card: async () => undefined,
     visibility: {
       maySee: async (userId, session) => {

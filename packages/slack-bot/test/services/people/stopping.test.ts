@@ -23,20 +23,27 @@ function setup(policyName: 'starter-or-approvers' | 'approvers-only' = 'starter-
     audit: { record: async (entry) => void audited.push({ ...entry }) },
   });
   const processed = new Set<string>();
+  const events = {
+    markProcessed: async (key: string) => !processed.has(key) && Boolean(processed.add(key)),
+    unmark: async (key: string) => void processed.delete(key),
+  };
   const statuses: Array<[string, string, boolean]> = [];
-  const stop = new StopService({
-    events: { markProcessed: async (key) => !processed.has(key) && Boolean(processed.add(key)) },
-    sessions: world.sessions,
-    steering,
-    agentSessions: { status: (id, status, o) => void statuses.push([id, status, o?.force === true]) },
-    notifier: world.notifier,
-    logger,
-  });
+  /** A replica: its own StopService (its own memory), the store's marks shared with the others. */
+  const replica = () =>
+    new StopService({
+      events,
+      sessions: world.sessions,
+      steering,
+      agentSessions: { status: (id, status, o) => void statuses.push([id, status, o?.force === true]) },
+      notifier: world.notifier,
+      logger,
+    });
+  const stop = replica();
   world.sessions.add(session({ status: 'running' }));
   const click = (userId: string, eventId = `Ev-${userId}`) =>
     stop.stop({ eventId, channelId: 'C0AGENTS', threadTs: '1700000000.000100', userId });
   const cancels = () => world.calls.filter(([m]) => m === 'service.cancel');
-  return { ...world, stop, click, statuses, audited, cancels };
+  return { ...world, stop, click, statuses, audited, cancels, replica, processed };
 }
 
 describe("Slack's Stop button (agent_session_stopped)", () => {
@@ -93,6 +100,42 @@ describe("Slack's Stop button (agent_session_stopped)", () => {
       ['sess_1', 'cancelled', true],
       ['sess_1', 'cancelled', true],
     ]);
+  });
+
+  it('two people’s Stops on two replicas cancel once: the store’s claim decides, the loser sends nothing', async () => {
+    const w = setup();
+    const other = w.replica();
+    const at = { channelId: 'C0AGENTS', threadTs: '1700000000.000100' };
+    await Promise.all([
+      w.stop.stop({ ...at, eventId: 'EvA', userId: 'U0ALICE' }),
+      other.stop({ ...at, eventId: 'EvB', userId: 'U0BOB' }),
+    ]);
+    expect(w.cancels()).toHaveLength(1);
+    expect(w.audited).toHaveLength(1);
+    expect(w.slack.of('chat.postMessage')).toHaveLength(1);
+    expect(w.statuses).toEqual([['sess_1', 'cancelled', true]]);
+    expect(w.slack.of('chat.postEphemeral')).toEqual([]);
+  });
+
+  it('an outsider’s Stop takes no claim; a cancel the service refused releases it, so the next Stop works', async () => {
+    const w = setup();
+    await w.click('U0CAROL');
+    expect(w.processed.has('stop:sess_1')).toBe(false);
+    w.service.signalError = serverError();
+    await w.click('U0ALICE', 'Ev1');
+    expect(w.processed.has('stop:sess_1')).toBe(false);
+    w.service.signalError = undefined;
+    await w.replica().stop({
+      eventId: 'Ev2',
+      channelId: 'C0AGENTS',
+      threadTs: '1700000000.000100',
+      userId: 'U0BOB',
+    });
+    expect(w.cancels()).toHaveLength(2);
+    expect(w.slack.of('chat.postMessage')).toEqual([
+      expect.objectContaining({ text: '⏹ stopped by <@U0BOB>' }),
+    ]);
+    expect(w.statuses.at(-1)).toEqual(['sess_1', 'cancelled', true]);
   });
 
   it('Slack’s retries (the same event_id) are handled once', async () => {

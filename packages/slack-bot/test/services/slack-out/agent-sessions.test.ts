@@ -41,7 +41,7 @@ describe('the service’s statuses as Slack’s agent session statuses', () => {
 type Sent = [method: string, args: Record<string, unknown>];
 
 /** A Slack that records agents.sessions calls, answers as told, and lets a test hold a call in flight. */
-function setup(setting: 'auto' | 'agent' | 'classic' = 'auto') {
+function setup(setting: 'auto' | 'agent' | 'classic' = 'auto', now?: () => Date) {
   const sent: Sent[] = [];
   const fail = new Map<string, string[]>();
   let answer: Record<string, unknown> = { ok: true };
@@ -72,15 +72,18 @@ function setup(setting: 'auto' | 'agent' | 'classic' = 'auto') {
   const logs: Array<[string, unknown, string]> = [];
   const log = (level: string) => (obj: unknown, msg?: string) => void logs.push([level, obj, msg ?? '']);
   const logger = { warn: log('warn'), info: log('info'), debug: log('debug'), error: log('error') };
-  const surface = new SurfaceSwitch(setting, logger);
+  const surface = new SurfaceSwitch(setting, logger, now, 60_000);
   const sessions = new FakeSessions();
   sessions.add(session({ goal: 'Ship the release' }));
+  /** The follower's saved state: the service's status at its last poll. */
+  const polled = new Map<string, string>();
   const agent = new AgentSessions({
     slack: slack as never,
     outbound,
     surface,
     sessions,
     logger,
+    lastPolled: async (id) => polled.get(id),
   });
   const settle = () => new Promise((r) => setTimeout(r, 0)).then(() => new Promise((r) => setTimeout(r, 0)));
   let release: () => void = () => {};
@@ -93,6 +96,7 @@ function setup(setting: 'auto' | 'agent' | 'classic' = 'auto') {
     queued,
     requeued,
     sessions,
+    polled,
     settle,
     answerWith: (a: Record<string, unknown>) => {
       answer = a;
@@ -159,6 +163,100 @@ describe('AgentSessions', () => {
     t.agent.status('sess_1', 'paused', { force: true });
     await t.settle();
     expect(t.statuses()).toEqual(['processing', 'suspended', 'suspended']);
+  });
+
+  it('followed anew (a restart, a take-over): the store’s status is sent once, even one Slack was told', async () => {
+    const t = setup();
+    t.sessions.add(session({ goal: 'Ship the release', status: 'waiting_human' }));
+    t.agent.status('sess_1', 'waiting_human');
+    await t.settle();
+    t.agent.resync('sess_1');
+    await t.settle();
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended', 'suspended']);
+    // A finished session, or the classic surface: nothing.
+    t.sessions.add(session({ status: 'completed', finished: true }));
+    t.agent.resync('sess_1');
+    await t.settle();
+    expect(t.statuses()).toHaveLength(2);
+    // The record had not caught up when the bot died: the last poll's status is the service's.
+    const lag = setup();
+    lag.sessions.add(session({ status: 'running' }));
+    lag.polled.set('sess_1', 'waiting_human');
+    lag.agent.resync('sess_1');
+    await lag.settle();
+    expect(lag.statuses()).toEqual(['suspended']);
+    const classic = setup('classic');
+    classic.agent.resync('sess_1');
+    await classic.settle();
+    expect(classic.sent).toEqual([]);
+  });
+
+  it('a resync and the first poll’s news fold into one call with the news; a lost lease forgets', async () => {
+    const t = setup();
+    t.sessions.add(session({ status: 'waiting_human' }));
+    t.holdCalls();
+    t.agent.status('sess_1', 'waiting_human');
+    await t.settle();
+    t.agent.forget('sess_1'); // in flight: kept, its call settles first
+    t.agent.status('sess_1', 'cancelled');
+    t.agent.resync('sess_1');
+    await t.settle();
+    t.releaseCalls();
+    await t.settle();
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended', 'closed']);
+    // After a lost lease, this replica's memory goes: taken back later, the store's status is sent.
+    const u = setup();
+    u.sessions.add(session({ status: 'running' }));
+    u.agent.status('sess_1', 'paused');
+    await u.settle();
+    u.agent.forget('sess_1');
+    u.agent.resync('sess_1');
+    await u.settle();
+    await u.settle();
+    expect(u.statuses()).toEqual(['suspended', 'processing']);
+  });
+
+  it('auto tries agent again after a fallback: each session followed meanwhile gets its status once', async () => {
+    let now = new Date('2026-11-25T16:00:00Z');
+    const t = setup('auto', () => now);
+    t.surface.onAgain(() => t.agent.resyncAll());
+    t.sessions.add(session({ status: 'waiting_human' }));
+    t.fail.set('setStatus', ['not_agent_app']);
+    t.agent.resync('sess_1');
+    await t.settle();
+    expect(t.surface.current()).toBe('classic');
+    t.agent.status('sess_1', 'waiting_human'); // on the card alone meanwhile
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended']);
+    now = new Date('2026-11-25T16:01:00Z');
+    expect(t.surface.current()).toBe('agent');
+    await t.settle();
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended', 'suspended']);
+    // A session over is not followed any more: not resynced at the next return.
+    t.agent.status('sess_1', 'completed');
+    await t.settle();
+    t.agent.resyncAll();
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended', 'suspended', 'closed']);
+  });
+
+  it('Slack busy or down (fatal_error, internal_error): the session is not given up, the surface stays agent', async () => {
+    const t = setup();
+    t.sessions.add(session({ status: 'waiting_human' }));
+    t.fail.set('setStatus', ['fatal_error', 'internal_error']);
+    t.agent.status('sess_1', 'waiting_human');
+    await t.settle();
+    t.agent.status('sess_1', 'waiting_human'); // the same status: sent again, it never got through
+    await t.settle();
+    t.agent.status('sess_1', 'waiting_human');
+    await t.settle();
+    expect(t.statuses()).toEqual(['suspended', 'suspended', 'suspended']);
+    expect(t.agent.shown('sess_1')).toBe('suspended');
+    expect(t.surface.current()).toBe('agent');
+    expect(t.logs.filter(([, , m]) => /refused this session/.test(m))).toEqual([]);
   });
 
   it('a redirect renames the session after its new direction', async () => {

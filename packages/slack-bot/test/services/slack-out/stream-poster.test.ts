@@ -2,6 +2,7 @@ import { ManualClock } from '@agent-sessions/core';
 import { type RunningSandbox, type SandboxMessage, startSandbox } from '@agent-sessions/slack-sandbox';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { streamStart } from '../../../src/blocks/stream-plan.js';
 import { botIdentity } from '../../../src/services/slack-out/bot-identity.js';
 import { OutboundQueue } from '../../../src/services/slack-out/outbound.js';
 import { StreamPoster } from '../../../src/services/slack-out/stream-poster.js';
@@ -121,6 +122,7 @@ function bot(
   store = { posts: new FakePosts() } as { posts: FakePosts; streams?: FakeStreams },
   surface = new Surface(),
   outboundOptions: ConstructorParameters<typeof OutboundQueue>[2] = {},
+  extra: Pick<ConstructorParameters<typeof StreamPoster>[0], 'plan'> = {},
 ) {
   const metrics = newMetrics();
   const outbound = new OutboundQueue(logger, metrics, outboundOptions);
@@ -136,6 +138,7 @@ function bot(
     logger,
     metrics,
     showReasoning: false,
+    ...extra,
   });
   return { stream, poster, store: { posts: store.posts, streams }, surface };
 }
@@ -186,6 +189,31 @@ describe('the agent work streams, each message exactly once', () => {
     const [message] = replies(place.cardTs);
     expect(message?.blocks).toContainEqual(
       expect.objectContaining({ type: 'task_card', task_id: 'call_1', status: 'complete' }),
+    );
+  });
+
+  it('AGENT_TASK_DISPLAY=plan: the stream starts in plan mode, titled with the goal; its tasks are the plan', async () => {
+    const place = await thread();
+    const { stream } = bot(undefined, undefined, undefined, {
+      plan: async (_id, continuation) => streamStart('plan', 'Ship  the\nrelease', continuation),
+    });
+    await stream.enqueue(place, 'msg:r1#0', 'r1', {
+      role: 'assistant',
+      content: 'Reading.',
+      toolCalls: [
+        { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } },
+      ],
+    });
+    await stream.close(place, 'closed');
+    const [record] = sandbox.workspace.agent.streams({ channel: CHANNEL, threadTs: place.cardTs });
+    expect(record).toMatchObject({ displayMode: 'plan', planTitle: 'Ship the release' });
+    const [message] = replies(place.cardTs);
+    expect(message?.blocks).toContainEqual(
+      expect.objectContaining({
+        type: 'plan',
+        title: 'Ship the release',
+        tasks: [expect.objectContaining({ task_id: 'call_1' })],
+      }),
     );
   });
 
@@ -282,6 +310,22 @@ describe('a stream call whose answer is lost (the connection dropped)', () => {
     ]);
     const reads = sandbox.workspace.apiCalls.filter((c) => c.method === 'conversations.replies');
     expect(reads.length).toBeGreaterThan(0);
+  });
+});
+
+describe('Slack busy or down in a stream', () => {
+  it('fatal_error on an append (part may be applied): looked up and tried again, the stream goes on', async () => {
+    const place = await thread();
+    const { stream, surface } = bot();
+    await stream.enqueue(place, 'msg:r1#0', 'r1', say('Before the error.'));
+    await stream.drained(place);
+    sandbox.failNext({ method: 'chat.appendStream', error: 'fatal_error', channel: CHANNEL });
+    await stream.enqueue(place, 'msg:r1#1', 'r1', say('Sent through a fatal_error.'));
+    await stream.close(place, 'closed');
+    expect(replies(place.cardTs).map((m) => m.text.trim())).toEqual([
+      'Before the error.\n\nSent through a fatal_error.',
+    ]);
+    expect(surface.fellBack).toEqual([]);
   });
 });
 

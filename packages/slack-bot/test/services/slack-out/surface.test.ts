@@ -28,7 +28,44 @@ describe('the surface choice (AGENT_SLACK_SURFACE)', () => {
         error: 'missing_scope',
         at: '2026-11-25T16:00:00.000Z',
       },
+      retryAt: '2026-11-25T17:00:00.000Z',
+      fallbacks: 1,
     });
+  });
+
+  it('auto: tries agent again after the retry time; a new refusal goes classic again, said at info', () => {
+    const { lines, logger } = logs();
+    let now = new Date('2026-11-25T16:00:00Z');
+    const surface = new SurfaceSwitch('auto', logger, () => now, 30 * 60_000);
+    surface.fallBack('agents.sessions.setStatus', 'not_agent_app');
+    now = new Date('2026-11-25T16:29:59Z');
+    expect(surface.current()).toBe('classic');
+    now = new Date('2026-11-25T16:30:00Z');
+    expect(surface.current()).toBe('agent');
+    expect(surface.report()).toMatchObject({ current: 'agent', retriedAt: '2026-11-25T16:30:00.000Z' });
+    expect(surface.report().retryAt).toBeUndefined();
+    surface.fallBack('chat.startStream', 'missing_scope');
+    expect(surface.current()).toBe('classic');
+    expect(surface.report()).toMatchObject({
+      fallbacks: 2,
+      refused: { method: 'chat.startStream', error: 'missing_scope' },
+      retryAt: '2026-11-25T17:00:00.000Z',
+    });
+    expect(lines.map(([l]) => l)).toEqual(['warn', 'info', 'info']);
+    expect(lines[2]?.[1]).toMatch(/tried again at 2026-11-25T17:00:00\.000Z/);
+    // The operator fixed the app: the next try holds, and nothing says otherwise.
+    now = new Date('2026-11-25T17:00:00Z');
+    expect(surface.current()).toBe('agent');
+    expect(surface.current()).toBe('agent');
+  });
+
+  it('auto with retrying off (AGENT_SURFACE_RETRY_MINUTES=0): classic until restarted', () => {
+    let now = new Date('2026-11-25T16:00:00Z');
+    const surface = new SurfaceSwitch('auto', logs().logger, () => now, 0);
+    surface.fallBack('agents.sessions.setStatus', 'missing_scope');
+    now = new Date('2026-12-25T16:00:00Z');
+    expect(surface.current()).toBe('classic');
+    expect(surface.report().retryAt).toBeUndefined();
   });
 
   it('agent: stays agent; each refusal said once per method and error, as an error naming the fix', () => {
@@ -60,6 +97,17 @@ describe('the surface choice (AGENT_SLACK_SURFACE)', () => {
       expect(isFeatureMissing(code), code).toBe(true);
     for (const code of ['channel_not_found', 'not_in_channel', 'ratelimited', 'invalid_auth', undefined])
       expect(isFeatureMissing(code), String(code)).toBe(false);
+    // Transient: Slack busy, down or slow. None of them says anything about the feature.
+    for (const code of [
+      'ratelimited',
+      'rate_limited',
+      'internal_error',
+      'fatal_error',
+      'service_unavailable',
+      'request_timeout',
+      'timeout',
+    ])
+      expect(isFeatureMissing(code), code).toBe(false);
   });
 });
 
