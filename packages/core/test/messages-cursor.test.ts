@@ -149,11 +149,11 @@ function read(
   for (let i = 0; i < 500; i++) {
     if (i > 0) between();
     const page = service.page(nextQuery(cursor).after, limit);
-    const applied = applyPage(cursor, page, info, limit);
+    const applied = applyPage(cursor, page, info, limit, { holdOnRunning: true });
     cursor = applied.cursor;
     gap ||= applied.gapPossible;
     delivered.push(...applied.fresh.map((m) => ({ text: m.message.text, key: m.key })));
-    if (!page.pagination.hasMore) return { cursor, delivered, gap };
+    if (!page.pagination.hasMore || applied.held) return { cursor, delivered, gap };
     if (applied.stalled) throw new Error(`paging stalled at after=${cursor.afterRoundId}`);
   }
   throw new Error('paging did not terminate');

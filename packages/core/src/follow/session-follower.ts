@@ -231,14 +231,15 @@ export class SessionFollower {
           { limit: MESSAGES_PAGE_SIZE, ...query },
           readOptions,
         );
-        const applied = applyPage(cursor, result, info, MESSAGES_PAGE_SIZE);
+        const applied = applyPage(cursor, result, info, MESSAGES_PAGE_SIZE, { holdOnRunning: true });
         cursor = applied.cursor;
         gapPossible ||= applied.gapPossible;
         lastPage = result.messages;
         for (const m of applied.fresh) {
           fresh.push({ message: m.message, key: m.key, roundId: m.roundId, position: m.position });
         }
-        if (!result.pagination.hasMore) break;
+        // Held: the rest lies past a round still running; the next poll reads it from the saved point.
+        if (!result.pagination.hasMore || applied.held) break;
         if (applied.stalled) {
           // Reading on would fetch this page forever: deliver what came, say why reading stopped.
           events.push({
