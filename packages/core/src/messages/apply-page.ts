@@ -37,9 +37,10 @@ export interface AppliedPage<M> {
   stalled: boolean;
   /**
    * hasMore, but the service's cursor is a round the status says is at work (with `holdOnRunning`, for a
-   * reader that polls again anyway): the read ends here (not stalled), the next starts from the saved point. Under reading (B) `after` = that round means
-   * "after its last message" when the next request arrives; had it spoken meanwhile, what other rounds
-   * wrote before that would be skipped, and their next messages numbered into the skipped positions.
+   * reader that polls again anyway): the read ends here (not stalled), the next starts from the saved
+   * point. Under reading (B) `after` = that round means "after its last message" when the next request
+   * arrives; had it spoken meanwhile, what other rounds wrote before that would be skipped, and their
+   * next messages numbered into the skipped positions.
    */
   held: boolean;
 }
