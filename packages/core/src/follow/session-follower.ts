@@ -214,6 +214,8 @@ export class SessionFollower {
     let cursor = previous.cursor;
     let moreToRead = false;
     let gapPossible = false;
+    /** The read ended before a round still at work (AppliedPage.held): pages past it wait for a poll. */
+    let held = false;
     let lastPage: FollowedMessage[] = [];
     const fresh: FreshMessage[] = [];
 
@@ -238,8 +240,12 @@ export class SessionFollower {
         for (const m of applied.fresh) {
           fresh.push({ message: m.message, key: m.key, roundId: m.roundId, position: m.position });
         }
+        if (!result.pagination.hasMore) break;
         // Held: the rest lies past a round still running; the next poll reads it from the saved point.
-        if (!result.pagination.hasMore || applied.held) break;
+        if (applied.held) {
+          held = true;
+          break;
+        }
         if (applied.stalled) {
           // Reading on would fetch this page forever: deliver what came, say why reading stopped.
           events.push({
@@ -256,7 +262,10 @@ export class SessionFollower {
     }
 
     if (known !== undefined) {
+      // Held on an older status's word (the round may have ended since): read the status now, so the next
+      // poll's cursor is told, and announce no question before the messages ahead of it are read.
       const readStatus =
+        held ||
         !ctx.busy ||
         fresh.length === 0 ||
         this.#pollsSinceStatus + 1 >= this.policy.statusReadEveryPollsWhenBusy ||
@@ -310,7 +319,7 @@ export class SessionFollower {
 
     const answered = answeredInputIds(rounds);
     const questions =
-      activity !== 'terminal'
+      activity !== 'terminal' && !(held && messagesFirst)
         ? findQuestions({
             sessionId: this.sessionId,
             fresh,
@@ -338,7 +347,7 @@ export class SessionFollower {
       roundPending: questions.roundPending,
       askedSinceRun,
       answered,
-      readAll: readMessages && !moreToRead,
+      readAll: readMessages && !moreToRead && !held,
       recentMessages: () =>
         this.#recent.length > 0 ? [...this.#recent] : lastPage.slice(-RECENT_MESSAGES_KEPT),
     });
