@@ -376,6 +376,16 @@ describe('messages cursor', () => {
     );
     expect(followed.held).toBe(false);
     expect(nextQuery(followed.cursor)).toEqual({ after: 'r2' });
+    // A status read before r2 was created says nothing of it: it may be at work too (the follower reads
+    // pages on an older status's word), so it is held on as well.
+    const older = applyPage(
+      createCursor(),
+      { messages: first.fresh.map((m) => m.message), pagination: { hasMore: true, lastRoundId: 'r2' } },
+      { order: ['r1'], running: ['r1'], ended: [] },
+      3,
+      { holdOnRunning: true },
+    );
+    expect(older.held).toBe(true);
     // A round waiting on a person says nothing until answered: followed, so later rounds aren't held.
     const waiting = applyPage(
       createCursor(),

@@ -36,7 +36,7 @@ export interface AppliedPage<M> {
   /** hasMore, yet the next query is the one just sent: reading on would return this page forever. */
   stalled: boolean;
   /**
-   * hasMore, but the service's cursor is a round the status says is at work (with `holdOnRunning`, for a
+   * hasMore, but the service's cursor is a round the status doesn't say ended (with `holdOnRunning`, for a
    * reader that polls again anyway): the read ends here (not stalled), the next starts from the saved
    * point. Under reading (B) `after` = that round means "after its last message" when the next request
    * arrives; had it spoken meanwhile, what other rounds wrote before that would be skipped, and their
@@ -213,13 +213,13 @@ export function applyPage<M extends { roundId: string }>(
   let gapPossible = safeIsGuess;
   let held = false;
   /**
-   * The status read before the page says the round is at work (without that word it is followed; a
-   * round waiting on a person's answer says nothing more meanwhile, and holding on it would hold the
-   * rounds after it until the answer).
+   * The status read before the page doesn't say the round ended: it may be at work (a round newer than
+   * that status too). A round waiting on a person's answer says nothing more meanwhile: followed, as
+   * holding on it would hold the rounds after it until the answer.
    */
   const waiting = new Set(info.waiting ?? []);
   const stillRuns = (id: string): boolean =>
-    options.holdOnRunning === true && !info.terminal && running.has(id) && !ended.has(id) && !waiting.has(id);
+    options.holdOnRunning === true && !info.terminal && !ended.has(id) && !waiting.has(id);
   if (safe !== undefined && safe !== afterRoundId) {
     // The saved point moves: rounds up to it record how many of their messages lie before it.
     const safeRank = rankOf(safe);
