@@ -149,11 +149,11 @@ function read(
   for (let i = 0; i < 500; i++) {
     if (i > 0) between();
     const page = service.page(nextQuery(cursor).after, limit);
-    const applied = applyPage(cursor, page, info, limit);
+    const applied = applyPage(cursor, page, info, limit, { holdOnRunning: true });
     cursor = applied.cursor;
     gap ||= applied.gapPossible;
     delivered.push(...applied.fresh.map((m) => ({ text: m.message.text, key: m.key })));
-    if (!page.pagination.hasMore) return { cursor, delivered, gap };
+    if (!page.pagination.hasMore || applied.held) return { cursor, delivered, gap };
     if (applied.stalled) throw new Error(`paging stalled at after=${cursor.afterRoundId}`);
   }
   throw new Error('paging did not terminate');
@@ -342,6 +342,60 @@ describe('messages cursor', () => {
     ];
     const { gap } = runConcurrent('B', false, ops, 3);
     expect(gap).toBe(true);
+  });
+
+  it('ends the read instead of following the service cursor into a round at work (reading B)', () => {
+    // The e2e's growing_round under EMULATOR_QUIRKS=all: the page ends at the open subagent r2's last
+    // message; r2 speaks before the next request, so `after = r2` would go on after c, skipping it.
+    const service = new ModelService('B', 'clean-first');
+    service.newRound();
+    service.newRound();
+    for (const id of ['r1', 'r2', 'r1', 'r1']) service.append(id);
+    const info = service.info(false);
+    const first = applyPage(createCursor(), service.page(undefined, 3), info, 3, { holdOnRunning: true });
+    expect(first.fresh.map((m) => m.key)).toEqual(['r1#0', 'r2#0']);
+    expect(first.held).toBe(true);
+    expect(first.stalled).toBe(false);
+    expect(nextQuery(first.cursor)).toEqual({});
+    service.append('r2');
+    service.append('r1');
+    const delivered = first.fresh.map((m) => ({ text: m.message.text, key: m.key }));
+    let cursor = first.cursor;
+    for (const id of service.open()) service.close(id);
+    const rest = read(service, cursor, 200, service.info(false, true));
+    cursor = rest.cursor;
+    delivered.push(...rest.delivered);
+    expectExactlyOnce(service, delivered, rest.gap);
+    expect(rest.gap).toBe(false);
+    // Without holding, the same page is followed through r2, and r1's next message takes c's place.
+    const followed = applyPage(
+      createCursor(),
+      { messages: first.fresh.map((m) => m.message), pagination: { hasMore: true, lastRoundId: 'r2' } },
+      info,
+      3,
+    );
+    expect(followed.held).toBe(false);
+    expect(nextQuery(followed.cursor)).toEqual({ after: 'r2' });
+    // A status read before r2 was created says nothing of it: it may be at work too (the follower reads
+    // pages on an older status's word), so it is held on as well.
+    const older = applyPage(
+      createCursor(),
+      { messages: first.fresh.map((m) => m.message), pagination: { hasMore: true, lastRoundId: 'r2' } },
+      { order: ['r1'], running: ['r1'], ended: [] },
+      3,
+      { holdOnRunning: true },
+    );
+    expect(older.held).toBe(true);
+    // A round waiting on a person says nothing until answered: followed, so later rounds aren't held.
+    const waiting = applyPage(
+      createCursor(),
+      { messages: first.fresh.map((m) => m.message), pagination: { hasMore: true, lastRoundId: 'r2' } },
+      { ...info, waiting: ['r2'] },
+      3,
+      { holdOnRunning: true },
+    );
+    expect(waiting.held).toBe(false);
+    expect(nextQuery(waiting.cursor)).toEqual({ after: 'r2' });
   });
 
   it('does not trust a round count smaller than what came (the contract does not define it)', () => {

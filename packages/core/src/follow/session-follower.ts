@@ -214,6 +214,8 @@ export class SessionFollower {
     let cursor = previous.cursor;
     let moreToRead = false;
     let gapPossible = false;
+    /** The read ended before a round still at work (AppliedPage.held): pages past it wait for a poll. */
+    let held = false;
     let lastPage: FollowedMessage[] = [];
     const fresh: FreshMessage[] = [];
 
@@ -231,7 +233,7 @@ export class SessionFollower {
           { limit: MESSAGES_PAGE_SIZE, ...query },
           readOptions,
         );
-        const applied = applyPage(cursor, result, info, MESSAGES_PAGE_SIZE);
+        const applied = applyPage(cursor, result, info, MESSAGES_PAGE_SIZE, { holdOnRunning: true });
         cursor = applied.cursor;
         gapPossible ||= applied.gapPossible;
         lastPage = result.messages;
@@ -239,6 +241,11 @@ export class SessionFollower {
           fresh.push({ message: m.message, key: m.key, roundId: m.roundId, position: m.position });
         }
         if (!result.pagination.hasMore) break;
+        // Held: the rest lies past a round still running; the next poll reads it from the saved point.
+        if (applied.held) {
+          held = true;
+          break;
+        }
         if (applied.stalled) {
           // Reading on would fetch this page forever: deliver what came, say why reading stopped.
           events.push({
@@ -255,7 +262,10 @@ export class SessionFollower {
     }
 
     if (known !== undefined) {
+      // Held on an older status's word (the round may have ended since): read the status now, so the next
+      // poll's cursor is told, and announce no question before the messages ahead of it are read.
       const readStatus =
+        held ||
         !ctx.busy ||
         fresh.length === 0 ||
         this.#pollsSinceStatus + 1 >= this.policy.statusReadEveryPollsWhenBusy ||
@@ -309,7 +319,7 @@ export class SessionFollower {
 
     const answered = answeredInputIds(rounds);
     const questions =
-      activity !== 'terminal'
+      activity !== 'terminal' && !(held && messagesFirst)
         ? findQuestions({
             sessionId: this.sessionId,
             fresh,
@@ -337,7 +347,7 @@ export class SessionFollower {
       roundPending: questions.roundPending,
       askedSinceRun,
       answered,
-      readAll: readMessages && !moreToRead,
+      readAll: readMessages && !moreToRead && !held,
       recentMessages: () =>
         this.#recent.length > 0 ? [...this.#recent] : lastPage.slice(-RECENT_MESSAGES_KEPT),
     });

@@ -35,6 +35,14 @@ export interface AppliedPage<M> {
   gapPossible: boolean;
   /** hasMore, yet the next query is the one just sent: reading on would return this page forever. */
   stalled: boolean;
+  /**
+   * hasMore, but the service's cursor is a round the status doesn't say ended (with `holdOnRunning`, for a
+   * reader that polls again anyway): the read ends here (not stalled), the next starts from the saved
+   * point. Under reading (B) `after` = that round means "after its last message" when the next request
+   * arrives; had it spoken meanwhile, what other rounds wrote before that would be skipped, and their
+   * next messages numbered into the skipped positions.
+   */
+  held: boolean;
 }
 
 /** A short fingerprint of a message, to tell whether a page starts a round over. */
@@ -82,6 +90,8 @@ export function applyPage<M extends { roundId: string }>(
   info: RoundsInfo = {},
   /** The `limit` the page was read with: a shorter page with hasMore was cut by the service on purpose. */
   limit?: number,
+  /** End the read instead of following the service's cursor into a round still at work (see `held`). */
+  options: { holdOnRunning?: boolean } = {},
 ): AppliedPage<M> {
   const messages = page.messages;
   const hasMore = page.pagination.hasMore;
@@ -201,6 +211,15 @@ export function applyPage<M extends { roundId: string }>(
   let afterRoundId = cursor.afterRoundId;
   let read: TransientRead | null = transient ?? null;
   let gapPossible = safeIsGuess;
+  let held = false;
+  /**
+   * The status read before the page doesn't say the round ended: it may be at work (a round newer than
+   * that status too). A round waiting on a person's answer says nothing more meanwhile: followed, as
+   * holding on it would hold the rounds after it until the answer.
+   */
+  const waiting = new Set(info.waiting ?? []);
+  const stillRuns = (id: string): boolean =>
+    options.holdOnRunning === true && !info.terminal && !ended.has(id) && !waiting.has(id);
   if (safe !== undefined && safe !== afterRoundId) {
     // The saved point moves: rounds up to it record how many of their messages lie before it.
     const safeRank = rankOf(safe);
@@ -230,8 +249,12 @@ export function applyPage<M extends { roundId: string }>(
     // in the middle of that round, and going on after it would skip the rest): with no later round in
     // the page, both readings agree from there (under (B) the page ends at its last message; under (A)
     // later rounds come whole).
+    // Not a round still running, though: see `held`.
     const short = limit !== undefined && messages.length < limit;
-    if (server !== undefined && (short || messages.length === 0)) {
+    if (server !== undefined && (short || messages.length === 0) && stillRuns(server)) {
+      read = null;
+      held = true;
+    } else if (server !== undefined && (short || messages.length === 0)) {
       read = transientFrom(server, messages.length - 1);
     } else if (messages.length > 0) {
       // Else the newest round of the page: no later round has a message in it, so under (A) later
@@ -312,7 +335,8 @@ export function applyPage<M extends { roundId: string }>(
     cursor: next,
     fresh,
     gapPossible,
-    stalled: hasMore && (nextQuery(next).after ?? null) === after,
+    stalled: hasMore && !held && (nextQuery(next).after ?? null) === after,
+    held,
   };
 }
 

@@ -13,6 +13,11 @@ export interface RoundsInfo {
   ended?: readonly string[];
   /** Rounds whose round object says they are still going (a status that isn't final). */
   running?: readonly string[];
+  /**
+   * Of `running`, the rounds whose status says they wait on someone (a person's answer, a resume): they
+   * say nothing more until that comes.
+   */
+  waiting?: readonly string[];
   /** The session is terminal: no round grows any more. */
   terminal?: boolean;
   /** How many messages a round has, where its round object says so (a `messageCount`). */
@@ -37,6 +42,9 @@ const ENDED_ROUND_STATUSES: ReadonlySet<string> = new Set([
   'aborted',
 ]);
 
+/** Round statuses that say a round waits on someone before it goes on (lower-cased). */
+const WAITING_ROUND_STATUSES: ReadonlySet<string> = new Set(['waiting_human', 'paused', 'cost_limit']);
+
 const present = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
 
 /**
@@ -47,6 +55,7 @@ export function roundsInfoOf(rounds: unknown, sessionStatusIsTerminal = false): 
   const order: string[] = [];
   const ended: string[] = [];
   const running: string[] = [];
+  const waiting: string[] = [];
   const counts: Record<string, number> = {};
   for (const round of Array.isArray(rounds) ? rounds : []) {
     const id = roundIdOf(round);
@@ -64,7 +73,8 @@ export function roundsInfoOf(rounds: unknown, sessionStatusIsTerminal = false): 
       ended.push(id);
     } else if (status !== undefined) {
       running.push(id);
+      if (WAITING_ROUND_STATUSES.has(status)) waiting.push(id);
     }
   }
-  return { order, ended, running, terminal: sessionStatusIsTerminal, counts };
+  return { order, ended, running, waiting, terminal: sessionStatusIsTerminal, counts };
 }
