@@ -25,6 +25,10 @@ interface Job {
   call: OutboundCall<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** When it was first queued in its lane (kept when promoted): its place in the channel's turns. */
+  seq?: number;
+  /** Chatter (a batch's turn, or a post queued as chatter) that a finished session's outcome waits for. */
+  chatter?: boolean;
 }
 
 interface Lane {
@@ -62,9 +66,10 @@ export class OutboundQueue {
   readonly #defaultRetryAfterMs: number;
   readonly #shared: SharedBudgets | undefined;
   #sharedFailing = false;
-  /** When each session's outcome was first queued (see #enqueue). */
+  /** When each session finished, on the `#seq` count (see #enqueue). */
   readonly #outcomes = new Map<string, number>();
-  #outcomeSeq = 0;
+  /** Counts calls queued and sessions finished, in one order (see #enqueue). */
+  #seq = 0;
   rateLimited = 0;
 
   constructor(
@@ -116,8 +121,11 @@ export class OutboundQueue {
    */
   promote(channel: string, tag: string, priority: OutboundPriority): number {
     const lane = this.#lanes.get(channel);
+    // Its report goes in the order it finished, whenever its chatter is out.
+    if (priority === 'outcome') this.#finished(tag);
     const moved = lane ? this.#untag(lane, tag, PRIORITIES.indexOf(priority) + 1) : [];
     for (const job of moved) {
+      if (job.call.priority === 'chatter') job.chatter = true;
       job.call = { ...job.call, priority };
       this.#enqueue(lane as Lane, job);
     }
@@ -144,12 +152,18 @@ export class OutboundQueue {
   }
 
   /**
-   * Outcomes go one session after another, in the order the sessions finished (not round-robin): each
-   * finished session's last chatter and report go out together, so outcomes (and then the cards' final
-   * edits) arrive steadily rather than all at the end.
+   * Within `outcome`, what has waited longest goes first: a finished session's last chatter by when it
+   * was queued among the channel's chatter (so finished threads keep the turns they held, round-robin),
+   * a report by when its session finished (so reports go in the order the sessions finished). Served one
+   * session after another instead (its chatter, its report, then the next session's), the chatter of the
+   * sessions that finish last waits for every other outcome: with sessions finishing about as fast as the
+   * channel posts, twice the round it waits in turn. A report still goes ahead of unfinished sessions'
+   * chatter, and after its own thread's chatter (it is queued once that is out).
    */
   #enqueue(lane: Lane, job: Job): void {
     const { priority, tag } = job.call;
+    job.seq ??= ++this.#seq;
+    if (job.call.method === 'turn') job.chatter = true;
     const queue = lane.queues[priority];
     if (tag !== undefined && job.call.method === 'post' && lane.prepaid.has(tag)) {
       queue.unshift(job);
@@ -159,22 +173,24 @@ export class OutboundQueue {
       queue.push(job);
       return;
     }
-    const order = this.#outcomeOrder(tag);
+    const waitingSince = (j: Job) => (j.chatter ? (j.seq ?? 0) : this.#finished(j.call.tag ?? ''));
+    const since = waitingSince(job);
     let at = queue.length;
-    while (at > 0 && this.#outcomeOrder((queue[at - 1] as Job).call.tag ?? '') > order) at--;
+    while (at > 0 && waitingSince(queue[at - 1] as Job) > since) at--;
     queue.splice(at, 0, job);
   }
 
-  #outcomeOrder(tag: string): number {
-    let order = this.#outcomes.get(tag);
-    if (order === undefined) {
-      order = ++this.#outcomeSeq;
-      this.#outcomes.set(tag, order);
+  /** When a session finished, on the queue's own count (`seq`): its report's place among outcomes. */
+  #finished(tag: string): number {
+    let at = this.#outcomes.get(tag);
+    if (at === undefined) {
+      at = ++this.#seq;
+      this.#outcomes.set(tag, at);
       // Bounded: the oldest sessions' outcomes are long out.
       if (this.#outcomes.size > MAX_OUTCOME_TAGS)
         this.#outcomes.delete(this.#outcomes.keys().next().value as string);
     }
-    return order;
+    return at;
   }
 
   /** A channel's waiting calls may go sooner than its queue thought (a spare call now matters more). */

@@ -228,7 +228,7 @@ describe('the outbound queue', () => {
     expect(order).toEqual(['a1', 'b1', 'b2', 'a2']);
   });
 
-  it('outcomes go one session after another, in the order the sessions finished, not round-robin', async () => {
+  it("finished sessions' last chatter goes in its turns, then their reports in the order they finished", async () => {
     const clock = new ManualClock(0);
     const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
     const order: string[] = [];
@@ -245,7 +245,7 @@ describe('the outbound queue', () => {
     const all = [post('a1', 'a', 'chatter'), post('b1', 'b', 'chatter'), post('a2', 'a', 'chatter')];
     all.push(post('b2', 'b', 'chatter'));
     await settle();
-    // b finished first, then a: each one's chatter, then its report.
+    // b finished first, then a: their chatter keeps its turns, then the reports, b's first.
     queue.promote(CHANNEL, 'b', 'outcome');
     queue.promote(CHANNEL, 'a', 'outcome');
     all.push(post('a report', 'a', 'outcome'), post('b report', 'b', 'outcome'));
@@ -254,6 +254,49 @@ describe('the outbound queue', () => {
       await clock.advance(1_000);
     }
     await Promise.all(all);
-    expect(order).toEqual(['a1', 'b1', 'b2', 'b report', 'a2', 'a report']);
+    expect(order).toEqual(['a1', 'b1', 'a2', 'b2', 'b report', 'a report']);
+  });
+
+  it('sessions finishing together: their last chatter is out in one round, not one session after another', async () => {
+    // Each session's report is queued once its chatter is out, as the publisher does. One session after
+    // another (chatter, report, next session) the last to finish would wait for every other outcome.
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    const post = (name: string, tag: string, priority: 'outcome' | 'chatter') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method: 'post',
+        tag,
+        run: async () => {
+          order.push(name);
+        },
+      });
+    const first = post('x0', 'x', 'chatter');
+    const chatter = ['a', 'b', 'c', 'd'].map((tag) => post(`${tag} last`, tag, 'chatter'));
+    const unfinished = post('x1', 'x', 'chatter');
+    await settle();
+    const reports = ['d', 'c', 'b', 'a'].map((tag) => {
+      queue.promote(CHANNEL, tag, 'outcome');
+      return chatter['abcd'.indexOf(tag)]?.then(() => post(`${tag} report`, tag, 'outcome'));
+    });
+    for (let i = 0; i < 10; i++) {
+      await settle();
+      await clock.advance(1_000);
+    }
+    await Promise.all([first, ...chatter, unfinished, ...reports]);
+    expect(order).toEqual([
+      'x0',
+      'a last',
+      'b last',
+      'c last',
+      'd last',
+      'd report',
+      'c report',
+      'b report',
+      'a report',
+      'x1',
+    ]);
   });
 });
