@@ -20,13 +20,16 @@ import {
 export * from './outbound-calls.js';
 
 const MAX_OUTCOME_TAGS = 10_000;
+/**
+ * How long a finished session's last chatter may go ahead of earlier finished sessions' reports (see
+ * #enqueue): about a round of twenty threads at one post a second, so the most a report waits for it.
+ */
+const OUTCOME_CHATTER_LEAD_MS = 20_000;
 
 interface Job {
   call: OutboundCall<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
-  /** When it was first queued in its lane (kept when promoted): its place in the channel's turns. */
-  seq?: number;
   /** Chatter (a batch's turn, or a post queued as chatter) that a finished session's outcome waits for. */
   chatter?: boolean;
 }
@@ -66,10 +69,9 @@ export class OutboundQueue {
   readonly #defaultRetryAfterMs: number;
   readonly #shared: SharedBudgets | undefined;
   #sharedFailing = false;
-  /** When each session finished, on the `#seq` count (see #enqueue). */
+  /** When each session finished, by the queue's clock (see #enqueue). */
   readonly #outcomes = new Map<string, number>();
-  /** Counts calls queued and sessions finished, in one order (see #enqueue). */
-  #seq = 0;
+  #lastFinished = Number.NEGATIVE_INFINITY;
   rateLimited = 0;
 
   constructor(
@@ -152,17 +154,17 @@ export class OutboundQueue {
   }
 
   /**
-   * Within `outcome`, what has waited longest goes first: a finished session's last chatter by when it
-   * was queued among the channel's chatter (so finished threads keep the turns they held, round-robin),
-   * a report by when its session finished (so reports go in the order the sessions finished). Served one
-   * session after another instead (its chatter, its report, then the next session's), the chatter of the
-   * sessions that finish last waits for every other outcome: with sessions finishing about as fast as the
-   * channel posts, twice the round it waits in turn. A report still goes ahead of unfinished sessions'
-   * chatter, and after its own thread's chatter (it is queued once that is out).
+   * Within `outcome`, sessions go in the order they finished, except that a finished session's last
+   * chatter goes ahead of the reports of sessions that finished up to OUTCOME_CHATTER_LEAD_MS before it.
+   * Served strictly one session after another (its chatter, its report, then the next session's), the
+   * chatter of the sessions that finish last waits for every earlier outcome: with sessions finishing
+   * about as fast as the channel posts (cards post one a second, so sessions started together finish a
+   * second apart), two posts a finish and the backlog grows by one a second. Letting chatter always go
+   * first instead starves the reports while sessions keep finishing. A report still goes ahead of
+   * unfinished sessions' chatter, and after its own thread's chatter (it is queued once that is out).
    */
   #enqueue(lane: Lane, job: Job): void {
     const { priority, tag } = job.call;
-    job.seq ??= ++this.#seq;
     if (job.call.method === 'turn') job.chatter = true;
     const queue = lane.queues[priority];
     if (tag !== undefined && job.call.method === 'post' && lane.prepaid.has(tag)) {
@@ -173,18 +175,20 @@ export class OutboundQueue {
       queue.push(job);
       return;
     }
-    const waitingSince = (j: Job) => (j.chatter ? (j.seq ?? 0) : this.#finished(j.call.tag ?? ''));
-    const since = waitingSince(job);
+    const rank = (j: Job) => this.#finished(j.call.tag ?? '') - (j.chatter ? OUTCOME_CHATTER_LEAD_MS : 0);
+    const own = rank(job);
     let at = queue.length;
-    while (at > 0 && waitingSince(queue[at - 1] as Job) > since) at--;
+    while (at > 0 && rank(queue[at - 1] as Job) > own) at--;
     queue.splice(at, 0, job);
   }
 
-  /** When a session finished, on the queue's own count (`seq`): its report's place among outcomes. */
+  /** When a session finished (first asked for its outcome): its place among outcomes. */
   #finished(tag: string): number {
     let at = this.#outcomes.get(tag);
     if (at === undefined) {
-      at = ++this.#seq;
+      // Strictly after the one before: sessions finishing in the same millisecond keep their order.
+      at = Math.max(this.#clock.now(), this.#lastFinished + 0.001);
+      this.#lastFinished = at;
       this.#outcomes.set(tag, at);
       // Bounded: the oldest sessions' outcomes are long out.
       if (this.#outcomes.size > MAX_OUTCOME_TAGS)
