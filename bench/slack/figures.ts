@@ -1,6 +1,7 @@
 /**
  * The Slack benchmark's figures: what each side showed of what the agents said (latencies, missing and
- * duplicated messages, 429s), read from the emulator's event log and the sandbox's threads.
+ * duplicated messages, 429s), read from the emulator's event log and the sandbox's threads. Over 300 lines
+ * because every figure, the per-thread timeline included, comes from one pass over the same threads.
  */
 import type { Sessions } from '@agent-sessions/core';
 import type { EmulatorEvent } from '@agent-sessions/emulator';
@@ -61,6 +62,18 @@ export interface SideFigures {
    * were never shown); absent until every chatty session finished.
    */
   caughtUp?: { afterMs: number; lowerBound: boolean };
+  /**
+   * Per thread, seconds after the phase's start: when the service said it finished, when its thread last
+   * changed, and each message said -> shown (where the p95 goes: which messages wait, behind what).
+   */
+  timeline?: ThreadTimeline[];
+}
+
+export interface ThreadTimeline {
+  kind: Tracked['kind'];
+  finishedS?: number;
+  lastPostS?: number;
+  messages: Array<[number, number | null]>;
 }
 
 export interface BotMetricsSeen {
@@ -116,6 +129,8 @@ export function evaluate(
   const cardWaits: Array<{ ms: number; censored: boolean }> = [];
   const demand: ThreadDemand[] = [];
   const chattyEnds: Array<number | undefined> = [];
+  const timeline: ThreadTimeline[] = [];
+  const sec = (ms: number) => round((ms - t0) / 1000, 1);
   for (const tracked of side.tracked) {
     const card = channel.find((m) => isTopLevel(m) && textOf(m).includes(tracked.goal));
     cardWaits.push(
@@ -140,6 +155,13 @@ export function evaluate(
       for (const a of seen) if (!first.has(a.ts) && occurrences(a.text, needle) > 0) first.set(a.ts, a.at);
       return [...first.values()].sort((a, b) => a - b);
     };
+    const line: ThreadTimeline = {
+      kind: tracked.kind,
+      ...(exp.finishedAt === undefined ? {} : { finishedS: sec(exp.finishedAt) }),
+      ...(seen.length ? { lastPostS: sec(Math.max(...seen.map((a) => a.at))) } : {}),
+      messages: [],
+    };
+    timeline.push(line);
     const groups = new Map<string, Array<{ at: number; chatty: boolean }>>();
     for (const m of exp.messages) groups.set(m.needle, [...(groups.get(m.needle) ?? []), m]);
     for (const [needle, group] of groups) {
@@ -157,6 +179,7 @@ export function evaluate(
           lastShown = Math.max(lastShown, shownAt);
         }
         if (m.chatty) chatterShown.push({ at: m.at, shownAt });
+        line.messages.push([sec(m.at), shownAt === undefined ? null : sec(shownAt)]);
       }
       duplicated += Math.max(0, found - group.length);
     }
@@ -213,6 +236,7 @@ export function evaluate(
     ...(serviceFinished === undefined || chattyEnds.length === 0
       ? {}
       : { caughtUp: { afterMs: caughtUpAt - serviceFinished, lowerBound: chatterUnshown } }),
+    timeline,
     complete:
       all &&
       missing === 0 &&

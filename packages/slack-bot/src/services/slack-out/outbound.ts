@@ -20,11 +20,18 @@ import {
 export * from './outbound-calls.js';
 
 const MAX_OUTCOME_TAGS = 10_000;
+/**
+ * How long a finished session's last chatter may go ahead of earlier finished sessions' reports (see
+ * #enqueue): about a round of twenty threads at one post a second, so the most a report waits for it.
+ */
+const OUTCOME_CHATTER_LEAD_MS = 20_000;
 
 interface Job {
   call: OutboundCall<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** Chatter (a batch's turn, or a post queued as chatter) that a finished session's outcome waits for. */
+  chatter?: boolean;
 }
 
 interface Lane {
@@ -62,9 +69,9 @@ export class OutboundQueue {
   readonly #defaultRetryAfterMs: number;
   readonly #shared: SharedBudgets | undefined;
   #sharedFailing = false;
-  /** When each session's outcome was first queued (see #enqueue). */
+  /** When each session finished, by the queue's clock (see #enqueue). */
   readonly #outcomes = new Map<string, number>();
-  #outcomeSeq = 0;
+  #lastFinished = Number.NEGATIVE_INFINITY;
   rateLimited = 0;
 
   constructor(
@@ -116,8 +123,11 @@ export class OutboundQueue {
    */
   promote(channel: string, tag: string, priority: OutboundPriority): number {
     const lane = this.#lanes.get(channel);
+    // Its report goes in the order it finished, whenever its chatter is out.
+    if (priority === 'outcome') this.#finished(tag);
     const moved = lane ? this.#untag(lane, tag, PRIORITIES.indexOf(priority) + 1) : [];
     for (const job of moved) {
+      if (job.call.priority === 'chatter') job.chatter = true;
       job.call = { ...job.call, priority };
       this.#enqueue(lane as Lane, job);
     }
@@ -144,12 +154,18 @@ export class OutboundQueue {
   }
 
   /**
-   * Outcomes go one session after another, in the order the sessions finished (not round-robin): each
-   * finished session's last chatter and report go out together, so outcomes (and then the cards' final
-   * edits) arrive steadily rather than all at the end.
+   * Within `outcome`, sessions go in the order they finished, except that a finished session's last
+   * chatter goes ahead of the reports of sessions that finished up to OUTCOME_CHATTER_LEAD_MS before it.
+   * Served strictly one session after another (its chatter, its report, then the next session's), the
+   * chatter of the sessions that finish last waits for every earlier outcome: with sessions finishing
+   * about as fast as the channel posts (cards post one a second, so sessions started together finish a
+   * second apart), two posts a finish and the backlog grows by one a second. Letting chatter always go
+   * first instead starves the reports while sessions keep finishing. A report still goes ahead of
+   * unfinished sessions' chatter, and after its own thread's chatter (it is queued once that is out).
    */
   #enqueue(lane: Lane, job: Job): void {
     const { priority, tag } = job.call;
+    if (job.call.method === 'turn') job.chatter = true;
     const queue = lane.queues[priority];
     if (tag !== undefined && job.call.method === 'post' && lane.prepaid.has(tag)) {
       queue.unshift(job);
@@ -159,22 +175,26 @@ export class OutboundQueue {
       queue.push(job);
       return;
     }
-    const order = this.#outcomeOrder(tag);
+    const rank = (j: Job) => this.#finished(j.call.tag ?? '') - (j.chatter ? OUTCOME_CHATTER_LEAD_MS : 0);
+    const own = rank(job);
     let at = queue.length;
-    while (at > 0 && this.#outcomeOrder((queue[at - 1] as Job).call.tag ?? '') > order) at--;
+    while (at > 0 && rank(queue[at - 1] as Job) > own) at--;
     queue.splice(at, 0, job);
   }
 
-  #outcomeOrder(tag: string): number {
-    let order = this.#outcomes.get(tag);
-    if (order === undefined) {
-      order = ++this.#outcomeSeq;
-      this.#outcomes.set(tag, order);
+  /** When a session finished (first asked for its outcome): its place among outcomes. */
+  #finished(tag: string): number {
+    let at = this.#outcomes.get(tag);
+    if (at === undefined) {
+      // Strictly after the one before: sessions finishing in the same millisecond keep their order.
+      at = Math.max(this.#clock.now(), this.#lastFinished + 0.001);
+      this.#lastFinished = at;
+      this.#outcomes.set(tag, at);
       // Bounded: the oldest sessions' outcomes are long out.
       if (this.#outcomes.size > MAX_OUTCOME_TAGS)
         this.#outcomes.delete(this.#outcomes.keys().next().value as string);
     }
-    return order;
+    return at;
   }
 
   /** A channel's waiting calls may go sooner than its queue thought (a spare call now matters more). */

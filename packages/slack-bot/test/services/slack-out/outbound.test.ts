@@ -228,7 +228,7 @@ describe('the outbound queue', () => {
     expect(order).toEqual(['a1', 'b1', 'b2', 'a2']);
   });
 
-  it('outcomes go one session after another, in the order the sessions finished, not round-robin', async () => {
+  it("finished sessions' last chatter goes ahead of the reports of sessions that just finished", async () => {
     const clock = new ManualClock(0);
     const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
     const order: string[] = [];
@@ -245,7 +245,7 @@ describe('the outbound queue', () => {
     const all = [post('a1', 'a', 'chatter'), post('b1', 'b', 'chatter'), post('a2', 'a', 'chatter')];
     all.push(post('b2', 'b', 'chatter'));
     await settle();
-    // b finished first, then a: each one's chatter, then its report.
+    // b finished first, then a: each one's chatter, then the reports, in the order they finished.
     queue.promote(CHANNEL, 'b', 'outcome');
     queue.promote(CHANNEL, 'a', 'outcome');
     all.push(post('a report', 'a', 'outcome'), post('b report', 'b', 'outcome'));
@@ -254,6 +254,79 @@ describe('the outbound queue', () => {
       await clock.advance(1_000);
     }
     await Promise.all(all);
-    expect(order).toEqual(['a1', 'b1', 'b2', 'b report', 'a2', 'a report']);
+    expect(order).toEqual(['a1', 'b1', 'b2', 'a2', 'b report', 'a report']);
+  });
+
+  it('sessions finishing together: their last chatter is out in one round, not one session after another', async () => {
+    // Each session's report is queued once its chatter is out, as the publisher does. One session after
+    // another (chatter, report, next session) the last to finish would wait for every other outcome.
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    const post = (name: string, tag: string, priority: 'outcome' | 'chatter') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method: 'post',
+        tag,
+        run: async () => {
+          order.push(name);
+        },
+      });
+    const first = post('x0', 'x', 'chatter');
+    const chatter = ['a', 'b', 'c', 'd'].map((tag) => post(`${tag} last`, tag, 'chatter'));
+    const unfinished = post('x1', 'x', 'chatter');
+    await settle();
+    const reports = ['d', 'c', 'b', 'a'].map((tag) => {
+      queue.promote(CHANNEL, tag, 'outcome');
+      return chatter['abcd'.indexOf(tag)]?.then(() => post(`${tag} report`, tag, 'outcome'));
+    });
+    for (let i = 0; i < 10; i++) {
+      await settle();
+      await clock.advance(1_000);
+    }
+    await Promise.all([first, ...chatter, unfinished, ...reports]);
+    expect(order).toEqual([
+      'x0',
+      'd last',
+      'c last',
+      'b last',
+      'a last',
+      'd report',
+      'c report',
+      'b report',
+      'a report',
+      'x1',
+    ]);
+  });
+
+  it('a report waits for no chatter of a session that finished more than 20 s after it', async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    const post = (name: string, tag: string | undefined, priority: 'urgent' | 'outcome' | 'chatter') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method: 'post',
+        ...(tag ? { tag } : {}),
+        run: async () => {
+          order.push(name);
+        },
+      });
+    // The channel is busy with 30 s of prompts; a finishes at 0 s, b at 25 s, c at 29 s.
+    const all = Array.from({ length: 30 }, (_, i) => post(`prompt ${i}`, undefined, 'urgent'));
+    all.push(post('b last', 'b', 'chatter'), post('c last', 'c', 'chatter'));
+    await settle();
+    queue.promote(CHANNEL, 'a', 'outcome');
+    all.push(post('a report', 'a', 'outcome'));
+    for (let i = 0; i < 40; i++) {
+      if (i === 25) queue.promote(CHANNEL, 'b', 'outcome');
+      if (i === 29) queue.promote(CHANNEL, 'c', 'outcome');
+      await settle();
+      await clock.advance(1_000);
+    }
+    await Promise.all(all);
+    expect(order.slice(30)).toEqual(['a report', 'b last', 'c last']);
   });
 });
