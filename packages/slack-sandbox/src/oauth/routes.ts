@@ -6,6 +6,7 @@
 
 import type { Context, Hono } from 'hono';
 import { setCookie } from 'hono/cookie';
+import { type Body, jsonRoute } from '../web/json-route.js';
 import { authorizePage, problemPage } from './page.js';
 import type { SandboxOAuth } from './sandbox-oauth.js';
 import type { Tenant, Tenants } from './tenants.js';
@@ -17,8 +18,6 @@ export interface OAuthRoutesContext {
   /** The workspace the page shows for the request being answered. */
   shown: () => Tenant;
 }
-
-type Body = Record<string, unknown>;
 
 const optional = (v: unknown, name: string): string | undefined => {
   if (v === undefined || v === null || v === '') return undefined;
@@ -54,18 +53,9 @@ export function addOAuthRoutes(app: Hono, ctx: OAuthRoutesContext): void {
 
   const route =
     (run: (body: Body, oauth: SandboxOAuth) => Promise<unknown> | unknown) => async (c: Context) => {
-      if (!ctx.oauth) return c.json({ ok: false, error: noApp }, 404);
-      let body: Body;
-      try {
-        body = (await c.req.json()) as Body;
-      } catch {
-        return c.json({ ok: false, error: 'invalid_json' }, 400);
-      }
-      try {
-        return c.json({ ok: true, result: (await run(body, ctx.oauth)) ?? null });
-      } catch (error) {
-        return c.json({ ok: false, error: (error as Error).message }, 400);
-      }
+      const { oauth } = ctx;
+      if (!oauth) return c.json({ ok: false, error: noApp }, 404);
+      return jsonRoute((body) => run(body, oauth))(c);
     };
 
   app.get('/sandbox/oauth', (c) => {

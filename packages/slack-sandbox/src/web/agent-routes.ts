@@ -3,12 +3,11 @@
  * Slack's Stop button, opening the Messages tab, clicking a suggested prompt — sent through the driver.
  */
 
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { parseAgentFeatures } from '../agent/options.js';
 import type { SlackDriver } from '../driver.js';
 import type { Workspace } from '../workspace.js';
-
-type Body = Record<string, unknown>;
+import { connectedDriver, jsonRoute } from './json-route.js';
 
 const text = (v: unknown, name: string): string => {
   if (typeof v !== 'string' || v === '') throw new Error(`${name} is required`);
@@ -16,25 +15,8 @@ const text = (v: unknown, name: string): string => {
 };
 
 export function addAgentRoutes(app: Hono, ctx: { workspace: Workspace; driver(): SlackDriver | undefined }) {
-  const route = (run: (body: Body) => unknown) => async (c: Context) => {
-    let body: Body;
-    try {
-      body = (await c.req.json()) as Body;
-    } catch {
-      return c.json({ ok: false, error: 'invalid_json' }, 400);
-    }
-    try {
-      return c.json({ ok: true, result: (await run(body)) ?? null });
-    } catch (error) {
-      const noBot = (error as Error).message === 'no bot is connected to this sandbox';
-      return c.json({ ok: false, error: (error as Error).message }, noBot ? 503 : 400);
-    }
-  };
-  const driver = (): SlackDriver => {
-    const connected = ctx.driver();
-    if (!connected) throw new Error('no bot is connected to this sandbox');
-    return connected;
-  };
+  const route = jsonRoute;
+  const driver = (): SlackDriver => connectedDriver(() => ctx.driver());
 
   // {features?: on|off|unknown, stopEventSubscribed?: boolean}: how this workspace answers the agent methods.
   app.post(

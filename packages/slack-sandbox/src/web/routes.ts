@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { SlackDriver, ViewValues } from '../driver.js';
 import type { Workspace } from '../workspace.js';
 import { isBuiltInCommand, playBuiltInCommand } from './built-in-commands.js';
+import { type Body, connectedDriver, jsonRoute } from './json-route.js';
 
 export interface WebContext {
   workspace: Workspace;
@@ -25,14 +26,6 @@ const TYPES: Record<string, string> = {
  * type the page uses. Anything else is not served, whatever the folder holds.
  */
 const WEB_FILE = /^[a-z0-9][a-z0-9-]*\.(js|css)$/;
-
-type Body = Record<string, unknown>;
-
-class NoBot extends Error {
-  constructor() {
-    super('no bot is connected to this sandbox');
-  }
-}
 
 const asString = (v: unknown, name: string): string => {
   if (typeof v !== 'string' || v === '') throw new Error(`${name} is required`);
@@ -113,25 +106,8 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
     }
   });
 
-  /** A JSON route: `{ok: true, result}`, or what went wrong (400; 503 while no bot is connected). */
-  const route = (run: (body: Body) => Promise<unknown> | unknown) => async (c: Context) => {
-    let body: Body;
-    try {
-      body = (await c.req.json()) as Body;
-    } catch {
-      return c.json({ ok: false, error: 'invalid_json' }, 400);
-    }
-    try {
-      return c.json({ ok: true, result: (await run(body)) ?? null });
-    } catch (error) {
-      return c.json({ ok: false, error: (error as Error).message }, error instanceof NoBot ? 503 : 400);
-    }
-  };
-  const driver = (): SlackDriver => {
-    const connected = ctx.driver();
-    if (!connected) throw new NoBot();
-    return connected;
-  };
+  const route = jsonRoute;
+  const driver = (): SlackDriver => connectedDriver(() => ctx.driver());
   const withDriver = (run: (driver: SlackDriver, body: Body) => Promise<unknown> | unknown) =>
     route((body) => run(driver(), body));
 
