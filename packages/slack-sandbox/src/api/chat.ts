@@ -3,25 +3,28 @@ import { describeProblem, MAX_MESSAGE_TEXT, validateBlocks } from '../blockkit/v
 import type { Workspace } from '../workspace.js';
 import { type ApiContext, type Args, json, type Method, required, SlackApiError, str } from './types.js';
 
+/** A message's blocks as Slack checks them: each block (`invalid_blocks`), then their size in all. */
+export function checkMessageBlocks(blocks: unknown, ctx: ApiContext): unknown[] {
+  const problems = validateBlocks(blocks, 'message');
+  if (problems.length > 0) {
+    const errors = problems.map(describeProblem);
+    throw new SlackApiError('invalid_blocks', {
+      errors,
+      response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) },
+    });
+  }
+  if (blocksChars(blocks) > (ctx.limits?.maxBlocksChars ?? MAX_BLOCKS_CHARS))
+    throw new SlackApiError('msg_blocks_too_long');
+  return blocks as unknown[];
+}
+
 function content(args: Args, ctx: ApiContext): { text: string; blocks?: unknown[] } {
   const text = str(args, 'text') ?? '';
   const blocks = json(args, 'blocks');
   if (text === '' && (blocks === undefined || (Array.isArray(blocks) && blocks.length === 0)))
     throw new SlackApiError('no_text');
   if (text.length > MAX_MESSAGE_TEXT) throw new SlackApiError('msg_too_long');
-  if (blocks !== undefined) {
-    const problems = validateBlocks(blocks, 'message');
-    if (problems.length > 0) {
-      const errors = problems.map(describeProblem);
-      throw new SlackApiError('invalid_blocks', {
-        errors,
-        response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) },
-      });
-    }
-    if (blocksChars(blocks) > (ctx.limits?.maxBlocksChars ?? MAX_BLOCKS_CHARS))
-      throw new SlackApiError('msg_blocks_too_long');
-    return { text, blocks: blocks as unknown[] };
-  }
+  if (blocks !== undefined) return { text, blocks: checkMessageBlocks(blocks, ctx) };
   return { text };
 }
 

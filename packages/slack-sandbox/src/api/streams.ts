@@ -9,10 +9,10 @@
 import { applyChunk, type Chunk, markdownChars, parseChunks } from '../agent/chunks.js';
 import { SESSION_STATUSES, type SessionStatus, type StreamRecord } from '../agent/records.js';
 import { streamText } from '../agent/stream-blocks.js';
-import { blocksChars, MAX_BLOCKS_CHARS } from '../blockkit/size.js';
-import { describeProblem, MAX_MARKDOWN_CHARS, validateBlocks } from '../blockkit/validate.js';
+import { MAX_MARKDOWN_CHARS } from '../blockkit/validate.js';
 import type { SandboxMessage } from '../workspace.js';
 import { invalidArgument } from './agents.js';
+import { checkMessageBlocks } from './chat.js';
 import { type ApiContext, type Args, json, type Method, required, SlackApiError, str } from './types.js';
 
 /** `markdown_text` per call, and (as Slack's markdown blocks) across the whole message. */
@@ -81,17 +81,7 @@ function finalBlocks(args: Args, ctx: ApiContext): unknown[] {
   const blocks = json(args, 'blocks');
   if (Array.isArray(blocks) && blocks.length > MAX_FINAL_BLOCKS)
     throw new SlackApiError('msg_blocks_too_many');
-  const problems = validateBlocks(blocks, 'message');
-  if (problems.length > 0) {
-    const errors = problems.map(describeProblem);
-    throw new SlackApiError('invalid_blocks', {
-      errors,
-      response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) },
-    });
-  }
-  if (blocksChars(blocks) > (ctx.limits?.maxBlocksChars ?? MAX_BLOCKS_CHARS))
-    throw new SlackApiError('msg_blocks_too_long');
-  return blocks as unknown[];
+  return checkMessageBlocks(blocks, ctx);
 }
 
 /** `metadata`: a JSON object with a string `event_type` and an object `event_payload`. */
