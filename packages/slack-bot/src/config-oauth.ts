@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { commaSeparated } from './config-lists.js';
 import type { OAuthSettings } from './services/installs/oauth-flow.js';
 
 /** Slack: `botToken` for one workspace; `oauth` (issue #25) for installs in many, each with its own token. */
@@ -102,10 +103,7 @@ export function oauthSettings(env: OAuthEnv, apiUrl: string | undefined): OAuthS
     SLACK_STATE_SECRET: stateSecret,
   } = env;
   if (!clientId || !clientSecret || !stateSecret) return undefined;
-  const scopes = (env.SLACK_SCOPES ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const scopes = commaSeparated(env.SLACK_SCOPES);
   return {
     clientId,
     clientSecret,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { commaSeparated } from '../../config-lists.js';
 import { encryptionKeyProblems, KeyCipher, parseEncryptionKey } from './cipher.js';
 
 /** Service keys' settings (issue #25), as `config.ts` reads them from the environment. */
@@ -30,12 +31,7 @@ export const keysEnv = {
   AGENT_KEY_ENCRYPTION_KEY_PREVIOUS: z
     .string()
     .optional()
-    .transform((raw) =>
-      (raw ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
+    .transform(commaSeparated),
 };
 
 interface KeysEnv {

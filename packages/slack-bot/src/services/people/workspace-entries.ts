@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { commaSeparated } from '../../config-lists.js';
 
 /**
  * Entries of AGENT_APPROVERS, AGENT_ALLOWED_CHANNELS and AGENT_ESCALATE_TO, each optionally prefixed with
@@ -38,12 +39,7 @@ export function entryList(name: string, id: RegExp, rule: string, options: { one
   return z
     .string()
     .optional()
-    .transform((raw) =>
-      (raw ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
+    .transform(commaSeparated)
     .superRefine((list, ctx) => {
       const seen = new Set<string>();
       for (const raw of list) {
@@ -73,11 +69,7 @@ export function entryList(name: string, id: RegExp, rule: string, options: { one
 
 /** AGENT_ESCALATE_TO's target for a workspace: its own entry, else the unprefixed one. */
 export function escalationIn(raw: string | undefined, team: string | undefined): WorkspaceEntry | undefined {
-  const entries = (raw ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map(parseEntry);
+  const entries = commaSeparated(raw).map(parseEntry);
   // With one bot token and no unprefixed entry, the one entry there is (its prefix is the bot's workspace).
   if (team === undefined)
     return entries.find((e) => e.team === undefined) ?? (entries.length === 1 ? entries[0] : undefined);
