@@ -77,3 +77,34 @@ export function pingsIn(value: unknown): string[] {
 /** The pings left once the allowed targets (the bot's own mentions) are set aside. */
 export const unexpectedPings = (value: unknown, allowed: readonly string[] = []): string[] =>
   pingsIn(value).filter((line) => !allowed.includes(line.slice(line.lastIndexOf(': ') + 2)));
+
+/** Someone else's text that would ping, in every way Slack could read it (see ping-check.ts). */
+export const PING_PAYLOADS = [
+  '<!channel>',
+  '<!here>',
+  '<!everyone>',
+  '<!here|here>',
+  '<!subteam^S1>',
+  '<!subteam^S1|@team>',
+  '<@U1>',
+  '<@W1|bob>',
+  '@channel',
+  '@here',
+  '@everyone',
+  'Hey @HERE, <!channel> and <@U1>: see <!subteam^S1>',
+  // CommonMark forms a markdown block may decode into a mention.
+  '&lt;!channel&gt;',
+  '\\<!here>',
+  '<\\@U1>',
+  '&#60;@U1&#62;',
+  '&#x3C;&#x40;U1|x&gt;',
+  '\\@here',
+  '&commat;channel',
+  // Nested and unclosed tokens, which a pass-by-pass replacement can leave half-open.
+  '<@U1|<!here>',
+  '<!foo <@U1>|bar>',
+  '<@U1|x',
+  '<!subteam^S1|<@U1|y> z>',
+  '<<!channel>>',
+  '<!<@U1>>',
+];

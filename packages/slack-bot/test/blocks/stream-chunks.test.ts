@@ -9,7 +9,7 @@ import {
   showsPieces,
   streamPiecesOf,
 } from '../../src/blocks/stream-chunks.js';
-import { pingsIn } from './ping-check.js';
+import { PING_PAYLOADS as PAYLOADS, pingsIn } from './ping-check.js';
 
 const pieces = (message: Record<string, unknown>, showReasoning = false) =>
   streamPiecesOf(message, { showReasoning, fallbackId: 'r1#0' });
@@ -217,35 +217,6 @@ describe('a piece the classic way, and found again after a crash', () => {
     expect(showsPieces(shown, [{ markdown: 'Not there.\n\n' }])).toBe(false);
   });
 });
-
-/** pings.test.ts's payloads (someone else's text that would ping, every way Slack could read it). */
-const PAYLOADS = [
-  '<!channel>',
-  '<!here>',
-  '<!everyone>',
-  '<!here|here>',
-  '<!subteam^S1>',
-  '<!subteam^S1|@team>',
-  '<@U1>',
-  '<@W1|bob>',
-  '@channel',
-  '@here',
-  '@everyone',
-  'Hey @HERE, <!channel> and <@U1>: see <!subteam^S1>',
-  '&lt;!channel&gt;',
-  '\\<!here>',
-  '<\\@U1>',
-  '&#60;@U1&#62;',
-  '&#x3C;&#x40;U1|x&gt;',
-  '\\@here',
-  '&commat;channel',
-  '<@U1|<!here>',
-  '<!foo <@U1>|bar>',
-  '<@U1|x',
-  '<!subteam^S1|<@U1|y> z>',
-  '<<!channel>>',
-  '<!<@U1>>',
-];
 
 describe('nothing streamed can ping (issue #20)', () => {
   it.each(PAYLOADS)('%s pings nobody in a stream chunk or its classic form', (payload) => {
