@@ -28,10 +28,7 @@ export const keysEnv = {
     z.enum(['true', 'false'], { error: 'AGENT_ALLOW_SIGNUP must be true or false' }).default('false'),
   ),
   AGENT_KEY_ENCRYPTION_KEY: blankAsUnset(z.string().optional()),
-  AGENT_KEY_ENCRYPTION_KEY_PREVIOUS: z
-    .string()
-    .optional()
-    .transform(commaSeparated),
+  AGENT_KEY_ENCRYPTION_KEY_PREVIOUS: z.string().optional().transform(commaSeparated),
 };
 
 interface KeysEnv {
