@@ -1,15 +1,22 @@
-import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { planSuite } from './test/support/machine.js';
+import { patient } from './test/support/patience.js';
 
-const E2E_DIR = fileURLToPath(new URL('./test/e2e', import.meta.url));
-const e2eFiles = readdirSync(E2E_DIR).filter((name) => name.endsWith('.test.ts')).length;
+// Measured once per run, here, before any project's config or test file reads it: every worker inherits
+// TEST_PATIENCE, so the run's budgets all scale by one figure (test/support/patience.ts).
+const firstReading = !process.env.TEST_PLAN;
+const plan = planSuite();
+if (firstReading) {
+  console.log(
+    `test plan: ${plan.cores} cores, ${plan.workers} files at once, patience ${plan.patience} (${plan.patienceSource})`,
+  );
+}
 
 /**
  * The end-to-end files go first, the longest first (vitest's own order inside a project: by the last run's
- * duration, else by size), so they all wait on their scripted agents and paced Slack posts side by side
- * while the unit files use the CPU they leave idle.
+ * duration, else by size), so the slowest file is not the last to start; the unit files fill in behind them.
  */
 class EndToEndFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -21,11 +28,9 @@ class EndToEndFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    // A worker for every end-to-end file at once, and two for the unit files. The end-to-end files spend
-    // their time waiting (on the emulator's clock, on Slack's pacing), not computing: run one after another
-    // they took 7 of the 8 minutes. Vitest's default on a 2-core machine is one worker for everything.
-    // Each file already has its own ports, stores and processes, so nothing they hold is shared.
-    maxWorkers: e2eFiles + 2,
+    // From the machine's cores (test/support/machine.ts): each file starts processes of its own (an
+    // emulator, bots), so more files than the processors can serve only stretch every wait.
+    maxWorkers: plan.workers,
     sequence: { sequencer: EndToEndFirst },
     projects: [
       'packages/*/vitest.config.ts',
@@ -41,8 +46,8 @@ export default defineConfig({
             ...(process.env.TEST_QUICK === '1' ? ['test/store/pglite.test.ts'] : []),
           ],
           // PGlite compiles its WebAssembly on open: seconds, more on a busy machine.
-          hookTimeout: 30_000,
-          testTimeout: 30_000,
+          hookTimeout: patient(30_000),
+          testTimeout: patient(30_000),
         },
       },
       {
@@ -53,8 +58,8 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           setupFiles: ['test/e2e/setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
+          testTimeout: patient(60_000),
+          hookTimeout: patient(120_000),
         },
       },
       {

@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { patient } from '../../test/support/patience.js';
 
 // `npm run test:quick` (TEST_QUICK=1) leaves out the files that start a process (the emulator).
 const quick = process.env.TEST_QUICK === '1';
@@ -13,6 +14,8 @@ export default defineConfig({
         ? ['test/client.integration.test.ts', 'test/follow/follower.test.ts', 'test/pure-api.test.ts']
         : []),
     ],
-    testTimeout: 20_000,
+    testTimeout: patient(20_000),
+    // A hook that starts a process (the emulator) waits on the machine as much as a test does.
+    hookTimeout: patient(30_000),
   },
 });

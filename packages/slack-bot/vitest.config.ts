@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { patient } from '../../test/support/patience.js';
 
 // `npm run test:quick` (TEST_QUICK=1) leaves out the files that start a process (the bot's entry point).
 const quick = process.env.TEST_QUICK === '1';
@@ -10,9 +11,9 @@ export default defineConfig({
     // The SQL on PGlite and PostgreSQL: project 'slack-bot-store' (root vitest.config.ts). A PGlite takes
     // seconds to start; the bot's decisions here run in milliseconds.
     exclude: [...configDefaults.exclude, 'test/store/**', ...(quick ? ['test/config.test.ts'] : [])],
-    testTimeout: 20_000,
+    testTimeout: patient(20_000),
     // PGlite compiles its WebAssembly on open: seconds, more on a busy machine.
-    hookTimeout: 30_000,
+    hookTimeout: patient(30_000),
     // Files share a worker's module cache: Bolt, the sandbox and zod load once per worker, not per file.
     // Tests keep no module-level state (fakes are made per test), so isolation buys nothing here.
     isolate: false,

@@ -5,6 +5,7 @@ import type { RunningBot } from '@agent-sessions/slack-bot';
 import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import { actAs as actAsIn, openPage, requireChromium, screenshot, startBotWithSandbox } from './page.js';
 
 // Issue #23's "done when", the bot side in the page: a session started from the Messages tab's suggested
@@ -30,7 +31,7 @@ beforeAll(async () => {
     needsPersonMs: 1_000,
   }));
   ({ browser, page } = await openPage(sandbox.url));
-}, 90_000);
+}, patient(90_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -59,19 +60,19 @@ async function fromPrompt(index: number): Promise<{ conversation: Locator; pill:
     .getByTestId('thread')
     .getByText(/Started by/)
     .first()
-    .waitFor({ timeout: 20_000 });
+    .waitFor({ timeout: patient(20_000) });
   return { conversation, pill: conversation.getByTestId('session-status') };
 }
 
 const statusIs = (pill: Locator, status: string) =>
-  pill.and(page.locator(`[data-status="${status}"]`)).waitFor({ timeout: 30_000 });
+  pill.and(page.locator(`[data-status="${status}"]`)).waitFor({ timeout: patient(30_000) });
 
 describe('Slack’s agent surfaces in the page, with the real bot', () => {
   it('Messages tab prompt → suspended while it asks → answered → processing → done; Stop cancels another', async () => {
     await actAsIn(page, 'U0ALICE');
     await page.getByTestId('dm-tab').click();
     const prompts = page.getByTestId('suggested-prompt');
-    await expect.poll(() => prompts.count(), { timeout: 15_000 }).toBe(PROMPTS.length);
+    await expect.poll(() => prompts.count(), { timeout: patient(15_000) }).toBe(PROMPTS.length);
     await shot('agent-messages-tab');
 
     // The approval scenario: Slack shows the session working, then suspended on the question.
@@ -79,7 +80,7 @@ describe('Slack’s agent surfaces in the page, with the real bot', () => {
     await statusIs(first.pill, 'processing');
     await statusIs(first.pill, 'suspended');
     const approve = first.conversation.getByRole('button', { name: 'Approve' });
-    await approve.waitFor({ timeout: 20_000 });
+    await approve.waitFor({ timeout: patient(20_000) });
     await first.pill.scrollIntoViewIfNeeded();
     await shot('agent-suspended', true);
     await approve.click();
@@ -96,14 +97,16 @@ describe('Slack’s agent surfaces in the page, with the real bot', () => {
     await second.conversation
       .getByText(/⏹ stopped by/)
       .first()
-      .waitFor({ timeout: 20_000 });
+      .waitFor({ timeout: patient(20_000) });
     await statusIs(second.pill, 'closed');
     await shot('agent-stopped', true);
     const stopped = (await bot.store.sessions.list({ startedBy: 'U0ALICE' })).find((s) =>
       s.goal.startsWith('scenario:long'),
     );
     await expect
-      .poll(async () => (await emulator.admin.session(stopped?.sessionId ?? ''))?.status, { timeout: 20_000 })
+      .poll(async () => (await emulator.admin.session(stopped?.sessionId ?? ''))?.status, {
+        timeout: patient(20_000),
+      })
       .toBe('cancelled');
   });
 });

@@ -3,6 +3,7 @@ import type { RunningBot } from '@agent-sessions/slack-bot';
 import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import {
   actAs as actAsIn,
   openPage,
@@ -34,7 +35,7 @@ beforeAll(async () => {
     needsPersonMs: 1_000,
   }));
   ({ browser, page } = await openPage(sandbox.url));
-}, 90_000);
+}, patient(90_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -54,7 +55,7 @@ async function replyIn(conversation: Locator, text: string) {
   await conversation.getByTestId('thread').getByText(text).first().waitFor();
 }
 const reaction = (message: Locator, name: string) =>
-  message.locator(`[data-testid="reaction"][data-name="${name}"]`).waitFor({ timeout: 15_000 });
+  message.locator(`[data-testid="reaction"][data-name="${name}"]`).waitFor({ timeout: patient(15_000) });
 
 describe('the bot in conversation, in the page', () => {
   it('mention in a discussion’s thread → card with context → steer by reply → answer by reply → 👍', async () => {
@@ -74,7 +75,7 @@ describe('the bot in conversation, in the page', () => {
     await thread
       .getByText('Started from this thread (2 messages as context)')
       .first()
-      .waitFor({ timeout: 15_000 });
+      .waitFor({ timeout: patient(15_000) });
     await shot('bot-conversation-card');
 
     // No question yet: the reply steers the agent.
@@ -88,22 +89,28 @@ describe('the bot in conversation, in the page', () => {
     await thread
       .getByText(/Changing direction as asked/)
       .first()
-      .waitFor({ timeout: 15_000 });
+      .waitFor({ timeout: patient(15_000) });
 
     // The question: answered by a reply, through the same claim as the buttons.
-    await thread.getByText('What should the release be called?').first().waitFor({ timeout: 20_000 });
+    await thread
+      .getByText('What should the release be called?')
+      .first()
+      .waitFor({ timeout: patient(20_000) });
     await write('Vega');
     const answer = thread
       .getByTestId('message')
       .filter({ has: page.getByText('Vega', { exact: true }) })
       .first();
     await reaction(answer, 'white_check_mark');
-    await thread.getByText('Naming the release "Vega".').first().waitFor({ timeout: 15_000 });
+    await thread
+      .getByText('Naming the release "Vega".')
+      .first()
+      .waitFor({ timeout: patient(15_000) });
     await shot('bot-conversation-answered');
 
     // The report, with Slack's feedback buttons: 👍 is recorded and acknowledged privately.
     const thumbsUp = thread.getByTestId('feedback').filter({ hasText: '👍' }).last();
-    await thumbsUp.waitFor({ timeout: 20_000 });
+    await thumbsUp.waitFor({ timeout: patient(20_000) });
     await thumbsUp.click();
     await page.locator('.ephemeral').filter({ hasText: 'Thanks — noted 👍' }).waitFor();
     await expect

@@ -8,6 +8,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BotProcess, spawnBot } from '../e2e/bot-process.js';
 import { expectNoSecrets } from '../e2e/secrets.js';
+import { patient } from '../support/patience.js';
 import { actAs, openPage, requireChromium, write } from './page.js';
 
 // Issue #25's "done when", in the browser: a person installs the app from the sandbox page's "Add to Slack"
@@ -38,7 +39,12 @@ const output: string[] = [];
 beforeAll(async () => {
   requireChromium();
   emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10 });
-  sandbox = await startSandbox({ oauth: true, emulatorUrl: emulator.url, triggerTtlMs: 10_000 });
+  sandbox = await startSandbox({
+    oauth: true,
+    emulatorUrl: emulator.url,
+    triggerTtlMs: 10_000,
+    waitTimeoutMs: patient(10_000),
+  });
   const oauth = sandbox.oauth;
   if (!oauth) throw new Error('the sandbox was started without OAuth');
   dataDir = mkdtempSync(join(tmpdir(), 'browser-oauth-'));
@@ -76,7 +82,7 @@ beforeAll(async () => {
   if (!signup.ok) throw new Error(`signup answered ${signup.status}`);
   account = await emulator.admin.mintKey(email);
   ({ browser, page } = await openPage(sandbox.url));
-}, 120_000);
+}, patient(120_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -151,16 +157,16 @@ describe('"Add to Slack" and a service key linked in App Home, in the browser', 
     await actAs(page, BOB);
     await page.getByTestId('home-tab').click();
     const home = page.getByTestId('home');
-    await home.getByText('No key linked').waitFor({ timeout: 20_000 });
+    await home.getByText('No key linked').waitFor({ timeout: patient(20_000) });
     await home.getByRole('button', { name: 'Link a key' }).click();
     const modal = page.getByTestId('modal');
     await modal.getByText('Service key').first().waitFor();
     await shot(modal, 'keys-link-form', true);
     await modal.locator('input[data-block="api_key"]').fill(account.key);
     await modal.getByRole('button', { name: 'Check and link' }).click();
-    await modal.waitFor({ state: 'detached', timeout: 20_000 });
+    await modal.waitFor({ state: 'detached', timeout: patient(20_000) });
     const hint = `emu_…${account.key.slice(-4)}`;
-    await home.getByText(hint).waitFor({ timeout: 20_000 });
+    await home.getByText(hint).waitFor({ timeout: patient(20_000) });
     expect(await home.textContent()).toMatch(/linked by/);
     // The page's top: the workspace (the app installed there) and the Home tab with the key masked.
     await shot(page, 'keys-home', true, 400);
@@ -184,13 +190,16 @@ describe('"Add to Slack" and a service key linked in App Home, in the browser', 
       .getByTestId('conversation')
       .filter({ hasText: 'summarize the week under the linked key' })
       .last();
-    await conversation.waitFor({ timeout: 20_000 });
+    await conversation.waitFor({ timeout: patient(20_000) });
     const goal = 'summarize the week under the linked key';
     const accountOfSession = async () =>
       (await emulator.admin.sessions()).find((s) => s.goal.includes(goal))?.accountId;
-    await expect.poll(accountOfSession, { timeout: 20_000 }).toBe(account.accountId);
+    await expect.poll(accountOfSession, { timeout: patient(20_000) }).toBe(account.accountId);
     expect((await emulator.admin.stats()).byKeyIndex[String(account.keyIndex)] ?? 0).toBeGreaterThan(before);
-    await conversation.getByText('Completed').first().waitFor({ timeout: 30_000 });
+    await conversation
+      .getByText('Completed')
+      .first()
+      .waitFor({ timeout: patient(30_000) });
     expectNoSecrets(output, [
       account.key,
       API_KEY,

@@ -3,6 +3,7 @@ import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/te
 import { loadConfig, openStore, type RunningBot, startBot } from '@agent-sessions/slack-bot';
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '@agent-sessions/slack-sandbox';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { patient } from '../support/patience.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
 const ARTIFACTS = new URL('../../test-results/browser/', import.meta.url).pathname;
@@ -56,7 +57,12 @@ export async function startBotWithSandbox(options: {
   let sandbox: RunningSandbox | undefined;
   // Whatever started is closed again when a later step fails: the suite's afterAll never saw it.
   try {
-    sandbox = await startSandbox({ ...options.sandbox, emulatorUrl: emulator.url, triggerTtlMs: 10_000 });
+    sandbox = await startSandbox({
+      ...options.sandbox,
+      emulatorUrl: emulator.url,
+      triggerTtlMs: 10_000,
+      waitTimeoutMs: patient(10_000),
+    });
     const config = loadConfig({
       SLACK_BOT_TOKEN: sandbox.botToken,
       SLACK_SIGNING_SECRET: sandbox.signingSecret,

@@ -4,6 +4,7 @@ import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox
 import { App, LogLevel } from '@slack/bolt';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import { actAs as actAsIn, openPage, requireChromium, screenshot, write as writeIn } from './page.js';
 
 // The page's conversational side — mentions in the composer, replies in threads, the DM with the bot,
@@ -19,7 +20,7 @@ const pressed: Array<{ value: string; user: string }> = [];
 
 beforeAll(async () => {
   requireChromium();
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ waitTimeoutMs: patient(10_000) });
   app = new App({
     token: sandbox.botToken,
     signingSecret: sandbox.signingSecret,
@@ -82,7 +83,7 @@ beforeAll(async () => {
   const server = (await app.start(0)) as Server;
   sandbox.connectBot(`http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`);
   ({ browser, page } = await openPage(sandbox.url));
-}, 60_000);
+}, patient(60_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -100,7 +101,9 @@ describe('the sandbox page, conversational', () => {
     await write('@agents summarise the release');
     const conversation = page.getByTestId('conversation').filter({ hasText: 'summarise the release' }).last();
     await conversation.locator('.mention').filter({ hasText: '@agents' }).waitFor();
-    await conversation.locator('[data-testid="reaction"][data-name="eyes"]').waitFor({ timeout: 10_000 });
+    await conversation
+      .locator('[data-testid="reaction"][data-name="eyes"]')
+      .waitFor({ timeout: patient(10_000) });
     expect(await conversation.getByTestId('reaction').first().textContent()).toContain('👀 1');
     expect(heard).toContainEqual({ type: 'app_mention', text: '<@U0AGENTBOT> summarise the release' });
     // The event log shows what Slack sent the bot, next to the bot's Web API calls.
@@ -111,7 +114,7 @@ describe('the sandbox page, conversational', () => {
 
     // The markdown block, rendered, with the HTML in it shown as text and nothing injected.
     const report = conversation.getByTestId('markdown').first();
-    await report.waitFor({ timeout: 10_000 });
+    await report.waitFor({ timeout: patient(10_000) });
     expect(await report.locator('h4').textContent()).toBe('Report');
     expect(await report.locator('strong').textContent()).toBe('All green.');
     expect(await report.locator('li').textContent()).toBe('tests pass');
@@ -141,7 +144,10 @@ describe('the sandbox page, conversational', () => {
       thread_ts: expect.any(String),
     });
     await write('@agents please do it');
-    await conversation.getByTestId('thread').getByTestId('markdown').waitFor({ timeout: 10_000 });
+    await conversation
+      .getByTestId('thread')
+      .getByTestId('markdown')
+      .waitFor({ timeout: patient(10_000) });
     expect(heard.filter((h) => h.type === 'app_mention').at(-1)).toMatchObject({
       text: '<@U0AGENTBOT> please do it',
       thread_ts: expect.any(String),
@@ -158,7 +164,7 @@ describe('the sandbox page, conversational', () => {
     const message = page.getByTestId('message').filter({ hasText: 'hello agent' });
     await message
       .locator('[data-testid="reaction"][data-name="white_check_mark"]')
-      .waitFor({ timeout: 10_000 });
+      .waitFor({ timeout: patient(10_000) });
     expect(heard.at(-1)).toMatchObject({ type: 'message', text: 'hello agent', channel_type: 'im' });
     expect(sandbox.workspace.messages.get('D0BOB')?.map((m) => m.text)).toEqual(['hello agent']);
     await shot('conversation-dm');

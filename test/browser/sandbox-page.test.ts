@@ -4,6 +4,7 @@ import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
 import { LogLevel, WebClient } from '@slack/web-api';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import {
   actAs as actAsIn,
   openPage,
@@ -32,7 +33,7 @@ beforeAll(async () => {
     needsPersonMs: 2_000,
   }));
   ({ browser, page } = await openPage(sandbox.url));
-}, 90_000);
+}, patient(90_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -58,11 +59,16 @@ describe('the sandbox page', () => {
   it('approval: the card appears, Approve answers it, the prompt shows who approved, the card completes', async () => {
     await actAs('U0ALICE');
     const c = await start('scenario:approval ship the release notes');
-    await expect.poll(() => c.getByRole('button', { name: 'Approve' }).count(), { timeout: 20_000 }).toBe(1);
+    await expect
+      .poll(() => c.getByRole('button', { name: 'Approve' }).count(), { timeout: patient(20_000) })
+      .toBe(1);
     await shot('approval-prompt');
     await c.getByRole('button', { name: 'Approve' }).click();
     await c.getByText('Approved by').waitFor();
-    await c.getByText('Completed').first().waitFor({ timeout: 20_000 });
+    await c
+      .getByText('Completed')
+      .first()
+      .waitFor({ timeout: patient(20_000) });
     await shot('approval-completed');
     if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
       // The whole conversation, card first, for the README.
@@ -76,7 +82,7 @@ describe('the sandbox page', () => {
   it('someone not allowed sees a refusal only they can see, and the prompt stays', async () => {
     await actAs('U0ALICE');
     const c = await start('scenario:approval rotate the keys');
-    await c.getByRole('button', { name: 'Approve' }).waitFor({ timeout: 20_000 });
+    await c.getByRole('button', { name: 'Approve' }).waitFor({ timeout: patient(20_000) });
     await actAs('U0CAROL');
     await c.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('Only visible to you').last().waitFor();
@@ -93,14 +99,14 @@ describe('the sandbox page', () => {
     await page.locator('#scenario-goal').fill('pick the environment');
     await page.getByRole('button', { name: 'Start', exact: true }).click();
     const c = page.getByTestId('conversation').filter({ hasText: 'pick the environment' }).last();
-    await c.getByRole('button', { name: 'Canary (5% of traffic)' }).click({ timeout: 20_000 });
+    await c.getByRole('button', { name: 'Canary (5% of traffic)' }).click({ timeout: patient(20_000) });
     await c.getByText(/^✅ .*answered: Canary/).waitFor();
   });
 
   it('a multi-choice: tick two boxes, Submit', async () => {
     await actAs('U0ALICE');
     const c = await start('scenario:multi_select pick regions');
-    await c.getByText('Europe').waitFor({ timeout: 20_000 });
+    await c.getByText('Europe').waitFor({ timeout: patient(20_000) });
     await c.getByLabel('Europe').check();
     await c.getByLabel('Asia Pacific').check();
     await c.getByRole('button', { name: 'Submit' }).click();
@@ -112,7 +118,7 @@ describe('the sandbox page', () => {
   it('a form: an empty answer is refused inline, then the answer is sent', async () => {
     await actAs('U0BOB');
     const c = await start('scenario:free_text name it');
-    await c.getByRole('button', { name: 'Answer' }).click({ timeout: 20_000 });
+    await c.getByRole('button', { name: 'Answer' }).click({ timeout: patient(20_000) });
     const modal = page.getByTestId('modal');
     await modal.waitFor();
     await modal.getByRole('button', { name: 'Send' }).click();
@@ -122,14 +128,16 @@ describe('the sandbox page', () => {
     await modal.getByRole('button', { name: 'Send' }).click();
     await modal.waitFor({ state: 'detached' });
     // The agent's message in the thread (the card's "Now:" line may quote it too while the thread catches up).
-    await c.getByText('Naming the release "Borealis".', { exact: true }).waitFor({ timeout: 20_000 });
+    await c
+      .getByText('Naming the release "Borealis".', { exact: true })
+      .waitFor({ timeout: patient(20_000) });
   });
 
   it('/agent help answers privately, as Slack shows a command’s reply', async () => {
     await actAs('U0CAROL');
     await write('/agent help');
     await expect
-      .poll(() => page.locator('.ephemeral').last().textContent(), { timeout: 10_000 })
+      .poll(() => page.locator('.ephemeral').last().textContent(), { timeout: patient(10_000) })
       .toContain('/agent redirect');
     await actAs('U0ALICE');
     expect(await page.locator('.ephemeral').filter({ hasText: '/agent redirect' }).count()).toBe(0);
@@ -153,16 +161,22 @@ describe('the sandbox page', () => {
     await modal.getByRole('button', { name: 'Start' }).click();
     await modal.waitFor({ state: 'detached' });
     const c = page.getByTestId('conversation').filter({ hasText: 'from the form' }).last();
-    await c.getByText('Completed').first().waitFor({ timeout: 20_000 });
+    await c
+      .getByText('Completed')
+      .first()
+      .waitFor({ timeout: patient(20_000) });
   });
 
   it('card buttons: Pause, Resume, and Cancel only once its confirmation is accepted', async () => {
     await actAs('U0ALICE');
     const c = await start('scenario:long keep tidying');
-    await c.getByRole('button', { name: 'Pause' }).click({ timeout: 20_000 });
-    await c.getByText('Paused').first().waitFor({ timeout: 20_000 });
+    await c.getByRole('button', { name: 'Pause' }).click({ timeout: patient(20_000) });
+    await c
+      .getByText('Paused')
+      .first()
+      .waitFor({ timeout: patient(20_000) });
     await c.getByRole('button', { name: 'Resume' }).click();
-    await c.getByRole('button', { name: 'Pause' }).waitFor({ timeout: 20_000 });
+    await c.getByRole('button', { name: 'Pause' }).waitFor({ timeout: patient(20_000) });
     await c.getByRole('button', { name: 'Cancel', exact: true }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByText('Cancel this session?').waitFor();
@@ -173,7 +187,10 @@ describe('the sandbox page', () => {
     expect(await c.getByRole('button', { name: 'Pause' }).count()).toBe(1);
     await c.getByRole('button', { name: 'Cancel', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel session' }).click();
-    await c.getByText('Cancelled').first().waitFor({ timeout: 20_000 });
+    await c
+      .getByText('Cancelled')
+      .first()
+      .waitFor({ timeout: patient(20_000) });
     expect(await c.getByText('cancelled the session').count()).toBeGreaterThan(0);
   });
 
@@ -189,7 +206,7 @@ describe('the sandbox page', () => {
     expect(id).toMatch(/^sess_/);
     const above = await first.boundingBox();
     expect(above && above.y + above.height).toBeLessThan(0);
-    await page.locator(`[data-session-id="${id}"]`).click({ timeout: 10_000 });
+    await page.locator(`[data-session-id="${id}"]`).click({ timeout: patient(10_000) });
     const box = await first.boundingBox();
     expect(box?.y).toBeGreaterThanOrEqual(0);
     expect(box?.y).toBeLessThan(900);
@@ -200,13 +217,19 @@ describe('the sandbox page', () => {
     await actAs('U0ALICE');
     await page.locator('[data-channel-id="G0PRIVATE"]').click();
     await write('/agent start scenario:complete audit the keys');
-    await page.locator('.ephemeral').filter({ hasText: 'invite me first' }).waitFor({ timeout: 10_000 });
+    await page
+      .locator('.ephemeral')
+      .filter({ hasText: 'invite me first' })
+      .waitFor({ timeout: patient(10_000) });
     await shot('private-refused');
     await write('/invite @agents');
     await page.getByText('has joined the channel').waitFor();
     await write('/agent start scenario:complete audit the keys');
     const c = page.getByTestId('conversation').filter({ hasText: 'audit the keys' }).last();
-    await c.getByText('Completed').first().waitFor({ timeout: 20_000 });
+    await c
+      .getByText('Completed')
+      .first()
+      .waitFor({ timeout: patient(20_000) });
     await page.locator('[data-channel-id="C0AGENTS"]').click();
   });
 
@@ -224,7 +247,7 @@ describe('the sandbox page', () => {
     await page.locator('[data-channel-id="C0GENERAL"]').click();
     await write('/agent start scenario:complete archived channel');
     const injected = page.getByTestId('api-call').filter({ hasText: 'is_archived' }).first();
-    await injected.waitFor({ timeout: 10_000 });
+    await injected.waitFor({ timeout: patient(10_000) });
     expect(await injected.textContent()).toContain('injected');
     expect(await injected.getAttribute('data-outcome')).toBe('failed');
 
@@ -247,7 +270,7 @@ describe('the sandbox page', () => {
       .locator('[data-testid="api-call"][data-outcome="ratelimited"]')
       .filter({ hasText: 'C0GENERAL' })
       .first();
-    await refused.waitFor({ timeout: 10_000 });
+    await refused.waitFor({ timeout: patient(10_000) });
     expect(await refused.textContent()).toMatch(/chat\.postMessage C0GENERAL\s+→ 429 ratelimited/);
     expect(await refused.textContent()).toContain('Retry-After: 1s');
     await page.getByTestId('log-failures').check();

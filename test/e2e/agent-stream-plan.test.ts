@@ -1,5 +1,6 @@
 import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';
 import { ALICE, CHANNEL, newCard, textOf } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
@@ -13,36 +14,40 @@ const isStream = (m: SandboxMessage) => (m as { streaming_state?: string }).stre
 type PlanBlock = { type?: string; title?: string; tasks?: Array<{ status?: string }> };
 
 describe('a stream shown as a plan', () => {
-  it('every stream of the session starts in plan mode, titled with the goal; its tasks end complete', async () => {
-    const bot = await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'auto', AGENT_TASK_DISPLAY: 'plan' }));
-    const ws = world.sandbox.workspace;
-    const driver = world.sandbox.driver(bot.eventsUrl);
-    const goal = 'scenario:chatty plan the review';
-    const card = await newCard(
-      ws,
-      () => driver.command({ user: ALICE, channel: CHANNEL, text: `start ${goal}` }),
-      {
-        what: 'a card',
-      },
-    );
-    await ws.waitFor(
-      () =>
-        ws.replies(CHANNEL, card.ts).some((m) => /Reviewed 24 modules/.test(textOf(m))) ? true : undefined,
-      { what: 'the final report', timeoutMs: 120_000 },
-    );
-    const records = world.sandbox.agent.streams({ channel: CHANNEL, threadTs: card.ts });
-    expect(records.length).toBeGreaterThan(1);
-    for (const [i, record] of records.entries()) {
-      expect(record.displayMode).toBe('plan');
-      expect(record.planTitle).toEqual(
-        i === 0 ? goal : expect.stringMatching(/^scenario:chatty plan the review/),
+  it(
+    'every stream of the session starts in plan mode, titled with the goal; its tasks end complete',
+    async () => {
+      const bot = await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'auto', AGENT_TASK_DISPLAY: 'plan' }));
+      const ws = world.sandbox.workspace;
+      const driver = world.sandbox.driver(bot.eventsUrl);
+      const goal = 'scenario:chatty plan the review';
+      const card = await newCard(
+        ws,
+        () => driver.command({ user: ALICE, channel: CHANNEL, text: `start ${goal}` }),
+        {
+          what: 'a card',
+        },
       );
-    }
-    const streams = ws.replies(CHANNEL, card.ts).filter(isStream);
-    const plans = streams.flatMap((m) => (m.blocks ?? []) as PlanBlock[]).filter((b) => b.type === 'plan');
-    const tasks = plans.flatMap((p) => p.tasks ?? []);
-    expect(tasks.length).toBeGreaterThan(0);
-    expect(tasks.every((t) => t.status === 'complete')).toBe(true);
-    expect(duplicates(postKeys(streams))).toEqual([]);
-  }, 180_000);
+      await ws.waitFor(
+        () =>
+          ws.replies(CHANNEL, card.ts).some((m) => /Reviewed 24 modules/.test(textOf(m))) ? true : undefined,
+        { what: 'the final report', timeoutMs: patient(120_000) },
+      );
+      const records = world.sandbox.agent.streams({ channel: CHANNEL, threadTs: card.ts });
+      expect(records.length).toBeGreaterThan(1);
+      for (const [i, record] of records.entries()) {
+        expect(record.displayMode).toBe('plan');
+        expect(record.planTitle).toEqual(
+          i === 0 ? goal : expect.stringMatching(/^scenario:chatty plan the review/),
+        );
+      }
+      const streams = ws.replies(CHANNEL, card.ts).filter(isStream);
+      const plans = streams.flatMap((m) => (m.blocks ?? []) as PlanBlock[]).filter((b) => b.type === 'plan');
+      const tasks = plans.flatMap((p) => p.tasks ?? []);
+      expect(tasks.length).toBeGreaterThan(0);
+      expect(tasks.every((t) => t.status === 'complete')).toBe(true);
+      expect(duplicates(postKeys(streams))).toEqual([]);
+    },
+    patient(180_000),
+  );
 });

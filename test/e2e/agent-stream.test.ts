@@ -1,5 +1,6 @@
 import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import { type BotProcess, useBotProcesses } from './bot-process.js';
 import { ALICE, CHANNEL, newCard, textOf } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
@@ -61,29 +62,40 @@ async function expectEachOnce(cardTs: string): Promise<void> {
 }
 
 describe('the agent surface streams the work', () => {
-  it('a chatty session: streamed, each message exactly once, tasks complete with their results', async () => {
-    const bot = await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'agent' }));
-    const ts = await startChatty(bot, 'once');
-    await world.sandbox.workspace.waitFor(() => finished(ts), {
-      what: 'the final report',
-      timeoutMs: 180_000,
-    });
-    await expectEachOnce(ts);
-    await bot.kill('SIGTERM');
-  }, 240_000);
+  it(
+    'a chatty session: streamed, each message exactly once, tasks complete with their results',
+    async () => {
+      const bot = await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'agent' }));
+      const ts = await startChatty(bot, 'once');
+      await world.sandbox.workspace.waitFor(() => finished(ts), {
+        what: 'the final report',
+        timeoutMs: patient(180_000),
+      });
+      await expectEachOnce(ts);
+      await bot.kill('SIGTERM');
+    },
+    patient(240_000),
+  );
 
-  it('SIGKILL with a stream open: after the restart nothing is lost and nothing is twice', async () => {
-    const ws = world.sandbox.workspace;
-    const bot = await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'agent' }));
-    const ts = await startChatty(bot, 'killed');
-    await ws.waitFor(() => ws.replies(CHANNEL, ts).some((m) => streamState(m) === 'in_progress'), {
-      what: 'an open stream',
-      timeoutMs: 60_000,
-    });
-    expect(finished(ts)).toBe(false);
-    await bot.kill('SIGKILL');
-    await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'agent' }));
-    await ws.waitFor(() => finished(ts), { what: 'the final report after the restart', timeoutMs: 240_000 });
-    await expectEachOnce(ts);
-  }, 360_000);
+  it(
+    'SIGKILL with a stream open: after the restart nothing is lost and nothing is twice',
+    async () => {
+      const ws = world.sandbox.workspace;
+      const bot = await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'agent' }));
+      const ts = await startChatty(bot, 'killed');
+      await ws.waitFor(() => ws.replies(CHANNEL, ts).some((m) => streamState(m) === 'in_progress'), {
+        what: 'an open stream',
+        timeoutMs: patient(60_000),
+      });
+      expect(finished(ts)).toBe(false);
+      await bot.kill('SIGKILL');
+      await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'agent' }));
+      await ws.waitFor(() => finished(ts), {
+        what: 'the final report after the restart',
+        timeoutMs: patient(240_000),
+      });
+      await expectEachOnce(ts);
+    },
+    patient(360_000),
+  );
 });

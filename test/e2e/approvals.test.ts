@@ -1,5 +1,6 @@
 import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { patient } from '../support/patience.js';
 import {
   ALICE,
   allLogLines,
@@ -281,7 +282,7 @@ describe('escalating to a channel the bot cannot post in', () => {
           claimed: 2,
           delivered: 2,
         }),
-      { timeout: 10_000, interval: 100 },
+      { timeout: patient(10_000), interval: 100 },
     );
     expect(count(h.thread(cardTs), /Escalating to/)).toBe(1);
   });

@@ -1,5 +1,6 @@
 import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import { ALICE, BOB, CAROL, CHANNEL, textOf, useHarness, WAIT_MS } from './harness.js';
 import { isPrompt, SIGNAL_ROUTE } from './helpers.js';
 
@@ -281,7 +282,7 @@ describe('the agent surfaces', () => {
         ws()
           .replies(CHANNEL, said.message.ts)
           .find((m) => (m.blocks ?? []).some((b) => (b as { type: string }).type === 'context_actions')),
-      { what: 'the report with feedback buttons', timeoutMs: 20_000 },
+      { what: 'the report with feedback buttons', timeoutMs: patient(20_000) },
     );
     for (const m of ws().replies(CHANNEL, said.message.ts)) {
       if (m.bot_id === undefined) continue;
@@ -310,7 +311,7 @@ describe('the agent surfaces', () => {
         /Now:\*? (🔧 process_batch|Step \d+)/.test(textOf(ws().findMessage(CHANNEL, card.ts)))
           ? true
           : undefined,
-      { what: 'the now line', timeoutMs: 15_000 },
+      { what: 'the now line', timeoutMs: patient(15_000) },
     );
     await h.driver.act({ user: ALICE, channel: CHANNEL, ts: card.ts, actionId: 'session_cancel' });
     await ws().waitFor(

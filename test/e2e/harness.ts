@@ -19,6 +19,7 @@ import {
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { patient } from '../support/patience.js';
 
 /** A key distinctive enough that finding it anywhere in the logs means it leaked. */
 export const API_KEY = 'emu_e2e_secret_key_51f2c9a7';
@@ -30,10 +31,10 @@ export const CHANNEL = 'C0AGENTS';
 /**
  * The e2e files run side by side on a machine that may be busy: starting a world (emulator, PGlite, bot)
  * can take a while, and so can a condition the tests wait for. Waits end as soon as the condition holds,
- * so a long limit costs nothing when all is well.
+ * so a long limit costs nothing when all is well; both scale with the machine (test/support/patience.ts).
  */
-export const SETUP_TIMEOUT_MS = 120_000;
-export const WAIT_MS = 45_000;
+export const SETUP_TIMEOUT_MS = patient(120_000);
+export const WAIT_MS = patient(45_000);
 
 /** Fast knobs: the emulator runs 10× real time, so the bot polls and edits far more often than in production. */
 export const FAST: BotTuning = {
@@ -200,7 +201,12 @@ export async function startHarness(
     startTimeoutMs: SETUP_TIMEOUT_MS,
   });
   const slack = slackAt(options.slackSpeed ?? 10);
-  const sandbox = await startSandbox({ rateLimits: slack.limits, ...options.sandbox, triggerTtlMs: 10_000 });
+  const sandbox = await startSandbox({
+    rateLimits: slack.limits,
+    ...options.sandbox,
+    triggerTtlMs: 10_000,
+    waitTimeoutMs: WAIT_MS,
+  });
   const store = await openStore({});
   const config = loadConfig(botEnv(sandbox, emulator, options.env));
   if (!config.slack || !config.service) throw new Error('the harness configures Slack and the service');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import { CHANNEL, textOf, useHarness } from './harness.js';
 import { actionIds } from './helpers.js';
 
@@ -20,8 +21,8 @@ describe('a session the service no longer knows', () => {
     const notice = /can no longer follow this session/;
     await h.waitInThread(kept.cardTs, (m) => notice.test(textOf(m)), 'the notice');
     const finished = async (sessionId: string) => (await h.store.sessions.get(sessionId))?.finished;
-    await expect.poll(() => finished(kept.sessionId), { timeout: 10_000 }).toBe(true);
-    await expect.poll(() => finished(orphan.sessionId), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => finished(kept.sessionId), { timeout: patient(10_000) }).toBe(true);
+    await expect.poll(() => finished(orphan.sessionId), { timeout: patient(10_000) }).toBe(true);
     expect(await h.store.sessions.list({ activeOnly: true })).toEqual([]);
     // The card says so and offers nothing to click.
     await h.waitForCard(kept.cardTs, (t) => /No longer followed/.test(t), 'the card closed');

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { slackSignature } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { patient } from '../support/patience.js';
 import { isLoopback, listeningSockets } from './sockets.js';
 
 // What `npm start` runs on a machine with no configuration: emulator, sandbox and bot in one process,
@@ -68,10 +69,10 @@ beforeAll(async () => {
       if (!url) throw new Error(`npm start printed no URL to open:\n${output.slice(-2000)}`);
       return url;
     },
-    { timeout: 30_000, interval: 100 },
+    { timeout: patient(30_000), interval: 100 },
   );
   eventsUrl = /Slack request URL (http:\/\/\S+\/slack\/events)/.exec(output)?.[1] ?? '';
-}, 40_000);
+}, patient(40_000));
 
 afterAll(async () => {
   if (child && child.exitCode === null) {
@@ -119,7 +120,7 @@ describe('npm start on embedded defaults', () => {
           prompt = (await agentsChannel()).find((m) => textOf(m).includes('input_approve'));
           return prompt;
         },
-        { timeout: 30_000 },
+        { timeout: patient(30_000) },
       )
       .toBeDefined();
     const at = { channel: 'C0AGENTS', ts: (prompt as Message).ts, actionId: 'input_approve' };
@@ -136,11 +137,13 @@ describe('npm start on embedded defaults', () => {
 
     await post('/sandbox/act', { user: 'U0BOB', ...at });
     await expect
-      .poll(async () => textOf((await agentsChannel()).find((m) => m.ts === at.ts)), { timeout: 10_000 })
+      .poll(async () => textOf((await agentsChannel()).find((m) => m.ts === at.ts)), {
+        timeout: patient(10_000),
+      })
       .toContain('Approved by <@U0BOB>');
     await expect
       .poll(async () => (await agentsChannel()).some((m) => /Completed/.test(textOf(m)) && m.thread_ts), {
-        timeout: 30_000,
+        timeout: patient(30_000),
       })
       .toBe(true);
   });

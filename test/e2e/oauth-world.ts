@@ -64,6 +64,7 @@ export async function startOAuthWorld(
   const sandbox = await startSandbox({
     rateLimits: slack.limits,
     triggerTtlMs: 10_000,
+    waitTimeoutMs: WAIT_MS,
     oauth: options.oauth ?? true,
     ...(options.workspaces ? { workspaces: options.workspaces } : {}),
   });

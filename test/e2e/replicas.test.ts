@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';
 import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
 import { ALICE, BOB, CHANNEL, textOf, WAIT_MS } from './harness.js';
@@ -10,68 +11,72 @@ describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
   const database = scratchDatabase('bot_replicas');
   const world = useBotProcesses({ emulatorSpeed: 3, store: { database } });
 
-  it('split the sessions, post each message once, and take over a killed replica’s sessions', async () => {
-    const { sandbox, output } = world;
-    const env = (id: string) => world.env({ REPLICA_ID: id, LEASE_TTL_SECONDS: '2' });
-    const a = await world.spawn(env('replica-a'));
-    const b = await world.spawn(env('replica-b'));
-    const ws = sandbox.workspace;
-    const drivers = [sandbox.driver(a.eventsUrl), sandbox.driver(b.eventsUrl)];
-    for (let i = 0; i < 6; i++) {
-      await drivers[i % 2]?.command({
-        user: i % 2 ? BOB : ALICE,
-        channel: CHANNEL,
-        text: `start scenario:growing_round batch ${i}`,
-      });
-    }
-    const cards = await ws.waitFor(
-      () => {
-        const found = (ws.messages.get(CHANNEL) ?? []).filter(
-          (m) => !m.thread_ts && /growing_round batch/.test(textOf(m)),
+  it(
+    'split the sessions, post each message once, and take over a killed replica’s sessions',
+    async () => {
+      const { sandbox, output } = world;
+      const env = (id: string) => world.env({ REPLICA_ID: id, LEASE_TTL_SECONDS: '2' });
+      const a = await world.spawn(env('replica-a'));
+      const b = await world.spawn(env('replica-b'));
+      const ws = sandbox.workspace;
+      const drivers = [sandbox.driver(a.eventsUrl), sandbox.driver(b.eventsUrl)];
+      for (let i = 0; i < 6; i++) {
+        await drivers[i % 2]?.command({
+          user: i % 2 ? BOB : ALICE,
+          channel: CHANNEL,
+          text: `start scenario:growing_round batch ${i}`,
+        });
+      }
+      const cards = await ws.waitFor(
+        () => {
+          const found = (ws.messages.get(CHANNEL) ?? []).filter(
+            (m) => !m.thread_ts && /growing_round batch/.test(textOf(m)),
+          );
+          return found.length === 6 ? found : undefined;
+        },
+        { what: 'six cards', timeoutMs: WAIT_MS },
+      );
+      // Both replicas follow some of the sessions.
+      let split: Array<{ owner: string; n: number }> = [];
+      for (let i = 0; i < 50; i++) {
+        const rows = await database.query<{ owner: string; n: string }>(
+          'SELECT owner, count(*) AS n FROM leases GROUP BY owner ORDER BY owner',
         );
-        return found.length === 6 ? found : undefined;
-      },
-      { what: 'six cards', timeoutMs: WAIT_MS },
-    );
-    // Both replicas follow some of the sessions.
-    let split: Array<{ owner: string; n: number }> = [];
-    for (let i = 0; i < 50; i++) {
-      const rows = await database.query<{ owner: string; n: string }>(
-        'SELECT owner, count(*) AS n FROM leases GROUP BY owner ORDER BY owner',
-      );
-      split = rows.map((r) => ({ owner: r.owner, n: Number(r.n) }));
-      if (split.length === 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(split.map((s) => s.owner)).toEqual(['replica-a', 'replica-b']);
-    for (const s of split) expect(s.n).toBeGreaterThanOrEqual(1);
+        split = rows.map((r) => ({ owner: r.owner, n: Number(r.n) }));
+        if (split.length === 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(split.map((s) => s.owner)).toEqual(['replica-a', 'replica-b']);
+      for (const s of split) expect(s.n).toBeGreaterThanOrEqual(1);
 
-    // Replica A dies without a word; B takes its sessions over once the leases expire.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    await a.kill('SIGKILL');
-    for (const card of cards) {
-      await ws.waitFor(() => /Completed/.test(textOf(ws.findMessage(CHANNEL, card.ts))), {
-        what: `completion of ${card.ts}`,
-        timeoutMs: 60_000,
-      });
-      // Six sessions share the channel at Slack's own pace: its backlog drains well after the cards say so.
-      await ws.waitFor(
-        () => ws.replies(CHANNEL, card.ts).find((m) => /Finished after 30 progress notes/.test(textOf(m))),
-        { what: 'the final report', timeoutMs: 120_000 },
-      );
-    }
-    for (const card of cards) {
-      const thread = ws.replies(CHANNEL, card.ts);
-      expect(duplicates(postKeys(thread))).toEqual([]);
-      // A thread that fell behind gets several notes in one post (a batch): every note, in order, counts.
-      const notes = thread.flatMap((m) =>
-        [...(m.text ?? '').matchAll(/Progress note (\d+) of 30/g)].map((x) => Number(x[1])),
-      );
-      expect(notes).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
-    }
-    expect(
-      output.some((l) => /"owner":"replica-b".*following a session|following a session.*replica-b/.test(l)),
-    ).toBe(true);
-    expectNoSecrets(output, secretsOf(sandbox));
-  }, 420_000);
+      // Replica A dies without a word; B takes its sessions over once the leases expire.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await a.kill('SIGKILL');
+      for (const card of cards) {
+        await ws.waitFor(() => /Completed/.test(textOf(ws.findMessage(CHANNEL, card.ts))), {
+          what: `completion of ${card.ts}`,
+          timeoutMs: patient(60_000),
+        });
+        // Six sessions share the channel at Slack's own pace: its backlog drains well after the cards say so.
+        await ws.waitFor(
+          () => ws.replies(CHANNEL, card.ts).find((m) => /Finished after 30 progress notes/.test(textOf(m))),
+          { what: 'the final report', timeoutMs: patient(120_000) },
+        );
+      }
+      for (const card of cards) {
+        const thread = ws.replies(CHANNEL, card.ts);
+        expect(duplicates(postKeys(thread))).toEqual([]);
+        // A thread that fell behind gets several notes in one post (a batch): every note, in order, counts.
+        const notes = thread.flatMap((m) =>
+          [...(m.text ?? '').matchAll(/Progress note (\d+) of 30/g)].map((x) => Number(x[1])),
+        );
+        expect(notes).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      }
+      expect(
+        output.some((l) => /"owner":"replica-b".*following a session|following a session.*replica-b/.test(l)),
+      ).toBe(true);
+      expectNoSecrets(output, secretsOf(sandbox));
+    },
+    patient(420_000),
+  );
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SandboxView, SlackDriver } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';
 import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
 import { ALICE, CHANNEL, newCard, textOf } from './harness.js';
@@ -21,87 +22,92 @@ describe.skipIf(!TEST_DATABASE_URL)('service keys across replicas, on PostgreSQL
     emulatorKeys: [ALICE_KEY],
   });
 
-  it('linked on one, used by the other; removed on the other, said once; linked again, followed again', async () => {
-    const env = (id: string) =>
-      world.env({
-        REPLICA_ID: id,
-        LEASE_TTL_SECONDS: '2',
-        AGENT_KEYS: 'per-person',
-        AGENT_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY,
-      });
-    const a = await world.spawn(env('replica-a'));
-    const b = await world.spawn(env('replica-b'));
-    const { sandbox } = world;
-    const ws = sandbox.workspace;
-    const onA = sandbox.driver(a.eventsUrl);
-    const onB = sandbox.driver(b.eventsUrl);
+  it(
+    'linked on one, used by the other; removed on the other, said once; linked again, followed again',
+    async () => {
+      const env = (id: string) =>
+        world.env({
+          REPLICA_ID: id,
+          LEASE_TTL_SECONDS: '2',
+          AGENT_KEYS: 'per-person',
+          AGENT_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY,
+        });
+      const a = await world.spawn(env('replica-a'));
+      const b = await world.spawn(env('replica-b'));
+      const { sandbox } = world;
+      const ws = sandbox.workspace;
+      const onA = sandbox.driver(a.eventsUrl);
+      const onB = sandbox.driver(b.eventsUrl);
 
-    const openHome = async (driver: SlackDriver) => {
-      const before = homeOf(sandbox, ALICE)?.hash;
-      await driver.appHomeOpened({ user: ALICE, eventId: `Ev${randomBytes(6).toString('hex')}` });
-      return ws.waitFor(
-        () => {
-          const view = homeOf(sandbox, ALICE);
-          return view && view.hash !== before ? view : undefined;
-        },
-        { what: 'Alice’s Home tab' },
+      const openHome = async (driver: SlackDriver) => {
+        const before = homeOf(sandbox, ALICE)?.hash;
+        await driver.appHomeOpened({ user: ALICE, eventId: `Ev${randomBytes(6).toString('hex')}` });
+        return ws.waitFor(
+          () => {
+            const view = homeOf(sandbox, ALICE);
+            return view && view.hash !== before ? view : undefined;
+          },
+          { what: 'Alice’s Home tab' },
+        );
+      };
+      const link = async (driver: SlackDriver) => {
+        await openHome(driver);
+        const before = driver.openModal(ALICE)?.id;
+        await pressInHome(sandbox, driver, ALICE, 'keys_link');
+        const form = await ws.waitFor(
+          () => {
+            const modal = driver.openModal(ALICE);
+            return modal && modal.id !== before ? (modal as SandboxView) : undefined;
+          },
+          { what: 'the link form' },
+        );
+        const response = await driver.submitView({
+          user: ALICE,
+          viewId: form.id,
+          values: { api_key: { value: ALICE_KEY } },
+        });
+        expect((response.body as { errors?: unknown } | undefined)?.errors).toBeUndefined();
+      };
+
+      await link(onA);
+      const card = await newCard(
+        ws,
+        () => onB.command({ user: ALICE, channel: CHANNEL, text: 'start scenario:long index the archive' }),
+        { what: 'the session card', timeoutMs: patient(30_000) },
       );
-    };
-    const link = async (driver: SlackDriver) => {
-      await openHome(driver);
-      const before = driver.openModal(ALICE)?.id;
-      await pressInHome(sandbox, driver, ALICE, 'keys_link');
-      const form = await ws.waitFor(
-        () => {
-          const modal = driver.openModal(ALICE);
-          return modal && modal.id !== before ? (modal as SandboxView) : undefined;
-        },
-        { what: 'the link form' },
-      );
-      const response = await driver.submitView({
-        user: ALICE,
-        viewId: form.id,
-        values: { api_key: { value: ALICE_KEY } },
+      const sessionId = /session `([^`]+)`/.exec(textOf(card))?.[1] as string;
+      expect((await world.emulator.admin.session(sessionId))?.accountId).toBe('acct_1');
+      const thread = () => ws.replies(CHANNEL, card.ts);
+      await ws.waitFor(() => thread().find((m) => /Step 1:/.test(textOf(m))), {
+        what: 'the agent at work',
+        timeoutMs: patient(30_000),
       });
-      expect((response.body as { errors?: unknown } | undefined)?.errors).toBeUndefined();
-    };
 
-    await link(onA);
-    const card = await newCard(
-      ws,
-      () => onB.command({ user: ALICE, channel: CHANNEL, text: 'start scenario:long index the archive' }),
-      { what: 'the session card', timeoutMs: 30_000 },
-    );
-    const sessionId = /session `([^`]+)`/.exec(textOf(card))?.[1] as string;
-    expect((await world.emulator.admin.session(sessionId))?.accountId).toBe('acct_1');
-    const thread = () => ws.replies(CHANNEL, card.ts);
-    await ws.waitFor(() => thread().find((m) => /Step 1:/.test(textOf(m))), {
-      what: 'the agent at work',
-      timeoutMs: 30_000,
-    });
+      await openHome(onB);
+      await pressInHome(sandbox, onB, ALICE, 'keys_remove');
+      const notice =
+        /stopped following this session: the Agent Session Service key it runs under was removed/;
+      const said = await ws.waitFor(() => thread().find((m) => notice.test(textOf(m))), {
+        what: 'the removed-key notice',
+        timeoutMs: patient(30_000),
+      });
+      // Both replicas read the slot again within seconds, and the leases move every 2 s: still one notice.
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      expect(thread().filter((m) => notice.test(textOf(m)))).toHaveLength(1);
+      expect(homeText(homeOf(sandbox, ALICE))).toContain('No key linked');
 
-    await openHome(onB);
-    await pressInHome(sandbox, onB, ALICE, 'keys_remove');
-    const notice = /stopped following this session: the Agent Session Service key it runs under was removed/;
-    const said = await ws.waitFor(() => thread().find((m) => notice.test(textOf(m))), {
-      what: 'the removed-key notice',
-      timeoutMs: 30_000,
-    });
-    // Both replicas read the slot again within seconds, and the leases move every 2 s: still one notice.
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
-    expect(thread().filter((m) => notice.test(textOf(m)))).toHaveLength(1);
-    expect(homeText(homeOf(sandbox, ALICE))).toContain('No key linked');
-
-    await link(onA);
-    await ws.waitFor(
-      () => thread().find((m) => Number(m.ts) > Number(said.ts) && /Step \d+:/.test(textOf(m))),
-      { what: 'the agent’s work in the thread again', timeoutMs: 30_000 },
-    );
-    const rows = await database.query<{ ciphertext: string }>('SELECT ciphertext FROM service_keys');
-    expect(rows.map((r) => r.ciphertext).join('\n')).not.toContain(ALICE_KEY);
-    expect(world.output.filter((line) => line.includes(ALICE_KEY) || line.includes(ENCRYPTION_KEY))).toEqual(
-      [],
-    );
-    // Two processes starting and several waits, on a machine that may be busy: more than one wait's limit.
-  }, 180_000);
+      await link(onA);
+      await ws.waitFor(
+        () => thread().find((m) => Number(m.ts) > Number(said.ts) && /Step \d+:/.test(textOf(m))),
+        { what: 'the agent’s work in the thread again', timeoutMs: patient(30_000) },
+      );
+      const rows = await database.query<{ ciphertext: string }>('SELECT ciphertext FROM service_keys');
+      expect(rows.map((r) => r.ciphertext).join('\n')).not.toContain(ALICE_KEY);
+      expect(
+        world.output.filter((line) => line.includes(ALICE_KEY) || line.includes(ENCRYPTION_KEY)),
+      ).toEqual([]);
+      // Two processes starting and several waits, on a machine that may be busy: more than one wait's limit.
+    },
+    patient(180_000),
+  );
 });

@@ -1,5 +1,6 @@
 import type { ApiCall, SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import { ALICE, CHANNEL, textOf, useHarness } from './harness.js';
 import { duplicates, isPrompt, postKeys } from './helpers.js';
 
@@ -35,97 +36,113 @@ async function metric(name: string, labels: string): Promise<number> {
 }
 
 describe('Slack errors on a thread post', () => {
-  it("not_in_channel: the session is marked can't-post and followed no further there; the starter is told by DM; the card says why", async () => {
-    const { sessionId, cardTs } = await h.start('scenario:long index the archive');
-    await h.waitInThread(cardTs, () => true, 'a first thread post');
-    h.sandbox.failNext({ method: 'chat.postMessage', error: 'not_in_channel', channel: CHANNEL, times: 1 });
-    const dm = await h.sandbox.workspace.waitFor(
-      () =>
-        (h.sandbox.workspace.messages.get(`D${ALICE.slice(1)}`) ?? []).find((m) =>
-          (m.text ?? '').includes(sessionId),
-        ),
-      { what: 'the DM to the starter', timeoutMs: 30_000 },
-    );
-    expect(dm.text).toMatch(/can't post in .*not_in_channel.*\/agent status/);
-    expect((await h.store.sessions.get(sessionId))?.status).toBe('cant_post_here');
-    expect((await h.store.sessions.get(sessionId))?.finished).toBe(true);
-    await h.waitForCard(cardTs, (t) => /can't post in this channel/.test(t), 'the card saying why');
-    expect(await metric('slack_post_outcomes_total', 'outcome="cant_post_here"')).toBeGreaterThanOrEqual(1);
-    // Followed no further: the follower lets go of it, and the thread gets nothing more.
-    await expect.poll(() => h.bot.follower.isFollowing(sessionId), { timeout: 15_000 }).toBe(false);
-    const after = h.thread(cardTs).length;
-    await h.waitForCard(cardTs, (t) => /can't post/.test(t), 'the card, again');
-    expect(h.thread(cardTs).length).toBe(after);
-  }, 60_000);
+  it(
+    "not_in_channel: the session is marked can't-post and followed no further there; the starter is told by DM; the card says why",
+    async () => {
+      const { sessionId, cardTs } = await h.start('scenario:long index the archive');
+      await h.waitInThread(cardTs, () => true, 'a first thread post');
+      h.sandbox.failNext({ method: 'chat.postMessage', error: 'not_in_channel', channel: CHANNEL, times: 1 });
+      const dm = await h.sandbox.workspace.waitFor(
+        () =>
+          (h.sandbox.workspace.messages.get(`D${ALICE.slice(1)}`) ?? []).find((m) =>
+            (m.text ?? '').includes(sessionId),
+          ),
+        { what: 'the DM to the starter', timeoutMs: patient(30_000) },
+      );
+      expect(dm.text).toMatch(/can't post in .*not_in_channel.*\/agent status/);
+      expect((await h.store.sessions.get(sessionId))?.status).toBe('cant_post_here');
+      expect((await h.store.sessions.get(sessionId))?.finished).toBe(true);
+      await h.waitForCard(cardTs, (t) => /can't post in this channel/.test(t), 'the card saying why');
+      expect(await metric('slack_post_outcomes_total', 'outcome="cant_post_here"')).toBeGreaterThanOrEqual(1);
+      // Followed no further: the follower lets go of it, and the thread gets nothing more.
+      await expect
+        .poll(() => h.bot.follower.isFollowing(sessionId), { timeout: patient(15_000) })
+        .toBe(false);
+      const after = h.thread(cardTs).length;
+      await h.waitForCard(cardTs, (t) => /can't post/.test(t), 'the card, again');
+      expect(h.thread(cardTs).length).toBe(after);
+    },
+    patient(60_000),
+  );
 
-  it('msg_blocks_too_long: the message is posted again as plain text; nothing is lost', async () => {
-    const calls = recordCalls();
-    const { sessionId, cardTs } = await h.start('scenario:complete write the release notes');
-    // After the card (which /agent start posts itself): the next post in the channel is the bot's.
-    h.sandbox.failNext({
-      method: 'chat.postMessage',
-      error: 'msg_blocks_too_long',
-      channel: CHANNEL,
-      times: 1,
-    });
-    // The final report (the status, then what was done) comes after every message of the session.
-    await h.waitInThread(
-      cardTs,
-      (m) => /Completed/.test(textOf(m)) && /Wrote docs\/notes\.md/.test(textOf(m)),
-      'the final report',
-      60_000,
-    );
-    await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'completion');
-    const refused = calls.filter((c) => c.error === 'msg_blocks_too_long');
-    expect(refused).toHaveLength(1);
-    expect(refused[0]?.injected).toBe(true);
-    // The refused post came again as text (no blocks), and every agent message is there once.
-    const thread = h.thread(cardTs);
-    const keys = postKeys(thread);
-    expect(duplicates(keys)).toEqual([]);
-    const messageCount = (await h.emulator.admin.session(sessionId))?.messageCount ?? 0;
-    expect(thread.filter((m) => (m.blocks ?? []).length === 0).length).toBeGreaterThanOrEqual(1);
-    expect(keys.filter((k) => k.startsWith('msg:')).length).toBe(messageCount);
-    expect(await metric('slack_post_outcomes_total', 'outcome="as_text"')).toBeGreaterThanOrEqual(1);
-  }, 90_000);
+  it(
+    'msg_blocks_too_long: the message is posted again as plain text; nothing is lost',
+    async () => {
+      const calls = recordCalls();
+      const { sessionId, cardTs } = await h.start('scenario:complete write the release notes');
+      // After the card (which /agent start posts itself): the next post in the channel is the bot's.
+      h.sandbox.failNext({
+        method: 'chat.postMessage',
+        error: 'msg_blocks_too_long',
+        channel: CHANNEL,
+        times: 1,
+      });
+      // The final report (the status, then what was done) comes after every message of the session.
+      await h.waitInThread(
+        cardTs,
+        (m) => /Completed/.test(textOf(m)) && /Wrote docs\/notes\.md/.test(textOf(m)),
+        'the final report',
+        60_000,
+      );
+      await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'completion');
+      const refused = calls.filter((c) => c.error === 'msg_blocks_too_long');
+      expect(refused).toHaveLength(1);
+      expect(refused[0]?.injected).toBe(true);
+      // The refused post came again as text (no blocks), and every agent message is there once.
+      const thread = h.thread(cardTs);
+      const keys = postKeys(thread);
+      expect(duplicates(keys)).toEqual([]);
+      const messageCount = (await h.emulator.admin.session(sessionId))?.messageCount ?? 0;
+      expect(thread.filter((m) => (m.blocks ?? []).length === 0).length).toBeGreaterThanOrEqual(1);
+      expect(keys.filter((k) => k.startsWith('msg:')).length).toBe(messageCount);
+      expect(await metric('slack_post_outcomes_total', 'outcome="as_text"')).toBeGreaterThanOrEqual(1);
+    },
+    patient(90_000),
+  );
 });
 
 describe('four chatty sessions in one channel', () => {
-  it('a question is posted before the chatter backlog drains; every message once; never msg_blocks_too_long', async () => {
-    const calls = recordCalls();
-    const posts = recordPosts();
-    const chatty = [];
-    for (let i = 1; i <= 4; i++) chatty.push(await h.start(`scenario:chatty review part ${i}`));
-    const asking = await h.start('scenario:approval ship the release');
-    const prompt = await h.waitInThread(asking.cardTs, isPrompt, 'the approval prompt', 60_000);
-    for (const { cardTs } of chatty) {
-      await h.waitInThread(cardTs, (m) => /Reviewed 24 modules/.test(textOf(m)), 'a final report', 180_000);
-    }
-    // Event order, not time: the prompt went out while chatter of the four was still waiting its turn.
-    const chattyThreads = new Set(chatty.map((c) => c.cardTs));
-    const promptAt = posts.findIndex((m) => m.ts === prompt.ts);
-    const chatterAfter = posts.slice(promptAt + 1).filter((m) => chattyThreads.has(m.thread_ts ?? ''));
-    expect(promptAt).toBeGreaterThanOrEqual(0);
-    expect(chatterAfter.length).toBeGreaterThan(0);
-    // Each agent message exactly once, some of them batched (the channel was behind).
-    let batched = 0;
-    for (const { sessionId, cardTs } of chatty) {
-      const thread = h.thread(cardTs);
-      expect(duplicates(postKeys(thread))).toEqual([]);
-      const messages = new Set(
-        postKeys(thread)
-          .filter((k) => k.startsWith('msg:'))
-          .map((k) => k.replace(/~\d+$/, '')),
-      );
-      const uploads = thread.filter((m) => /too long for a message/.test(m.text ?? ''));
-      expect(messages.size + uploads.length).toBe((await h.emulator.admin.session(sessionId))?.messageCount);
-      batched += thread.filter((m) => /"keys"/.test(JSON.stringify(m.metadata ?? {}))).length;
-    }
-    expect(batched).toBeGreaterThan(0);
-    expect(await metric('slack_post_batch_size_count', '')).toBeGreaterThan(0);
-    // Within Slack's block limit every time, and under 1% of calls answered 429 (the queue paces).
-    expect(calls.filter((c) => c.error === 'msg_blocks_too_long')).toEqual([]);
-    const refused = calls.filter((c) => c.status === 429).length;
-    expect(refused / calls.length).toBeLessThan(0.01);
-  }, 300_000);
+  it(
+    'a question is posted before the chatter backlog drains; every message once; never msg_blocks_too_long',
+    async () => {
+      const calls = recordCalls();
+      const posts = recordPosts();
+      const chatty = [];
+      for (let i = 1; i <= 4; i++) chatty.push(await h.start(`scenario:chatty review part ${i}`));
+      const asking = await h.start('scenario:approval ship the release');
+      const prompt = await h.waitInThread(asking.cardTs, isPrompt, 'the approval prompt', 60_000);
+      for (const { cardTs } of chatty) {
+        await h.waitInThread(cardTs, (m) => /Reviewed 24 modules/.test(textOf(m)), 'a final report', 180_000);
+      }
+      // Event order, not time: the prompt went out while chatter of the four was still waiting its turn.
+      const chattyThreads = new Set(chatty.map((c) => c.cardTs));
+      const promptAt = posts.findIndex((m) => m.ts === prompt.ts);
+      const chatterAfter = posts.slice(promptAt + 1).filter((m) => chattyThreads.has(m.thread_ts ?? ''));
+      expect(promptAt).toBeGreaterThanOrEqual(0);
+      expect(chatterAfter.length).toBeGreaterThan(0);
+      // Each agent message exactly once, some of them batched (the channel was behind).
+      let batched = 0;
+      for (const { sessionId, cardTs } of chatty) {
+        const thread = h.thread(cardTs);
+        expect(duplicates(postKeys(thread))).toEqual([]);
+        const messages = new Set(
+          postKeys(thread)
+            .filter((k) => k.startsWith('msg:'))
+            .map((k) => k.replace(/~\d+$/, '')),
+        );
+        const uploads = thread.filter((m) => /too long for a message/.test(m.text ?? ''));
+        expect(messages.size + uploads.length).toBe(
+          (await h.emulator.admin.session(sessionId))?.messageCount,
+        );
+        batched += thread.filter((m) => /"keys"/.test(JSON.stringify(m.metadata ?? {}))).length;
+      }
+      expect(batched).toBeGreaterThan(0);
+      expect(await metric('slack_post_batch_size_count', '')).toBeGreaterThan(0);
+      // Within Slack's block limit every time, and under 1% of calls answered 429 (the queue paces).
+      expect(calls.filter((c) => c.error === 'msg_blocks_too_long')).toEqual([]);
+      const refused = calls.filter((c) => c.status === 429).length;
+      expect(refused / calls.length).toBeLessThan(0.01);
+    },
+    patient(300_000),
+  );
 });

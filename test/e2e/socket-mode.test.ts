@@ -3,7 +3,8 @@ import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/te
 import { loadConfig, openStore, type RunningBot, type Store, startBot } from '@agent-sessions/slack-bot';
 import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ALICE, API_KEY, CHANNEL, captureLogs, FAST, SETUP_TIMEOUT_MS, textOf } from './harness.js';
+import { patient } from '../support/patience.js';
+import { ALICE, API_KEY, CHANNEL, captureLogs, FAST, SETUP_TIMEOUT_MS, textOf, WAIT_MS } from './harness.js';
 import { isPrompt } from './helpers.js';
 import { listeningSockets } from './sockets.js';
 
@@ -23,7 +24,7 @@ const freePort = () =>
 
 beforeAll(async () => {
   emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10, startTimeoutMs: SETUP_TIMEOUT_MS });
-  sandbox = await startSandbox({ triggerTtlMs: 10_000 });
+  sandbox = await startSandbox({ triggerTtlMs: 10_000, waitTimeoutMs: WAIT_MS });
   store = await openStore({});
   port = await freePort();
   // Socket Mode: an app-level token and no signing secret; Slack's requests arrive over a WebSocket.
@@ -74,12 +75,12 @@ it('runs a session over Socket Mode: command, card, prompt, answer, completion; 
   );
   const prompt = await ws.waitFor(() => ws.replies(CHANNEL, card.ts).find(isPrompt), {
     what: 'the prompt',
-    timeoutMs: 15_000,
+    timeoutMs: patient(15_000),
   });
   await driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
   await ws.waitFor(() => /Completed/.test(textOf(ws.findMessage(CHANNEL, card.ts))), {
     what: 'completion',
-    timeoutMs: 15_000,
+    timeoutMs: patient(15_000),
   });
   const health = await fetch(`${bot.url}/healthz`);
   expect(health.status).toBe(200);

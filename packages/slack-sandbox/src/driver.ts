@@ -346,7 +346,7 @@ export class SlackDriver {
         this.#workspace
           .findMessage(channel, input.ts)
           ?.reactions?.find((r) => r.name === input.name && r.users.includes(by)),
-      { timeoutMs: options.timeoutMs ?? 10_000, what: `reaction :${input.name}: by ${by} on ${input.ts}` },
+      { timeoutMs: options.timeoutMs, what: `reaction :${input.name}: by ${by} on ${input.ts}` },
     );
   }
 

@@ -62,6 +62,11 @@ export interface SandboxOptions {
   now?: () => number;
   /** The per-message block budget behind `msg_blocks_too_long` (default 13,200). */
   maxBlocksChars?: number;
+  /**
+   * How long the workspaces' `waitFor` (and the driver's waits built on it) wait when a test names no limit
+   * (default 10 s): a suite on a slow machine gives more.
+   */
+  waitTimeoutMs?: number;
   /** How long Slack waits for the bot to ack an event before retrying it (Slack: 3 s). */
   eventAckTimeoutMs?: number;
   /**
@@ -200,7 +205,7 @@ export function createSandboxApp(
 }
 
 export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
-  const workspace = new Workspace(options.seed ?? defaultSeed());
+  const workspace = new Workspace(options.seed ?? defaultSeed(), { waitTimeoutMs: options.waitTimeoutMs });
   const agentOptions = options.agent ?? agentOptionsFromEnv();
   workspace.agent.configure(agentOptions);
   let baseUrl = '';

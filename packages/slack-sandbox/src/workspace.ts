@@ -12,6 +12,7 @@ import type {
   WorkspaceChange,
 } from './workspace/records.js';
 import { defaultSeed, type WorkspaceSeed } from './workspace/seed.js';
+import { waitForChange } from './workspace/wait.js';
 
 export * from './workspace/grid-seed.js';
 export * from './workspace/records.js';
@@ -43,7 +44,11 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   #lastTs = 0;
   #callSeq = 0;
 
-  constructor(seed: WorkspaceSeed = defaultSeed()) {
+  /** `waitTimeoutMs`: how long `waitFor` waits when the caller names no limit. */
+  constructor(
+    seed: WorkspaceSeed = defaultSeed(),
+    readonly options: { waitTimeoutMs?: number } = {},
+  ) {
     super();
     this.setMaxListeners(0);
     this.seed = seed;
@@ -251,27 +256,9 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   /** Resolves when `predicate` holds, re-checked on every change; rejects after `timeoutMs`. */
   waitFor<T>(
     predicate: () => T | undefined | false,
-    { timeoutMs = 10_000, what = 'condition' } = {},
+    { timeoutMs = this.options.waitTimeoutMs ?? 10_000, what = 'condition' } = {},
   ): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const value = predicate();
-        if (value) {
-          cleanup();
-          resolve(value);
-        }
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`sandbox: ${what} not reached within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.off('change', check);
-      };
-      this.on('change', check);
-      check();
-    });
+    return waitForChange(this, predicate, { timeoutMs, what });
   }
 
   /** A snapshot for inspection (tests, and later the web page). */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { patient } from '../../../test/support/patience.js';
 import { type RunningSandbox, startSandbox } from '../src/index.js';
 import { botClient } from './bot-client.js';
 
@@ -61,7 +62,7 @@ describe('its CLI', () => {
       child.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString();
       });
-      await expect.poll(() => out, { timeout: 10_000 }).toMatch(/SLACK_SIGNING_SECRET=/);
+      await expect.poll(() => out, { timeout: patient(10_000) }).toMatch(/SLACK_SIGNING_SECRET=/);
       const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
       // What the kernel says it is bound to (the printed URL shows a wildcard address by its loopback).
       const hexPort = port.toString(16).toUpperCase().padStart(4, '0');

@@ -145,7 +145,7 @@ export class AgentState {
         const session = this.session(channel, threadTs);
         return session?.status === status ? session : undefined;
       },
-      { timeoutMs: options.timeoutMs ?? 10_000, what: `agent session ${channel} ${threadTs} ${status}` },
+      { timeoutMs: options.timeoutMs, what: `agent session ${channel} ${threadTs} ${status}` },
     );
   }
 
@@ -157,7 +157,7 @@ export class AgentState {
     options: { timeoutMs?: number } = {},
   ): Promise<StreamRecord> {
     return this.#workspace.waitFor(() => this.streams({ channel, threadTs }).find(test), {
-      timeoutMs: options.timeoutMs ?? 10_000,
+      timeoutMs: options.timeoutMs,
       what: `a stream in ${channel} ${threadTs}`,
     });
   }

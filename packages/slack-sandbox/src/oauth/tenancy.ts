@@ -35,6 +35,7 @@ export interface TenancyOptions {
   oauth?: OAuthOptions | boolean;
   workspaces?: WorkspaceSeed[];
   triggerTtlMs?: number;
+  waitTimeoutMs?: number;
   now?: () => number;
 }
 
@@ -67,6 +68,7 @@ export class Tenancy {
         baseUrl: input.baseUrl,
         limits: input.limits,
         ...(options.triggerTtlMs !== undefined ? { triggerTtlMs: options.triggerTtlMs } : {}),
+        ...(options.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.waitTimeoutMs } : {}),
         ...(now ? { now } : {}),
       }),
     );

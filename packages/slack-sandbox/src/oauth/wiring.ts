@@ -21,11 +21,12 @@ export function otherTenant(
   options: {
     baseUrl: () => string;
     triggerTtlMs?: number;
+    waitTimeoutMs?: number;
     limits: RateLimitOptions | false;
     now?: () => number;
   },
 ): Tenant {
-  const workspace = new Workspace(seed);
+  const workspace = new Workspace(seed, { waitTimeoutMs: options.waitTimeoutMs });
   return {
     workspace,
     interactions: new Interactions(workspace, options.baseUrl, options.triggerTtlMs),

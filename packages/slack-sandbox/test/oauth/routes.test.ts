@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { patient } from '../../../../test/support/patience.js';
 import { oauthOptionsFromEnv, type RunningSandbox, startSandbox } from '../../src/index.js';
 import { type EventSink, startEventSink } from './event-sink.js';
 
@@ -219,7 +220,7 @@ describe('turning OAuth on from the environment', () => {
       child.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString();
       });
-      await expect.poll(() => out, { timeout: 10_000 }).toMatch(/authorize URL: /);
+      await expect.poll(() => out, { timeout: patient(10_000) }).toMatch(/authorize URL: /);
       expect(out).toContain('SLACK_CLIENT_ID=111.222\n');
       expect(out).toMatch(/SLACK_CLIENT_SECRET=[0-9a-f]{32}\n/);
       expect(out).not.toContain('SLACK_BOT_TOKEN');

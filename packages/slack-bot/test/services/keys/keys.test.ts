@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type AgentSessionsClient, Follower, type SessionsReader } from '@agent-sessions/core';
 import { describe, expect, it } from 'vitest';
+import { patient } from '../../../../../test/support/patience.js';
 import { createLogger } from '../../../src/logger.js';
 import { KeyCipher } from '../../../src/services/keys/cipher.js';
 import { WorkspaceAdmins } from '../../../src/services/keys/key-admins.js';
@@ -105,7 +106,7 @@ describe('one request budget per key (core’s Follower lanes, one reader per sl
     await follower.follow('light_0', { client: readers.readerOf('team:T2') });
     follower.start();
     await expect
-      .poll(() => log.filter((k) => k === 'heavy').length, { timeout: 10_000 })
+      .poll(() => log.filter((k) => k === 'heavy').length, { timeout: patient(10_000) })
       .toBeGreaterThanOrEqual(2);
     await follower.stop();
     const secondHeavy = log.indexOf('heavy', log.indexOf('heavy') + 1);
