@@ -20,6 +20,7 @@ export const tenantsEnv = {
 };
 
 interface TenantsEnv {
+  SLACK_BOT_TOKEN?: string | undefined;
   SLACK_ALLOWED_TEAMS?: string | undefined;
   AGENT_API_KEY_TEAMS?: string | undefined;
   AGENT_ALLOWED_CHANNELS: string[];
@@ -33,8 +34,9 @@ const PLACE_LISTS = ['AGENT_ALLOWED_CHANNELS', 'AGENT_ESCALATE_TO'] as const;
 export function tenantProblems(env: TenantsEnv, oauth: boolean): Array<[string, string]> {
   const problems: Array<[string, string]> = [];
   if (!oauth) {
+    // Unset Slack (npm start's local sandbox) may still be OAuth once the sandbox is up: nothing to say.
     for (const name of ['SLACK_ALLOWED_TEAMS', 'AGENT_API_KEY_TEAMS'] as const)
-      if (env[name] !== undefined)
+      if (env[name] !== undefined && env.SLACK_BOT_TOKEN !== undefined)
         problems.push([
           name,
           `${name} applies to OAuth installs only (SLACK_CLIENT_ID…): with SLACK_BOT_TOKEN the bot serves that token's workspace alone`,
