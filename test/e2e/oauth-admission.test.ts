@@ -74,7 +74,8 @@ describe('the workspaces the operator admits, and the key it lends', () => {
       SLACK_ALLOWED_TEAMS: `${HOME.team},${NORTH.team}`,
       AGENT_API_KEY_TEAMS: '*',
     });
-    expect((await w.install(NORTH.team, { bot: both })).body).toContain('data-outcome="installed"');
+    for (const place of [HOME, NORTH])
+      expect((await w.install(place.team, { bot: both })).body).toContain('data-outcome="installed"');
     const kept = await w.start(NORTH, 'scenario:approval deploy the northwind service', both);
     const dropped = await w.start(HOME, 'scenario:approval deploy the home service', both);
 
