@@ -59,8 +59,8 @@ describe('the workspaces the operator admits, and the key it lends', () => {
           .find((e) => e.user === HOME.starter),
       { what: 'the answer to /agent start', timeoutMs: WAIT_MS },
     );
-    expect(textOf(answer)).toContain('no Agent Session Service key linked');
-    expect(textOf(answer)).toContain('*Link a key*');
+    expect(answer.text ?? '').toContain('no Agent Session Service key linked');
+    expect(answer.text ?? '').toContain('*Link a key*');
     expect(await sessionsAtService()).toBe(before);
     expect(
       (home().messages.get(HOME.channel) ?? []).some((m) => /session `/.test(textOf(m))),
