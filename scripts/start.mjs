@@ -114,8 +114,12 @@ if (!slack) {
       );
     }
     // The bot reads the app's OAuth settings as in production; the state secret is new at each start.
-    slack = loadConfigOrExit({
+    // The local sandbox's workspaces are all this start's own: each is admitted and lent the service key,
+    // unless SLACK_ALLOWED_TEAMS or AGENT_API_KEY_TEAMS say otherwise.
+    const oauthConfig = loadConfigOrExit({
       ...env,
+      SLACK_ALLOWED_TEAMS: env.SLACK_ALLOWED_TEAMS ?? '*',
+      AGENT_API_KEY_TEAMS: env.AGENT_API_KEY_TEAMS ?? '*',
       AGENT_KEY_ENCRYPTION_KEY: config.keys.encryptionKey,
       SLACK_CLIENT_ID: sandbox.oauth.clientId,
       SLACK_CLIENT_SECRET: sandbox.oauth.clientSecret,
@@ -123,7 +127,9 @@ if (!slack) {
       SLACK_SIGNING_SECRET: sandbox.signingSecret,
       SLACK_API_URL: sandbox.apiUrl,
       SLACK_AUTHORIZE_URL: sandbox.oauth.authorizeUrl,
-    }).slack;
+    });
+    slack = oauthConfig.slack;
+    config.keys = oauthConfig.keys;
   } else slack = { botToken: sandbox.botToken, signingSecret: sandbox.signingSecret, apiUrl: sandbox.apiUrl };
   out(
     `Slack: the local sandbox at ${sandbox.url} (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET or SLACK_APP_TOKEN for a real workspace)`,

@@ -59,6 +59,8 @@ beforeAll(async () => {
       AGENT_SERVICE_URL: emulator.url,
       AGENT_API_KEY: API_KEY,
       AGENT_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY,
+      // The one workspace installed here; the operator's key lent to none (the session runs on Bob's link).
+      SLACK_ALLOWED_TEAMS: HOME_TEAM,
       // Bob decides for the bot: he may link the workspace's key (as a workspace admin may).
       AGENT_APPROVERS: BOB,
       DATA_DIR: dataDir,

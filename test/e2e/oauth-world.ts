@@ -35,8 +35,11 @@ export interface OAuthWorld {
   emulator: SpawnedEmulator;
   sandbox: RunningSandbox;
   bots: RunningBot[];
-  /** Starts a replica (its own store on `databaseUrl`, or the shared PGlite store). */
-  addBot(tuning?: BotTuning): Promise<RunningBot>;
+  /**
+   * Starts a replica (its own store on `databaseUrl`, or the shared PGlite store); `env` over the world's
+   * (a blank value unsets one), as a bot restarted with other settings.
+   */
+  addBot(tuning?: BotTuning, env?: Record<string, string>): Promise<RunningBot>;
   /** Installs the app in a workspace the way a browser does: /slack/install → Allow → the redirect. */
   install(
     team: string,
@@ -88,6 +91,9 @@ export async function startOAuthWorld(
     FOLLOW_REQUESTS_PER_SECOND: '50',
     // Slack's tokens are stored encrypted with it (OAuth requires one).
     AGENT_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY,
+    // Every workspace of the sandbox admitted, and lent the operator's key, unless a suite says otherwise.
+    SLACK_ALLOWED_TEAMS: '*',
+    AGENT_API_KEY_TEAMS: '*',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     ...options.env,
   };
@@ -95,8 +101,8 @@ export async function startOAuthWorld(
     emulator,
     sandbox,
     bots,
-    async addBot(tuning = {}) {
-      const config = loadConfig(env);
+    async addBot(tuning = {}, changed = {}) {
+      const config = loadConfig({ ...env, ...changed });
       if (!config.slack || !config.service) throw new Error('the world configures Slack and the service');
       const store = shared ?? (await openStore({ databaseUrl: options.databaseUrl as string }));
       if (!shared) stores.push(store);

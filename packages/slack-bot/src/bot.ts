@@ -27,7 +27,13 @@ import {
 } from './wiring.js';
 import { agentParts, slackSurface } from './wiring-agent.js';
 import { reminderService } from './wiring-approvals.js';
-import { SessionWorkspaces, scopeFollowerEvents, uninstalls, workspaceInstalls } from './wiring-installs.js';
+import {
+  SessionWorkspaces,
+  scopeFollowerEvents,
+  servedSessions,
+  uninstalls,
+  workspaceInstalls,
+} from './wiring-installs.js';
 import { serviceKeys } from './wiring-keys.js';
 import { streamPoster } from './wiring-stream.js';
 
@@ -72,7 +78,11 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const publisher = sessionPublisher(settings, {
     ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes },
   });
-  const leases = leaseKeeper(settings, { store, follower, out, replicaId, streams, keys, agent });
+  const serves = installs && servedSessions(installs, scopes);
+  const leases = leaseKeeper(settings, {
+    ...{ store, follower, out, replicaId, streams, keys, agent },
+    ...(serves ? { serves } : {}),
+  });
   const built = {
     store,
     client,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commaSeparated } from './config-lists.js';
+import { allowedTeamsOf } from './config-tenants.js';
 import type { OAuthSettings } from './services/installs/oauth-flow.js';
 
 /** Slack: `botToken` for one workspace; `oauth` (issue #25) for installs in many, each with its own token. */
@@ -63,6 +64,7 @@ type OAuthEnv = {
   SLACK_SIGNING_SECRET?: string | undefined;
   SLACK_APP_TOKEN?: string | undefined;
   AGENT_KEY_ENCRYPTION_KEY?: string | undefined;
+  SLACK_ALLOWED_TEAMS?: string | undefined;
 };
 
 /** Said when OAuth installs are configured without AGENT_KEY_ENCRYPTION_KEY (at load, and at start). */
@@ -109,6 +111,7 @@ export function oauthSettings(env: OAuthEnv, apiUrl: string | undefined): OAuthS
     clientSecret,
     stateSecret,
     scopes: scopes.length > 0 ? scopes : DEFAULT_BOT_SCOPES,
+    allowedTeams: allowedTeamsOf(env),
     ...(env.SLACK_REDIRECT_URI ? { redirectUri: env.SLACK_REDIRECT_URI } : {}),
     ...(env.SLACK_AUTHORIZE_URL ? { authorizationUrl: env.SLACK_AUTHORIZE_URL } : {}),
     ...(apiUrl ? { apiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {}),

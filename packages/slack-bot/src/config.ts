@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { type AgentSurfaceConfig, agentSurfaceConfig, agentSurfaceEnv } from './config-agent.js';
 import { isOAuth, oauthEnv, oauthProblems, oauthSlack, type SlackConfig } from './config-oauth.js';
+import { keyLendingOf, tenantProblems, tenantsEnv } from './config-tenants.js';
 import { type KeysConfig, keysConfigOf, keysEnv, keysEnvProblems } from './services/keys/key-config.js';
 import { entryList } from './services/people/workspace-entries.js';
 
@@ -59,6 +60,7 @@ const schema = z
       .optional(),
     SLACK_API_URL: url('SLACK_API_URL'),
     ...oauthEnv,
+    ...tenantsEnv, // which workspaces are served and lent AGENT_API_KEY under OAuth (config-tenants.ts)
     AGENT_SERVICE_URL: url('AGENT_SERVICE_URL'),
     AGENT_API_KEY: z.string().min(1).optional(),
     DATABASE_URL: z
@@ -154,7 +156,8 @@ const schema = z
           'SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode) is required with SLACK_BOT_TOKEN',
       });
     }
-    for (const [path, message] of oauthProblems(env)) ctx.addIssue({ code: 'custom', path: [path], message });
+    for (const [path, message] of [...oauthProblems(env), ...tenantProblems(env, isOAuth(env))])
+      ctx.addIssue({ code: 'custom', path: [path], message });
     if ((env.SLACK_SIGNING_SECRET || env.SLACK_APP_TOKEN) && !env.SLACK_BOT_TOKEN && !isOAuth(env)) {
       ctx.addIssue({
         code: 'custom',
@@ -279,7 +282,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     threadReplies: e.AGENT_THREAD_REPLIES,
     slackPacing: e.AGENT_SLACK_PACING,
     agent: agentSurfaceConfig(e),
-    keys: keysConfigOf(e),
+    keys: { ...keysConfigOf(e), ...keyLendingOf(e, isOAuth(e)) },
   };
 }
 

@@ -7,6 +7,7 @@ import type { FollowEvent, Follower } from '@agent-sessions/core';
 import { type CustomRoute, LogLevel, webApi } from '@slack/bolt';
 import { NO_KEY_FOR_TOKENS } from './config-oauth.js';
 import { boltLogger, type Logger } from './logger.js';
+import { Admission } from './services/installs/admission.js';
 import { NoWorkspaceError, WorkspaceClient } from './services/installs/client.js';
 import { installProvider, type OAuthSettings, oauthRoutes } from './services/installs/oauth-flow.js';
 import { WorkspaceCards, WorkspaceOutbound } from './services/installs/per-workspace.js';
@@ -35,6 +36,8 @@ export interface Installs {
   client: WorkspaceClient;
   /** /slack/install and /slack/oauth_redirect. */
   routes: CustomRoute[];
+  /** SLACK_ALLOWED_TEAMS: who may install, and whose requests and sessions are served. */
+  admission: Admission;
   /** Who the bot is in the current workspace (from its installation). */
   self: () => Promise<BotIdentity>;
   secrets: string[];
@@ -94,6 +97,7 @@ export function workspaceInstalls(
     logLevel: LogLevel.INFO,
   });
   const installer = installProvider({ settings: oauth, installations, tokens, logger });
+  const admission = new Admission(oauth.allowedTeams, log);
   const self = (): Promise<BotIdentity> => {
     const workspace = currentWorkspace();
     return workspace ? tokens.identity(workspace) : Promise.reject(new NoWorkspaceError('auth.test'));
@@ -101,7 +105,8 @@ export function workspaceInstalls(
   return {
     tokens,
     client,
-    routes: oauthRoutes({ installer, logger: log }),
+    routes: oauthRoutes({ installer, admission, logger: log }),
+    admission,
     self,
     secrets: [oauth.clientSecret, oauth.stateSecret],
     sealStored: async () => {
@@ -175,6 +180,14 @@ export function uninstalls(
     releaseLeases: parts.releaseLeases,
     logger: parts.logger.child({ component: 'installs' }),
   });
+}
+
+/** For the lease keeper: a session is followed only while its workspace is admitted (SLACK_ALLOWED_TEAMS). */
+export function servedSessions(
+  installs: Pick<Installs, 'admission'>,
+  scopes: Pick<SessionWorkspaces, 'of'>,
+): (sessionId: string) => Promise<boolean> {
+  return async (sessionId) => installs.admission.check(await scopes.of(sessionId), 'its sessions');
 }
 
 export { SessionWorkspaces };

@@ -3,6 +3,7 @@ import { type KeyLinking, type KeyParts, keyParts, keysInAppHome } from './servi
 import type { SessionDirectory } from './services/people/directory.js';
 import { Approvers } from './services/people/policy.js';
 import { threadPlace } from './services/slack-out/thread-place.js';
+import { listsWorkspace } from './team-list.js';
 import type { Parts, Settings } from './wiring.js';
 import { currentWorkspace } from './workspace.js';
 
@@ -12,11 +13,14 @@ export function serviceKeys(
   parts: Pick<Parts, 'store' | 'client' | 'follower' | 'out' | 'metrics' | 'self'>,
 ): KeyParts {
   const { store, client, follower, out, metrics, self } = parts;
+  const lentTo = config.keys?.apiKeyTeams;
   return keyParts({
     config: config.keys,
     serviceUrl: config.service.url,
     defaultApiKey: config.service.apiKey,
     defaultClient: client,
+    // Under OAuth AGENT_API_KEY is the operator's, lent only to the workspaces AGENT_API_KEY_TEAMS lists.
+    ...(lentTo ? { defaultLent: () => listsWorkspace(lentTo, currentWorkspace()) } : {}),
     repo: store.serviceKeys,
     homeTeam: async () => (await self()).teamId,
     // Under OAuth each request is its workspace's work: a workspace's slot is that team's, not the bot's home.

@@ -173,7 +173,7 @@ export function slackApp(
     routes,
     logger,
   });
-  scopeRequests(app, installs !== undefined, logger); // each request as its workspace's work (issue #25)
+  scopeRequests(app, installs?.admission, logger); // each request as its workspace's work (issue #25)
   return { app, routes };
 }
 
@@ -281,9 +281,11 @@ export function leaseKeeper(
     streams,
     keys,
     agent,
+    serves,
   }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys'> & {
     streams?: StreamPoster;
     agent?: Pick<AgentParts, 'sessions'>;
+    serves?: LeaseKeeperOptions['serves']; // SLACK_ALLOWED_TEAMS: a dropped workspace's sessions stay put
   },
 ): LeaseKeeper {
   // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
@@ -293,6 +295,7 @@ export function leaseKeeper(
     ttlMs: config.leaseTtlMs,
     // Each session with its key's reader (its own budget), or left alone while its key can't be used.
     readerFor: (sessionId) => keys.guard.readerFor(sessionId),
+    ...(serves ? { serves } : {}),
     ...tuning.leases,
     // Another replica edits its card from now on: what this one last showed may no longer be there.
     onLost: (sessionId) => {

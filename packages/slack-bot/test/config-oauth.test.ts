@@ -8,6 +8,7 @@ const OAUTH = {
   SLACK_STATE_SECRET: 'a-state-secret-of-32-characters!',
   SLACK_SIGNING_SECRET: 'signing',
   AGENT_KEY_ENCRYPTION_KEY: 'a'.repeat(64),
+  SLACK_ALLOWED_TEAMS: 'T0NORTH',
 };
 
 const problems = (env: Record<string, string>): string => {
@@ -31,6 +32,7 @@ describe('configuration of OAuth installs (issue #25)', () => {
         clientSecret: 'client-secret-value',
         stateSecret: 'a-state-secret-of-32-characters!',
         scopes: DEFAULT_BOT_SCOPES,
+        allowedTeams: { any: false, ids: new Set(['T0NORTH']) },
         apiUrl: 'http://127.0.0.1:4000/api/',
       },
     });

@@ -30,6 +30,11 @@ export interface LeaseKeeperOptions {
    * (issue #25); without it, the follower's own client.
    */
   readerFor?: (sessionId: string) => Promise<SessionsReader | 'waiting'>;
+  /**
+   * Whether the bot serves the session's workspace (SLACK_ALLOWED_TEAMS, under OAuth): a session of a
+   * workspace it doesn't is not followed. Without it, every session is.
+   */
+  serves?: (sessionId: string) => Promise<boolean>;
 }
 
 /**
@@ -65,7 +70,10 @@ export class LeaseKeeper {
     this.#onLost = options.onLost;
     this.#onFollowed = options.onFollowed;
     this.#readerFor = options.readerFor;
+    this.#serves = options.serves;
   }
+
+  readonly #serves: LeaseKeeperOptions['serves'];
 
   readonly #readerFor: LeaseKeeperOptions['readerFor'];
 
@@ -135,6 +143,7 @@ export class LeaseKeeper {
     });
     for (const sessionId of held) {
       if (this.follower.isFollowing(sessionId)) continue;
+      if (this.#serves && !(await this.#serves(sessionId).catch(() => false))) continue;
       const reader = await this.#readerFor?.(sessionId).catch((error: unknown) => {
         this.logger.warn({ err: error, sessionId }, 'could not tell which key a session runs under');
         return 'waiting' as const;

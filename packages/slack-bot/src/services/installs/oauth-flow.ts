@@ -12,6 +12,8 @@ import {
 } from '@slack/oauth';
 import { boltLogger, type Logger } from '../../logger.js';
 import type { InstallationRepository } from '../../store/index.js';
+import type { TeamList } from '../../team-list.js';
+import type { Admission } from './admission.js';
 import { installPage, resultPage } from './pages.js';
 import type { WorkspaceTokens } from './tokens.js';
 
@@ -20,6 +22,8 @@ export interface OAuthSettings {
   clientId: string;
   clientSecret: string;
   stateSecret: string;
+  /** SLACK_ALLOWED_TEAMS: the workspaces that may install the app (and are served). */
+  allowedTeams: TeamList;
   /** Bot scopes asked for at install. */
   scopes: string[];
   /** Where Slack sends the browser back (must be one of the app's redirect URLs); Slack's default when unset. */
@@ -103,6 +107,7 @@ export function installProvider(deps: {
 export type InstallOutcome =
   | { kind: 'installed'; workspace: string; name: string | undefined; orgWide: boolean }
   | { kind: 'cancelled' }
+  | { kind: 'refused'; workspace: string; name: string | undefined }
   | { kind: 'failed'; reason: string };
 
 /** Why an install failed, in words for the person in the browser: no codes from Slack, no secrets. */
@@ -121,6 +126,8 @@ function failureReason(error: CodedError): string {
 /** GET /slack/install and GET /slack/oauth_redirect, served beside /slack/events. */
 export function oauthRoutes(deps: {
   installer: InstallProvider;
+  /** SLACK_ALLOWED_TEAMS: an install from a workspace it doesn't admit is refused, and nothing stored. */
+  admission: Admission;
   logger: Logger;
   onInstalled?: (installation: Installation) => void;
 }): CustomRoute[] {
@@ -146,6 +153,18 @@ export function oauthRoutes(deps: {
       method: ['GET'],
       handler: (req: IncomingMessage, res: ServerResponse) => {
         void installer.handleCallback(req, res, {
+          // After Slack's answer names the workspace, before anything is stored: only admitted ones go on.
+          afterInstallation: async (installation, _options, _req, response) => {
+            const ids = installIds(installation);
+            if (deps.admission.check(ids, 'an install')) return true;
+            const orgWide = installation.isEnterpriseInstall === true;
+            show(response, 403, {
+              kind: 'refused',
+              workspace: (orgWide ? ids.enterpriseId : ids.teamId) ?? '',
+              name: orgWide ? installation.enterprise?.name : installation.team?.name,
+            });
+            return false;
+          },
           success: (installation) => {
             const orgWide = installation.isEnterpriseInstall === true;
             const workspace = (orgWide ? installation.enterprise?.id : installation.team?.id) ?? '';
@@ -171,4 +190,12 @@ export function oauthRoutes(deps: {
       },
     },
   ];
+}
+
+/** The workspace an install is for, as Slack's answer names it. */
+function installIds(installation: Installation): { teamId?: string; enterpriseId?: string } {
+  return {
+    ...(installation.team?.id ? { teamId: installation.team.id } : {}),
+    ...(installation.enterprise?.id ? { enterpriseId: installation.enterprise.id } : {}),
+  };
 }

@@ -49,6 +49,15 @@ export function resultPage(outcome: InstallOutcome): string {
         `<h1 id="outcome" data-outcome="cancelled">Installation cancelled</h1>
 <p>Nothing was installed. You can <a href="/slack/install">start again</a> at any time.</p>`,
       );
+    case 'refused': {
+      const where = outcome.name ? escapeHtml(outcome.name) : 'this workspace';
+      return page(
+        'Not open to this workspace',
+        `<h1 id="outcome" data-outcome="refused">Not open to this workspace</h1>
+<p>Agent Sessions isn't open to <strong>${where}</strong> (${escapeHtml(outcome.workspace)}): this app serves only the workspaces its operator admits. Nothing was installed.</p>
+<p>If your workspace should have it, ask the app's operator to add ${escapeHtml(outcome.workspace)} to the workspaces they admit.</p>`,
+      );
+    }
     case 'failed':
       return page(
         'Installation failed',

@@ -2,14 +2,21 @@ import type { App } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
 import type { SessionRepository } from '../../store/index.js';
 import { inWorkspace, type Workspace, workspaceOf } from '../../workspace.js';
+import type { Admission } from './admission.js';
+
+/** What a workspace the operator no longer admits may still send: its removal, so its tokens are deleted. */
+const REMOVALS = new Set(['app_uninstalled', 'tokens_revoked']);
 
 /**
  * Every request from Slack runs as the work of the workspace it came from (Bolt's context, read from
  * the signed payload): its Slack calls go with that workspace's token and, in OAuth mode, the store shows
- * it only its own sessions. A request naming no workspace is dropped in OAuth mode.
+ * it only its own sessions. A request naming no workspace is dropped in OAuth mode, and so is one from a
+ * workspace SLACK_ALLOWED_TEAMS doesn't admit (acknowledged, so Slack doesn't retry, and nothing done).
  */
-export function scopeRequests(app: App, isolated: boolean, logger: Logger): void {
-  app.use(async ({ context, next }) => {
+export function scopeRequests(app: App, admission: Admission | undefined, logger: Logger): void {
+  const isolated = admission !== undefined;
+  app.use(async (args) => {
+    const { context, next } = args;
     const workspace = workspaceOf(
       {
         teamId: context.teamId,
@@ -20,6 +27,11 @@ export function scopeRequests(app: App, isolated: boolean, logger: Logger): void
     );
     if (!workspace && isolated) {
       logger.warn('a request from Slack named no workspace: ignored');
+      return;
+    }
+    const removal = 'event' in args && REMOVALS.has(args.event.type);
+    if (admission && !removal && !admission.check(workspace, 'requests')) {
+      if ('ack' in args && typeof args.ack === 'function') await args.ack();
       return;
     }
     await inWorkspace(workspace, next);

@@ -59,6 +59,8 @@ export function keyParts(deps: {
   /** AGENT_API_KEY: only its fingerprint is kept here (a notice about it is said once per key). */
   defaultApiKey: string;
   defaultClient: AgentSessionsClient;
+  /** AGENT_API_KEY_TEAMS: whether AGENT_API_KEY serves the current workspace (unset: every one). */
+  defaultLent?: () => boolean;
   repo: ServiceKeyRepository;
   homeTeam: () => Promise<string | undefined>;
   /** With OAuth installs: the current request's workspace (asked before `homeTeam`). */
@@ -79,6 +81,7 @@ export function keyParts(deps: {
     mode: config.mode,
     serviceUrl: deps.serviceUrl,
     defaultClient: deps.defaultClient,
+    ...(deps.defaultLent ? { defaultLent: deps.defaultLent } : {}),
     defaultVersion: `default:${fingerprint.digest('hex').slice(0, 12)}`,
     homeTeam: deps.homeTeam,
     ...(deps.currentTeam ? { currentTeam: deps.currentTeam } : {}),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commaSeparated } from '../../config-lists.js';
+import type { TeamList } from '../../team-list.js';
 import { encryptionKeyProblems, KeyCipher, parseEncryptionKey } from './cipher.js';
 
 /** Service keys' settings (issue #25), as `config.ts` reads them from the environment. */
@@ -12,6 +13,11 @@ export interface KeysConfig {
   encryptionKey?: string;
   /** AGENT_KEY_ENCRYPTION_KEY_PREVIOUS: decrypt only; what they made is encrypted again at start. */
   previousEncryptionKeys: string[];
+  /**
+   * AGENT_API_KEY_TEAMS: under OAuth, the workspaces AGENT_API_KEY serves while they have no key linked
+   * (elsewhere a start is refused); undefined with one bot token, whose workspace it always serves.
+   */
+  apiKeyTeams?: TeamList;
 }
 
 const blankAsUnset = <T extends z.ZodType>(inner: T) =>

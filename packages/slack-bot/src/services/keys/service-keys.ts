@@ -21,6 +21,10 @@ export const teamOfRef = (ref: string) => ref.split(':')[1];
 /** Associated data of a slot's ciphertext: moved to another slot, it no longer decrypts. */
 const ownerOf = (ref: string) => `agent-sessions service key ${ref}`;
 
+/** A start where the workspace has no key linked and the operator's key isn't lent to it. */
+export const NO_KEY_HERE =
+  'This workspace has no Agent Session Service key linked yet, and the app’s own key isn’t lent to it, so nothing was started. An admin of this workspace must link a key first: open my *Home* tab and press *Link a key*.';
+
 export type KeyCheck = { ok: true } | { ok: false; problem: 'rejected' | 'unreachable'; message: string };
 
 type Resolved =
@@ -35,6 +39,11 @@ export interface ServiceKeysOptions {
   serviceUrl: string;
   /** AGENT_API_KEY's client: sessions whose slot is empty (today's setups) run under it. */
   defaultClient: AgentSessionsClient;
+  /**
+   * Whether AGENT_API_KEY serves the current workspace while it has no key linked (AGENT_API_KEY_TEAMS,
+   * under OAuth); where it answers false, a start is refused. Unset: it serves every start (one workspace).
+   */
+  defaultLent?: () => boolean;
   /** The version of AGENT_API_KEY (a fingerprint): a notice about it is said once per configured key. */
   defaultVersion?: string;
   /** The workspace a person acts in when the request doesn't say (single-workspace: the bot's own). */
@@ -115,6 +124,8 @@ export class ServiceKeys {
     const ref = await this.slotOf(userId, teamId);
     const row = await this.options.repo.get(ref);
     if (!row || row.ciphertext === '') {
+      if (this.mode === 'per-workspace' && this.options.defaultLent?.() === false)
+        return { ok: false, message: NO_KEY_HERE };
       if (this.mode === 'per-workspace')
         return { ok: true, ref: undefined, client: this.options.defaultClient };
       return {

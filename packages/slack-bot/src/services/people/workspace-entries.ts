@@ -7,10 +7,11 @@ import { commaSeparated } from '../../config-lists.js';
  *
  * - A prefixed entry applies only in that workspace (under OAuth: requests and sessions of that team; with
  *   one bot token: when the prefix is the bot's own workspace).
- * - An unprefixed entry keeps today's meaning with one bot token. Under OAuth it applies only in the
- *   workspace it exists in: a user id counts where Slack says that person belongs (users.info's team), a
- *   user group is read with the workspace's own token (another workspace's fails, granting nothing), a
- *   channel id is only ever seen in requests of the workspace(s) that have the channel.
+ * - An unprefixed entry keeps today's meaning with one bot token. Under OAuth an unprefixed approver
+ *   applies only in the workspace it exists in: a user id counts where Slack says that person belongs
+ *   (users.info's team), a user group is read with the workspace's own token (another workspace's fails,
+ *   granting nothing). Places (AGENT_ALLOWED_CHANNELS, AGENT_ESCALATE_TO) must be prefixed under OAuth
+ *   (config-tenants.ts): `dm` is in every workspace, and a shared channel has one id in two.
  */
 export interface WorkspaceEntry {
   /** The workspace (team id) it is limited to; undefined: no prefix. */

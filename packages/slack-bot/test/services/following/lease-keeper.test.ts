@@ -5,7 +5,7 @@ import type { LeaseRepository } from '../../../src/store/leases.js';
 import { FakeSessions, logger, session } from '../../fakes.js';
 
 /** Leases as the store hands them out: whatever `held` says at each renewal. */
-function world() {
+function world(options: { serves?: (sessionId: string) => Promise<boolean> } = {}) {
   const sessions = new FakeSessions();
   const state = { held: [] as string[] };
   const leases: LeaseRepository = {
@@ -30,11 +30,22 @@ function world() {
     owner: 'replica-a',
     onLost: (id) => lost.push(id),
     onFollowed: (id) => followed.push(id),
+    ...(options.serves ? { serves: options.serves } : {}),
   });
   return { sessions, state, keeper, following, lost, followed };
 }
 
 describe('LeaseKeeper', () => {
+  it('a session of a workspace the bot no longer serves is not followed, though its lease is held', async () => {
+    const w = world({ serves: async (id) => id !== 'sess_dropped' });
+    w.sessions.add(session({ sessionId: 'sess_kept' }));
+    w.sessions.add(session({ sessionId: 'sess_dropped' }));
+    w.state.held = ['sess_kept', 'sess_dropped'];
+    await w.keeper.refresh();
+    expect([...w.following]).toEqual(['sess_kept']);
+    expect(w.followed).toEqual(['sess_kept']);
+  });
+
   it('a session another replica may hold now is withdrawn here; one that finished is only let go', async () => {
     const w = world();
     w.sessions.add(session({ sessionId: 'sess_moved' }));
