@@ -7,10 +7,11 @@ import { homeOf, homeText, pressInHome } from './home-tab.js';
 // Issue #25, the default AGENT_KEYS=per-workspace: AGENT_API_KEY (acct_0) serves until an admin or an
 // approver (Bob, of S0APPROVERS) links the workspace's own key (acct_1); Carol is neither.
 const TEAM_KEY = `emu_team_${randomBytes(8).toString('hex')}`;
+const METRICS_TOKEN = `metrics_${randomBytes(12).toString('hex')}`;
 
 const h = useHarness({
   emulatorKeys: [TEAM_KEY],
-  env: { AGENT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
+  env: { AGENT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('hex'), METRICS_TOKEN },
 });
 
 const ws = () => h.sandbox.workspace;
@@ -82,7 +83,7 @@ describe('the workspace’s service key (AGENT_KEYS=per-workspace)', () => {
     expect(await h.store.serviceKeys.get(teamSlot())).toBeUndefined();
   });
 
-  it('Bob links it: new sessions run under it; /metrics shows requests and budget per team id, never a key', async () => {
+  it('Bob links it: new sessions run under it; /metrics shows METRICS_TOKEN requests and budget per team id, never a key', async () => {
     await openHome(BOB);
     await pressInHome(h.sandbox, h.driver, BOB, 'keys_link');
     const form = await ws().waitFor(() => h.driver.openModal(BOB), {
@@ -103,8 +104,19 @@ describe('the workspace’s service key (AGENT_KEYS=per-workspace)', () => {
     expect(alice).toContain(`emu_…${TEAM_KEY.slice(-4)}`);
     expect(alice).not.toContain('keys_link');
 
-    const metrics = await (await fetch(`${h.bot.url}/metrics`)).text();
     const team = ws().seed.teamId;
+    // Anyone who reaches the port reads no team id; a wrong token is refused.
+    const open = await (await fetch(`${h.bot.url}/metrics`)).text();
+    expect(open).toContain('slack_api_calls_total');
+    expect(open).not.toContain(team);
+    expect(open).not.toContain('by_team');
+    const wrong = await fetch(`${h.bot.url}/metrics`, {
+      headers: { authorization: 'Bearer not-the-token-at-all' },
+    });
+    expect(wrong.status).toBe(401);
+    const metrics = await (
+      await fetch(`${h.bot.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     const requests = new RegExp(`agent_service_requests_by_team_total\\{team="${team}"\\} (\\d+)`).exec(
       metrics,
     );

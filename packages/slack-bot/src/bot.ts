@@ -226,6 +226,7 @@ function botLogger(config: RunnableConfig, tuning: BotTuning): Logger {
       config.keys?.encryptionKey,
       ...(config.keys?.previousEncryptionKeys ?? []),
       config.approvals.auditToken,
+      config.metricsToken,
       databasePassword(config.databaseUrl),
     ],
     ...(tuning.logLevel ? { level: tuning.logLevel } : {}),

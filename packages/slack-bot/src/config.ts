@@ -132,6 +132,9 @@ const schema = z
         .optional(),
     ),
     AUDIT_TOKEN: blankAsUnset(z.string().min(16, 'AUDIT_TOKEN must be at least 16 characters').optional()),
+    METRICS_TOKEN: blankAsUnset(
+      z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+    ),
     AUDIT_RETENTION_DAYS: blankAsUnset(
       wholeNumber('AUDIT_RETENTION_DAYS').min(1, 'AUDIT_RETENTION_DAYS must be at least 1').optional(),
     ),
@@ -189,6 +192,8 @@ export interface BotConfig {
   /** With PostgreSQL: how long a dead replica's sessions wait before another takes them. */
   leaseTtlMs: number;
   replicaId?: string;
+  /** Unset: /metrics serves only series that name no workspace; set, its bearer also gets those that do. */
+  metricsToken?: string;
   approvals: ApprovalConfig;
   /** `steer`: every reply in a session's thread steers it; `mention-only`: only replies that mention the bot. */
   threadReplies: 'steer' | 'mention-only';
@@ -268,6 +273,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     requestsPerSecond: e.FOLLOW_REQUESTS_PER_SECOND,
     leaseTtlMs: e.LEASE_TTL_SECONDS * 1000,
     ...(e.REPLICA_ID ? { replicaId: e.REPLICA_ID } : {}),
+    ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}),
     approvals: {
       policy: e.AGENT_APPROVAL_POLICY ?? 'starter-or-approvers',
       remindAfterMs: e.AGENT_REMIND_AFTER ?? 15 * 60_000,

@@ -4,7 +4,7 @@
  * single-workspace mode (`SLACK_BOT_TOKEN`), where everything is as before.
  */
 import type { FollowEvent, Follower } from '@agent-sessions/core';
-import { type CustomRoute, LogLevel, webApi } from '@slack/bolt';
+import { type CustomRoute, LogLevel } from '@slack/bolt';
 import { NO_KEY_FOR_TOKENS } from './config-oauth.js';
 import { boltLogger, type Logger } from './logger.js';
 import { Admission } from './services/installs/admission.js';
@@ -13,7 +13,8 @@ import { installProvider, type OAuthSettings, oauthRoutes } from './services/ins
 import { WorkspaceCards, WorkspaceOutbound } from './services/installs/per-workspace.js';
 import { SessionWorkspaces } from './services/installs/scope.js';
 import { SealedInstallations } from './services/installs/sealed.js';
-import { type RefreshedToken, WorkspaceTokens } from './services/installs/tokens.js';
+import { slackTokenExchange } from './services/installs/token-exchange.js';
+import { WorkspaceTokens } from './services/installs/tokens.js';
 import { Uninstalls } from './services/installs/uninstalls.js';
 import { KeyConfigError } from './services/keys/cipher.js';
 import { type KeysConfig, keyCipherOf } from './services/keys/key-config.js';
@@ -62,29 +63,14 @@ export function workspaceInstalls(
   // Slack's tokens are stored encrypted (the service keys' cipher): OAuth needs the encryption key.
   const cipher = keyCipherOf(config.keys);
   if (!cipher) throw new KeyConfigError(NO_KEY_FOR_TOKENS);
-  const installations = new SealedInstallations(store.installations, cipher);
+  const installations = new SealedInstallations(store.installations, cipher, log);
   const apiOptions = oauth.apiUrl ? { slackApiUrl: oauth.apiUrl } : {};
-  const noToken = new webApi.WebClient(undefined, {
-    ...apiOptions,
+  const exchange = slackTokenExchange({
+    clientId: oauth.clientId,
+    clientSecret: oauth.clientSecret,
+    apiUrl: oauth.apiUrl,
     logger: boltLogger(log),
-    logLevel: LogLevel.INFO,
   });
-  const exchange = async (refreshToken: string): Promise<RefreshedToken> => {
-    const answer = await noToken.oauth.v2.access({
-      client_id: oauth.clientId,
-      client_secret: oauth.clientSecret,
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-    });
-    if (!answer.access_token || !answer.refresh_token || answer.expires_in === undefined) {
-      throw new Error('oauth.v2.access: the refresh answer lacks access_token, refresh_token or expires_in');
-    }
-    return {
-      accessToken: answer.access_token,
-      refreshToken: answer.refresh_token,
-      expiresIn: answer.expires_in,
-    };
-  };
   const tokens = new WorkspaceTokens({
     installations,
     exchange,

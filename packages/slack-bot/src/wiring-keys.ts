@@ -29,7 +29,7 @@ export function serviceKeys(
     notify: async (session, key, text) => {
       await out.poster.post(threadPlace(session), key, { text });
     },
-    registry: metrics.registry,
+    registry: metrics.tenantRegistry,
     requestsPerSecond: config.requestsPerSecond,
     logger,
   });

@@ -160,7 +160,14 @@ export function slackApp(
   { store, client, metrics, audit, surface, installs }: AppParts,
 ): { app: App; routes: CustomRoute[] } {
   const routes = [
-    ...healthRoutes({ store, client, metrics, logger: logger.child({ component: 'health' }), surface }),
+    ...healthRoutes({
+      store,
+      client,
+      metrics,
+      metricsToken: config.metricsToken,
+      logger: logger.child({ component: 'health' }),
+      surface,
+    }),
     ...audit.routes(config.approvals.auditToken),
     ...(installs?.routes ?? []),
   ];

@@ -178,6 +178,7 @@ describe('approvals configuration (#15)', () => {
         AGENT_ESCALATE_TO: '@ops',
         AGENT_ON_TIMEOUT: 'explode',
         AUDIT_TOKEN: 'short',
+        METRICS_TOKEN: 'short',
       });
     } catch (e) {
       message = (e as Error).message;
@@ -189,6 +190,7 @@ describe('approvals configuration (#15)', () => {
     expect(message).toMatch(/AGENT_ESCALATE_TO must be a user group id/);
     expect(message).toMatch(/AGENT_ON_TIMEOUT must be leave, reject or cancel/);
     expect(message).toMatch(/AUDIT_TOKEN must be at least 16 characters/);
+    expect(message).toMatch(/METRICS_TOKEN must be at least 16 characters/);
     expect(message).not.toContain('short');
   });
 });

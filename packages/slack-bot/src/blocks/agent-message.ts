@@ -1,8 +1,8 @@
 import type { KnownBlock } from '@slack/types';
-import { defuseMentions, markdownToMrkdwn } from './markup.js';
+import { defuseMentions, markdownToMrkdwn, safeMarkdown } from './markup.js';
 import { escapeMrkdwn, type SlackMessage, section, splitText, truncate } from './text.js';
 
-export { defuseMentions, markdownToMrkdwn };
+export { defuseMentions, markdownToMrkdwn, safeMarkdown };
 
 /** Section text holds 3000 characters; longer parts become several messages, then a file. */
 export const SECTION_MAX = 3000;
@@ -61,7 +61,7 @@ export interface MessageText {
   mrkdwn: string;
   /** The same words unescaped, for a file upload. */
   plain: string;
-  /** Standard Markdown for Slack's `markdown` block, pings defused; when set, it is what is posted. */
+  /** Standard Markdown for Slack's `markdown` block, pings and links defused; when set, it is what is posted. */
   markdown?: string;
   /** Blocks that close the (last) message, e.g. the report's feedback buttons. */
   trailer?: KnownBlock[];
@@ -78,8 +78,8 @@ const MRKDWN = {
 const PLAIN = { esc: (s: string) => s, md: (s: string) => s, fence: (s: string) => `\`\`\`${s}\`\`\`` };
 /** Standard Markdown: a fence on its own lines (a one-line fence is not code in CommonMark). */
 const MARKDOWN = {
-  esc: defuseMentions,
-  md: defuseMentions,
+  esc: safeMarkdown,
+  md: safeMarkdown,
   fence: (s: string) => `\n\`\`\`\n${s}\n\`\`\``,
 };
 

@@ -6,6 +6,8 @@
  * look each "next `]`" or "next `>`" up once and reuse it, and regexes whose every step is bounded.
  */
 
+import { honestMarkdownLinks, mrkdwnLinkOf, rewriteLinks } from './links.js';
+
 // U+2060 WORD JOINER: invisible, and enough that Slack no longer reads a mention or a broadcast.
 export const JOINER = '\u2060';
 
@@ -86,6 +88,12 @@ export function defuseMentions(text: string): string {
   return defuseBareBroadcasts(out.replace(ENCODED_MENTION_START, `$1${JOINER}`));
 }
 
+/**
+ * Someone else's text for Slack's markdown (a `markdown` block, a stream's chunks, a plan or task title):
+ * unable to ping anyone, and every link showing where it goes.
+ */
+export const safeMarkdown = (text: string): string => honestMarkdownLinks(defuseMentions(text));
+
 const LINE_END = /[\n\r\u2028\u2029]/g;
 
 /** The index of the next line terminator at or after `from`, or the text's length. */
@@ -149,63 +157,7 @@ const heading = (line: string) => {
   return m ? `*${m[1]}*` : line;
 };
 
-/**
- * `[label](https://…)` -> `<https://…|label>`, as `/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g` did. The
- * label runs from a `[` to the first `]` or line end; every `[` before that `]` shares it, so the `]`
- * and whether a link follows it are worked out once for all of them.
- */
-function links(text: string): string {
-  let out = '';
-  let copied = 0;
-  let stop = -1;
-  let target = -1;
-  const targetStop = { at: -1 };
-  let open = text.indexOf('[');
-  while (open !== -1) {
-    if (stop <= open) {
-      stop = labelStop(text, open + 1);
-      target = text[stop] === ']' ? linkTargetEnd(text, stop + 1, targetStop) : -1;
-    }
-    if (target !== -1 && stop > open + 1) {
-      out += `${text.slice(copied, open)}<${text.slice(stop + 2, target)}|${text.slice(open + 1, stop)}>`;
-      copied = target + 1;
-      open = text.indexOf('[', copied);
-    } else open = text.indexOf('[', open + 1);
-  }
-  return out + text.slice(copied);
-}
-
-/** The first `]` or newline at or after `from` (the text's length when neither comes). */
-function labelStop(text: string, from: number): number {
-  for (let i = from; i < text.length; i++) {
-    const c = text[i];
-    if (c === ']' || c === '\n') return i;
-  }
-  return text.length;
-}
-
-/** Where a link's target (`https://…` up to `)` or whitespace) ends: reused while ahead of the scan. */
-const TARGET_END = /[)\s]/g;
-
-/**
- * After a label's `]`: the index of the `)` closing `(https://…)`, or -1. `targetStop` is the first `)`
- * or whitespace at or after a position before this one (or -1): reused when still ahead, so a run of
- * `[x](http://` without a `)` is scanned once, not once per `[`.
- */
-function linkTargetEnd(text: string, at: number, targetStop: { at: number }): number {
-  if (text[at] !== '(') return -1;
-  const scheme = text.startsWith('http://', at + 1) ? 8 : text.startsWith('https://', at + 1) ? 9 : 0;
-  if (scheme === 0) return -1;
-  const from = at + scheme;
-  if (targetStop.at < from) {
-    TARGET_END.lastIndex = from;
-    targetStop.at = TARGET_END.exec(text)?.index ?? text.length;
-  }
-  const end = targetStop.at;
-  return end > from && text[end] === ')' ? end : -1;
-}
-
-/** Markdown as agents write it -> Slack mrkdwn, on text already escaped. */
+/** Markdown as agents write it -> Slack mrkdwn, on text already escaped; links show their host. */
 export function markdownToMrkdwn(escaped: string): string {
-  return links(headings(bold(escaped)));
+  return rewriteLinks(headings(bold(escaped)), mrkdwnLinkOf);
 }

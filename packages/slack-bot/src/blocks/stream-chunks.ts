@@ -6,7 +6,7 @@
  */
 import type { AnyChunk, TaskUpdateChunk } from '@slack/types';
 import { FALLBACK_MAX, safeMrkdwn, toolCallFields } from './agent-message.js';
-import { defuseMentions } from './markup.js';
+import { safeMarkdown } from './markup.js';
 import { type SlackMessage, splitText, truncate } from './text.js';
 
 /** Slack's limit on a streaming message's markdown (and on each call's `markdown_text`). */
@@ -97,8 +97,8 @@ export function streamPiecesOf(
       const args = str(fields.arguments);
       return {
         id: id || `${options.fallbackId}:${i}`,
-        title: excerpt(defuseMentions(name), TITLE_MAX),
-        ...(args ? { details: excerpt(defuseMentions(args), DETAILS_MAX) } : {}),
+        title: excerpt(safeMarkdown(name), TITLE_MAX),
+        ...(args ? { details: excerpt(safeMarkdown(args), DETAILS_MAX) } : {}),
       };
     })
     .filter((c): c is TaskCall => c !== undefined);
@@ -107,7 +107,7 @@ export function streamPiecesOf(
   const content = str(message.content).trim();
   const lines: string[] = [];
   if (options.showReasoning && typeof message.reasoning === 'string' && message.reasoning.trim()) {
-    lines.push(`💭 _${defuseMentions(message.reasoning.trim())}_`);
+    lines.push(`💭 _${safeMarkdown(message.reasoning.trim())}_`);
   }
   const pieces: StreamPiece[] = [];
   if (role === 'tool') {
@@ -115,18 +115,18 @@ export function streamPiecesOf(
     const name = str(message.name) || 'tool';
     const result: TaskResult = {
       id: id || options.fallbackId,
-      title: excerpt(defuseMentions(name), TITLE_MAX),
+      title: excerpt(safeMarkdown(name), TITLE_MAX),
       failed: failed(message, content),
-      ...(content ? { output: excerpt(defuseMentions(content), OUTPUT_MAX) } : {}),
+      ...(content ? { output: excerpt(safeMarkdown(content), OUTPUT_MAX) } : {}),
     };
     for (const text of markdownPieces(lines)) pieces.push({ markdown: text });
     pieces.push({ result });
     return pieces;
   }
   if (content) {
-    if (role === 'assistant') lines.push(defuseMentions(content));
-    else if (role === 'user') lines.push(`👤 ${defuseMentions(content)}`);
-    else lines.push(`_${defuseMentions(role)}:_ ${defuseMentions(content)}`);
+    if (role === 'assistant') lines.push(safeMarkdown(content));
+    else if (role === 'user') lines.push(`👤 ${safeMarkdown(content)}`);
+    else lines.push(`_${safeMarkdown(role)}:_ ${safeMarkdown(content)}`);
   }
   for (const text of markdownPieces(lines)) pieces.push({ markdown: text });
   if (calls.length > 0) {

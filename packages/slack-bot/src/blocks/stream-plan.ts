@@ -5,13 +5,17 @@
  */
 import type { AnyChunk } from '@slack/types';
 import type { TaskDisplay } from '../config-agent.js';
+import { safeMarkdown } from './markup.js';
 
 /** Slack's title limits are not published for plans: kept to a session title's (setStatus, 200). */
 export const PLAN_TITLE_MAX = 200;
 
-/** The goal as a plan's title: one line, never empty, said as a continuation on the next stream. */
+/**
+ * The goal as a plan's title: one line, never empty, said as a continuation on the next stream; the
+ * goal is someone else's words, so it can't ping anyone and its links show where they go.
+ */
 export function planTitle(goal: string, continuation = false): string {
-  const line = goal.replace(/\s+/g, ' ').trim() || 'Agent session';
+  const line = safeMarkdown(goal.replace(/\s+/g, ' ')).trim() || 'Agent session';
   const text = continuation ? `${line} (continued)` : line;
   return text.length <= PLAN_TITLE_MAX ? text : `${text.slice(0, PLAN_TITLE_MAX - 1)}…`;
 }

@@ -17,19 +17,31 @@ export interface InstallationRepository {
   /** Deletes the installation and its tokens; whether there was one. */
   remove(key: string): Promise<boolean>;
   /**
-   * One refresh across replicas: under the row's lock, `exchange` runs only when `due` still says so for
-   * what is stored now (another replica may have refreshed while this one waited); what it returns is
-   * saved before the lock goes. Returns the installation as stored afterwards.
+   * A token refresh claimed by one replica across all: in one short transaction, the installation as
+   * stored now, and `claimed` when `due` says so for it and no other claim is live (a claim lapses at its
+   * deadline, so a replica that died holding one doesn't stop refreshes). `busy`: another replica holds
+   * a live claim. The Slack call is made after, outside any transaction.
    */
-  refresh(
+  claimRefresh(
     key: string,
     due: (installation: SlackInstallation) => boolean,
-    exchange: (installation: SlackInstallation) => Promise<SlackInstallation>,
-  ): Promise<SlackInstallation | undefined>;
+    claim: RefreshClaim,
+  ): Promise<ClaimAnswer>;
+  /**
+   * The refreshed installation saved, and the claim let go: only while `claim` still holds it (a claim
+   * past its deadline still holds until another replica takes it).
+   */
+  finishRefresh(key: string, claim: string, next: SlackInstallation): Promise<boolean>;
+  /** The claim let go without a change (the refresh failed). */
+  releaseRefresh(key: string, claim: string): Promise<void>;
   /** How many times the installation's token was refreshed (operators, tests). */
   refreshes(key: string): Promise<number>;
   /** Every stored installation's key (the start-up pass that encrypts tokens at rest). */
   keys(): Promise<string[]>;
+  /** Records that a pass over the store (by name) has run; once recorded, it stays. */
+  recordPass(name: string): Promise<void>;
+  /** Whether the pass has run, on any replica. */
+  passDone(name: string): Promise<boolean>;
   /**
    * Under the row's lock: `change` sees what is stored now and returns what to store instead (undefined:
    * leave it). Not a refresh (the count stays). Whether the row was changed.
@@ -42,6 +54,17 @@ export interface InstallationRepository {
   /** The state's install options, deleting it: a state is good once, and only until it expires. */
   takeState(state: string): Promise<InstallURLOptions | undefined>;
 }
+
+/** A claim on a token refresh: who holds it and for how long at most. */
+export interface RefreshClaim {
+  id: string;
+  ttlMs: number;
+}
+
+/** What a claim found: the installation (undefined: none stored), and whether this one holds the claim. */
+export type ClaimAnswer =
+  | { state: 'claimed' | 'fresh' | 'busy'; installation: SlackInstallation }
+  | { state: 'missing'; installation?: undefined };
 
 export class InstallationKeyError extends Error {
   override name = 'InstallationKeyError';
@@ -113,27 +136,48 @@ export class SqlInstallationRepository implements InstallationRepository {
     return rows.length > 0;
   }
 
-  refresh(
+  claimRefresh(
     key: string,
     due: (installation: SlackInstallation) => boolean,
-    exchange: (installation: SlackInstallation) => Promise<SlackInstallation>,
-  ): Promise<SlackInstallation | undefined> {
-    return this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<InstallationRow>(
-        'SELECT installation FROM slack_installations WHERE key = $1 FOR UPDATE',
+    claim: RefreshClaim,
+  ): Promise<ClaimAnswer> {
+    return this.sql.transaction(async (tx): Promise<ClaimAnswer> => {
+      const { rows } = await tx.query<InstallationRow & { busy: boolean }>(
+        `SELECT installation, coalesce(refresh_claim_until > now(), false) AS busy
+           FROM slack_installations WHERE key = $1 FOR UPDATE`,
         [key],
       );
-      if (!rows[0]) return undefined;
-      const stored = readInstallation(rows[0].installation, key);
-      if (!due(stored)) return stored;
-      const next = await exchange(stored);
+      const row = rows[0];
+      if (!row) return { state: 'missing' };
+      const installation = readInstallation(row.installation, key);
+      if (!due(installation)) return { state: 'fresh', installation };
+      if (row.busy) return { state: 'busy', installation };
       await tx.query(
-        `UPDATE slack_installations SET installation = $2, bot_expires_at = to_timestamp($3),
-           refreshed = refreshed + 1, updated_at = now() WHERE key = $1`,
-        [key, JSON.stringify(next), next.bot?.expiresAt ?? null],
+        `UPDATE slack_installations
+            SET refresh_claim = $2, refresh_claim_until = now() + $3 * interval '1 millisecond'
+          WHERE key = $1`,
+        [key, claim.id, claim.ttlMs],
       );
-      return next;
+      return { state: 'claimed', installation };
     });
+  }
+
+  async finishRefresh(key: string, claim: string, next: SlackInstallation): Promise<boolean> {
+    const { rows } = await this.sql.query(
+      `UPDATE slack_installations SET installation = $3, bot_expires_at = to_timestamp($4),
+         refreshed = refreshed + 1, refresh_claim = NULL, refresh_claim_until = NULL, updated_at = now()
+       WHERE key = $1 AND refresh_claim = $2 RETURNING key`,
+      [key, claim, JSON.stringify(next), next.bot?.expiresAt ?? null],
+    );
+    return rows.length > 0;
+  }
+
+  async releaseRefresh(key: string, claim: string): Promise<void> {
+    await this.sql.query(
+      `UPDATE slack_installations SET refresh_claim = NULL, refresh_claim_until = NULL
+       WHERE key = $1 AND refresh_claim = $2`,
+      [key, claim],
+    );
   }
 
   async refreshes(key: string): Promise<number> {
@@ -149,6 +193,15 @@ export class SqlInstallationRepository implements InstallationRepository {
       'SELECT key FROM slack_installations ORDER BY key',
     );
     return rows.map((r) => r.key);
+  }
+
+  async recordPass(name: string): Promise<void> {
+    await this.sql.query('INSERT INTO store_passes (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [name]);
+  }
+
+  async passDone(name: string): Promise<boolean> {
+    const { rows } = await this.sql.query('SELECT 1 FROM store_passes WHERE name = $1', [name]);
+    return rows.length > 0;
   }
 
   rewrite(

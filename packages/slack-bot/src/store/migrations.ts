@@ -183,6 +183,15 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE sessions ADD COLUMN workspace text;
    ALTER TABLE sessions ADD COLUMN detached_at timestamptz;
    CREATE INDEX sessions_workspace ON sessions (workspace, created_at);`,
+  // Slack tokens: passes over the store recorded once done (after the sealing pass no token is read
+  // unsealed), and a token refresh claimed by one replica until a deadline, its Slack call made outside
+  // any transaction.
+  `CREATE TABLE IF NOT EXISTS store_passes (
+     name     text PRIMARY KEY,
+     done_at  timestamptz NOT NULL DEFAULT now()
+   );
+   ALTER TABLE slack_installations ADD COLUMN IF NOT EXISTS refresh_claim text;
+   ALTER TABLE slack_installations ADD COLUMN IF NOT EXISTS refresh_claim_until timestamptz;`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

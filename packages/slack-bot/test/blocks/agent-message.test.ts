@@ -18,7 +18,7 @@ describe('agentMessageText', () => {
       { role: 'assistant', content: '**Done** <b> & see [docs](https://x.io/d)' },
       opts,
     );
-    expect(text?.mrkdwn).toBe('*Done* &lt;b&gt; &amp; see <https://x.io/d|docs>');
+    expect(text?.mrkdwn).toBe('*Done* &lt;b&gt; &amp; see docs (<https://x.io/d|x.io>)');
     expect(text?.plain).toBe('**Done** <b> & see [docs](https://x.io/d)');
   });
 
@@ -153,7 +153,7 @@ describe('finalReport and unreadableRequest', () => {
 });
 
 describe('the markdown block (#14)', () => {
-  it('posts the agent’s Markdown as it wrote it, in a markdown block with an escaped plain fallback', () => {
+  it('posts the agent’s Markdown in a markdown block, its link showing its host, with a plain fallback', () => {
     const text = agentMessageText(
       { role: 'assistant', content: '## Plan\n**Bold** <b> & [docs](https://x.io)' },
       opts,
@@ -164,7 +164,7 @@ describe('the markdown block (#14)', () => {
       parts: [
         {
           text: '## Plan\n**Bold** &lt;b&gt; &amp; [docs](https://x.io)',
-          blocks: [{ type: 'markdown', text: '## Plan\n**Bold** <b> & [docs](https://x.io)' }],
+          blocks: [{ type: 'markdown', text: '## Plan\n**Bold** <\u2060b> & docs ([x.io](https://x.io/))' }],
         },
       ],
     });

@@ -107,6 +107,7 @@ export const COVERED: Record<string, Covered> = {
     },
   ],
   safeMrkdwn: (t) => [{ name: 'safeMrkdwn', output: blocks.safeMrkdwn(t) }],
+  safeMarkdown: (t) => [{ name: 'safeMarkdown', output: { type: 'markdown', text: blocks.safeMarkdown(t) } }],
   escapeMrkdwn: (t) => [{ name: 'escapeMrkdwn', output: blocks.escapeMrkdwn(t) }],
   plainSafe: (t) => [{ name: 'plainSafe', output: blocks.plainSafe(t) }],
   plain: (t) => [{ name: 'plain', output: blocks.plain(t, 3000) }],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { titleOutputs } from './agent-surface-builders.js';
 import { allOutputs, OWN_MENTIONS, unclassifiedExports } from './foreign-text-builders.js';
 import { commonMarkDecoded, PING_PAYLOADS as PAYLOADS, pingsIn, unexpectedPings } from './ping-check.js';
 
@@ -28,6 +29,16 @@ describe('no builder lets someone else’s text ping (issue #20)', () => {
         expect.stringContaining('subteam:S0APPROVERS'),
       ]),
     );
+  });
+});
+
+describe('no title pings: a goal or a new direction as the session’s and the plan’s title', () => {
+  it.each(PAYLOADS)('%s pings nobody in agents.sessions.setStatus, rename or a plan title', (payload) => {
+    for (const text of [`Deploy ${payload} now`, payload]) {
+      for (const { name, output } of titleOutputs(text)) {
+        expect({ name, pings: pingsIn(output) }).toEqual({ name, pings: [] });
+      }
+    }
   });
 });
 

@@ -16,6 +16,7 @@ import {
   sessionCard,
   unreadableRequest,
 } from '../../src/blocks/index.js';
+import { mrkdwnLinkOf } from '../../src/blocks/links.js';
 import { allOutputs, OWN_MENTIONS, STARTER } from './foreign-text-builders.js';
 import { unexpectedPings } from './ping-check.js';
 
@@ -178,7 +179,10 @@ const referenceMarkdown = (escaped: string) =>
   escaped
     .replace(/\*\*(.+?)\*\*/g, '*$1*')
     .replace(/^#{1,6}[^\S\n\r\u2028\u2029]+(\S.*)$/gm, '*$1*')
-    .replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, '<$2|$1>');
+    .replace(
+      /\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g,
+      (whole, label: string, target: string) => mrkdwnLinkOf(label, target) ?? whole,
+    );
 
 const J = '\u2060';
 const referenceDefuse = (text: string) =>
@@ -255,10 +259,10 @@ describe('the linear scanners match the old regexes on ordinary text', () => {
 
   it('keeps the examples of today’s output', () => {
     expect(markdownToMrkdwn('# Title\n**bold** and [docs](https://x.io/d)')).toBe(
-      '*Title*\n*bold* and <https://x.io/d|docs>',
+      '*Title*\n*bold* and docs (<https://x.io/d|x.io>)',
     );
     const nested = '[[nested]](http://a) [](http://b) [x](ftp://c) [a\nb](http://d)';
-    expect(markdownToMrkdwn(`${nested} [[a](http://e)`)).toBe(`${nested} <http://e|[a>`);
+    expect(markdownToMrkdwn(`${nested} [[a](http://e)`)).toBe(`${nested} [a (<http://e/|e>)`);
     expect(markdownToMrkdwn(nested)).toBe(referenceMarkdown(nested));
     expect(defuseMentions('<@U1|<!here> x>')).not.toMatch(/<[!@]/);
   });

@@ -34,8 +34,8 @@ export const installationOf = (team: string, t: ReturnType<typeof slackTokens>):
   }) as SlackInstallation;
 
 /**
- * As the bot does it: an install (the OAuth flow's save) and a token rotation (the refresh under the row's
- * lock), through the sealed repository. Returns every token that was ever handed to the store.
+ * As the bot does it: an install (the OAuth flow's save) and a token rotation (a claimed refresh, its
+ * result saved under the claim), through the sealed repository. Returns every token that was ever handed to the store.
  */
 export async function installAndRotate(
   store: SqlStore,
@@ -45,17 +45,18 @@ export async function installAndRotate(
   const first = slackTokens();
   const next = slackTokens();
   await sealed.save(installationOf('T1', first));
-  const rotated = await sealed.refresh(
-    'T1',
-    (found) => (found.bot?.expiresAt ?? 0) < 1_000,
-    async (found) =>
-      ({
-        ...found,
-        bot: { ...found.bot, token: next.bot, refreshToken: next.refresh, expiresAt: 2_000_000_000 },
-        user: { ...found.user, token: next.user, refreshToken: next.userRefresh },
-      }) as SlackInstallation,
-  );
-  if (rotated?.bot?.token !== next.bot) throw new Error('the rotation did not store the new token');
+  const claim = { id: 'replica-1', ttlMs: 60_000 };
+  const answer = await sealed.claimRefresh('T1', (found) => (found.bot?.expiresAt ?? 0) < 1_000, claim);
+  if (answer.state !== 'claimed') throw new Error(`the refresh was not claimed: ${answer.state}`);
+  const found = answer.installation;
+  const rotated = {
+    ...found,
+    bot: { ...found.bot, token: next.bot, refreshToken: next.refresh, expiresAt: 2_000_000_000 },
+    user: { ...found.user, token: next.user, refreshToken: next.userRefresh },
+  } as SlackInstallation;
+  if (!(await sealed.finishRefresh('T1', claim.id, rotated))) throw new Error('the claim was lost');
+  if ((await sealed.find('T1'))?.bot?.token !== next.bot)
+    throw new Error('the rotation did not store the new token');
   if ((await sealed.find('T1'))?.user?.token !== next.user)
     throw new Error('the user token did not come back');
   return [...Object.values(first), ...Object.values(next)];

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../src/index.js';
-import { InstallationUnreadableError, SealedInstallations } from '../../src/services/installs/sealed.js';
+import {
+  InstallationUnreadableError,
+  SealedInstallations,
+  UnsealedTokenError,
+} from '../../src/services/installs/sealed.js';
 import { KeyCipher } from '../../src/services/keys/cipher.js';
 import { storeBackends } from './backends.js';
 import { installationOf, slackTokens } from './installed-tokens.js';
@@ -85,6 +89,33 @@ for (const backend of storeBackends('sealed_installs')) {
       await expect(stranger.find(team)).rejects.toBeInstanceOf(InstallationUnreadableError);
       expect((await stranger.sealStored()).unreadable).toContain(team);
       await expect(store.installations.refreshes(team)).resolves.toBe(0); // sealing is not a refresh
+    });
+
+    it('once the sealing pass has run, a token planted in plain text is refused and logged, never quoted', async () => {
+      const cipher = new KeyCipher(randomBytes(32));
+      const logged: unknown[] = [];
+      const logger = { error: (...args: unknown[]) => void logged.push(args) };
+      await new SealedInstallations(store.installations, cipher, logger).sealStored();
+      // Written to the database by someone without the key, as the bot never writes it.
+      const team = `T${rnd()}`;
+      const planted = slackTokens();
+      await store.installations.save(installationOf(team, planted));
+      // Any replica, including one started after the pass: the pass is recorded in the store.
+      const replica = new SealedInstallations(store.installations, cipher, logger);
+      const error = await replica.find(team).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnsealedTokenError);
+      expect(String(error)).toMatch(/Slack tokens of T\w+ are refused: bot\.token is stored unencrypted/);
+      const claim = { id: 'c1', ttlMs: 60_000 };
+      await expect(replica.claimRefresh(team, () => true, claim)).rejects.toBeInstanceOf(UnsealedTokenError);
+      await expect(replica.rewrite(team, (i) => i)).rejects.toBeInstanceOf(UnsealedTokenError);
+      expect(logged.length).toBeGreaterThan(0);
+      const said = JSON.stringify(logged) + String(error);
+      expect(said).toContain(team);
+      for (const token of Object.values(planted)) expect(said).not.toContain(token);
+      // What the bot itself saves is sealed, and reads as ever.
+      const own = slackTokens();
+      await replica.save(installationOf(team, own));
+      expect((await replica.find(team))?.bot?.token).toBe(own.bot);
     });
   });
 }

@@ -1,6 +1,7 @@
 import type { InstallURLOptions } from '@slack/oauth';
+import type { Logger } from '../../logger.js';
 import type { InstallationRepository, SlackInstallation } from '../../store/index.js';
-import { installationKey } from '../../store/installations.js';
+import { type ClaimAnswer, installationKey, type RefreshClaim } from '../../store/installations.js';
 import { type KeyCipher, KeyDecryptError } from '../keys/cipher.js';
 
 /**
@@ -39,6 +40,25 @@ export class InstallationUnreadableError extends Error {
   }
 }
 
+/** The pass that seals every stored token, recorded in the store once it has run. */
+export const SEALING_PASS = 'seal-slack-tokens';
+
+/**
+ * A token stored in plain text after the sealing pass has run: nothing the bot writes looks like that,
+ * so someone wrote it to the database without the encryption key. Refused; named, never quoted.
+ */
+export class UnsealedTokenError extends Error {
+  override name = 'UnsealedTokenError';
+  constructor(
+    readonly key: string,
+    field: Field,
+  ) {
+    super(
+      `the Slack tokens of ${key} are refused: ${field.part}.${field.name} is stored unencrypted, though every token was encrypted at start; install the app in that workspace again`,
+    );
+  }
+}
+
 /** A copy of `installation` with each present secret field passed through `map`. */
 function mapSecrets(
   installation: SlackInstallation,
@@ -58,10 +78,20 @@ function mapSecrets(
 const isSealed = (value: string) => value.startsWith('v1.') && value.split('.').length === 5;
 
 export class SealedInstallations implements InstallationRepository {
+  /** Once the sealing pass has run (here or on another replica), a plain token is refused. */
+  #sealed = false;
+
   constructor(
     private readonly inner: InstallationRepository,
     private readonly cipher: KeyCipher,
+    private readonly logger?: Pick<Logger, 'error'>,
   ) {}
+
+  /** Whether a plain token is still taken as it is: only until the sealing pass is recorded. */
+  async #plainAllowed(): Promise<boolean> {
+    if (!this.#sealed) this.#sealed = await this.inner.passDone(SEALING_PASS);
+    return !this.#sealed;
+  }
 
   seal(installation: SlackInstallation, key = installationKey(installation)): SlackInstallation {
     return mapSecrets(installation, (value, field) =>
@@ -69,10 +99,18 @@ export class SealedInstallations implements InstallationRepository {
     );
   }
 
-  /** Decrypts each sealed field; a plain one (a row not yet sealed at start) is taken as it is. */
-  open(installation: SlackInstallation, key: string): SlackInstallation {
+  /**
+   * Decrypts each sealed field. A plain one is taken as it is only while `plainAllowed` (a row not yet
+   * sealed at start); after the sealing pass it is refused and logged, by field, never its value.
+   */
+  open(installation: SlackInstallation, key: string, plainAllowed = false): SlackInstallation {
     return mapSecrets(installation, (value, field) => {
-      if (!isSealed(value)) return value;
+      if (!isSealed(value)) {
+        if (plainAllowed) return value;
+        const error = new UnsealedTokenError(key, field);
+        this.logger?.error({ workspace: key, field: `${field.part}.${field.name}` }, error.message);
+        throw error;
+      }
       try {
         return this.cipher.decrypt(value, ownerOf(key, field));
       } catch (error) {
@@ -89,24 +127,39 @@ export class SealedInstallations implements InstallationRepository {
 
   async find(key: string): Promise<SlackInstallation | undefined> {
     const stored = await this.inner.find(key);
-    return stored && this.open(stored, key);
+    return stored && this.open(stored, key, await this.#plainAllowed());
   }
 
   remove(key: string): Promise<boolean> {
     return this.inner.remove(key);
   }
 
-  async refresh(
+  async claimRefresh(
     key: string,
     due: (installation: SlackInstallation) => boolean,
-    exchange: (installation: SlackInstallation) => Promise<SlackInstallation>,
-  ): Promise<SlackInstallation | undefined> {
-    const stored = await this.inner.refresh(
-      key,
-      (found) => due(this.open(found, key)),
-      async (found) => this.seal(await exchange(this.open(found, key)), key),
-    );
-    return stored && this.open(stored, key);
+    claim: RefreshClaim,
+  ): Promise<ClaimAnswer> {
+    const plain = await this.#plainAllowed();
+    const answer = await this.inner.claimRefresh(key, (found) => due(this.open(found, key, plain)), claim);
+    return answer.state === 'missing'
+      ? answer
+      : { state: answer.state, installation: this.open(answer.installation, key, plain) };
+  }
+
+  finishRefresh(key: string, claim: string, next: SlackInstallation): Promise<boolean> {
+    return this.inner.finishRefresh(key, claim, this.seal(next, key));
+  }
+
+  releaseRefresh(key: string, claim: string): Promise<void> {
+    return this.inner.releaseRefresh(key, claim);
+  }
+
+  recordPass(name: string): Promise<void> {
+    return this.inner.recordPass(name);
+  }
+
+  passDone(name: string): Promise<boolean> {
+    return this.inner.passDone(name);
   }
 
   refreshes(key: string): Promise<number> {
@@ -117,12 +170,13 @@ export class SealedInstallations implements InstallationRepository {
     return this.inner.keys();
   }
 
-  rewrite(
+  async rewrite(
     key: string,
     change: (installation: SlackInstallation) => SlackInstallation | undefined,
   ): Promise<boolean> {
+    const plain = await this.#plainAllowed();
     return this.inner.rewrite(key, (found) => {
-      const next = change(this.open(found, key));
+      const next = change(this.open(found, key, plain));
       return next && this.seal(next, key);
     });
   }
@@ -138,7 +192,8 @@ export class SealedInstallations implements InstallationRepository {
   /**
    * The start-up pass: every stored installation with a token in plain text (stored before tokens were
    * encrypted) or encrypted under AGENT_KEY_ENCRYPTION_KEY_PREVIOUS is encrypted (again) under the current
-   * key, each under its row's lock (replicas may start together). Counts what it did.
+   * key, each under its row's lock (replicas may start together). Counts what it did, and records in the
+   * store that it ran: after that, a token in plain text is refused.
    */
   async sealStored(): Promise<{ encrypted: number; reencrypted: number; unreadable: string[] }> {
     let encrypted = 0;
@@ -158,7 +213,7 @@ export class SealedInstallations implements InstallationRepository {
           if (values.some((v) => !isSealed(v))) kind = 'plain';
           else if (values.some((v) => v.split('.')[1] !== current)) kind = 'stale';
           if (!kind) return undefined;
-          return this.seal(this.open(found, key), key);
+          return this.seal(this.open(found, key, true), key);
         });
         if (kind === 'plain') encrypted++;
         if (kind === 'stale') reencrypted++;
@@ -167,6 +222,9 @@ export class SealedInstallations implements InstallationRepository {
         unreadable.push(key);
       }
     }
+    // From here on no token is stored unsealed by the bot: a plain one is refused on every replica.
+    await this.inner.recordPass(SEALING_PASS);
+    this.#sealed = true;
     return { encrypted, reencrypted, unreadable };
   }
 }

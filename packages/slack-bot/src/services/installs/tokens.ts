@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthorizeResult, AuthorizeSourceData } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
 import type { InstallationRepository, SlackInstallation } from '../../store/index.js';
@@ -37,14 +39,28 @@ export interface WorkspaceTokensOptions {
    * (as @slack/oauth does) and half the token's lifetime, so a short-lived token isn't refreshed on every call.
    */
   refreshBeforeSeconds?: number;
+  /**
+   * How long a replica's claim on a refresh lasts (ms): longer than the exchange's timeout, so a claim
+   * lapses only when its replica died, and another may then refresh.
+   */
+  refreshClaimMs?: number;
+  /** How often a replica that needs the token, while another refreshes it, looks again (ms). */
+  claimPollMs?: number;
 }
 
 const TWO_HOURS = 7_200;
 const TWELVE_HOURS = 43_200;
+/** The exchange's own limit (oauth.v2.access, no retries): a claim outlives it by far. */
+export const REFRESH_TIMEOUT_MS = 10_000;
+const REFRESH_CLAIM_MS = 60_000;
+const CLAIM_POLL_MS = 250;
 
 /**
  * Each workspace's bot token, from the store: refreshed before it expires (token rotation), once across
- * replicas — the row's lock in the store, and one refresh in flight per workspace in this process.
+ * replicas — a claim in the store that one replica holds while it calls Slack, outside any transaction
+ * (a slow Slack holds no lock: on PGlite a held transaction would stop every query), and one refresh in
+ * flight per workspace in this process. Another replica needing the token meanwhile uses the stored one
+ * while it is still valid, else waits for the claim to end.
  */
 export class WorkspaceTokens {
   readonly #inFlight = new Map<string, Promise<StoredInstallation | undefined>>();
@@ -134,32 +150,62 @@ export class WorkspaceTokens {
   #refresh(key: string): Promise<StoredInstallation | undefined> {
     const running = this.#inFlight.get(key);
     if (running) return running;
-    const refresh = this.options.installations
-      .refresh(
-        key,
-        (stored) => this.#due(stored),
-        async (stored) => {
-          const bot = stored.bot;
-          if (!bot?.refreshToken) return stored;
-          const next = await this.options.exchange(bot.refreshToken);
-          this.options.logger.info({ workspace: key, expiresIn: next.expiresIn }, 'refreshed a bot token');
-          const refreshed: StoredInstallation = {
-            ...stored,
-            bot: {
-              ...bot,
-              token: next.accessToken,
-              refreshToken: next.refreshToken,
-              expiresAt: this.#now() + next.expiresIn,
-            },
-            botTokenLifetime: next.expiresIn,
-          };
-          return refreshed;
-        },
-      )
-      .then((stored) => stored as StoredInstallation | undefined)
-      .finally(() => this.#inFlight.delete(key));
+    const refresh = this.#refreshOnce(key).finally(() => this.#inFlight.delete(key));
     this.#inFlight.set(key, refresh);
     return refresh;
+  }
+
+  /** Claims the refresh, or waits for whoever holds it while the stored token can't serve. */
+  async #refreshOnce(key: string): Promise<StoredInstallation | undefined> {
+    const claimMs = this.options.refreshClaimMs ?? REFRESH_CLAIM_MS;
+    const claim = { id: randomUUID(), ttlMs: claimMs };
+    const giveUp = Date.now() + claimMs + REFRESH_TIMEOUT_MS;
+    for (;;) {
+      const answer = await this.options.installations.claimRefresh(key, (i) => this.#due(i), claim);
+      if (answer.state === 'missing') return undefined;
+      const stored = answer.installation as StoredInstallation;
+      if (answer.state === 'fresh') return stored;
+      if (answer.state === 'claimed') return this.#exchange(key, claim.id, stored);
+      // Another replica is refreshing: its token still serves, or this one waits for the new one.
+      if ((stored.bot?.expiresAt ?? 0) > this.#now()) return stored;
+      if (Date.now() > giveUp)
+        throw new Error(`the bot token of ${key} is being refreshed by another replica`);
+      await sleep(this.options.claimPollMs ?? CLAIM_POLL_MS);
+    }
+  }
+
+  /** Under this replica's claim, outside any transaction: Slack's answer, saved while the claim holds. */
+  async #exchange(key: string, claim: string, stored: StoredInstallation): Promise<StoredInstallation> {
+    const { installations, logger } = this.options;
+    const bot = stored.bot;
+    if (!bot?.refreshToken) {
+      await installations.releaseRefresh(key, claim);
+      return stored;
+    }
+    let next: RefreshedToken;
+    try {
+      next = await this.options.exchange(bot.refreshToken);
+    } catch (error) {
+      await installations.releaseRefresh(key, claim).catch(() => {});
+      throw error;
+    }
+    const refreshed: StoredInstallation = {
+      ...stored,
+      bot: {
+        ...bot,
+        token: next.accessToken,
+        refreshToken: next.refreshToken,
+        expiresAt: this.#now() + next.expiresIn,
+      },
+      botTokenLifetime: next.expiresIn,
+    };
+    if (await installations.finishRefresh(key, claim, refreshed)) {
+      logger.info({ workspace: key, expiresIn: next.expiresIn }, 'refreshed a bot token');
+      return refreshed;
+    }
+    // The claim lapsed and another replica took it: what the store holds now is the pair in use.
+    logger.warn({ workspace: key }, 'a bot token refresh outlived its claim: the stored token is kept');
+    return (await installations.find(key)) ?? refreshed;
   }
 }
 

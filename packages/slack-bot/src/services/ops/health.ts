@@ -3,6 +3,7 @@ import type { CustomRoute } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
 import type { BotMetrics } from './metrics.js';
+import { metricsRoute } from './metrics-route.js';
 
 type Check = { ok: boolean; detail?: string };
 export type HealthBody = { ok: boolean; store: Check; service: Check; surface?: object };
@@ -65,6 +66,8 @@ export function healthRoutes(deps: {
   store: Pick<Store, 'ping'>;
   client: AgentSessionsClient;
   metrics: BotMetrics;
+  /** METRICS_TOKEN: its bearer also reads the per-workspace series. */
+  metricsToken?: string | undefined;
   logger: Pick<Logger, 'warn'>;
   /** Which of Slack's surfaces sessions use (#23): shown, never a reason to be unhealthy. */
   surface?: { report(): object } | undefined;
@@ -91,21 +94,6 @@ export function healthRoutes(deps: {
         );
       },
     },
-    {
-      path: '/metrics',
-      method: ['GET'],
-      handler: (_req, res) => {
-        deps.metrics.text().then(
-          (text) => {
-            res.writeHead(200, { 'content-type': deps.metrics.registry.contentType });
-            res.end(text);
-          },
-          () => {
-            res.writeHead(500);
-            res.end();
-          },
-        );
-      },
-    },
+    metricsRoute(deps.metrics, deps.metricsToken),
   ];
 }

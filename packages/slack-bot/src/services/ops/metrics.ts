@@ -1,9 +1,14 @@
 import type { FollowerStats } from '@agent-sessions/core';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/** Prometheus metrics of one bot process, served at GET /metrics. */
+/**
+ * Prometheus metrics of one bot process, served at GET /metrics. `registry` holds series that name no
+ * tenant (anyone who reaches the port reads them); `tenantRegistry` those labelled by workspace, served
+ * only to a request bearing METRICS_TOKEN (metrics-route.ts).
+ */
 export class BotMetrics {
   readonly registry = new Registry();
+  readonly tenantRegistry = new Registry();
   readonly slackCalls: Counter<'method' | 'outcome'>;
   readonly actions: Counter<'kind' | 'outcome'>;
   readonly errors: Counter<'where'>;
@@ -132,7 +137,8 @@ export class BotMetrics {
     this.#depths = depths;
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
+  /** The exposition: the tenant-free series, and with `tenants` the per-workspace ones too. */
+  text(tenants = false): Promise<string> {
+    return tenants ? Registry.merge([this.registry, this.tenantRegistry]).metrics() : this.registry.metrics();
   }
 }

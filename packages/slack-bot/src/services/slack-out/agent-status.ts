@@ -2,6 +2,7 @@
  * The service's statuses as Slack's agent session statuses (#23), pure: the table of the issue, and a
  * choice for every status the contract doesn't list.
  */
+import { safeMarkdown } from '../../blocks/markup.js';
 import { CANT_POST_STATUS, UNREACHABLE_STATUS } from '../../blocks/session-card.js';
 
 /** Slack's lifecycle statuses for an agent session (agents.sessions.setStatus). */
@@ -41,9 +42,12 @@ export function agentStatusOf(serviceStatus: string): AgentSessionStatus {
 /** Slack's title limit for a session (setStatus's `title`, rename's 1–200 characters). */
 export const TITLE_MAX = 200;
 
-/** A goal or a new direction as a session's title: one line, at most 200 characters, never empty. */
+/**
+ * A goal or a new direction as a session's title: one line, at most 200 characters, never empty; someone
+ * else's words, so unable to ping anyone, and its links showing where they go.
+ */
 export function sessionTitle(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = safeMarkdown(text.replace(/\s+/g, ' ')).trim();
   if (line === '') return 'Agent session';
   return line.length <= TITLE_MAX ? line : `${line.slice(0, TITLE_MAX - 1)}…`;
 }
