@@ -159,15 +159,9 @@ export function slackApp(
   { config, logger }: Settings,
   { store, client, metrics, audit, surface, installs }: AppParts,
 ): { app: App; routes: CustomRoute[] } {
+  const health = { store, client, metrics, surface, metricsToken: config.metricsToken };
   const routes = [
-    ...healthRoutes({
-      store,
-      client,
-      metrics,
-      metricsToken: config.metricsToken,
-      logger: logger.child({ component: 'health' }),
-      surface,
-    }),
+    ...healthRoutes({ ...health, logger: logger.child({ component: 'health' }) }),
     ...audit.routes(config.approvals.auditToken),
     ...(installs?.routes ?? []),
   ];
@@ -180,7 +174,7 @@ export function slackApp(
     routes,
     logger,
   });
-  scopeRequests(app, installs?.admission, logger); // each request as its workspace's work (issue #25)
+  scopeRequests(app, installs?.admission, logger); // each request as its workspace's work
   return { app, routes };
 }
 
