@@ -80,7 +80,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   });
   const serves = installs && servedSessions(installs, scopes);
   const leases = leaseKeeper(settings, {
-    ...{ store, follower, out, replicaId, streams, keys, agent },
+    ...{ store, follower, out, replicaId, streams, keys, agent, metrics },
     ...(serves ? { serves } : {}),
   });
   const built = {

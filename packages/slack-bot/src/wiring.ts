@@ -283,7 +283,8 @@ export function leaseKeeper(
     keys,
     agent,
     serves,
-  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys'> & {
+    metrics,
+  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys' | 'metrics'> & {
     streams?: StreamPoster;
     agent?: Pick<AgentParts, 'sessions'>;
     serves?: LeaseKeeperOptions['serves']; // SLACK_ALLOWED_TEAMS: a dropped workspace's sessions stay put
@@ -306,8 +307,9 @@ export function leaseKeeper(
       streams?.withdraw(sessionId);
       agent?.sessions.forget(sessionId);
     },
-    // Followed from now on (a start, a take-over): Slack's status is set once from the service's (#23).
+    // Followed from now on (a start, a take-over): Slack's status is set once from the service's.
     onFollowed: (sessionId) => agent?.sessions.resync(sessionId),
+    onPassed: (held) => metrics.leasePassed(held),
   });
 }
 

@@ -35,6 +35,8 @@ export interface LeaseKeeperOptions {
    * workspace it doesn't is not followed. Without it, every session is.
    */
   serves?: (sessionId: string) => Promise<boolean>;
+  /** Called after each pass with the number of leases held: the replica's heartbeat, for its metrics. */
+  onPassed?: (held: number) => void;
 }
 
 /**
@@ -69,6 +71,7 @@ export class LeaseKeeper {
     this.#pokeEveryMs = options.pokeEveryMs ?? 1_000;
     this.#onLost = options.onLost;
     this.#onFollowed = options.onFollowed;
+    this.#onPassed = options.onPassed;
     this.#readerFor = options.readerFor;
     this.#serves = options.serves;
   }
@@ -79,6 +82,7 @@ export class LeaseKeeper {
 
   readonly #onLost: ((sessionId: string) => void) | undefined;
   readonly #onFollowed: ((sessionId: string) => void) | undefined;
+  readonly #onPassed: ((held: number) => void) | undefined;
 
   async start(): Promise<void> {
     await this.refresh();
@@ -163,6 +167,7 @@ export class LeaseKeeper {
       }
     }
     this.#followed = keep;
+    this.#onPassed?.(held.length);
   }
 
   #followed = new Set<string>();

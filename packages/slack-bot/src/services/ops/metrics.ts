@@ -20,6 +20,10 @@ export class BotMetrics {
   readonly batchSize: Histogram<string>;
   /** What became of each thread post: posted, as_text, as_file, cant_post_here, gave_up, … */
   readonly postOutcomes: Counter<'outcome'>;
+  /** Lease passes (renew, release, take) this replica has finished: its heartbeat in the store. */
+  readonly leasePasses: Counter<string>;
+  /** Sessions whose lease this replica held after its last pass. */
+  readonly leasesHeld: Gauge<string>;
   #depths: () => Map<string, number> = () => new Map();
 
   constructor(follower: () => FollowerStats | undefined) {
@@ -102,6 +106,16 @@ export class BotMetrics {
       labelNames: ['outcome'],
       registers: [registry],
     });
+    this.leasePasses = new Counter({
+      name: 'agent_lease_passes_total',
+      help: 'Lease passes (renew, release, take over) this replica has finished',
+      registers: [registry],
+    });
+    this.leasesHeld = new Gauge({
+      name: 'agent_leases_held',
+      help: 'Sessions whose lease this replica held after its last pass',
+      registers: [registry],
+    });
     // No channel ids in labels: /metrics is unauthenticated and a channel id names who works on what.
     const depths = () => [...this.#depths().values()];
     new Gauge({
@@ -130,6 +144,12 @@ export class BotMetrics {
     });
     // Known series exist from the start (Prometheus advice), so dashboards see zeros, not gaps.
     for (const kind of ['message', 'human_input']) this.surfacing.zero({ kind });
+  }
+
+  /** A lease pass finished, holding `held` leases: the replica's heartbeat in the store. */
+  leasePassed(held: number): void {
+    this.leasesHeld.set(held);
+    this.leasePasses.inc();
   }
 
   /** The outbound queue reports its depths through this (it is built after the metrics). */
