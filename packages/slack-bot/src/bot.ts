@@ -25,7 +25,7 @@ import {
   slackApp,
   slackOut,
 } from './wiring.js';
-import { agentParts, slackSurface } from './wiring-agent.js';
+import { agentParts, placeChannelSettings, slackSurface } from './wiring-agent.js';
 import { reminderService } from './wiring-approvals.js';
 import { SessionWorkspaces, scopeFollowerEvents, uninstalls, workspaceInstalls } from './wiring-installs.js';
 import { serviceKeys } from './wiring-keys.js';
@@ -101,6 +101,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
 
   await reencryptKeys(keys, logger);
   await installs?.sealStored(); // Slack's tokens: plain-text rows from before #25's encryption, and rotation
+  await placeChannelSettings(store, { oauth: installs !== undefined, self, logger });
   const server = await serve(app, routes, config);
   follower.start();
   await leases.start();

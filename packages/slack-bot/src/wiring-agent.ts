@@ -5,6 +5,7 @@
 import type { Follower } from '@agent-sessions/core';
 import { UNREACHABLE_STATUS } from './blocks/session-card.js';
 import { DEFAULT_SUGGESTED_PROMPTS } from './config-agent.js';
+import type { Logger } from './logger.js';
 import { applyChannelDefaults, ChannelSettingsService } from './services/people/channel-settings.js';
 import { MessagesTab } from './services/people/messages-tab.js';
 import { Approvers } from './services/people/policy.js';
@@ -12,12 +13,14 @@ import type { StartInput } from './services/people/starting.js';
 import type { SteeringService } from './services/people/steering.js';
 import { StopService } from './services/people/stopping.js';
 import { AgentSessions } from './services/slack-out/agent-sessions.js';
+import type { BotIdentity } from './services/slack-out/bot-identity.js';
 import type { Notifier } from './services/slack-out/notifier.js';
 import type { OutboundQueue } from './services/slack-out/outbound.js';
 import type { SlackClient } from './services/slack-out/slack.js';
 import { SurfaceSwitch } from './services/slack-out/surface.js';
 import type { Store } from './store/index.js';
 import type { Settings } from './wiring.js';
+import { workspaceKey } from './workspace.js';
 
 /** AGENT_SLACK_SURFACE: built first, as /healthz shows it. */
 export function slackSurface({ config, logger }: Settings): SurfaceSwitch {
@@ -132,4 +135,38 @@ export function agentPeople(
     return { ...filled, origin: filled.origin ? `${filled.origin} · ${applied}` : applied };
   };
   return { channelSettings, stopping, withDefaults };
+}
+
+/**
+ * Channel defaults saved before they named their workspace, which the migration could not place (no
+ * installation to give them to): a bot with one token takes them as its own workspace's; a bot serving
+ * several workspaces (OAuth) drops them, since none can claim them, with a log line. Left for the next
+ * start when Slack can't say who the bot is.
+ */
+export async function placeChannelSettings(
+  store: Pick<Store, 'channelSettings'>,
+  parts: { oauth: boolean; self: () => Promise<BotIdentity>; logger: Logger },
+): Promise<void> {
+  const { logger } = parts;
+  let workspace: string | undefined;
+  if (!parts.oauth) {
+    try {
+      workspace = workspaceKey(await parts.self());
+    } catch (error) {
+      logger.warn(
+        { err: error },
+        'auth.test failed; channel defaults from before are placed at the next start',
+      );
+      return;
+    }
+    if (workspace === undefined) return;
+  }
+  const { adopted, dropped } = await store.channelSettings.adoptUnplaced(workspace);
+  if (adopted > 0)
+    logger.info({ adopted, workspace }, "channel defaults from before given to the bot's workspace");
+  if (dropped > 0)
+    logger.warn(
+      { dropped },
+      'channel defaults saved before they named their workspace were dropped: no single workspace can claim them (set them again with /agent settings)',
+    );
 }
