@@ -67,7 +67,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const out = slackOut(settings, { slack, store, metrics, self, installs });
   const { policy, visibility } = access(settings, { slack, self });
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
-  const agent = agentParts(settings, { surface, store, out, follower });
+  const agent = agentParts(settings, { surface, store, out, follower, scopes });
   const streams = streamPoster(settings, { store, out, metrics, self, surface });
   const publisher = sessionPublisher(settings, {
     ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes },

@@ -6,6 +6,7 @@ import type { Follower } from '@agent-sessions/core';
 import { UNREACHABLE_STATUS } from './blocks/session-card.js';
 import { DEFAULT_SUGGESTED_PROMPTS } from './config-agent.js';
 import type { Logger } from './logger.js';
+import type { SessionWorkspaces } from './services/installs/scope.js';
 import { applyChannelDefaults, ChannelSettingsService } from './services/people/channel-settings.js';
 import { MessagesTab } from './services/people/messages-tab.js';
 import { Approvers } from './services/people/policy.js';
@@ -17,14 +18,14 @@ import type { BotIdentity } from './services/slack-out/bot-identity.js';
 import type { Notifier } from './services/slack-out/notifier.js';
 import type { OutboundQueue } from './services/slack-out/outbound.js';
 import type { SlackClient } from './services/slack-out/slack.js';
-import { SurfaceSwitch } from './services/slack-out/surface.js';
+import { WorkspaceSurfaces } from './services/slack-out/workspace-surfaces.js';
 import type { Store } from './store/index.js';
 import type { Settings } from './wiring.js';
 import { workspaceKey } from './workspace.js';
 
 /** AGENT_SLACK_SURFACE: built first, as /healthz shows it. */
-export function slackSurface({ config, logger }: Settings): SurfaceSwitch {
-  return new SurfaceSwitch(
+export function slackSurface({ config, logger }: Settings): WorkspaceSurfaces {
+  return new WorkspaceSurfaces(
     config.agent.surface,
     logger.child({ component: 'surface' }),
     undefined,
@@ -38,13 +39,15 @@ export type AgentParts = ReturnType<typeof agentParts>;
 export function agentParts(
   { config, logger }: Settings,
   parts: {
-    surface: SurfaceSwitch;
+    surface: WorkspaceSurfaces;
     store: Store;
     out: { paced: SlackClient; outbound: OutboundQueue };
     follower: Pick<Follower, 'on'>;
+    /** Runs work as a session's workspace's (its surface, its token). */
+    scopes: Pick<SessionWorkspaces, 'run'>;
   },
 ) {
-  const { surface, store, out, follower } = parts;
+  const { surface, store, out, follower, scopes } = parts;
   const log = logger.child({ component: 'agent-surface' });
   const sessions = new AgentSessions({
     slack: out.paced,
@@ -53,9 +56,10 @@ export function agentParts(
     sessions: store.sessions,
     logger: log,
     lastPolled: async (sessionId) => (await store.followState.load(sessionId))?.status,
+    runAs: (sessionId, fn) => scopes.run(sessionId, fn),
   });
-  // auto tried agent sessions again: the sessions followed meanwhile (on the card alone) get their status.
-  surface.onAgain(() => sessions.resyncAll());
+  // auto tried agent sessions again in a workspace: its sessions followed meanwhile get their status.
+  surface.onAgain((workspace) => sessions.resyncAll(workspace));
   // The replica following a session tells Slack of each change of its status.
   follower.on('status', (event) => sessions.status(event.sessionId, event.status));
   follower.on('error', (event) => {
