@@ -17,6 +17,8 @@ export interface SandboxChannel {
   is_im: boolean;
   /** Whether the bot is in it. Public channels take its posts anyway (chat:write.public); private ones don't. */
   is_member: boolean;
+  /** Slack Connect: the channel is shared with another organisation (listed there under the same id). */
+  is_ext_shared?: boolean;
 }
 
 export interface SandboxMessage {
