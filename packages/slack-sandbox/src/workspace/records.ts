@@ -8,6 +8,9 @@ export interface SandboxUser {
   team_id: string;
   tz: string;
   profile: { display_name: string; real_name: string };
+  /** A workspace admin or owner there, as users.info says (absent: neither). */
+  is_admin?: boolean;
+  is_owner?: boolean;
 }
 
 export interface SandboxChannel {
