@@ -14,6 +14,9 @@ export interface SurfacesReport extends SurfaceReport {
   classicWorkspaces?: number;
 }
 
+type LineLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
+type SurfaceLogger = LineLogger & { child(bindings: { workspace: string }): LineLogger };
+
 /**
  * The surface choice per workspace. Whether Slack's agent features are there is a property of a
  * workspace (its plan, its install of the app): one workspace answering `feature_disabled` says nothing
@@ -28,7 +31,7 @@ export class WorkspaceSurfaces implements SurfaceChoice {
 
   constructor(
     readonly setting: SurfaceSetting,
-    private readonly logger: Pick<Logger, 'info' | 'warn' | 'error' | 'child'>,
+    private readonly logger: SurfaceLogger,
     private readonly now: () => Date = () => new Date(),
     private readonly retryMs: number = DEFAULT_SURFACE_RETRY_MS,
   ) {
@@ -74,7 +77,7 @@ export class WorkspaceSurfaces implements SurfaceChoice {
     return made;
   }
 
-  #make(key: string | undefined, logger: Pick<Logger, 'info' | 'warn' | 'error'>): SurfaceSwitch {
+  #make(key: string | undefined, logger: LineLogger): SurfaceSwitch {
     const made = new SurfaceSwitch(this.setting, logger, this.now, this.retryMs);
     made.onAgain(() => {
       for (const listener of this.#again) listener(key);
