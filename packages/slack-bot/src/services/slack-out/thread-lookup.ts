@@ -5,6 +5,7 @@
 import type { Clock } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { PostRepository } from '../../store/posts.js';
+import { cacheKey } from '../../workspace.js';
 import { type BotIdentity, botIdentity, isOwnMessage } from './bot-identity.js';
 import type { OutboundMethod, OutboundPriority } from './outbound.js';
 import { type SlackClient, slackErrorCode } from './slack.js';
@@ -258,7 +259,8 @@ export class ThreadLookup {
   /** The conversation to read for a place: a user id stands for the bot's DM with them. */
   async #conversationId(channel: string): Promise<string> {
     if (!/^[UW][A-Z0-9]+$/.test(channel)) return channel;
-    const known = this.#dmIds.get(channel);
+    const key = cacheKey(channel); // one person in several workspaces has a DM with the bot in each
+    const known = this.#dmIds.get(key);
     if (known) return known;
     const opened = await this.deps.call(
       'history',
@@ -269,7 +271,7 @@ export class ThreadLookup {
     );
     const id = opened.channel?.id;
     if (!id) throw new Error('conversations.open answered without a channel id');
-    this.#dmIds.set(channel, id);
+    this.#dmIds.set(key, id);
     return id;
   }
 }
