@@ -112,7 +112,10 @@ export class AgentSessions {
    */
   #asItsWorkspace(sessionId: string, fn: () => void): void {
     const { runAs } = this.deps;
-    if (!runAs) return fn();
+    if (!runAs) {
+      fn();
+      return;
+    }
     void runAs(sessionId, async () => fn()).catch((error: unknown) =>
       this.deps.logger.warn({ err: error, sessionId }, 'could not tell which workspace a session is in'),
     );
