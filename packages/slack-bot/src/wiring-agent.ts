@@ -142,8 +142,8 @@ export function agentPeople(
 }
 
 /**
- * Channel defaults saved before they named their workspace, which the migration could not place (no
- * installation to give them to): a bot with one token takes them as its own workspace's; a bot serving
+ * Channel defaults the migration could not place (saved by an older version, naming no workspace, with
+ * no installation to give them to): a bot with one token takes them as its own workspace's; a bot serving
  * several workspaces (OAuth) drops them, since none can claim them, with a log line. Left for the next
  * start when Slack can't say who the bot is.
  */
@@ -157,20 +157,17 @@ export async function placeChannelSettings(
     try {
       workspace = workspaceKey(await parts.self());
     } catch (error) {
-      logger.warn(
-        { err: error },
-        'auth.test failed; channel defaults from before are placed at the next start',
-      );
+      logger.warn({ err: error }, 'auth.test failed; unplaced channel defaults are placed at the next start');
       return;
     }
     if (workspace === undefined) return;
   }
   const { adopted, dropped } = await store.channelSettings.adoptUnplaced(workspace);
   if (adopted > 0)
-    logger.info({ adopted, workspace }, "channel defaults from before given to the bot's workspace");
+    logger.info({ adopted, workspace }, "unplaced channel defaults given to the bot's workspace");
   if (dropped > 0)
     logger.warn(
       { dropped },
-      'channel defaults saved before they named their workspace were dropped: no single workspace can claim them (set them again with /agent settings)',
+      'unplaced channel defaults dropped: no single workspace can claim them (set them again with /agent settings)',
     );
 }

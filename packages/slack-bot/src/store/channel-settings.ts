@@ -14,7 +14,7 @@ export interface ChannelSettings extends ChannelDefaults {
   updatedAt: string;
 }
 
-/** Rows saved before settings were kept per workspace: who took them, how many were dropped. */
+/** Rows the migration could not place: how many a workspace took, how many were dropped. */
 export interface AdoptedSettings {
   adopted: number;
   dropped: number;
@@ -28,8 +28,8 @@ export interface ChannelSettingsRepository {
   get(workspace: string, channelId: string): Promise<ChannelSettings | undefined>;
   save(workspace: string, channelId: string, defaults: ChannelDefaults, userId: string): Promise<void>;
   /**
-   * Rows the schema's migration could not place (saved with one token, before rows named their
-   * workspace): `workspace`'s when the bot serves one, else deleted (no workspace can claim them).
+   * Rows the schema's migration could not place (saved by a single-token bot of an older version,
+   * naming no workspace): `workspace`'s when the bot serves one, else deleted (no workspace can claim them).
    */
   adoptUnplaced(workspace: string | undefined): Promise<AdoptedSettings>;
 }

@@ -184,7 +184,7 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE sessions ADD COLUMN detached_at timestamptz;
    CREATE INDEX sessions_workspace ON sessions (workspace, created_at);`,
   // tenant boundaries: a channel's defaults belong to a workspace, since a Slack Connect channel has one id
-  // in both organisations. Rows saved before go to the one installation when there is exactly one; the
+  // in both organisations. Existing rows go to the one installation when there is exactly one; the
   // rest stay unplaced ('') until the bot starts and knows its workspace (channel-settings.ts,
   // adoptUnplaced: a single-token bot's own, else dropped with a log line).
   `ALTER TABLE channel_settings ADD COLUMN workspace text NOT NULL DEFAULT '';

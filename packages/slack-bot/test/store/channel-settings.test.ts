@@ -5,7 +5,7 @@ import { storeBackends } from './backends.js';
 /** The migration that names each row's workspace. */
 const WORKSPACES = MIGRATIONS.findIndex((m) => /ALTER TABLE channel_settings ADD COLUMN workspace/.test(m));
 
-/** The schema as the release before it left it. */
+/** The schema as the previous release left it. */
 async function schemaBeforeWorkspaces(sql: SqlClient): Promise<void> {
   expect(WORKSPACES).toBeGreaterThan(0);
   await sql.query(

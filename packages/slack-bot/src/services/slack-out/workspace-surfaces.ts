@@ -22,7 +22,7 @@ type SurfaceLogger = LineLogger & { child(bindings: { workspace: string }): Line
  * workspace (its plan, its install of the app): one workspace answering `feature_disabled` says nothing
  * of another, so each installation (OAuth, `isolated` work) has its own `SurfaceSwitch`, picked by the
  * workspace the current work runs as. With one token there is one workspace, and one switch for all its
- * work (sessions recorded before they named a workspace included); so is work that names none.
+ * work (sessions recorded without a workspace included); so is work that names none.
  */
 export class WorkspaceSurfaces implements SurfaceChoice {
   readonly #switches = new Map<string, SurfaceSwitch>();
