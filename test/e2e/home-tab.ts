@@ -1,9 +1,10 @@
 import type { RunningSandbox, SandboxView, SlackDriver } from '@agent-sessions/slack-sandbox';
 
-/** A person's App Home tab as the bot last published it. */
-export function homeOf(sandbox: RunningSandbox, user: string): SandboxView | undefined {
-  const id = sandbox.workspace.homeViews.get(user);
-  return id ? sandbox.workspace.views.get(id) : undefined;
+/** A person's App Home tab as the bot last published it (in `team`, default the sandbox's own workspace). */
+export function homeOf(sandbox: RunningSandbox, user: string, team?: string): SandboxView | undefined {
+  const ws = team ? sandbox.workspaceFor(team) : sandbox.workspace;
+  const id = ws.homeViews.get(user);
+  return id ? ws.views.get(id) : undefined;
 }
 
 export const homeText = (view: SandboxView | undefined) => JSON.stringify(view?.blocks ?? []);
@@ -17,8 +18,9 @@ export async function pressInHome(
   driver: SlackDriver,
   user: string,
   actionId: string,
+  team?: string,
 ): Promise<{ status: number }> {
-  const view = homeOf(sandbox, user);
+  const view = homeOf(sandbox, user, team);
   if (!view) throw new Error(`no Home tab published for ${user}`);
   return driver.actInView({ user, viewId: view.id, actionId });
 }

@@ -60,6 +60,8 @@ export async function startOAuthWorld(
     env?: Record<string, string>;
     /** The sandbox's workspaces beside its own (default: Northwind). */
     workspaces?: SandboxOptions['workspaces'];
+    /** The sandbox's own workspace (default: its usual one, T0SANDBOX). */
+    seed?: SandboxOptions['seed'];
   } = {},
 ): Promise<OAuthWorld> {
   const emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10, startTimeoutMs: SETUP_TIMEOUT_MS });
@@ -70,6 +72,7 @@ export async function startOAuthWorld(
     waitTimeoutMs: WAIT_MS,
     oauth: options.oauth ?? true,
     ...(options.workspaces ? { workspaces: options.workspaces } : {}),
+    ...(options.seed ? { seed: options.seed } : {}),
   });
   const oauth = sandbox.oauth;
   if (!oauth) throw new Error('the sandbox was started without OAuth');

@@ -25,7 +25,7 @@ import {
   slackApp,
   slackOut,
 } from './wiring.js';
-import { agentParts, slackSurface } from './wiring-agent.js';
+import { agentParts, placeChannelSettings, slackSurface } from './wiring-agent.js';
 import { reminderService } from './wiring-approvals.js';
 import {
   SessionWorkspaces,
@@ -73,7 +73,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const out = slackOut(settings, { slack, store, metrics, self, installs });
   const { policy, visibility } = access(settings, { slack, self });
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
-  const agent = agentParts(settings, { surface, store, out, follower });
+  const agent = agentParts(settings, { surface, store, out, follower, scopes });
   const streams = streamPoster(settings, { store, out, metrics, self, surface });
   const publisher = sessionPublisher(settings, {
     ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes },
@@ -111,6 +111,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
 
   await reencryptKeys(keys, logger);
   await installs?.sealStored(); // Slack's tokens: plain-text rows from before #25's encryption, and rotation
+  await placeChannelSettings(store, { oauth: installs !== undefined, self, logger });
   const server = await serve(app, routes, config);
   follower.start();
   await leases.start();

@@ -5,6 +5,8 @@
 import type { Follower } from '@agent-sessions/core';
 import { UNREACHABLE_STATUS } from './blocks/session-card.js';
 import { DEFAULT_SUGGESTED_PROMPTS } from './config-agent.js';
+import type { Logger } from './logger.js';
+import type { SessionWorkspaces } from './services/installs/scope.js';
 import { applyChannelDefaults, ChannelSettingsService } from './services/people/channel-settings.js';
 import { MessagesTab } from './services/people/messages-tab.js';
 import { Approvers } from './services/people/policy.js';
@@ -12,16 +14,18 @@ import type { StartInput } from './services/people/starting.js';
 import type { SteeringService } from './services/people/steering.js';
 import { StopService } from './services/people/stopping.js';
 import { AgentSessions } from './services/slack-out/agent-sessions.js';
+import type { BotIdentity } from './services/slack-out/bot-identity.js';
 import type { Notifier } from './services/slack-out/notifier.js';
 import type { OutboundQueue } from './services/slack-out/outbound.js';
 import type { SlackClient } from './services/slack-out/slack.js';
-import { SurfaceSwitch } from './services/slack-out/surface.js';
+import { WorkspaceSurfaces } from './services/slack-out/workspace-surfaces.js';
 import type { Store } from './store/index.js';
 import type { Settings } from './wiring.js';
+import { workspaceKey } from './workspace.js';
 
 /** AGENT_SLACK_SURFACE: built first, as /healthz shows it. */
-export function slackSurface({ config, logger }: Settings): SurfaceSwitch {
-  return new SurfaceSwitch(
+export function slackSurface({ config, logger }: Settings): WorkspaceSurfaces {
+  return new WorkspaceSurfaces(
     config.agent.surface,
     logger.child({ component: 'surface' }),
     undefined,
@@ -35,13 +39,15 @@ export type AgentParts = ReturnType<typeof agentParts>;
 export function agentParts(
   { config, logger }: Settings,
   parts: {
-    surface: SurfaceSwitch;
+    surface: WorkspaceSurfaces;
     store: Store;
     out: { paced: SlackClient; outbound: OutboundQueue };
     follower: Pick<Follower, 'on'>;
+    /** Runs work as a session's workspace's (its surface, its token). */
+    scopes: Pick<SessionWorkspaces, 'run'>;
   },
 ) {
-  const { surface, store, out, follower } = parts;
+  const { surface, store, out, follower, scopes } = parts;
   const log = logger.child({ component: 'agent-surface' });
   const sessions = new AgentSessions({
     slack: out.paced,
@@ -50,9 +56,10 @@ export function agentParts(
     sessions: store.sessions,
     logger: log,
     lastPolled: async (sessionId) => (await store.followState.load(sessionId))?.status,
+    runAs: (sessionId, fn) => scopes.run(sessionId, fn),
   });
-  // auto tried agent sessions again: the sessions followed meanwhile (on the card alone) get their status.
-  surface.onAgain(() => sessions.resyncAll());
+  // auto tried agent sessions again in a workspace: its sessions followed meanwhile get their status.
+  surface.onAgain((workspace) => sessions.resyncAll(workspace));
   // The replica following a session tells Slack of each change of its status.
   follower.on('status', (event) => sessions.status(event.sessionId, event.status));
   follower.on('error', (event) => {
@@ -132,4 +139,35 @@ export function agentPeople(
     return { ...filled, origin: filled.origin ? `${filled.origin} · ${applied}` : applied };
   };
   return { channelSettings, stopping, withDefaults };
+}
+
+/**
+ * Channel defaults the migration could not place (saved by an older version, naming no workspace, with
+ * no installation to give them to): a bot with one token takes them as its own workspace's; a bot serving
+ * several workspaces (OAuth) drops them, since none can claim them, with a log line. Left for the next
+ * start when Slack can't say who the bot is.
+ */
+export async function placeChannelSettings(
+  store: Pick<Store, 'channelSettings'>,
+  parts: { oauth: boolean; self: () => Promise<BotIdentity>; logger: Logger },
+): Promise<void> {
+  const { logger } = parts;
+  let workspace: string | undefined;
+  if (!parts.oauth) {
+    try {
+      workspace = workspaceKey(await parts.self());
+    } catch (error) {
+      logger.warn({ err: error }, 'auth.test failed; unplaced channel defaults are placed at the next start');
+      return;
+    }
+    if (workspace === undefined) return;
+  }
+  const { adopted, dropped } = await store.channelSettings.adoptUnplaced(workspace);
+  if (adopted > 0)
+    logger.info({ adopted, workspace }, "unplaced channel defaults given to the bot's workspace");
+  if (dropped > 0)
+    logger.warn(
+      { dropped },
+      'unplaced channel defaults dropped: no single workspace can claim them (set them again with /agent settings)',
+    );
 }

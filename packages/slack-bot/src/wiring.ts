@@ -38,8 +38,8 @@ import { Notifier } from './services/slack-out/notifier.js';
 import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
 import type { SlackClient } from './services/slack-out/slack.js';
 import type { StreamPoster } from './services/slack-out/stream-poster.js';
-import type { SurfaceSwitch } from './services/slack-out/surface.js';
 import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
+import type { WorkspaceSurfaces } from './services/slack-out/workspace-surfaces.js';
 import type { Store } from './store/index.js';
 import { type AgentParts, agentAnswered, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
 import type { Installs, InstallsTuning, SessionWorkspaces } from './wiring-installs.js';
@@ -151,7 +151,7 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
 }
 
 type AppParts = Pick<Parts, 'store' | 'client' | 'metrics' | 'audit' | 'installs'> & {
-  surface?: SurfaceSwitch;
+  surface?: WorkspaceSurfaces;
 };
 
 /** The Bolt app, serving /healthz, /metrics and /audit beside Slack's requests. */

@@ -68,8 +68,29 @@ export function isolatedKey(): string | undefined {
   return workspace?.isolated ? workspace.key : undefined;
 }
 
+/**
+ * The one shape of a key for anything kept per workspace in memory: the workspace (a team id, or an
+ * installation's scope from `workspaceScope`) and the id. Slack's ids are per workspace (a Slack Connect
+ * channel has one id in both organisations; a Grid user one id in every workspace of the organisation),
+ * so a bare id never keys what one workspace saw or decided.
+ */
+export function scopedKey(workspace: string, id: string): string {
+  return `${workspace}:${id}`;
+}
+
+/**
+ * Which workspace work runs for, as a key part: the installation's key, and the team too when an org-wide
+ * (Enterprise Grid) install serves several workspaces under one key, since admins, members and Slack's
+ * answers differ between them.
+ */
+export function workspaceScope(workspace: Workspace): string {
+  return workspace.teamId === undefined || workspace.teamId === workspace.key
+    ? workspace.key
+    : `${workspace.key}/${workspace.teamId}`;
+}
+
 /** A cache key for what Slack said about `id` in the current workspace (ids are Slack's, per workspace). */
 export function cacheKey(id: string): string {
   const workspace = scope.getStore();
-  return workspace ? `${workspace.key}:${id}` : id;
+  return workspace ? scopedKey(workspaceScope(workspace), id) : id;
 }

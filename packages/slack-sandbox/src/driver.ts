@@ -355,7 +355,7 @@ export class SlackDriver {
     input: { user: string; eventId?: string },
     options: SendOptions = {},
   ): Promise<BotResponse> {
-    const body = appHomeOpenedEvent({ seed: this.#workspace.seed, ...input });
+    const body = appHomeOpenedEvent({ seed: this.#workspace.seed, ...input, orgWide: this.#line.orgWide });
     return this.send(JSON.stringify(body), 'application/json', options);
   }
 

@@ -29,6 +29,11 @@ export {
 export { oauthOptionsFromEnv } from './oauth/wiring.js';
 export { createSandboxApp, type RunningSandbox, type SandboxOptions, startSandbox } from './server.js';
 export { slackSignature } from './signing.js';
-export { PARTNER_TEAM_ID, withExternalMember } from './slack-connect.js';
+export {
+  linkSharedChannels,
+  PARTNER_TEAM_ID,
+  withExternalMember,
+  withSharedChannel,
+} from './slack-connect.js';
 export { type EnvelopeType, SocketModeHub } from './socket-mode.js';
 export * from './workspace.js';

@@ -21,7 +21,9 @@ export * from './workspace/seed.js';
 
 /**
  * The in-memory Slack workspace: people, channels, messages, ephemerals, views and files. Its records'
- * shapes are in ./workspace/records.ts, what it starts with in ./workspace/seed.ts.
+ * shapes are in ./workspace/records.ts, what it starts with in ./workspace/seed.ts. Over 300 lines because
+ * it is the one record every Web API method reads and writes (a Slack Connect channel's shared history
+ * included), and splitting it would scatter its invariants (timestamps, members, threads) across files.
  */
 
 const MAX_API_CALLS = 300;
@@ -41,7 +43,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   readonly agent: AgentState = new AgentState(this);
   /** Who is in each conversation, the bot included where it is a member. */
   readonly #members = new Map<string, Set<string>>();
-  #lastTs = 0;
+  /** The last ts given; shared with a workspace it shares a Slack Connect channel with (one history). */
+  #clock = { lastTs: 0 };
   #callSeq = 0;
 
   /** `waitTimeoutMs`: how long `waitFor` waits when the caller names no limit. */
@@ -64,9 +67,21 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   /** Slack timestamps: seconds with six decimals, strictly increasing. */
   nextTs(): string {
     const now = Date.now() * 1000;
-    this.#lastTs = Math.max(now, this.#lastTs + 1);
-    const s = String(this.#lastTs);
+    this.#clock.lastTs = Math.max(now, this.#clock.lastTs + 1);
+    const s = String(this.#clock.lastTs);
     return `${s.slice(0, -6)}.${s.slice(-6)}`;
+  }
+
+  /**
+   * A Slack Connect channel this workspace and `other` both list under one id: one channel, so one
+   * history (what either side posts, the other reads) and one clock for its timestamps.
+   */
+  shareChannel(other: Workspace, channelId: string): void {
+    const history = other.messages.get(channelId);
+    if (!history || !this.channels.has(channelId)) throw new Error(`sandbox: ${channelId} is not in both`);
+    this.messages.set(channelId, history);
+    other.#clock.lastTs = Math.max(other.#clock.lastTs, this.#clock.lastTs);
+    this.#clock = other.#clock;
   }
 
   /** A channel by id; a user id opens (or reuses) the direct message with them. */

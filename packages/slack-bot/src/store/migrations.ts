@@ -192,6 +192,15 @@ export const MIGRATIONS: readonly string[] = [
    );
    ALTER TABLE slack_installations ADD COLUMN IF NOT EXISTS refresh_claim text;
    ALTER TABLE slack_installations ADD COLUMN IF NOT EXISTS refresh_claim_until timestamptz;`,
+  // A channel's defaults belong to a workspace, since a Slack Connect channel has one id
+  // in both organisations. Existing rows go to the one installation when there is exactly one; the
+  // rest stay unplaced ('') until the bot starts and knows its workspace (channel-settings.ts,
+  // adoptUnplaced: a single-token bot's own, else dropped with a log line).
+  `ALTER TABLE channel_settings ADD COLUMN workspace text NOT NULL DEFAULT '';
+   UPDATE channel_settings SET workspace = (SELECT min(key) FROM slack_installations)
+     WHERE (SELECT count(*) FROM slack_installations) = 1;
+   ALTER TABLE channel_settings DROP CONSTRAINT channel_settings_pkey;
+   ALTER TABLE channel_settings ADD PRIMARY KEY (workspace, channel_id);`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

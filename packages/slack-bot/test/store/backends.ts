@@ -1,11 +1,13 @@
 import pg from 'pg';
-import { openPglite, openPostgres, SqlStore } from '../../src/index.js';
+import { openPglite, openPostgres, type SqlClient, SqlStore } from '../../src/index.js';
 
 export interface Backend {
   name: string;
   /** PostgreSQL without TEST_DATABASE_URL: reported as skipped, never passed. */
   skip: boolean;
   open(): Promise<SqlStore>;
+  /** The database with no migration run yet (a store opened on it later migrates it). */
+  openSql(): Promise<SqlClient>;
   cleanup(): Promise<void>;
 }
 
@@ -32,6 +34,7 @@ export function storeBackends(schemaPrefix: string): Backend[] {
       name: 'PGlite',
       skip: false,
       open: async () => SqlStore.open(await openPglite(undefined)),
+      openSql: () => openPglite(undefined),
       cleanup: async () => {},
     },
     {
@@ -40,6 +43,10 @@ export function storeBackends(schemaPrefix: string): Backend[] {
       open: async () => {
         await admin(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
         return SqlStore.open(openPostgres(DATABASE_URL as string, { schema }));
+      },
+      openSql: async () => {
+        await admin(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        return openPostgres(DATABASE_URL as string, { schema });
       },
       cleanup: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),
     },

@@ -129,9 +129,24 @@ export function viewClosedPayload(input: { seed: WorkspaceSeed; user: PersonRef;
 }
 
 /** The Events API `app_home_opened` callback: the person opened the app's Home tab. */
-export function appHomeOpenedEvent(input: { seed: WorkspaceSeed; user: string; eventId?: string }): Obj {
+export function appHomeOpenedEvent(input: {
+  seed: WorkspaceSeed;
+  user: string;
+  eventId?: string;
+  /** The app's installation there is org-wide (Enterprise Grid): the authorization says so. */
+  orgWide?: boolean;
+}): Obj {
   const { seed } = input;
   return {
+    authorizations: [
+      {
+        enterprise_id: seed.enterprise?.id ?? null,
+        team_id: seed.teamId,
+        user_id: seed.botUserId,
+        is_bot: true,
+        is_enterprise_install: input.orgWide === true,
+      },
+    ],
     token: VERIFICATION_TOKEN,
     team_id: seed.teamId,
     ...(seed.enterprise ? { enterprise_id: seed.enterprise.id } : {}),

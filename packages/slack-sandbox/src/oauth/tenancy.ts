@@ -11,6 +11,7 @@ import type { WebApiContext } from '../api/dispatch.js';
 import { SlackDriver } from '../driver.js';
 import type { Interactions } from '../interactions.js';
 import type { RateLimiter, RateLimitOptions } from '../limits/rate-limits.js';
+import { linkSharedChannels } from '../slack-connect.js';
 import type { SocketModeHub } from '../socket-mode.js';
 import { secondSeed, type Workspace, type WorkspaceSeed } from '../workspace.js';
 import { OAuthApp, type OAuthOptions } from './app.js';
@@ -76,6 +77,8 @@ export class Tenancy {
       { workspace, interactions: input.interactions, rateLimiter: input.rateLimiter },
       others,
     );
+    // A Slack Connect channel both workspaces list is one channel: one history.
+    linkSharedChannels(this.tenants.all.map((t) => t.workspace));
     const app: OAuthOptions | undefined = oauth === true ? {} : oauth === false ? undefined : oauth;
     this.#app = app
       ? new OAuthApp(

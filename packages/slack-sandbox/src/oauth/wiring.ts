@@ -85,7 +85,9 @@ function orgTenant(
   );
   const named = typeof args.team_id === 'string' && args.team_id !== '' ? args.team_id : undefined;
   if (named !== undefined) return org.find((t) => t.workspace.seed.teamId === named) ?? 'not_granted';
-  const ids = [args.channel, args.channel_id, args.user].filter((v): v is string => typeof v === 'string');
+  const ids = [args.channel, args.channel_id, args.user, args.user_id].filter(
+    (v): v is string => typeof v === 'string',
+  );
   return (
     org.find((t) => ids.some((id) => t.workspace.channels.has(id) || t.workspace.users.has(id))) ?? org[0]
   );

@@ -57,3 +57,25 @@ export function gridSeeds(appId = 'A0AGENTS'): WorkspaceSeed[] {
     },
   ];
 }
+
+/**
+ * Someone of the organisation in several of its workspaces, as on Grid: one user id in each, their home
+ * workspace as `team_id` wherever users.info is asked, and a workspace admin only where `adminOf` says
+ * (an admin of one workspace is a plain member of the others). The seeds, with them.
+ */
+export function withGridMember(
+  seeds: WorkspaceSeed[],
+  member: { id: string; name: string; home: string; teams: string[]; adminOf: string[] },
+): WorkspaceSeed[] {
+  return seeds.map((seed) => {
+    if (!member.teams.includes(seed.teamId)) return seed;
+    const known = seed.users.find((u) => u.id === member.id);
+    const user: SandboxUser = {
+      ...(known ?? person(member.id, member.name, member.name, member.home)),
+      team_id: member.home,
+      ...(member.adminOf.includes(seed.teamId) ? { is_admin: true } : {}),
+    };
+    if (!member.adminOf.includes(seed.teamId)) delete user.is_admin;
+    return { ...seed, users: [...seed.users.filter((u) => u.id !== member.id), user] };
+  });
+}

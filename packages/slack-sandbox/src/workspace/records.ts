@@ -8,6 +8,9 @@ export interface SandboxUser {
   team_id: string;
   tz: string;
   profile: { display_name: string; real_name: string };
+  /** A workspace admin or owner there, as users.info says (absent: neither). */
+  is_admin?: boolean;
+  is_owner?: boolean;
 }
 
 export interface SandboxChannel {
@@ -17,6 +20,8 @@ export interface SandboxChannel {
   is_im: boolean;
   /** Whether the bot is in it. Public channels take its posts anyway (chat:write.public); private ones don't. */
   is_member: boolean;
+  /** Slack Connect: the channel is shared with another organisation (listed there under the same id). */
+  is_ext_shared?: boolean;
 }
 
 export interface SandboxMessage {

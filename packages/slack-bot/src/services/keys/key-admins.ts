@@ -1,4 +1,5 @@
 import type { Logger } from '../../logger.js';
+import { scopedKey } from '../../workspace.js';
 
 interface SlackUser {
   team_id?: string;
@@ -18,9 +19,14 @@ interface SlackUser {
  * are who installs apps there; approvers because the operator who set the bot up named them to decide
  * for it, and a workspace whose admins never open the bot must not be locked out. Fails closed: someone
  * Slack can't tell us about manages nothing.
+ *
+ * What Slack said of a person is cached for a minute under the workspace asked about and the person
+ * (`scopedKey`): on Enterprise Grid one user id is a member of several workspaces, admin of some only, and
+ * users.info may answer differently for each. The cache holds Slack's answer, never the verdict: the
+ * workspace check runs on every call, hit or miss.
  */
 export class WorkspaceAdmins {
-  readonly #cache = new Map<string, { admin: boolean; until: number }>();
+  readonly #cache = new Map<string, { user: SlackUser | undefined; until: number }>();
 
   constructor(
     private readonly deps: {
@@ -34,24 +40,36 @@ export class WorkspaceAdmins {
 
   async includes(userId: string): Promise<boolean> {
     if (await this.deps.isApprover(userId).catch(() => false)) return true;
-    const cached = this.#cache.get(userId);
-    if (cached && cached.until > Date.now()) return cached.admin;
-    let admin = false;
     try {
-      const [user, team] = await Promise.all([this.deps.usersInfo(userId), this.deps.homeTeam()]);
-      admin =
-        user !== undefined &&
-        team !== undefined &&
-        user.team_id === team &&
-        user.deleted !== true &&
-        user.is_stranger !== true &&
-        user.is_restricted !== true &&
-        user.is_ultra_restricted !== true &&
-        (user.is_admin === true || user.is_owner === true || user.is_primary_owner === true);
+      const team = await this.deps.homeTeam();
+      if (team === undefined) return false;
+      return isAdminOf(team, await this.#user(team, userId));
     } catch (error) {
       this.deps.logger.warn({ err: error, userId }, 'could not tell whether a person is a workspace admin');
+      return false;
     }
-    this.#cache.set(userId, { admin, until: Date.now() + (this.deps.ttlMs ?? 60_000) });
-    return admin;
   }
+
+  /** users.info's answer about `userId`, as asked for `team`: cached per workspace and person. */
+  async #user(team: string, userId: string): Promise<SlackUser | undefined> {
+    const key = scopedKey(team, userId);
+    const cached = this.#cache.get(key);
+    if (cached && cached.until > Date.now()) return cached.user;
+    const user = await this.deps.usersInfo(userId);
+    this.#cache.set(key, { user, until: Date.now() + (this.deps.ttlMs ?? 60_000) });
+    return user;
+  }
+}
+
+/** A workspace admin or owner of `team` itself: not a guest, not a stranger, not deactivated. */
+function isAdminOf(team: string, user: SlackUser | undefined): boolean {
+  return (
+    user !== undefined &&
+    user.team_id === team &&
+    user.deleted !== true &&
+    user.is_stranger !== true &&
+    user.is_restricted !== true &&
+    user.is_ultra_restricted !== true &&
+    (user.is_admin === true || user.is_owner === true || user.is_primary_owner === true)
+  );
 }

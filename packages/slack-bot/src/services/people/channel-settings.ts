@@ -3,6 +3,7 @@ import { channelSettingsModal } from '../../blocks/modals.js';
 import { escapeMrkdwn, formatUsd, truncate } from '../../blocks/text.js';
 import type { Logger } from '../../logger.js';
 import type { ChannelDefaults, ChannelSettingsRepository } from '../../store/channel-settings.js';
+import { currentWorkspace } from '../../workspace.js';
 import type { FormResult, Outcome } from '../outcome.js';
 import type { Notifier } from '../slack-out/notifier.js';
 import type { FormValues } from './answering.js';
@@ -74,7 +75,9 @@ export function checkChannelSettings(
  * `/agent settings` (#23): a channel's defaults for new sessions — budget, max iterations, JSON context —
  * as Cursor's channel settings. Only approvers (AGENT_APPROVERS) may open or save them; anyone else is
  * refused privately. New sessions there get them unless their own flags say otherwise, and their card
- * says which were applied.
+ * says which were applied. They are the workspace's the request comes from (its installation's key): a
+ * Slack Connect channel has one id in both organisations, and one's defaults (a JSON context the agent
+ * reads) must never reach the other's sessions. Work that names no workspace reads and saves none.
  */
 export class ChannelSettingsService {
   constructor(
@@ -90,7 +93,8 @@ export class ChannelSettingsService {
   /** The form with the channel's current defaults, for an approver; why not, for anyone else. */
   async open(channelId: string, userId: string): Promise<Outcome<{ view: ModalView }>> {
     if (!(await this.deps.approvers.includes(userId))) return { ok: false, message: this.#refusal() };
-    const current = await this.deps.settings.get(channelId);
+    const workspace = currentWorkspace()?.key;
+    const current = workspace === undefined ? undefined : await this.deps.settings.get(workspace, channelId);
     return {
       ok: true,
       view: channelSettingsModal(channelId, {
@@ -104,21 +108,27 @@ export class ChannelSettingsService {
   submitForm(channelId: string | undefined, userId: string, values: FormValues): FormResult {
     if (!channelId)
       return { ok: false, errors: { budget: 'This form lost its channel; run /agent settings again' } };
+    const workspace = currentWorkspace()?.key;
+    if (!workspace)
+      return { ok: false, errors: { budget: 'This form came from no workspace Slack named; try again' } };
     const checked = checkChannelSettings(values, this.deps.maxBudget);
     if (!checked.ok) return checked;
-    return { ok: true, run: () => this.#save(channelId, userId, checked.defaults, values) };
+    const place = { workspace, channelId };
+    return { ok: true, run: () => this.#save(place, userId, checked.defaults, values) };
   }
 
   /** The channel's defaults for a new session, if any were set (a store that fails means none). */
   async defaults(channelId: string): Promise<ChannelDefaults | undefined> {
-    return this.deps.settings.get(channelId).catch((error: unknown) => {
+    const workspace = currentWorkspace()?.key;
+    if (workspace === undefined) return undefined;
+    return this.deps.settings.get(workspace, channelId).catch((error: unknown) => {
       this.deps.logger.warn({ err: error, channelId }, 'could not read the channel defaults');
       return undefined;
     });
   }
 
   async #save(
-    channelId: string,
+    { workspace, channelId }: { workspace: string; channelId: string },
     userId: string,
     defaults: ChannelDefaults,
     values: FormValues,
@@ -130,7 +140,7 @@ export class ChannelSettingsService {
       return;
     }
     try {
-      await this.deps.settings.save(channelId, defaults, userId);
+      await this.deps.settings.save(workspace, channelId, defaults, userId);
     } catch (error) {
       this.deps.logger.warn({ err: error, channelId }, 'could not save the channel defaults');
       await notifier.tell(

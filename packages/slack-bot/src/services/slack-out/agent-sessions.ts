@@ -1,6 +1,7 @@
 import type { Logger } from '../../logger.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
+import { currentWorkspace } from '../../workspace.js';
 import { type AgentSessionStatus, agentStatusOf, sessionTitle } from './agent-status.js';
 import { type OutboundQueue, rateLimitedRetryAfterMs } from './outbound.js';
 import { type SlackClient, slackErrorCode } from './slack.js';
@@ -61,6 +62,8 @@ export class AgentSessions {
        * not have caught up with when a bot died: what a resync sends, else the record's.
        */
       lastPolled?: (sessionId: string) => Promise<string | null | undefined>;
+      /** Runs `fn` as the session's workspace's work (SessionWorkspaces.run); without it, as the caller's. */
+      runAs?: (sessionId: string, fn: () => Promise<void>) => Promise<void>;
     },
   ) {}
 
@@ -83,6 +86,10 @@ export class AgentSessions {
    */
   resync(sessionId: string): void {
     this.#followed.add(sessionId);
+    this.#asItsWorkspace(sessionId, () => this.#resyncNow(sessionId));
+  }
+
+  #resyncNow(sessionId: string): void {
     if (this.deps.surface.current() !== 'agent') return;
     void Promise.all([this.deps.sessions.get(sessionId), this.deps.lastPolled?.(sessionId)])
       .then(([session, polled]) => {
@@ -99,6 +106,21 @@ export class AgentSessions {
       );
   }
 
+  /**
+   * `fn` as the work of the session's workspace: its surface is that workspace's, and its calls go with
+   * that workspace's token, whoever asked (the lease keeper's sweep runs as no workspace).
+   */
+  #asItsWorkspace(sessionId: string, fn: () => void): void {
+    const { runAs } = this.deps;
+    if (!runAs) {
+      fn();
+      return;
+    }
+    void runAs(sessionId, async () => fn()).catch((error: unknown) =>
+      this.deps.logger.warn({ err: error, sessionId }, 'could not tell which workspace a session is in'),
+    );
+  }
+
   /** Another replica follows the session now: what this one knew of it is stale when it comes back. */
   forget(sessionId: string): void {
     this.#followed.delete(sessionId);
@@ -106,9 +128,16 @@ export class AgentSessions {
     if (entry && !entry.busy) this.#entries.delete(sessionId);
   }
 
-  /** The surface is agent again (auto's retry): every session followed here gets its status once. */
-  resyncAll(): void {
-    for (const sessionId of this.#followed) this.resync(sessionId);
+  /**
+   * The surface is agent again in a workspace (auto's retry; its key, or undefined for work that names
+   * none and the one workspace of a single-token bot): its sessions followed here get their status once.
+   */
+  resyncAll(workspace?: string): void {
+    for (const sessionId of this.#followed)
+      this.#asItsWorkspace(sessionId, () => {
+        const its = currentWorkspace();
+        if (workspace === undefined ? !its?.isolated : its?.key === workspace) this.#resyncNow(sessionId);
+      });
   }
 
   /** A redirect changed the agent's direction: the session's title says the new one. */

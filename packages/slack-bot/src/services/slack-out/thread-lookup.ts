@@ -5,6 +5,7 @@
 import type { Clock } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { PostRepository } from '../../store/posts.js';
+import { cacheKey } from '../../workspace.js';
 import { type BotIdentity, botIdentity, isOwnMessage } from './bot-identity.js';
 import type { OutboundMethod, OutboundPriority } from './outbound.js';
 import { type SlackClient, slackErrorCode } from './slack.js';
@@ -71,7 +72,7 @@ export class ThreadLookup {
    * session may ask about a pending key, and Slack may allow one thread read a minute.
    */
   readonly #threadReads = new Map<string, { at: number; read: Promise<ThreadRead> }>();
-  /** A person's DM id by user id (posts go to `U…`; reads need the `D…` that conversations.open gives). */
+  /** A person's DM id (`D…`, for reads), per workspace: one person has a DM with the bot in each. */
   readonly #dmIds = new Map<string, string>();
   readonly #recovered = new Map<string, Promise<void>>();
 
@@ -258,7 +259,7 @@ export class ThreadLookup {
   /** The conversation to read for a place: a user id stands for the bot's DM with them. */
   async #conversationId(channel: string): Promise<string> {
     if (!/^[UW][A-Z0-9]+$/.test(channel)) return channel;
-    const known = this.#dmIds.get(channel);
+    const known = this.#dmIds.get(cacheKey(channel));
     if (known) return known;
     const opened = await this.deps.call(
       'history',
@@ -269,7 +270,7 @@ export class ThreadLookup {
     );
     const id = opened.channel?.id;
     if (!id) throw new Error('conversations.open answered without a channel id');
-    this.#dmIds.set(channel, id);
+    this.#dmIds.set(cacheKey(channel), id);
     return id;
   }
 }

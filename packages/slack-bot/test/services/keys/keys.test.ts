@@ -324,4 +324,39 @@ describe('WorkspaceAdmins', () => {
     });
     expect(await failing.includes('U1')).toBe(false);
   });
+
+  it('on Enterprise Grid, an admin of T1 is no admin of T2 even right after the check in T1 (cached per workspace)', async () => {
+    // One user id in both workspaces of the organisation; Slack answers for the workspace asked about.
+    let team = 'T1';
+    const infoCalls: string[] = [];
+    const grid = new WorkspaceAdmins({
+      usersInfo: async () => {
+        infoCalls.push(team);
+        return { team_id: team, is_admin: team === 'T1' };
+      },
+      isApprover: async () => false,
+      homeTeam: async () => team,
+      logger,
+    });
+    expect(await grid.includes('U1')).toBe(true);
+    team = 'T2';
+    expect(await grid.includes('U1')).toBe(false);
+    team = 'T1';
+    expect(await grid.includes('U1')).toBe(true);
+    // Each workspace asked Slack once: the second check in T1 came from the cache.
+    expect(infoCalls).toEqual(['T1', 'T2']);
+  });
+
+  it('a cached answer still goes through the workspace check', async () => {
+    let team = 'T1';
+    const same = new WorkspaceAdmins({
+      usersInfo: async () => ({ team_id: 'T1', is_admin: true }),
+      isApprover: async () => false,
+      homeTeam: async () => team,
+      logger,
+    });
+    expect(await same.includes('U1')).toBe(true);
+    team = 'T2';
+    expect(await same.includes('U1')).toBe(false);
+  });
 });

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { FormValues } from '../../../src/services/people/answering.js';
 import {
   applyChannelDefaults,
   ChannelSettingsService,
   checkChannelSettings,
 } from '../../../src/services/people/channel-settings.js';
 import type { ChannelDefaults, ChannelSettings } from '../../../src/store/channel-settings.js';
+import { inWorkspace, workspaceOf } from '../../../src/workspace.js';
 import { logger } from '../../fakes.js';
 
 describe('checking /agent settings', () => {
@@ -77,24 +79,53 @@ describe('a channel’s defaults on a new session', () => {
 });
 
 describe('ChannelSettingsService', () => {
+  const A = workspaceOf({ teamId: 'T0A' }, true);
+  const B = workspaceOf({ teamId: 'T0B' }, true);
   function setup() {
-    const saved: Array<[string, ChannelDefaults, string]> = [];
-    let current: ChannelSettings | undefined;
+    const saved: Array<[string, string, ChannelDefaults, string]> = [];
+    const rows = new Map<string, ChannelSettings>();
     const told: Array<[string, string, string]> = [];
     const service = new ChannelSettingsService({
       settings: {
-        get: async () => current,
-        save: async (channelId, d, userId) => {
-          saved.push([channelId, d, userId]);
-          current = { channelId, ...d, updatedBy: userId, updatedAt: '2026-11-25T16:00:00Z' };
+        get: async (workspace, channelId) => rows.get(`${workspace}:${channelId}`),
+        save: async (workspace, channelId, d, userId) => {
+          saved.push([workspace, channelId, d, userId]);
+          const row = { workspace, channelId, ...d, updatedBy: userId, updatedAt: '2026-11-25T16:00:00Z' };
+          rows.set(`${workspace}:${channelId}`, row);
         },
+        adoptUnplaced: async () => ({ adopted: 0, dropped: 0 }),
       },
       approvers: { includes: async (u) => u === 'U0BOB', mentions: () => ['<@U0BOB>'] },
       notifier: { tell: async (c, u, text) => void told.push([c, u, text]) },
       logger,
     });
-    return { service, saved, told };
+    // Each call as a request from workspace A unless told otherwise.
+    const inA = {
+      open: (c: string, u: string) => inWorkspace(A, () => service.open(c, u)),
+      submitForm: (c: string, u: string, v: FormValues) => inWorkspace(A, () => service.submitForm(c, u, v)),
+    };
+    return { service: inA, raw: service, saved, told };
   }
+
+  it('a Slack Connect channel: defaults B saved never reach A’s sessions there, nor A’s form', async () => {
+    const t = setup();
+    const form = inWorkspace(B, () =>
+      t.raw.submitForm('CSHARED', 'U0BOB', { budget: '9', context: '{"instructions":"B only"}' }),
+    );
+    if (!form.ok) throw new Error('refused');
+    await inWorkspace(B, () => form.run());
+    expect(t.saved.map(([workspace]) => workspace)).toEqual(['T0B']);
+    expect(await inWorkspace(A, () => t.raw.defaults('CSHARED'))).toBeUndefined();
+    expect((await inWorkspace(B, () => t.raw.defaults('CSHARED')))?.context).toEqual({
+      instructions: 'B only',
+    });
+    const opened = await t.service.open('CSHARED', 'U0BOB');
+    if (!opened.ok) throw new Error('refused');
+    expect(JSON.stringify(opened.view.blocks)).not.toContain('B only');
+    // Work that names no workspace reads no one's defaults and saves none.
+    expect(await t.raw.defaults('CSHARED')).toBeUndefined();
+    expect(t.raw.submitForm('CSHARED', 'U0BOB', { budget: '1' })).toMatchObject({ ok: false });
+  });
 
   it('only approvers open the form; others are refused privately, nothing read', async () => {
     const t = setup();
@@ -112,7 +143,7 @@ describe('ChannelSettingsService', () => {
     if (!form.ok) throw new Error('refused');
     await form.run();
     expect(t.saved).toEqual([
-      ['C0AGENTS', { budget: 5, maxIterations: null, context: { repo: 'acme/api' } }, 'U0BOB'],
+      ['T0A', 'C0AGENTS', { budget: 5, maxIterations: null, context: { repo: 'acme/api' } }, 'U0BOB'],
     ]);
     expect(t.told[0]?.[2]).toMatch(/^✅ New sessions in <#C0AGENTS> start with: a budget of \$5\.00/);
     const opened = await t.service.open('C0AGENTS', 'U0BOB');
