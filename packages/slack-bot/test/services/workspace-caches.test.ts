@@ -57,6 +57,7 @@ const EXCEPTIONS: Record<string, string> = {
   'keys/keyed-calls.ts#teams': 'key slots to their team: the ref names its team',
   'keys/keyed-calls.ts.requests': "requests counted by team id: the workspace's own key",
   'keys/cipher.ts#keys': 'encryption keys by their id: no Slack id, nothing per workspace',
+  'installs/admission.ts#told': 'refusals already logged: keyed by the refused workspace itself and the kind',
 };
 
 interface Field {
