@@ -72,17 +72,23 @@ describe('requests that are not from Slack', () => {
       { timestampOffsetSeconds: -600 },
     );
     expect(stale.status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await h.emulator.admin.stats()).sessions).toBe(before);
+    // A signed start sent after them is the marker: once its session exists, anything the refused two had
+    // set going would have too. Exactly one more session: the marker's.
+    const marker = await h.start('scenario:complete the signed one');
+    const sessions = await h.emulator.admin.sessions();
+    expect(sessions).toHaveLength(before + 1);
+    expect(sessions.map((s) => s.sessionId)).toContain(marker.sessionId);
   });
 });
 
 describe('App Home', () => {
   it("shows the viewer's sessions, once per event even when Slack re-delivers it", async () => {
-    await h.start('scenario:complete home tab check', BOB);
+    const { cardTs } = await h.start('scenario:complete home tab check', BOB);
+    // Finished first, so that nothing but the events below has a reason to publish Bob's Home.
+    await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'the session completed');
     const first = await h.driver.appHomeOpened({ user: BOB, eventId: 'EvHOME1' });
     expect(first.status).toBe(200);
-    const view = await h.sandbox.workspace.waitFor(
+    await h.sandbox.workspace.waitFor(
       () => {
         const id = h.sandbox.workspace.homeViews.get(BOB);
         const v = id ? h.sandbox.workspace.views.get(id) : undefined;
@@ -90,11 +96,16 @@ describe('App Home', () => {
       },
       { what: "Bob's Home tab" },
     );
-    const hash = view.hash;
+    // Counted by sequence number: the sandbox keeps only its latest calls.
+    const since = h.sandbox.workspace.apiCalls.at(-1)?.seq ?? 0;
+    const publishes = () =>
+      h.sandbox.workspace.apiCalls.filter((c) => c.seq > since && c.method === 'views.publish').length;
     await h.driver.appHomeOpened({ user: BOB, eventId: 'EvHOME1' }, { retryNum: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const id = h.sandbox.workspace.homeViews.get(BOB) as string;
-    expect(h.sandbox.workspace.views.get(id)?.hash).toBe(hash);
+    // A fresh event after the re-delivery is the marker: once its Home is published, a publish the
+    // re-delivery set going would have come first.
+    await h.driver.appHomeOpened({ user: BOB, eventId: 'EvHOME2' });
+    await h.sandbox.workspace.waitFor(() => publishes() > 0, { what: 'the marker event’s Home' });
+    expect(publishes()).toBe(1);
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { patient } from '../support/patience.js';
 import { CHANNEL, textOf, useHarness } from './harness.js';
 import { actionIds } from './helpers.js';
+import { afterLeasePasses } from './lease-passes.js';
 
 // The service forgets sessions (here: the emulator is reset, as when `npm start` runs again with a
 // fresh emulator over a kept store). The bot says so once where it can, and stops following them, even
@@ -27,8 +28,8 @@ describe('a session the service no longer knows', () => {
     // The card says so and offers nothing to click.
     await h.waitForCard(kept.cardTs, (t) => /No longer followed/.test(t), 'the card closed');
     expect(actionIds(h.card(kept.cardTs))).toEqual([]);
-    // Some polls later, still one notice.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Some lease passes later (each a chance to post it again), still one notice.
+    await afterLeasePasses(h.bot, 3);
     expect(h.thread(kept.cardTs).filter((m) => notice.test(textOf(m)))).toHaveLength(1);
   });
 });

@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';
 import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
 import { ALICE, BOB, CHANNEL, textOf, WAIT_MS } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
+import { afterLeasePasses } from './lease-passes.js';
 import { expectNoSecrets, secretsOf } from './secrets.js';
 
 // Several replicas need a real PostgreSQL; without TEST_DATABASE_URL this is reported as skipped.
@@ -37,20 +38,22 @@ describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
         { what: 'six cards', timeoutMs: WAIT_MS },
       );
       // Both replicas follow some of the sessions.
-      let split: Array<{ owner: string; n: number }> = [];
-      for (let i = 0; i < 50; i++) {
-        const rows = await database.query<{ owner: string; n: string }>(
-          'SELECT owner, count(*) AS n FROM leases GROUP BY owner ORDER BY owner',
-        );
-        split = rows.map((r) => ({ owner: r.owner, n: Number(r.n) }));
-        if (split.length === 2) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      const split = await vi.waitFor(
+        async () => {
+          const rows = await database.query<{ owner: string; n: string }>(
+            'SELECT owner, count(*) AS n FROM leases GROUP BY owner ORDER BY owner',
+          );
+          if (rows.length < 2) throw new Error(`leases held by ${rows.map((r) => r.owner).join(', ')}`);
+          return rows.map((r) => ({ owner: r.owner, n: Number(r.n) }));
+        },
+        { timeout: WAIT_MS, interval: 200 },
+      );
       expect(split.map((s) => s.owner)).toEqual(['replica-a', 'replica-b']);
       for (const s of split) expect(s.n).toBeGreaterThanOrEqual(1);
 
-      // Replica A dies without a word; B takes its sessions over once the leases expire.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // Replica A works on its sessions a while, then dies without a word; B takes them over once the
+      // leases expire.
+      await afterLeasePasses(a, 3);
       await a.kill('SIGKILL');
       for (const card of cards) {
         await ws.waitFor(() => /Completed/.test(textOf(ws.findMessage(CHANNEL, card.ts))), {

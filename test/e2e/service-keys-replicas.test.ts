@@ -6,6 +6,7 @@ import { useBotProcesses } from './bot-process.js';
 import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
 import { ALICE, CHANNEL, newCard, textOf } from './harness.js';
 import { homeOf, homeText, pressInHome } from './home-tab.js';
+import { afterLeasePasses } from './lease-passes.js';
 
 // Issue #25 on two replicas (real processes on one PostgreSQL): a key linked on one is used by the other,
 // and a key removed on one stops the session wherever it is followed — said once in its thread, not once
@@ -91,8 +92,10 @@ describe.skipIf(!TEST_DATABASE_URL)('service keys across replicas, on PostgreSQL
         what: 'the removed-key notice',
         timeoutMs: patient(30_000),
       });
-      // Both replicas read the slot again within seconds, and the leases move every 2 s: still one notice.
-      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      // Both replicas read the slot again at each lease pass, and the leases may move between them: some
+      // passes of each later, still one notice.
+      await afterLeasePasses(a, 3);
+      await afterLeasePasses(b, 3);
       expect(thread().filter((m) => notice.test(textOf(m)))).toHaveLength(1);
       expect(homeText(homeOf(sandbox, ALICE))).toContain('No key linked');
 

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ALICE, allLogLines, BOB, CAROL, CHANNEL, textOf, useHarness, WAIT_MS } from './harness.js';
 import { isPrompt } from './helpers.js';
 import { homeOf, homeText, pressInHome } from './home-tab.js';
+import { afterLeasePasses } from './lease-passes.js';
 
 // Issue #25: under AGENT_KEYS=per-person every session runs under its starter's own service key. Alice,
 // Bob and Carol each sign up with the emulator (POST /api/auth/signup) and get a key for their account
@@ -169,7 +170,7 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
     expect(homeText(homeOf(h.sandbox, ALICE))).toContain('No key linked');
     expect((await h.store.serviceKeys.get(slot(ALICE)))?.ciphertext).toBe('');
     // Some lease renewals later: still waiting, still one notice.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await afterLeasePasses(h.bot, 3);
     expect(h.bot.follower.isFollowing(sessionId)).toBe(false);
     expect(h.thread(cardTs).filter((m) => notice.test(textOf(m)))).toHaveLength(1);
 
@@ -185,7 +186,8 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
     const said = await h.waitInThread(cardTs, (m) => notice.test(textOf(m)), 'the refused-key notice');
     expect(textOf(said)).toMatch(/<@U0BOB>, link your key on my \*Home\* tab/);
     await expect.poll(() => h.bot.follower.isFollowing(sessionId), { timeout: WAIT_MS }).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Some lease renewals later (each a chance to follow it again and hit the 401 anew), still one notice.
+    await afterLeasePasses(h.bot, 3);
     expect(h.thread(cardTs).filter((m) => notice.test(textOf(m)))).toHaveLength(1);
     // The other sessions' keys go on: Alice's is followed still.
     expect(

@@ -1,5 +1,6 @@
 import type { SpawnedEmulator } from '@agent-sessions/emulator/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { patient } from '../../../../test/support/patience.js';
 import {
   AgentSessionsClient,
   type FollowEvent,
@@ -42,7 +43,10 @@ function follower(events: FollowEvent[], extra: Partial<FollowerOptions> = {}) {
   return f;
 }
 
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+async function until(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = patient(15_000),
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not reached in time');
