@@ -1,7 +1,7 @@
 // The node inside a real n8n (the version is the first argument: 2.8.4, the oldest supported, on the
 // machine's Node; 2.41.3, the newest, on Node 24; see install.mjs): pack the package, install the
-// tarball where n8n keeps community packages, import credentials and the README's example workflows (read
-// from the README's JSON blocks: one source), run the manual ones with `n8n execute`, then run n8n as a
+// tarball where n8n keeps community packages, import credentials and the example workflows (read from
+// docs/workflows.md's JSON blocks: one source), run the manual ones with `n8n execute`, then run n8n as a
 // server (`n8n start`): answer the agent's questions through n8n's own forms over HTTP as a browser does,
 // run the credential test as n8n's dialog does, review an AI Agent's call of the node (2.41: see
 // human-review.mjs) and stop an execution. Everything talks to a local emulator (and a scripted model).
@@ -84,16 +84,16 @@ function execute(n8n, env, id, { fails = false } = {}) {
 const items = (run, node) => run?.data?.resultData?.runData?.[node]?.[0]?.data?.main?.[0]?.map((i) => i.json) ?? [];
 const runsOf = (run, node) => run?.data?.resultData?.runData?.[node] ?? [];
 
-/** The README's example workflows: its JSON blocks that are workflows (an `id` and `nodes`), exactly as written. */
+/** The documented example workflows: docs/workflows.md's JSON blocks that are workflows (an `id` and `nodes`), exactly as written. */
 function readmeWorkflows() {
-  const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+  const readme = readFileSync(join(packageDir, 'docs', 'workflows.md'), 'utf8');
   const blocks = [...readme.matchAll(/```json\n([\s\S]*?)\n```/g)].map((m) => JSON.parse(m[1]));
   return blocks.filter((w) => typeof w?.id === 'string' && Array.isArray(w.nodes));
 }
 
 /**
  * The hours-long wait, in seconds instead of minutes, with a scripted agent that works a few seconds: the
- * only changes the test makes to a README workflow, so it loops within the run.
+ * only changes the test makes to a documented workflow, so it loops within the run.
  */
 function shortened(workflow) {
   const copy = structuredClone(workflow);
@@ -220,7 +220,7 @@ try {
   const examples = readmeWorkflows();
   const ids = examples.map((w) => w.id);
   const expected = ['asCreateWait01', 'asApproval0001', 'asAskForm00001', 'asLongWait0001'];
-  check(isDeepStrictEqual([...ids].sort(), [...expected].sort()), `the README holds the example workflows (${ids.join(', ')})`);
+  check(isDeepStrictEqual([...ids].sort(), [...expected].sort()), `docs/workflows.md holds the example workflows (${ids.join(', ')})`);
   for (const workflow of examples) {
     const runnable = workflow.id === 'asLongWait0001' ? shortened(workflow) : workflow;
     writeFileSync(join(wfDir, `${workflow.id}.json`), JSON.stringify(runnable));
