@@ -166,9 +166,12 @@ export class AgentSessions {
     if (entry.busy || entry.dead) return;
     entry.busy = true;
     void this.#queue(sessionId, entry)
-      .catch((error: unknown) =>
-        this.deps.logger.warn({ err: error, sessionId }, "could not set a session's agent status"),
-      )
+      .catch((error: unknown) => {
+        // Whatever failed (the store, the queue, Slack) fails the same way if asked again at once: the
+        // session is tried again after RETRY_MS, never in a loop that logs as fast as it can fail.
+        entry.retryLater = true;
+        this.deps.logger.warn({ err: error, sessionId }, "could not set a session's agent status");
+      })
       .finally(() => {
         entry.busy = false;
         if (entry.dead || this.deps.surface.current() !== 'agent') return;

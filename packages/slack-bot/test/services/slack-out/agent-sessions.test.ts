@@ -115,6 +115,20 @@ function setup(setting: 'auto' | 'agent' | 'classic' = 'auto', now?: () => Date)
 }
 
 describe('AgentSessions', () => {
+  it('a store that fails (closed, or down) is asked again later, not in a loop', async () => {
+    const t = setup('agent');
+    let reads = 0;
+    t.sessions.get = async () => {
+      reads++;
+      throw new Error('PGlite is closed');
+    };
+    t.agent.status('sess_1', 'running');
+    for (let i = 0; i < 20; i++) await t.settle();
+    // One read, one warning: the next try waits for the retry delay (seconds), not for the next tick.
+    expect(reads).toBe(1);
+    expect(t.logs.filter(([level]) => level === 'warn')).toHaveLength(1);
+  });
+
   it('a new session: processing, titled with the goal, started by its starter, in its thread', async () => {
     const t = setup();
     t.agent.status('sess_1', 'queued');
