@@ -16,7 +16,7 @@ const env = { ...process.env };
 const usesSandbox = !env.SLACK_BOT_TOKEN && !env.SLACK_APP_TOKEN;
 // The sandbox's Bob is its approver, so the user switcher's three people behave as their names say.
 if (usesSandbox && env.AGENT_APPROVERS === undefined) env.AGENT_APPROVERS = 'U0BOB';
-// With the embedded emulator, the Messages tab suggests its scenarios (#23).
+// With the embedded emulator, the Messages tab suggests its scenarios.
 if (!env.AGENT_SERVICE_URL && env.AGENT_SUGGESTED_PROMPTS === undefined)
   env.AGENT_SUGGESTED_PROMPTS = JSON.stringify(scenarioPrompts());
 const config = loadConfigOrExit(env);

@@ -50,7 +50,7 @@ const SESSIONS = wholeAbove0('sessions', values.sessions);
 const CONCURRENCY = wholeAbove0('concurrency', values.concurrency);
 const SPEED = wholeAbove0('speed', values.speed);
 
-/** Issue #13's memory target. */
+/** The memory target: the bot's RSS on PGlite under a cap, and within a ratio of its RSS on PostgreSQL. */
 const TARGET = { maxMb: 250, maxRatioToPostgres: 2 };
 const KEY = 'bench_memory_key';
 const USER = 'U0ALICE';
@@ -130,7 +130,7 @@ async function driveSessions(sandbox: RunningSandbox, bot: Bot, label: string, c
   let done = 0;
   const one = async (i: number) => {
     const channel = CHANNELS[i % CHANNELS.length] as string;
-    // The trailing word keeps #1 from matching #10's card.
+    // The trailing word keeps session #1 from matching session #10's card.
     const goal = `memory bench ${label} #${i} end`;
     const response = await driver.command({ user: USER, channel, text: `start scenario:complete ${goal}` });
     if (response.status !== 200) throw new Error(`/agent start answered ${response.status}`);
@@ -265,7 +265,7 @@ async function postgresStore(adminUrl: string): Promise<StoreUnderTest | undefin
 const redact = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 
 async function main(): Promise<void> {
-  // The bench measures memory, not pacing: Slack's rate limits in the sandbox (issue #13 §1) would only
+  // The bench measures memory, not pacing: Slack's rate limits in the sandbox would only
   // stretch the run.
   process.env.SANDBOX_RATE_LIMITS = 'off';
   const emulator = await spawnEmulator({ apiKeys: [KEY], speed: SPEED });

@@ -1,5 +1,5 @@
 /**
- * Render benchmark (issue #20): the time per kilobyte of turning agent text into Slack text, for the
+ * Render benchmark: the time per kilobyte of turning agent text into Slack text, for the
  * shapes that made the old renderers quadratic and for ordinary agent text, at 1 KB, 10 KB, 100 KB and
  * 1 MB. Prints a table and writes bench/results/render.json.
  *

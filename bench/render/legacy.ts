@@ -1,5 +1,5 @@
 /**
- * The renderers as they were before issue #20, kept only for the render benchmark to time side by side:
+ * Naive renderers, kept only for the render benchmark to time beside the shipped ones as a baseline:
  * regexes that backtrack over unbounded runs, so a long run of `[` or `<!` takes quadratic time.
  */
 const JOINER = '\u2060';

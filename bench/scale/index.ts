@@ -1,5 +1,5 @@
 /**
- * Scale benchmark (issue #22): N sessions of the emulator's `complete` scenario started at once across C
+ * Scale benchmark: N sessions of the emulator's `complete` scenario started at once across C
  * channels, through the Slack sandbox at Slack's own limits, with the real bot as one or more processes
  * (several replicas share one PostgreSQL). Measured from the moment the N `/agent start`s were typed:
  *   - outcome in thread: the session's report posted in its thread;

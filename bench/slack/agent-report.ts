@@ -1,5 +1,5 @@
 /**
- * Issue #23's verdict for the stream surface: at K = 20, the agent surface (the paced bot streaming the
+ * The verdict for the stream surface: at K = 20, the agent surface (the paced bot streaming the
  * agent's work) against the classic one (the paced bot posting its thread) in the same run.
  */
 import { round } from '../stats.js';
@@ -40,7 +40,7 @@ export function agentTargetsOf(phases: Phase[]) {
 
 export function printAgentReport(targets: ReturnType<typeof agentTargetsOf>): void {
   const log = (line: string) => process.stdout.write(`${line}\n`);
-  log(`Target (#23): ${AGENT_TARGET_TEXT}`);
+  log(`Target (agent surface): ${AGENT_TARGET_TEXT}`);
   if (!targets) {
     log(`  (no agent and paced run side by side at K = ${AGENT_TARGET.k})`);
     return;

@@ -1,5 +1,5 @@
 /**
- * Slack benchmark (issue #13 §5): K chatty sessions in one channel, through the Slack sandbox at Slack's
+ * Slack benchmark: K chatty sessions in one channel, through the Slack sandbox at Slack's
  * limits (one post a second per channel, bursts of 5; Tier 3 edits), against the emulator, with the real
  * bot as a process. Two bots run side by side in the same run, each with a sandbox (a workspace) of its
  * own, against the same emulator:
@@ -36,7 +36,7 @@ import { wholeAbove0, writeResult } from '../cli.js';
 import { round } from '../stats.js';
 import { AGENT_TARGET_TEXT, agentTargetsOf, printAgentReport } from './agent-report.js';
 import { botMetrics, type Expected, evaluate, expectedOf, type SideFigures, slackFloor } from './figures.js';
-import { printReport, TARGET_TEXT, targets22Of, targetsOf } from './report.js';
+import { printReport, roundRobinTargetsOf, TARGET_TEXT, targetsOf } from './report.js';
 import { KEY, type Side, type Strategy, startSession, startSide } from './sides.js';
 
 const { values } = parseArgs({
@@ -221,7 +221,7 @@ async function main(): Promise<void> {
     targets,
     agentTarget: AGENT_TARGET_TEXT,
     agentTargets,
-    targets22: targets22Of(phases),
+    roundRobinTargets: roundRobinTargetsOf(phases),
     phases,
   };
   writeResult(values.out as string, result);

@@ -22,7 +22,7 @@ export function visibleText(message: { text?: string; blocks?: unknown[]; files?
     } else if (Array.isArray(node)) {
       for (const item of node) walk(item, key);
     } else if (node && typeof node === 'object') {
-      // A streamed task (#23) shows its tool as the classic thread's "🔧 `name`" line does.
+      // A streamed task shows its tool as the classic thread's "🔧 `name`" line does.
       const task = node as { type?: unknown; title?: unknown };
       if (task.type === 'task_card' && typeof task.title === 'string') parts.push(`🔧 \`${task.title}\``);
       for (const [k, v] of Object.entries(node)) walk(v, k);

@@ -1,12 +1,12 @@
 /**
- * The Slack benchmark's verdict and table: issue #13's targets held against the paced bot at K = 20, and
+ * The Slack benchmark's verdict and table: the targets held against the paced bot at K = 20, and
  * one column per phase and strategy.
  */
 import { round } from '../stats.js';
 import type { Latencies, SideFigures } from './figures.js';
-import { TARGET_22, TARGET_22_TEXT } from './round-robin.js';
+import { ROUND_ROBIN_TARGET, ROUND_ROBIN_TARGET_TEXT } from './round-robin.js';
 
-/** Issue #13's targets, at K = 20, for the paced bot. */
+/** The targets at K = 20 for the paced bot: nothing lost, few 429s, questions and messages fast. */
 export const TARGET = { k: 20, maxRatelimitedPercent: 1, questionP95Ms: 3000, messageP95RatioToNaive: 0.25 };
 
 export const TARGET_TEXT = `K = ${TARGET.k}, paced: 0 lost, 0 duplicated; <= ${TARGET.maxRatelimitedPercent}% of Slack calls answered 429; question surfacing p95 <= ${TARGET.questionP95Ms / 1000} s; message surfacing p95 <= ${TARGET.messageP95RatioToNaive} x naive's`;
@@ -113,26 +113,26 @@ export function printReport(phases: Phase[], targets: ReturnType<typeof targetsO
         `  message p95 paced/naive ${targets.messageP95VsNaive.ratio}: ${v(targets.messageP95VsNaive.met)}`,
       );
   } else log(`  (no paced run at K = ${TARGET.k})`);
-  const t22 = targets22Of(phases);
-  log(`Target (#22): ${TARGET_22_TEXT}`);
+  const roundRobinTargets = roundRobinTargetsOf(phases);
+  log(`Target (round-robin floor): ${ROUND_ROBIN_TARGET_TEXT}`);
   const v = (met: boolean) => (met ? 'met' : 'NOT met');
-  if (t22.floor)
+  if (roundRobinTargets.floor)
     log(
-      `  K=${TARGET_22.floorK} message p95 ${seconds(t22.floor.p95Ms)} = ${t22.floor.ratio}x the floor's ${seconds(t22.floor.floorP95Ms)}: ${v(t22.floor.met)}`,
+      `  K=${ROUND_ROBIN_TARGET.floorK} message p95 ${seconds(roundRobinTargets.floor.p95Ms)} = ${roundRobinTargets.floor.ratio}x the floor's ${seconds(roundRobinTargets.floor.floorP95Ms)}: ${v(roundRobinTargets.floor.met)}`,
     );
-  else log(`  (no paced run at K = ${TARGET_22.floorK})`);
-  if (t22.caughtUp)
+  else log(`  (no paced run at K = ${ROUND_ROBIN_TARGET.floorK})`);
+  if (roundRobinTargets.caughtUp)
     log(
-      `  K=${TARGET_22.caughtUpK} caught up ${t22.caughtUp.text} after the service finished: ${v(t22.caughtUp.met)}`,
+      `  K=${ROUND_ROBIN_TARGET.caughtUpK} caught up ${roundRobinTargets.caughtUp.text} after the service finished: ${v(roundRobinTargets.caughtUp.met)}`,
     );
-  else log(`  (no paced run at K = ${TARGET_22.caughtUpK} whose chatty sessions all finished)`);
+  else log(`  (no paced run at K = ${ROUND_ROBIN_TARGET.caughtUpK} whose chatty sessions all finished)`);
 }
 
-/** Issue #22's targets, met or not, by the paced bot (null where the run has no such phase). */
-export function targets22Of(phases: Phase[]) {
+/** The round-robin targets, met or not, by the paced bot (null where the run has no such phase). */
+export function roundRobinTargetsOf(phases: Phase[]) {
   const paced = (k: number) => phases.find((p) => p.k === k)?.figures.find((f) => f.strategy === 'paced');
-  const atFloor = paced(TARGET_22.floorK);
-  const atCaughtUp = paced(TARGET_22.caughtUpK)?.caughtUp;
+  const atFloor = paced(ROUND_ROBIN_TARGET.floorK);
+  const atCaughtUp = paced(ROUND_ROBIN_TARGET.caughtUpK)?.caughtUp;
   const floorP95Ms = atFloor?.roundRobinFloor.p95Ms ?? 0;
   return {
     floor:
@@ -143,14 +143,14 @@ export function targets22Of(phases: Phase[]) {
             ratio: round(atFloor.messageSurfacing.p95Ms / floorP95Ms, 2),
             met:
               !atFloor.messageSurfacing.lowerBound &&
-              atFloor.messageSurfacing.p95Ms <= TARGET_22.messageP95ToFloor * floorP95Ms,
+              atFloor.messageSurfacing.p95Ms <= ROUND_ROBIN_TARGET.messageP95ToFloor * floorP95Ms,
           }
         : null,
     caughtUp: atCaughtUp
       ? {
           ms: atCaughtUp.afterMs,
           text: `${atCaughtUp.lowerBound ? '≥ ' : ''}${seconds(atCaughtUp.afterMs)}`,
-          met: !atCaughtUp.lowerBound && atCaughtUp.afterMs <= TARGET_22.caughtUpMs,
+          met: !atCaughtUp.lowerBound && atCaughtUp.afterMs <= ROUND_ROBIN_TARGET.caughtUpMs,
         }
       : null,
   };

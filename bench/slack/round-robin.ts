@@ -1,14 +1,14 @@
 /**
- * Issue #22's yardsticks for bench:slack: the round-robin floor (what posting the channel's threads in
+ * Yardsticks for bench:slack: the round-robin floor (what posting the channel's threads in
  * turn, at the sandbox's posting limit, implies for message surfacing) and, at K = 4, how long after the
  * service finished the threads caught up.
  */
 import { percentile } from '../stats.js';
 
-/** Issue #22's targets for the paced bot. */
-export const TARGET_22 = { floorK: 20, messageP95ToFloor: 1.5, caughtUpK: 4, caughtUpMs: 10_000 };
+/** The paced bot's targets against the round-robin floor and for catching up. */
+export const ROUND_ROBIN_TARGET = { floorK: 20, messageP95ToFloor: 1.5, caughtUpK: 4, caughtUpMs: 10_000 };
 
-export const TARGET_22_TEXT = `K = ${TARGET_22.floorK}, paced: message surfacing p95 <= ${TARGET_22.messageP95ToFloor} x the round-robin floor; K = ${TARGET_22.caughtUpK}: threads caught up <= ${TARGET_22.caughtUpMs / 1000} s after the service finished`;
+export const ROUND_ROBIN_TARGET_TEXT = `K = ${ROUND_ROBIN_TARGET.floorK}, paced: message surfacing p95 <= ${ROUND_ROBIN_TARGET.messageP95ToFloor} x the round-robin floor; K = ${ROUND_ROBIN_TARGET.caughtUpK}: threads caught up <= ${ROUND_ROBIN_TARGET.caughtUpMs / 1000} s after the service finished`;
 
 /** What one thread asks of the channel. */
 export interface ThreadDemand {

@@ -13,7 +13,7 @@ import {
 import { type Bot, botEnv, spawnBot } from '../bot.js';
 import { visibleText } from './match.js';
 
-/** `paced` and `naive`: the classic surface (card and thread); `agent`: the paced bot streaming (#23). */
+/** `paced` and `naive`: the classic surface (card and thread); `agent`: the paced bot streaming. */
 export type Strategy = 'paced' | 'naive' | 'agent';
 export const KEY = 'bench_slack_key';
 export const CHANNEL = 'C0BUSY';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patient } from '../support/patience.js';
 import { actAs as actAsIn, openPage, requireChromium, screenshot, startBotWithSandbox } from './page.js';
 
-// Issue #23's "done when", the bot side in the page: a session started from the Messages tab's suggested
+// Slack's agent surface, the bot side in the page: a session started from the Messages tab's suggested
 // prompt, its question answered while Slack shows it "suspended", "processing" again, and a second session
 // stopped with Slack's Stop button (the emulator records the cancel).
 const API_KEY = 'emu_browser_agent_key_51c8';

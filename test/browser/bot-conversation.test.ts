@@ -13,7 +13,7 @@ import {
   write as writeIn,
 } from './page.js';
 
-// Issue #14's "done when", in the page with the real bot: mention it in a thread of a discussion, see
+// The bot as someone you talk to, in the page with the real bot: mention it in a thread of a discussion, see
 // the card in that thread with the discussion as context, reply to steer it, answer its question by
 // replying, press 👍 on the report.
 const API_KEY = 'emu_browser_conv_key_8d21';

@@ -11,11 +11,11 @@ import { expectNoSecrets } from '../e2e/secrets.js';
 import { patient } from '../support/patience.js';
 import { actAs, openPage, requireChromium, write } from './page.js';
 
-// Issue #25's "done when", in the browser: a person installs the app from the sandbox page's "Add to Slack"
-// (the bot's install page, Slack's authorize page, Allow, the bot's "installed" page), cancels in a second
-// workspace, then links the workspace's service key in App Home — shown masked from then on, never whole —
-// and the next session runs under that key (the emulator records it). The bot runs as production runs it
-// (`node dist/main.js`, OAuth settings in its environment), the emulator as its own process.
+// OAuth installs and service keys, in the browser: a person installs the app from the sandbox page's "Add to
+// Slack" (the bot's install page, Slack's authorize page, Allow, the bot's "installed" page), cancels in a
+// second workspace, then links the workspace's service key in App Home — shown masked from then on, never
+// whole — and the next session runs under that key (the emulator records it). The bot runs as production runs
+// it (`node dist/main.js`, OAuth settings in its environment), the emulator as its own process.
 const API_KEY = `emu_browser_oauth_${randomBytes(8).toString('hex')}`;
 const STATE_SECRET = `state_${randomBytes(16).toString('hex')}`;
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');

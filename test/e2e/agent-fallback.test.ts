@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ALICE, CHANNEL, useHarness } from './harness.js';
 
-// A workspace without Slack's agent sessions (#23): the sandbox answers as for an app that is no agent
+// A workspace without Slack's agent sessions: the sandbox answers as for an app that is no agent
 // (`feature_disabled`, `not_agent_app`), and the bot falls back to its card and thread, once, for good.
 const h = useHarness({ env: { AGENT_SLACK_SURFACE: 'auto' }, sandbox: { agent: { features: 'off' } } });
 

@@ -7,7 +7,7 @@ import { ALICE, BOB, CHANNEL, textOf, WAIT_MS } from './harness.js';
 import { SIGNAL_ROUTE } from './helpers.js';
 import { expectNoSecrets, secretsOf } from './secrets.js';
 
-// Slack's agent sessions (#23) across bot processes: what Slack shows is set again when a bot (re)starts
+// Slack's agent sessions across bot processes: what Slack shows is set again when a bot (re)starts
 // following a session, and Slack's Stop cancels once however many replicas hear it. Real processes
 // (`node dist/main.js`); the assertions wait for what happens, never for an amount of time.
 

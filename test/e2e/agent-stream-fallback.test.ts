@@ -4,7 +4,7 @@ import { patient } from '../support/patience.js';
 import { textOf, useHarness } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 
-// A Slack without streams (#23): the sandbox answers `unknown_method` for every agent method, and the bot
+// A Slack without streams: the sandbox answers `unknown_method` for every agent method, and the bot
 // is told to use the agent surface all the same (AGENT_SLACK_SURFACE=agent keeps asking). The first
 // refused chat.startStream sends the session's chatter to its thread the classic way, from what each message
 // was recorded with: every agent message there exactly once, none streamed.

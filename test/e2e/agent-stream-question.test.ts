@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { ALICE, CHANNEL, textOf, useHarness } from './harness.js';
 import { isPrompt } from './helpers.js';
 
-// A question on the agent surface (#23): the round's stream stops before the question comes, as its own
+// A question on the agent surface: the round's stream stops before the question comes, as its own
 // message with the prompt's blocks; the answer's round streams anew, after the prompt; the end closes it.
 const h = useHarness({ env: { AGENT_SLACK_SURFACE: 'agent' } });
 

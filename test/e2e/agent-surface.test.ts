@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ALICE, BOB, CAROL, CHANNEL, textOf, useHarness, WAIT_MS } from './harness.js';
 import { isPrompt, SIGNAL_ROUTE } from './helpers.js';
 
-// Slack's agent surfaces (#23), bot side, against a sandbox that has them: each session is Slack's agent
+// Slack's agent surfaces, bot side, against a sandbox that has them: each session is Slack's agent
 // session, Slack's Stop button cancels, the Messages tab suggests prompts, a channel keeps defaults.
 const PROMPTS = [
   { title: 'Deploy, with my approval', message: 'scenario:approval deploy the API' },

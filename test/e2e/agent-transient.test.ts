@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BOB, CHANNEL, useHarness, WAIT_MS } from './harness.js';
 import { isPrompt } from './helpers.js';
 
-// Slack busy, down or slow (#23): a 5xx, `ratelimited`, `fatal_error` or a lost connection on an agent
+// Slack busy, down or slow: a 5xx, `ratelimited`, `fatal_error` or a lost connection on an agent
 // method says nothing about the feature, so the surface stays `agent` (/healthz) and the session's status
 // reaches Slack at its next change.
 const h = useHarness({ env: { AGENT_SLACK_SURFACE: 'auto' } });

@@ -14,7 +14,7 @@ import {
 } from './harness.js';
 import { actionIds, HUMAN_INPUT_ROUTE, isPrompt, SIGNAL_ROUTE } from './helpers.js';
 
-// Issue #15 through the sandbox: who may decide, reminders and escalation on a clock the test moves,
+// Approvals through the sandbox: who may decide, reminders and escalation on a clock the test moves,
 // each timeout action, the history command and GET /audit. Every interaction is signed HTTP, as Slack
 // sends it; the bot talks to a real emulator process.
 

@@ -24,7 +24,7 @@ describe('what the agent writes', () => {
     const uploads = thread.filter((m) => /too long for a message/.test(m.text ?? ''));
     expect(uploads).toHaveLength(1);
     expect(messageKeys(keys).length + uploads.length).toBe(total);
-    // The agent's words go out as markdown blocks (#14), which hold 11,000 characters: the ~6,000-character
+    // The agent's words go out as markdown blocks, which hold 11,000 characters: the ~6,000-character
     // notes are one message each, with a plain fallback within 3,000.
     const long = thread.filter((m) =>
       (m.blocks ?? []).some((b) => {
@@ -117,7 +117,7 @@ describe('operations', () => {
       ok: true,
       store: { ok: true },
       service: { ok: true },
-      // Which of Slack's surfaces sessions use (#23): the harness's default for the card's suites.
+      // Which of Slack's surfaces sessions use: the harness's default for the card's suites.
       surface: { setting: 'classic', current: 'classic' },
     });
     const metrics = await fetch(`${h.bot.url}/metrics`);

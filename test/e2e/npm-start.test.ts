@@ -89,9 +89,9 @@ describe('npm start on embedded defaults', () => {
     expect(output).toMatch(/the local sandbox at http:\/\/127\.0\.0\.1:\d+/);
     expect(output).toContain(`Store: PGlite in ${dataDir}`);
     expect(output).toMatch(/Bob \(an approver\)/);
-    // Keys can be linked in App Home with no configuration: encrypted with a key of this start only (#25).
+    // Keys can be linked in App Home with no configuration: encrypted with a key of this start only.
     expect(output).toContain('Service keys: linked in App Home, encrypted with a key of this start only');
-    // Issue #25: the sandbox plays a Slack the app is distributed in; its workspace installed through OAuth.
+    // The sandbox plays a Slack the app is distributed in; its workspace installed through OAuth.
     expect(output).toContain("Slack app: installed in the sandbox's workspace through OAuth");
   });
 

@@ -4,7 +4,7 @@ import { SETUP_TIMEOUT_MS, WAIT_MS } from './harness.js';
 import { HUMAN_INPUT_ROUTE, isPrompt } from './helpers.js';
 import { HOME, NORTH, type OAuthWorld, type Place, startOAuthWorld, waitInThread } from './oauth-world.js';
 
-// Issue #25: approvers named per workspace. Erin is Northwind's approver by prefix (T0NORTH:U0ERIN), Bob is
+// Approvers named per workspace. Erin is Northwind's approver by prefix (T0NORTH:U0ERIN), Bob is
 // listed without one — he belongs to the home workspace, so under OAuth he counts there only: in Northwind,
 // where he is a Slack Connect member of #agents (users.info there names his home team), he is no approver.
 // Four eyes (approvers-only), so only an approver can approve, and approvers see every session.

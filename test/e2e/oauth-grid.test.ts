@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allLogLines, SETUP_TIMEOUT_MS, WAIT_MS } from './harness.js';
 import { GLOBEX_SALES, NORTH, type OAuthWorld, startOAuthWorld } from './oauth-world.js';
 
-// An org-wide install on Enterprise Grid (issue #25): one installation for Globex (E0GLOBEX), kept under
+// An org-wide install on Enterprise Grid: one installation for Globex (E0GLOBEX), kept under
 // the organisation's id, serves its workspaces; Northwind, installed on its own, sees none of it.
 describe('an org-wide install beside a workspace install', () => {
   let w: OAuthWorld;

@@ -4,7 +4,7 @@ import { allLogLines, SETUP_TIMEOUT_MS, WAIT_MS } from './harness.js';
 import { HOME, type OAuthWorld, startOAuthWorld } from './oauth-world.js';
 import { expectNoSecrets } from './secrets.js';
 
-// Token rotation (issue #25) under two replicas on one PostgreSQL: when the bot token nears its expiry,
+// Token rotation under two replicas on one PostgreSQL: when the bot token nears its expiry,
 // both replicas need it at once, and exactly one refresh happens — Slack's refresh tokens are single-use,
 // so a second refresh with the same one would fail. Without TEST_DATABASE_URL this is reported skipped.
 describe.skipIf(!TEST_DATABASE_URL)('token rotation with two replicas', () => {

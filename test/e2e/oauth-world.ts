@@ -18,7 +18,7 @@ import {
 } from '@agent-sessions/slack-sandbox';
 import { API_KEY, captureLogs, FAST, SETUP_TIMEOUT_MS, slackAt, textOf, WAIT_MS } from './harness.js';
 
-// A bot distributed through Slack's OAuth (issue #25) against the sandbox playing Slack's side: two
+// A bot distributed through Slack's OAuth against the sandbox playing Slack's side: two
 // workspaces (the sandbox's own and Northwind), installed as a browser installs an app.
 
 export const HOME = { team: 'T0SANDBOX', channel: 'C0AGENTS', starter: 'U0ALICE' } as const;

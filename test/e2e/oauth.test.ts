@@ -4,7 +4,7 @@ import { HUMAN_INPUT_ROUTE, isPrompt, SIGNAL_ROUTE } from './helpers.js';
 import { HOME, NORTH, type OAuthWorld, startOAuthWorld, waitForCard, waitInThread } from './oauth-world.js';
 import { expectNoSecrets } from './secrets.js';
 
-// Issue #25: the bot installed through Slack's OAuth in two workspaces of the sandbox — the sandbox's own
+// The bot installed through Slack's OAuth in two workspaces of the sandbox — the sandbox's own
 // (Alice, #agents) and Northwind (Dana, #agents there) — each with its own token, and neither seeing,
 // nor acting on, the other's sessions.
 

@@ -8,7 +8,7 @@ import { ALICE, CHANNEL, newCard, textOf } from './harness.js';
 import { homeOf, homeText, pressInHome } from './home-tab.js';
 import { afterLeasePasses } from './lease-passes.js';
 
-// Issue #25 on two replicas (real processes on one PostgreSQL): a key linked on one is used by the other,
+// Service keys on two replicas (real processes on one PostgreSQL): a key linked on one is used by the other,
 // and a key removed on one stops the session wherever it is followed — said once in its thread, not once
 // per replica — and linked again it is followed again.
 const ALICE_KEY = `emu_alice_${randomBytes(8).toString('hex')}`;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ALICE, API_KEY, BOB, CAROL, textOf, useHarness, WAIT_MS } from './harness.js';
 import { homeOf, homeText, pressInHome } from './home-tab.js';
 
-// Issue #25, the default AGENT_KEYS=per-workspace: AGENT_API_KEY (acct_0) serves until an admin or an
+// The default AGENT_KEYS=per-workspace: AGENT_API_KEY (acct_0) serves until an admin or an
 // approver (Bob, of S0APPROVERS) links the workspace's own key (acct_1); Carol is neither.
 const TEAM_KEY = `emu_team_${randomBytes(8).toString('hex')}`;
 const METRICS_TOKEN = `metrics_${randomBytes(12).toString('hex')}`;

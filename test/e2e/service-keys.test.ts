@@ -6,7 +6,7 @@ import { isPrompt } from './helpers.js';
 import { homeOf, homeText, pressInHome } from './home-tab.js';
 import { afterLeasePasses } from './lease-passes.js';
 
-// Issue #25: under AGENT_KEYS=per-person every session runs under its starter's own service key. Alice,
+// Under AGENT_KEYS=per-person every session runs under its starter's own service key. Alice,
 // Bob and Carol each sign up with the emulator (POST /api/auth/signup) and get a key for their account
 // there (the service's app, out of band); each account is its own tenant, and the emulator refuses a key
 // another account's session (403): an answer that gets through went with the owner's key.

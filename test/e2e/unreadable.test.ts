@@ -1,7 +1,8 @@
 /**
- * #11 §5, end to end: the emulator's agent asks in a shape our client doesn't read (an MCP-style
- * elicitation), so the session waits on a person with no question anyone could parse. The bot must still
- * say so in the thread, with the raw data and something to click, and the click must reach the service.
+ * A question the client can't read, end to end: the emulator's agent asks in a shape our client doesn't read
+ * (an MCP-style elicitation), so the session waits on a person with no question anyone could parse. The bot
+ * must still say so in the thread, with the raw data and something to click, and the click must reach the
+ * service.
  */
 import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';

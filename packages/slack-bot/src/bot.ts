@@ -59,7 +59,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const { logger } = settings;
   const replicaId = replicaIdOf(settings);
   const store = await botStore(settings);
-  // OAuth installs (issue #25): a token per workspace; undefined with SLACK_BOT_TOKEN.
+  // OAuth installs: a token per workspace; undefined with SLACK_BOT_TOKEN.
   const installs = workspaceInstalls(settings, store);
   const scopes = new SessionWorkspaces(store.sessions, installs !== undefined);
   const { client, follower, metrics } = following(settings, store);
@@ -110,7 +110,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   });
 
   await reencryptKeys(keys, logger);
-  await installs?.sealStored(); // Slack's tokens: plain-text rows from before #25's encryption, and rotation
+  await installs?.sealStored(); // Slack's tokens: rows still in plain text are sealed, and rotation
   await placeChannelSettings(store, { oauth: installs !== undefined, self, logger });
   const server = await serve(app, routes, config);
   follower.start();

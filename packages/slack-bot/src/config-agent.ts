@@ -1,8 +1,8 @@
 /**
- * Issue #23's settings: which of Slack's surfaces sessions live on (`AGENT_SLACK_SURFACE`), when `auto` tries
- * agent sessions again after falling back (`AGENT_SURFACE_RETRY_MINUTES`), how a stream shows its tasks
- * (`AGENT_TASK_DISPLAY`) and the Messages tab's suggested prompts (`AGENT_SUGGESTED_PROMPTS`). Read by
- * config.ts, each problem named by its variable.
+ * Slack's agent surfaces' settings: which of Slack's surfaces sessions live on (`AGENT_SLACK_SURFACE`),
+ * when `auto` tries agent sessions again after falling back (`AGENT_SURFACE_RETRY_MINUTES`), how a stream
+ * shows its tasks (`AGENT_TASK_DISPLAY`) and the Messages tab's suggested prompts
+ * (`AGENT_SUGGESTED_PROMPTS`). Read by config.ts, each problem named by its variable.
  */
 import { z } from 'zod';
 import { DEFAULT_SURFACE_RETRY_MS, type SurfaceSetting } from './services/slack-out/surface.js';

@@ -3,7 +3,7 @@ import { commaSeparated } from './config-lists.js';
 import { allowedTeamsOf } from './config-tenants.js';
 import type { OAuthSettings } from './services/installs/oauth-flow.js';
 
-/** Slack: `botToken` for one workspace; `oauth` (issue #25) for installs in many, each with its own token. */
+/** Slack: `botToken` for one workspace; `oauth` for installs in many, each with its own token. */
 export type SlackConfig = {
   botToken?: string;
   signingSecret: string;
@@ -40,7 +40,7 @@ const optionalText = z.preprocess(
   z.string().optional(),
 );
 
-/** OAuth installs for many workspaces (issue #25): the variables, each problem named by its variable. */
+/** OAuth installs for many workspaces: the variables, each problem named by its variable. */
 export const oauthEnv = {
   SLACK_CLIENT_ID: optionalText,
   SLACK_CLIENT_SECRET: optionalText,

@@ -70,7 +70,7 @@ const schema = z
     DATA_DIR: z.string().min(1).default('./data'),
     PORT: wholeNumber('PORT').min(0).max(65535).default(3000),
     HOST: blankAsUnset(z.string().optional()),
-    // Each entry may be limited to a workspace: T0NORTH:U123 (issue #25; services/people/workspace-entries.ts).
+    // Each entry may be limited to a workspace: T0NORTH:U123 (services/people/workspace-entries.ts).
     AGENT_APPROVERS: entryList(
       'AGENT_APPROVERS',
       /^[UWS][A-Z0-9]+$/,
@@ -97,7 +97,7 @@ const schema = z
       .number()
       .positive('FOLLOW_REQUESTS_PER_SECOND must be above 0')
       .default(10),
-    // --- Approvals (issue #15): who may decide, reminders, timeouts, audit ---
+    // --- Approvals: who may decide, reminders, timeouts, audit ---
     AGENT_APPROVAL_POLICY: blankAsUnset(
       z
         .enum(['starter-or-approvers', 'approvers-only', 'channel-members'], {
@@ -138,7 +138,7 @@ const schema = z
     AUDIT_RETENTION_DAYS: blankAsUnset(
       wholeNumber('AUDIT_RETENTION_DAYS').min(1, 'AUDIT_RETENTION_DAYS must be at least 1').optional(),
     ),
-    // Conversational sessions (#14).
+    // Conversational sessions.
     AGENT_THREAD_REPLIES: z
       .enum(['steer', 'mention-only'], { error: 'AGENT_THREAD_REPLIES must be steer or mention-only' })
       .default('steer'),
@@ -146,9 +146,9 @@ const schema = z
     AGENT_SLACK_PACING: z
       .enum(['on', 'off'], { error: 'AGENT_SLACK_PACING must be on or off' })
       .default('on'),
-    // --- Slack's agent surfaces (#23) ---
+    // --- Slack's agent surfaces ---
     ...agentSurfaceEnv,
-    ...keysEnv, // service keys per workspace or person (#25)
+    ...keysEnv, // service keys per workspace or person
   })
   .superRefine((env, ctx) => {
     if (env.SLACK_BOT_TOKEN && !env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
@@ -199,12 +199,12 @@ export interface BotConfig {
   threadReplies: 'steer' | 'mention-only';
   /** off: one post per message and 429s left to the Web API client (the benchmark's naive strategy). */
   slackPacing: 'on' | 'off';
-  /** Slack's agent surfaces (#23): AGENT_SLACK_SURFACE, AGENT_SUGGESTED_PROMPTS. */
+  /** Slack's agent surfaces: AGENT_SLACK_SURFACE, AGENT_SUGGESTED_PROMPTS. */
   agent: AgentSurfaceConfig;
-  keys?: KeysConfig; // service keys per workspace or person (#25)
+  keys?: KeysConfig; // service keys per workspace or person
 }
 
-/** Issue #15: who may answer, reminders and escalation, question timeouts, the audit record. */
+/** Approvals: who may answer, reminders and escalation, question timeouts, the audit record. */
 export interface ApprovalConfig {
   policy: 'starter-or-approvers' | 'approvers-only' | 'channel-members';
   /** 0: no reminders. */

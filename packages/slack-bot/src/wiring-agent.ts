@@ -1,5 +1,5 @@
 /**
- * Slack's agent surfaces (#23), built beside wiring.ts's parts: the surface choice, sessions as Slack's
+ * Slack's agent surfaces, built beside wiring.ts's parts: the surface choice, sessions as Slack's
  * agent sessions, the Stop button, the Messages tab, and a channel's defaults.
  */
 import type { Follower } from '@agent-sessions/core';

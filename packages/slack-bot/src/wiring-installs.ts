@@ -1,7 +1,7 @@
 /**
- * OAuth installs for many workspaces (issue #25), built beside wiring.ts: the tokens per workspace, the
+ * OAuth installs for many workspaces, built beside wiring.ts: the tokens per workspace, the
  * Web API client that picks them, the install routes, and the per-workspace Slack-out parts. Absent in
- * single-workspace mode (`SLACK_BOT_TOKEN`), where everything is as before.
+ * single-workspace mode (`SLACK_BOT_TOKEN`), where the one token serves every call.
  */
 import type { FollowEvent, Follower } from '@agent-sessions/core';
 import { type CustomRoute, LogLevel } from '@slack/bolt';

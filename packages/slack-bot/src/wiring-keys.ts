@@ -1,4 +1,4 @@
-/** Service keys per workspace or person (#25), built beside wiring.ts's parts. */
+/** Service keys per workspace or person, built beside wiring.ts's parts. */
 import { type KeyLinking, type KeyParts, keyParts, keysInAppHome } from './services/keys/index.js';
 import type { SessionDirectory } from './services/people/directory.js';
 import { Approvers } from './services/people/policy.js';

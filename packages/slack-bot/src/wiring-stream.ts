@@ -1,4 +1,4 @@
-/** The agent's work streamed into Slack (#23), built beside wiring.ts's parts. */
+/** The agent's work streamed into Slack, built beside wiring.ts's parts. */
 import { streamStart } from './blocks/stream-plan.js';
 import { StreamPoster } from './services/slack-out/stream-poster.js';
 import type { SurfaceChoice } from './services/slack-out/surface.js';

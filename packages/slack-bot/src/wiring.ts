@@ -71,7 +71,7 @@ export interface BotTuning {
   reminders?: { now?: () => Date; tickMs?: number };
   /** How long user-group and channel member lists read from Slack are kept (default a minute). */
   policy?: { membersTtlMs?: number };
-  /** OAuth installs (issue #25): token refresh timing. */
+  /** OAuth installs: token refresh timing. */
   installs?: InstallsTuning;
 }
 
@@ -100,13 +100,13 @@ export interface Parts {
   leases: LeaseKeeper;
   people: People;
   replicaId: string;
-  /** Service keys per workspace or person (issue #25): each session's calls go with its key. */
+  /** Service keys per workspace or person: each session's calls go with its key. */
   keys: KeyParts;
   /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
   botUserId: () => string;
-  /** Slack's agent surfaces (#23, wiring-agent.ts). */
+  /** Slack's agent surfaces (wiring-agent.ts). */
   agent: AgentParts;
-  /** OAuth installs (issue #25; undefined with one bot token), and which workspace a session's work is of. */
+  /** OAuth installs (undefined with one bot token), and which workspace a session's work is of. */
   installs: Installs | undefined;
   scopes: SessionWorkspaces;
 }
@@ -145,7 +145,7 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
     audit: store.audit,
     logger: logger.child({ component: 'audit' }),
     retentionDays: config.approvals.auditRetentionDays,
-    workspaces: config.slack.oauth ? 'many' : 'one', // GET /audit requires `team` under OAuth (#25)
+    workspaces: config.slack.oauth ? 'many' : 'one', // GET /audit requires `team` under OAuth
     ...(tuning.reminders?.now ? { now: tuning.reminders.now } : {}),
   });
 }
@@ -196,7 +196,7 @@ export function slackOut(
     installs && workspaceSlackOut(installs, { logger, metrics, outboundOptions, config, tuning });
   const outbound = perWorkspace?.outbound ?? new OutboundQueue(logger, metrics, outboundOptions);
   // What goes through the outbound queue uses a client that answers a 429 at once (the queue waits its
-  // Retry-After, once for the channel); with pacing off, Bolt's client retries 429s itself, as before.
+  // Retry-After, once for the channel); with pacing off, Bolt's client retries 429s itself.
   const paced =
     perWorkspace?.paced ??
     (config.slackPacing === 'on'
@@ -321,7 +321,7 @@ export function peopleServices(
   parts: Omit<Parts, 'people' | 'replicaId' | 'botUserId' | 'installs'>,
 ) {
   const { store, slack, out, follower, metrics, policy, visibility, audit, publisher, leases, keys } = parts;
-  // Every call about a session goes with that session's key, whoever acts (issue #25).
+  // Every call about a session goes with that session's key, whoever acts.
   const client = keys.calls;
   const { sessions, prompts, events } = store;
   const { agent } = parts;

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * The Slack installation a piece of work belongs to (issue #25): set for each request from Slack, each
+ * The Slack installation a piece of work belongs to: set for each request from Slack, each
  * follower event and each reminder, and read by whatever calls Slack (which token), spends Slack's limits
  * (whose budget) or reads the store (whose sessions). Work outside any workspace (the lease keeper's
  * sweep, start-up) reads across all of them and calls Slack for none.
@@ -15,7 +15,7 @@ export interface Workspace {
   key: string;
   /**
    * OAuth mode: the store shows this workspace's sessions only. False with one token (`SLACK_BOT_TOKEN`),
-   * where there is one workspace and sessions recorded before #25 carry none.
+   * where there is one workspace and a session may carry none.
    */
   isolated: boolean;
 }

@@ -3,7 +3,7 @@ import { parseAgentCommand } from '../src/command-parser.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { parseSuggestedPrompts } from '../src/config-agent.js';
 
-describe('AGENT_SLACK_SURFACE and AGENT_SUGGESTED_PROMPTS (#23)', () => {
+describe('AGENT_SLACK_SURFACE and AGENT_SUGGESTED_PROMPTS', () => {
   it('auto by default (blank too); agent and classic when asked; anything else named', () => {
     expect(loadConfig({}).agent).toEqual({
       surface: 'auto',

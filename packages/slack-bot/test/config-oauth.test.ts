@@ -21,7 +21,7 @@ const problems = (env: Record<string, string>): string => {
   }
 };
 
-describe('configuration of OAuth installs (issue #25)', () => {
+describe('configuration of OAuth installs', () => {
   it('reads the client id, secret and state secret; scopes default to the manifest', () => {
     const config = loadConfig({ ...OAUTH, SLACK_API_URL: 'http://127.0.0.1:4000/api' });
     expect(config.slack).toEqual({

@@ -95,7 +95,7 @@ describe('configuration', () => {
   });
 });
 
-describe('approvals configuration (#15)', () => {
+describe('approvals configuration', () => {
   it("defaults: today's policy, reminders after 15 minutes up to 3, no timeout, audit off, kept a year", () => {
     expect(loadConfig({}).approvals).toEqual({
       policy: 'starter-or-approvers',

@@ -63,11 +63,11 @@ describe("the bot's layers", () => {
     expect(breaches(`${S}slack-out/`, under(`${S}people/`, `${S}approvals/`, `${S}following/`))).toEqual([]);
     expect(breaches(`${S}following/`, under(`${S}people/`, `${S}approvals/`))).toEqual([]);
     expect(breaches(`${S}people/`, under(`${S}approvals/`, `${S}following/`))).toEqual([]);
-    // Service keys (#25) sit under people/ and following/ (which use them), over slack-out/ and ops/.
+    // Service keys sit under people/ and following/ (which use them), over slack-out/ and ops/.
     expect(breaches(`${S}keys/`, under(`${S}people/`, `${S}approvals/`, `${S}following/`))).toEqual([]);
     expect(breaches(`${S}slack-out/`, under(`${S}keys/`))).toEqual([]);
     expect(breaches(`${S}ops/`, under(`${S}keys/`))).toEqual([]);
-    // installs/ (OAuth, issue #25) sits on top: it builds per-workspace Slack-out parts; nothing uses it back.
+    // installs/ (OAuth) sits on top: it builds per-workspace Slack-out parts; nothing uses it back.
     expect(breaches(S, under(`${S}installs/`)).filter((b) => !b.startsWith(`${S}installs/`))).toEqual([]);
     expect(breaches(S, under('listeners/', 'wiring.ts', 'bot.ts', 'app.ts'))).toEqual([]);
   });

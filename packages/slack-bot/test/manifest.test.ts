@@ -19,14 +19,14 @@ const SCOPE_OF: Record<string, string> = {
   'conversations.members': 'channels:read',
   'chat.getPermalink': 'chat:write',
   'reactions.add': 'reactions:write',
-  // Agent sessions (#23): thread-based sessions need chat:write; suggested prompts need assistant:write.
+  // Agent sessions: thread-based sessions need chat:write; suggested prompts need assistant:write.
   'agents.sessions.setStatus': 'chat:write',
   'agents.sessions.rename': 'chat:write',
   'assistant.threads.setSuggestedPrompts': 'assistant:write',
 };
 
 describe('manifest.yml', () => {
-  it('declares the app an agent (agent view), with Slack’s Stop button event (#23)', () => {
+  it('declares the app an agent (agent view), with Slack’s Stop button event', () => {
     expect(manifest.features.agent_view.agent_description).toEqual(expect.any(String));
     expect(manifest.features.agent_view.agent_description.length).toBeGreaterThan(0);
     // The retired split pane must not come with it.

@@ -12,7 +12,7 @@ function fakeAgent() {
   return { agent, calls };
 }
 
-describe('a person’s act shows in Slack’s session at once (#23)', () => {
+describe('a person’s act shows in Slack’s session at once', () => {
   it('pause → suspended, resume and an answer → processing, cancel → closed; a redirect renames', () => {
     const { agent, calls } = fakeAgent();
     const signalled = agentSignalled(agent);

@@ -286,7 +286,7 @@ export class SessionFollower {
     }
     this.#chatty = fresh.length > 0;
 
-    // What is known of the session now: read this poll, or (messages first, status not read) as before.
+    // What is known of the session now: read this poll, or (messages first, status not read) as last read.
     // (Events that carry the session, status, update and finished, only come from a status read here.)
     const statusRead = current !== undefined;
     const latest = (current ?? known) as StatusRead | LastStatus;

@@ -85,7 +85,7 @@ export function homeView(
 
 /**
  * Slack refuses a view whose block ids repeat, and every approval prompt's buttons sit in a block named
- * `answer`: with two questions waiting, the Home tab was refused (issue #25's two-workspace test found it).
+ * `answer`: with two questions waiting, Slack would refuse the whole Home tab.
  * Repeats get a suffix; `choices` stays as it is, as its Submit reads the picks under that name.
  */
 function uniqueBlockIds(blocks: KnownBlock[]): KnownBlock[] {

@@ -1,7 +1,7 @@
 import type { ActionsBlock, Button, InputBlock, KnownBlock, ModalView } from '@slack/types';
 import { escapeMrkdwn, mrkdwn, plain, truncate } from './text.js';
 
-/** Service keys in App Home (issue #25): their action and callback ids, kept beside their builders. */
+/** Service keys in App Home: their action and callback ids, kept beside their builders. */
 export const KEY_ACTIONS = { link: 'keys_link', signup: 'keys_signup', remove: 'keys_remove' } as const;
 export const KEY_VIEWS = { link: 'keys_link_form', signup: 'keys_signup_form' } as const;
 

@@ -2,7 +2,7 @@
  * The passes over someone else's text before Slack sees it: pings defused, Markdown turned into mrkdwn.
  * Each runs in time linear in its input, whatever the input: agent text is untrusted, and a regex that
  * backtracks over an unbounded run (`[^\]]+` before a missing `]`, `[^>]*` before a missing `>`) takes
- * quadratic time on a long run of `[` or `<!`, which froze the event loop (issue #20). So: scanners that
+ * quadratic time on a long run of `[` or `<!`, which freezes the event loop. So: scanners that
  * look each "next `]`" or "next `>`" up once and reuse it, and regexes whose every step is bounded.
  */
 
@@ -46,7 +46,7 @@ function lookAlike(body: string): string | undefined {
   if (broadcast) return `@${JOINER}${broadcast[1]}`;
   const person = PERSON.exec(body);
   if (person) return `@${JOINER}${openNoMention(person[2] ?? (person[1] as string))}`;
-  // Any other `<!…>` (a date, a typo'd broadcast) shows its words without the markup, as before.
+  // Any other `<!…>` (a date, a typo'd broadcast) shows its words without the markup.
   if (body.startsWith('!')) return `!${JOINER}${openNoMention(body.slice(1))}`;
   return undefined;
 }
@@ -132,9 +132,9 @@ function bold(text: string): string {
 }
 
 /**
- * `# Heading` (one to six `#`, whitespace, then words) -> `*Heading*`, line by line. Unlike the old
- * `/^#{1,6}\s+(.+)$/gm`, a heading with no words on its line stays as written instead of bolding the
- * next line.
+ * `# Heading` (one to six `#`, whitespace, then words) -> `*Heading*`, line by line. A
+ * heading with no words on its line stays as written: `/^#{1,6}\s+(.+)$/gm` would let `\s+` cross the line
+ * break and bold the next line.
  */
 function headings(text: string): string {
   if (!text.includes('#')) return text;

@@ -85,7 +85,7 @@ export interface ChannelSettingsShown {
   context?: string;
 }
 
-/** `/agent settings` (#23): a channel's defaults for new sessions; an empty field sets none. */
+/** `/agent settings`: a channel's defaults for new sessions; an empty field sets none. */
 export function channelSettingsModal(channelId: string, shown: ChannelSettingsShown = {}): ModalView {
   return modal(VIEWS.channelSettings, 'Channel defaults', 'Save', { channelId }, [
     section(

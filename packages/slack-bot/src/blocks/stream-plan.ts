@@ -1,5 +1,5 @@
 /**
- * A stream shown as a plan (#23, `AGENT_TASK_DISPLAY=plan`): Slack shows the round's tool calls together as
+ * A stream shown as a plan (`AGENT_TASK_DISPLAY=plan`): Slack shows the round's tool calls together as
  * one checklist under a title, instead of a timeline of tasks one after another. Pure: what
  * `chat.startStream` is given for it.
  */

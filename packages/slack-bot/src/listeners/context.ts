@@ -19,13 +19,13 @@ export interface ListenerContext {
   directory: Pick<SessionDirectory, 'list' | 'status' | 'history' | 'home'>;
   conversation: Pick<ConversationService, 'handle'>;
   feedback: Pick<FeedbackService, 'record'>;
-  /** Slack's agent surfaces (#23): the Stop button, the Messages tab, a channel's defaults. */
+  /** Slack's agent surfaces: the Stop button, the Messages tab, a channel's defaults. */
   stopping: Pick<StopService, 'stop'>;
   messagesTab: Pick<MessagesTab, 'opened'>;
   channelSettings: Pick<ChannelSettingsService, 'open' | 'submitForm'>;
-  /** Service keys in App Home (issue #25). */
+  /** Service keys in App Home. */
   keys?: Pick<KeyLinking, 'homeBlocks' | 'openForm' | 'submitLink' | 'submitSignup' | 'remove'>;
   logger: Logger;
-  /** OAuth mode: uninstalls and revoked tokens (issue #25). */
+  /** OAuth mode: uninstalls and revoked tokens. */
   installs?: Pick<Uninstalls, 'uninstalled' | 'revoked'>;
 }

@@ -12,7 +12,7 @@ export type Outcome<T = object> = ({ ok: true } & T) | { ok: false; message: str
 /** A person-readable sentence for any failure of a call to the service; never the API key. */
 export function describeServiceFailure(error: unknown): string {
   // The service's words, shown in mrkdwn: escaped, so an error message can't ping or link.
-  // A session's key removed or unreadable (issue #25): the way to fix it, not "could not be reached".
+  // A session's key removed or unreadable: the way to fix it, not "could not be reached".
   if (error instanceof Error && error.name === 'KeyUnavailableError')
     return `${escapeMrkdwn(error.message)}: a key can be linked on my Home tab`;
   if (error instanceof ValidationError)

@@ -1,6 +1,6 @@
 import type { SqlExecutor } from './sql.js';
 
-/** A channel's defaults for the sessions started in it (#23): each unset when null. */
+/** A channel's defaults for the sessions started in it: each unset when null. */
 export interface ChannelDefaults {
   budget: number | null;
   maxIterations: number | null;

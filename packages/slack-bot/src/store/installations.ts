@@ -6,7 +6,7 @@ import type { SqlClient } from './sql.js';
 export type SlackInstallation = Installation<'v1' | 'v2', boolean>;
 
 /**
- * The app's installations from Slack's OAuth flow (issue #25), one per workspace or per organisation
+ * The app's installations from Slack's OAuth flow, one per workspace or per organisation
  * (an org-wide install), shared by every replica; and the install flow's `state` values, each usable
  * once, by whichever replica the browser comes back to.
  */

@@ -59,7 +59,7 @@ export const MIGRATIONS: readonly string[] = [
   // A prompt whose ref is too long for a block_id or value is found by this key instead.
   `ALTER TABLE prompts ADD COLUMN ref_key text;
    CREATE INDEX prompts_ref_key ON prompts (ref_key);`,
-  // Issue #15: every human action on a session, append-only (pruned by age only).
+  // Approvals' audit: every human action on a session, append-only (pruned by age only).
   `CREATE TABLE IF NOT EXISTS audit_log (
      id           bigserial PRIMARY KEY,
      at           timestamptz NOT NULL DEFAULT now(),
@@ -77,7 +77,7 @@ export const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX IF NOT EXISTS audit_log_session ON audit_log (session_id, at);
    CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at);`,
-  // Issue #15: each waiting question's reminder schedule; a step is claimed by one replica, once.
+  // Approvals' reminders: each waiting question's reminder schedule; a step is claimed by one replica, once.
   `CREATE TABLE IF NOT EXISTS question_reminders (
      session_id   text NOT NULL,
      input_id     text NOT NULL,
@@ -90,12 +90,12 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (session_id, input_id)
    );
    CREATE INDEX IF NOT EXISTS question_reminders_next ON question_reminders (next_at);`,
-  // Conversational sessions (#14): started by a mention or a DM, the session's thread is the one the
+  // Conversational sessions: started by a mention or a DM, the session's thread is the one the
   // mention was in (the card is a reply there), and the card says where it came from.
   `ALTER TABLE sessions ADD COLUMN thread_ts text;
    ALTER TABLE sessions ADD COLUMN origin text;
    CREATE INDEX sessions_thread ON sessions (channel_id, thread_ts);`,
-  // 👍/👎 under a session's report (#14).
+  // 👍/👎 under a session's report.
   `CREATE TABLE session_feedback (
      session_id  text NOT NULL,
      user_id     text NOT NULL,
@@ -107,14 +107,14 @@ export const MIGRATIONS: readonly string[] = [
   // (the handler returned before the post was sent) still posts it; found again by its pending row.
   `ALTER TABLE posted_messages ADD COLUMN body text;
    CREATE INDEX posted_messages_pending ON posted_messages (session_id) WHERE ts IS NULL AND body IS NOT NULL;`,
-  // Slack's limits shared by every replica (issue #22): a token bucket per limit.
+  // Slack's limits shared by every replica: a token bucket per limit.
   `CREATE TABLE slack_budgets (
      key          text PRIMARY KEY,
      tokens       double precision NOT NULL,
      refilled_at  timestamptz NOT NULL,
      paused_until timestamptz NOT NULL DEFAULT 'epoch'
    );`,
-  // agent-status (#23): a channel's defaults for new sessions, set by an approver with /agent settings.
+  // agent-status: a channel's defaults for new sessions, set by an approver with /agent settings.
   `CREATE TABLE channel_settings (
      channel_id     text PRIMARY KEY,
      budget         double precision,
@@ -123,7 +123,7 @@ export const MIGRATIONS: readonly string[] = [
      updated_by     text NOT NULL,
      updated_at     timestamptz NOT NULL DEFAULT now()
    );`,
-  // agent-stream (#23): each session's streaming messages, one per round (a continuation past Slack's
+  // agent-stream: each session's streaming messages, one per round (a continuation past Slack's
   // 12,000 characters): its ts, what it holds, its tasks, and an append whose answer a crash may have lost.
   `CREATE TABLE IF NOT EXISTS session_streams (
      session_id   text NOT NULL,
@@ -137,7 +137,7 @@ export const MIGRATIONS: readonly string[] = [
      started_at   timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (session_id, seq)
    );`,
-  // service-keys (#25): Agent Session Service keys per workspace or person, encrypted (never plain text);
+  // service-keys: Agent Session Service keys per workspace or person, encrypted (never plain text);
   // each session records the slot whose key it runs under (a reference, never the key), and the notice
   // that its key was removed or rejected is said once per linked key.
   `CREATE TABLE IF NOT EXISTS service_keys (
@@ -159,7 +159,7 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (session_id, version)
    );
    ALTER TABLE sessions ADD COLUMN IF NOT EXISTS key_ref text;`,
-  // oauth-install (issue #25): installations from Slack's OAuth flow, the install flow's one-use states,
+  // oauth-install: installations from Slack's OAuth flow, the install flow's one-use states,
   // and each session's workspace (isolation) and whether it is still followed after an uninstall.
   `CREATE TABLE slack_installations (
      key              text PRIMARY KEY,

@@ -7,7 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 /**
  * An initialized, empty PGlite cluster made by `npm run build`, which the bot copies into an empty DATA_DIR
  * instead of running initdb in its own process: PGlite's initdb grows the WebAssembly heap to about 800 MB
- * and WebAssembly memory never shrinks (issue #13 §4). It sits in dist/ (from src/store and dist/store
+ * and WebAssembly memory never shrinks. It sits in dist/ (from src/store and dist/store
  * alike, `../../dist`) so the published package ships it and git ignores it.
  */
 export const PGLITE_TEMPLATE_DIR = fileURLToPath(new URL('../../dist/pglite-template/', import.meta.url));

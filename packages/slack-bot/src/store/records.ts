@@ -20,7 +20,7 @@ export interface SessionRecord {
   threadTs?: string | null;
   /** Where it came from, for the card: "Started from this thread (12 messages as context)". */
   origin?: string | null;
-  /** The Slack workspace (and organisation) it was started from; the installation's key (issue #25). */
+  /** The Slack workspace (and organisation) it was started from; the installation's key. */
   teamId?: string | null;
   enterpriseId?: string | null;
   workspace?: string | null;
@@ -28,7 +28,7 @@ export interface SessionRecord {
 
 export type NewSession = Omit<SessionRecord, 'createdAt' | 'finished' | 'status'> & {
   status?: string;
-  /** The service key slot it runs under (issue #25); absent: the configured AGENT_API_KEY. */
+  /** The service key slot it runs under; absent: the configured AGENT_API_KEY. */
   keyRef?: string;
 };
 export type SessionPatch = Partial<Pick<SessionRecord, 'cardTs' | 'status' | 'budget' | 'finished'>>;

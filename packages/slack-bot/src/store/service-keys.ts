@@ -1,7 +1,7 @@
 import type { SqlExecutor } from './sql.js';
 
 /**
- * Agent Session Service keys linked in App Home (issue #25): one per workspace, or one per person under
+ * Agent Session Service keys linked in App Home: one per workspace, or one per person under
  * `AGENT_KEYS=per-person`. Only ciphertext is stored (services/keys/cipher.ts), with a masked hint to show.
  * `ref` names the slot (`team:T1`, `person:T1:U1`), never the key: sessions record it, so a session keeps
  * running under whatever key its slot holds, and a key linked again fixes the sessions a removed one

@@ -62,7 +62,7 @@ export class SqlSessionRepository implements SessionRepository {
         r.threadTs ?? null,
         r.origin ?? null,
         r.keyRef ?? null,
-        // The workspace it was started from (issue #25): the request's, unless the caller said.
+        // The workspace it was started from: the request's, unless the caller said.
         r.teamId ?? currentWorkspace()?.teamId ?? null,
         r.enterpriseId ?? currentWorkspace()?.enterpriseId ?? null,
         r.workspace ?? currentWorkspace()?.key ?? null,

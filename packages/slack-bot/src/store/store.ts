@@ -28,20 +28,20 @@ export interface Store {
   /** The follower's cursors. */
   followState: CursorStore;
   events: EventLog;
-  /** Every human action on a session (issue #15). */
+  /** Every human action on a session (approvals' audit). */
   audit: AuditRepository;
-  /** Waiting questions' reminder schedules (issue #15). */
+  /** Waiting questions' reminder schedules. */
   reminders: ReminderRepository;
   feedback: FeedbackRepository;
-  /** Slack's limits, one budget for all replicas (issue #22). */
+  /** Slack's limits, one budget for all replicas. */
   slackBudgets: SlackBudgetRepository;
-  /** The agent's work streamed into Slack (issue #23). */
+  /** The agent's work streamed into Slack. */
   streams: StreamRepository;
-  /** A channel's defaults for new sessions (#23). */
+  /** A channel's defaults for new sessions. */
   channelSettings: ChannelSettingsRepository;
-  /** Service keys linked in App Home, encrypted (issue #25). */
+  /** Service keys linked in App Home, encrypted. */
   serviceKeys: ServiceKeyRepository;
-  /** OAuth installs: each workspace's tokens, and the install flow's states (issue #25). */
+  /** OAuth installs: each workspace's tokens, and the install flow's states. */
   installations: InstallationRepository;
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -7,7 +7,7 @@ export interface StreamInFlight {
   pieces: unknown[];
 }
 
-/** One of a session's streaming messages (issue #23). */
+/** One of a session's streaming messages. */
 export interface StreamRecord {
   sessionId: string;
   /** 1, 2, …: the session's streams in order. */

@@ -1,7 +1,7 @@
 import { isolatedKey } from '../workspace.js';
 
 /**
- * ` AND <table>.workspace = $n` under an isolated workspace (OAuth mode, issue #25), else nothing: a
+ * ` AND <table>.workspace = $n` under an isolated workspace (OAuth mode), else nothing: a
  * request from one workspace reads none of another's sessions, whatever ids it carries. The value is
  * pushed onto `params`.
  */

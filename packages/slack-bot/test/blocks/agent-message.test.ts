@@ -152,7 +152,7 @@ describe('finalReport and unreadableRequest', () => {
   });
 });
 
-describe('the markdown block (#14)', () => {
+describe('the markdown block', () => {
   it('posts the agent’s Markdown in a markdown block, its link showing its host, with a plain fallback', () => {
     const text = agentMessageText(
       { role: 'assistant', content: '## Plan\n**Bold** <b> & [docs](https://x.io)' },

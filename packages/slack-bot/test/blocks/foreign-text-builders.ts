@@ -126,7 +126,7 @@ export const COVERED: Record<string, Covered> = {
     },
   ],
   startModal: (t) => [{ name: 'startModal', output: blocks.startModal('C0CHAN', t) }],
-  // Service keys (#25): the only outside text is a key's mask (the start and end of what a person typed).
+  // Service keys: the only outside text is a key's mask (the start and end of what a person typed).
   keysHomeBlocks: (t) =>
     (['workspace', 'person'] as const).flatMap((slot) =>
       [true, false].map((mayManage) => ({

@@ -3,7 +3,7 @@ import { titleOutputs } from './agent-surface-builders.js';
 import { allOutputs, OWN_MENTIONS, unclassifiedExports } from './foreign-text-builders.js';
 import { commonMarkDecoded, PING_PAYLOADS as PAYLOADS, pingsIn, unexpectedPings } from './ping-check.js';
 
-describe('no builder lets someone else’s text ping (issue #20)', () => {
+describe('no builder lets someone else’s text ping', () => {
   it('covers every export of blocks/index.ts: a new builder must be added to the ping test', () => {
     expect(unclassifiedExports()).toEqual([]);
   });

@@ -20,7 +20,7 @@ import { mrkdwnLinkOf } from '../../src/blocks/links.js';
 import { allOutputs, OWN_MENTIONS, STARTER } from './foreign-text-builders.js';
 import { unexpectedPings } from './ping-check.js';
 
-// Issue #20: agent text is untrusted; every renderer must take any shape, at any size, without throwing
+// Agent text is untrusted; every renderer must take any shape, at any size, without throwing
 // or pinging. (How long they take is the benchmark's job: bench/render.)
 
 /** The shapes that made the old regexes backtrack, and their neighbours. */

@@ -14,7 +14,7 @@ const state = {
   now: Date.parse('2026-11-22T12:01:00.000Z'),
 };
 
-describe('the card’s now line and origin (#14)', () => {
+describe('the card’s now line and origin', () => {
   it('the current step: the latest tool call, else the first line said; nothing for results and questions', () => {
     expect(
       currentStepOf({

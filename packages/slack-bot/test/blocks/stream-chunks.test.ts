@@ -218,7 +218,7 @@ describe('a piece the classic way, and found again after a crash', () => {
   });
 });
 
-describe('nothing streamed can ping (issue #20)', () => {
+describe('nothing streamed can ping', () => {
   it.each(PAYLOADS)('%s pings nobody in a stream chunk or its classic form', (payload) => {
     const messages = [
       { role: 'assistant', content: `a ${payload} b`, reasoning: payload },

@@ -5,7 +5,7 @@ import { SteeringService } from '../../src/services/people/steering.js';
 import { unexpectedPings } from '../blocks/ping-check.js';
 import { fakeWorld, session } from '../fakes.js';
 
-// Issue #20: what the service says (errors, statuses) and what a person typed reach Slack as mrkdwn in
+// What the service says (errors, statuses) and what a person typed reach Slack as mrkdwn in
 // replies and thread notes; none of it may ping. The builders are held by test/blocks/pings.test.ts.
 const PINGS = '<!channel> <!here|x> <!subteam^S1> <@U1> @everyone';
 

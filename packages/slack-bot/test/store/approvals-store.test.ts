@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refKeyOf, type SqlStore } from '../../src/index.js';
 import { storeBackends } from './backends.js';
 
-// Issue #15's repositories on both databases: the reminder schedule (each step claimed once, however
+// The approvals' repositories on both databases: the reminder schedule (each step claimed once, however
 // many callers race) and the append-only audit.
 const backends = storeBackends('approvals_test');
 

@@ -36,7 +36,7 @@ function keysOver(store: SqlStore, cipher: KeyCipher | undefined, mode: 'per-wor
 }
 
 /**
- * Links the secret, installs Slack's tokens and rotates them (#25), and writes the marker where plain text is
+ * Links the secret, installs Slack's tokens and rotates them, and writes the marker where plain text is
  * kept (a session's goal), as a control. Returns the Slack tokens handed to the store.
  */
 async function linkSecretBeside(store: SqlStore): Promise<string[]> {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../src/index.js';
 import { storeBackends } from './backends.js';
 
-// The streams' bookkeeping (#23) in SQL: a stream recorded before it starts, an append in flight before it
+// The streams' bookkeeping in SQL: a stream recorded before it starts, an append in flight before it
 // is sent, and its keys given the stream's ts together with the stream's new state.
 for (const backend of storeBackends('streams')) {
   describe.skipIf(backend.skip)(`a session's streams in the store (${backend.name})`, () => {

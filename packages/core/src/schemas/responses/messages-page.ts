@@ -75,7 +75,7 @@ function readMessage(value: unknown, index: number, issues: ReadIssue[]): Messag
   message.content = readContent(value.content, issues, prefix);
   message.timestamp = normalizeTimestamp(value.timestamp);
   message.raw = value;
-  // Optional fields are set only when present, as before: `'role' in message` keeps its meaning.
+  // Optional fields are set only when present, so `'role' in message` says whether the service sent one.
   setOrDrop(message, 'role', optionalText(value, 'role', issues, prefix));
   for (const key of ['name', 'reasoning', 'toolCallId'] as const) {
     setOrDrop(message, key, optionalText(value, key, issues, prefix));

@@ -3,7 +3,7 @@ import type { ListenerContext } from '../context.js';
 
 type Args = SlackEventMiddlewareArgs<'agent_session_stopped'> & AllMiddlewareArgs;
 
-/** Slack's Stop button on a session's thread (#23): a cancel, checked as the card's Cancel is. */
+/** Slack's Stop button on a session's thread: a cancel, checked as the card's Cancel is. */
 export const agentSessionStopped =
   (ctx: ListenerContext) =>
   async ({ event, body }: Args): Promise<void> => {

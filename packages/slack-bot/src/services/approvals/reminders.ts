@@ -59,7 +59,7 @@ export class ReminderService {
       tickMs?: number;
       /** A step claimed this long ago and not delivered belongs to a dead replica (default 20 s). */
       redeliverAfterMs?: number;
-      /** Runs a session's work as its workspace's (its token, its budgets; issue #25). */
+      /** Runs a session's work as its workspace's (its token, its budgets). */
       inSession?: <T>(sessionId: string, fn: () => Promise<T>) => Promise<T>;
     },
   ) {}
@@ -208,7 +208,7 @@ export class ReminderService {
   }
 
   async #escalate(prompt: PromptInSession): Promise<void> {
-    // AGENT_ESCALATE_TO may name a target per workspace (T0NORTH:S123, issue #25): this session's.
+    // AGENT_ESCALATE_TO may name a target per workspace (T0NORTH:S123): this session's.
     const target = escalationIn(this.deps.settings.escalateTo, currentWorkspace()?.teamId)?.id;
     if (!target) return;
     const { session, request } = prompt;

@@ -26,8 +26,8 @@ export interface LeaseKeeperOptions {
    */
   onFollowed?: (sessionId: string) => void;
   /**
-   * The reader (its key's client) to follow a session with, or `waiting` while its key can't be used
-   * (issue #25); without it, the follower's own client.
+   * The reader (its key's client) to follow a session with, or `waiting` while its key can't be used;
+   * without it, the follower's own client.
    */
   readerFor?: (sessionId: string) => Promise<SessionsReader | 'waiting'>;
   /**

@@ -18,7 +18,7 @@ export interface SessionPublisherDeps {
     posts: Pick<PostRepository, 'withPrefix' | 'unsentSessions'>;
   };
   poster: ThreadPoster;
-  /** The agent surface's streams (#23): where the agent's work goes while a session's surface is `agent`. */
+  /** The agent surface's streams: where the agent's work goes while a session's surface is `agent`. */
   streams?: StreamPoster;
   cards: CardUpdater;
   metrics: BotMetrics;
@@ -31,6 +31,6 @@ export interface SessionPublisherDeps {
   latestDecision?: (sessionId: string) => Promise<string | undefined>;
   /** A follow error that is about the session's key: dealt with there (true), not as a lost session. */
   keyProblem?: (session: SessionRecord, error: Error) => Promise<boolean>;
-  /** Runs a session's work as its workspace's (its token, its budgets; issue #25). */
+  /** Runs a session's work as its workspace's (its token, its budgets). */
   inSession?: <T>(sessionId: string, fn: () => Promise<T>) => Promise<T>;
 }

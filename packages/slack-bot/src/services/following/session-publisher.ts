@@ -125,7 +125,7 @@ export class SessionPublisher {
   }
 
   async #handle(session: SessionRecord, event: FollowEvent): Promise<void> {
-    // Posts go in the session's thread: the card's own, or the mention's the card replied in (#14).
+    // Posts go in the session's thread: the card's own, or the mention's the card replied in.
     const carded = await this.#ensureCard(session);
     const place = threadPlace(carded);
     // After a crash: what was queued and never posted goes out (once) before anything new of it.
@@ -198,7 +198,7 @@ export class SessionPublisher {
         this.#marks.forget(session.sessionId);
         return;
       case 'error':
-        // 401/403: the session's key was removed or refused (issue #25): said once, followed no further.
+        // 401/403, the session's key removed or refused: said once, followed no further.
         if (await this.deps.keyProblem?.(session, event.error)) return;
         if (!event.fatal) return;
         // 403/404: the service no longer lets us see it. Stop following it first, so a thread that is

@@ -10,7 +10,7 @@ export class NoWorkspaceError extends Error {
 }
 
 /**
- * The Web API client of a bot installed in many workspaces (issue #25): each call goes with the token of
+ * The Web API client of a bot installed in many workspaces: each call goes with the token of
  * the workspace it is made for — the one given at construction (`forWorkspace`), else the current work's
  * (see workspace.ts). A call with a token of its own keeps it; a call for no workspace is refused.
  */

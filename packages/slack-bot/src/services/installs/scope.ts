@@ -43,7 +43,8 @@ const MAX_KNOWN = 20_000;
 
 /**
  * Work for one session (its follower's events, its reminders) runs as its workspace's. A session
- * recorded with no workspace (started before #25, single-workspace mode) runs as it always did.
+ * recorded with no workspace (single-workspace mode, or stored before workspaces were recorded) runs with
+ * the bot's one token and budgets.
  */
 export class SessionWorkspaces {
   readonly #known = new Map<string, Workspace | null>();

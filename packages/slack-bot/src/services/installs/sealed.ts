@@ -5,7 +5,7 @@ import { type ClaimAnswer, installationKey, type RefreshClaim } from '../../stor
 import { type KeyCipher, KeyDecryptError } from '../keys/cipher.js';
 
 /**
- * Slack's tokens at rest (issue #25): the installations' secret fields — bot and user tokens, their refresh
+ * Slack's tokens at rest: the installations' secret fields — bot and user tokens, their refresh
  * tokens, an incoming webhook's URL — encrypted with the service keys' cipher (AES-256-GCM, key from
  * AGENT_KEY_ENCRYPTION_KEY), each bound to its installation's key and its field: moved to another row or
  * field, it no longer decrypts. Everything else (ids, scopes, expiry) stays readable for the store's

@@ -49,7 +49,7 @@ export function keysInAppHome(deps: {
 export type KeyParts = ReturnType<typeof keyParts>;
 
 /**
- * Service keys per workspace or person (issue #25), built once: the keys, the calls that go with each
+ * Service keys per workspace or person, built once: the keys, the calls that go with each
  * session's key, the follower's readers (one budget per key), the guard that stops a session whose key
  * can't be used, and their metrics.
  */

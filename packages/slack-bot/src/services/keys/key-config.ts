@@ -3,7 +3,7 @@ import { commaSeparated } from '../../config-lists.js';
 import type { TeamList } from '../../team-list.js';
 import { encryptionKeyProblems, KeyCipher, parseEncryptionKey } from './cipher.js';
 
-/** Service keys' settings (issue #25), as `config.ts` reads them from the environment. */
+/** Service keys' settings, as `config.ts` reads them from the environment. */
 export interface KeysConfig {
   /** `per-workspace` (default): an admin links the workspace's key. `per-person`: each starter's own. */
   mode: 'per-workspace' | 'per-person';

@@ -60,7 +60,7 @@ export interface ServiceKeysOptions {
 }
 
 /**
- * The Agent Session Service keys the bot holds (issue #25): which key a new session runs under, the key of
+ * The Agent Session Service keys the bot holds: which key a new session runs under, the key of
  * a running session (whoever acts on it), linking, checking and removing keys. A slot's key is read from
  * the store again every few seconds, so a key removed or replaced on one replica is seen by all.
  */

@@ -69,7 +69,7 @@ export function healthRoutes(deps: {
   /** METRICS_TOKEN: its bearer also reads the per-workspace series. */
   metricsToken?: string | undefined;
   logger: Pick<Logger, 'warn'>;
-  /** Which of Slack's surfaces sessions use (#23): shown, never a reason to be unhealthy. */
+  /** Which of Slack's surfaces sessions use: shown, never a reason to be unhealthy. */
   surface?: { report(): object } | undefined;
 }): CustomRoute[] {
   const probe = healthProbe(deps);

@@ -66,7 +66,7 @@ export class AnsweringService {
       logger: Logger;
       /** Every answer sent (or refused by the service) is recorded. */
       audit?: Pick<AuditService, 'record'>;
-      /** Told of every answer the service took: the agent works again (Slack's session status, #23). */
+      /** Told of every answer the service took: the agent works again (Slack's session status). */
       answered?: (sessionId: string) => void;
     },
   ) {}

@@ -5,7 +5,7 @@ import type { SlackClient } from '../slack-out/slack.js';
 import { entriesIn, type WorkspaceEntry } from './workspace-entries.js';
 
 /**
- * Which of AGENT_APPROVERS' entries apply where a check is made (issue #25): under OAuth, the request's
+ * Which of AGENT_APPROVERS' entries apply where a check is made: under OAuth, the request's
  * (or session's) workspace; with one bot token, the bot's own — asked of Slack only when an entry has a
  * workspace prefix. Under OAuth an unprefixed user id counts only in the workspace Slack says that person
  * belongs to (users.info, cached a minute), so an id from one workspace grants nothing in another.

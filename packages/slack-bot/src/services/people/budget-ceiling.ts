@@ -4,7 +4,7 @@ import { joinOr } from './policy.js';
 /**
  * AGENT_MAX_BUDGET, under every policy: raising a session's budget above it is an approver's decision —
  * under approvers-only (four eyes) an approver other than the person who started it. Up to it, and for
- * everything else, the policy it wraps decides as before. (No session starts above it: StartingService.)
+ * everything else, the policy it wraps decides alone. (No session starts above it: StartingService.)
  */
 export class BudgetCeiling implements ActPolicy {
   readonly whoMayAnswer: ActPolicy['whoMayAnswer'];

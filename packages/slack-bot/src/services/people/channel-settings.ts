@@ -72,7 +72,7 @@ export function checkChannelSettings(
 }
 
 /**
- * `/agent settings` (#23): a channel's defaults for new sessions — budget, max iterations, JSON context —
+ * `/agent settings`: a channel's defaults for new sessions — budget, max iterations, JSON context —
  * as Cursor's channel settings. Only approvers (AGENT_APPROVERS) may open or save them; anyone else is
  * refused privately. New sessions there get them unless their own flags say otherwise, and their card
  * says which were applied. They are the workspace's the request comes from (its installation's key): a

@@ -66,7 +66,7 @@ export type ThreadReplies = 'steer' | 'mention-only';
 const REDIRECTABLE = new Set(['queued', 'orchestrating', 'running', 'paused', 'waiting_human']);
 
 /**
- * The bot as someone you talk to (#14): a mention or a DM starts a session (the thread as its context),
+ * The bot as someone you talk to: a mention or a DM starts a session (the thread as its context),
  * and a reply in a session's thread steers it — an answer to the question waiting, else a redirect.
  * Everything goes through the services the buttons use (StartingService, AnsweringService,
  * SteeringService), so the same rules hold: who may act, first answer wins.

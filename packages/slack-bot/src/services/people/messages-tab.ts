@@ -11,8 +11,8 @@ type AssistantApi = {
 export const SUGGESTED_PROMPTS_TITLE = 'Start an agent';
 
 /**
- * The Messages tab as the agent's home (#23, agent view): opening it shows suggested prompts; a message
- * there (a prompt clicked, or anything typed) starts a session in its own thread, as DMs always did
+ * The Messages tab as the agent's home (agent view): opening it shows suggested prompts; a message
+ * there (a prompt clicked, or anything typed) starts a session in its own thread, as any DM does
  * (ConversationService). `assistant.threads.setSuggestedPrompts` goes without `thread_ts`: Slack's page
  * says an agent app's call with one fails silently. On the classic surface nothing is sent.
  */

@@ -49,9 +49,9 @@ export class StartingService {
       audit?: Pick<AuditService, 'record'>;
       /** AGENT_MAX_BUDGET: no session starts with more; an approver may raise it later. */
       maxBudget?: number;
-      /** A channel's defaults (`/agent settings`, #23), filled in where the start leaves them out. */
+      /** A channel's defaults (`/agent settings`), filled in where the start leaves them out. */
       withDefaults?: (input: StartInput) => Promise<StartInput>;
-      /** The key a person's sessions run under (issue #25); without it, `client`'s. */
+      /** The key a person's sessions run under; without it, `client`'s. */
       keys?: {
         forStart(
           userId: string,

@@ -27,7 +27,7 @@ export interface ActContext {
    * doesn't exist.
    */
   seenIn?: string;
-  /** Slack's own Stop button (#23): a cancel, said in the thread as "⏹ stopped by …". */
+  /** Slack's own Stop button: a cancel, said in the thread as "⏹ stopped by …". */
   via?: 'stop';
   /**
    * Taken once the act is allowed, before the service is asked: when another caller (another replica)
@@ -67,7 +67,7 @@ export class SteeringService {
       audit?: Pick<AuditService, 'record'>;
       /** The questions still open: a redirect while an approval waits is the policy's to judge. */
       prompts?: Pick<PromptRepository, 'pending'>;
-      /** Told of every signal the service took (a redirect renames the session's agent session, #23). */
+      /** Told of every signal the service took (a redirect renames the session's agent session). */
       signalled?: (sessionId: string, kind: SignalKind, extra: SignalExtra) => void;
     },
   ) {}

@@ -18,7 +18,7 @@ export interface StopClick {
 export const STOP_REASON = 'Stopped with Slack’s Stop button';
 
 /**
- * Slack's Stop button (#23) cancels the session through the card's Cancel path: the click is claimed once
+ * Slack's Stop button cancels the session through the card's Cancel path: the click is claimed once
  * (replicas and retries agree), who may act is checked, the service is asked, the audit records it, and
  * the thread says "⏹ stopped by …". Slack leaves the session's status to the app: a cancel closes it; a
  * refused or failed Stop puts back what the session is (processing, as it works on) and tells the person

@@ -3,7 +3,7 @@ import { commaSeparated } from '../../config-lists.js';
 
 /**
  * Entries of AGENT_APPROVERS, AGENT_ALLOWED_CHANNELS and AGENT_ESCALATE_TO, each optionally prefixed with
- * the workspace it belongs to (issue #25): `T0NORTH:U123`, `T0NORTH:S456`, `T0NORTH:C789`, `T0NORTH:dm`.
+ * the workspace it belongs to: `T0NORTH:U123`, `T0NORTH:S456`, `T0NORTH:C789`, `T0NORTH:dm`.
  *
  * - A prefixed entry applies only in that workspace (under OAuth: requests and sessions of that team; with
  *   one bot token: when the prefix is the bot's own workspace).

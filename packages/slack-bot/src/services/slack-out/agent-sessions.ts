@@ -37,7 +37,7 @@ const RETRY_MS = 5_000;
 type AgentsApi = { agents: { sessions: Pick<SlackClient['agents']['sessions'], 'setStatus' | 'rename'> } };
 
 /**
- * A session as Slack's own agent session (#23): the status of its thread follows the service's, titled
+ * A session as Slack's own agent session: the status of its thread follows the service's, titled
  * with the goal and started by who started it; renamed when a redirect changes its direction. Calls go
  * through the outbound queue in their own limit (Tier 3), so they never hold the channel's posts; each
  * session has at most one call out at a time, and what it sends is the latest status asked for (changes

@@ -1,6 +1,6 @@
 /**
- * The service's statuses as Slack's agent session statuses (#23), pure: the table of the issue, and a
- * choice for every status the contract doesn't list.
+ * The service's statuses as Slack's agent session statuses, pure: one Slack status for every status the
+ * contract lists, and a choice for every status it doesn't.
  */
 import { safeMarkdown } from '../../blocks/markup.js';
 import { CANT_POST_STATUS, UNREACHABLE_STATUS } from '../../blocks/session-card.js';

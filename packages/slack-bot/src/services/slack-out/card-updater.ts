@@ -176,7 +176,8 @@ export class CardUpdater {
 
   #pump(): void {
     if (this.#timer || this.#running || this.#stopped) return;
-    // Without a paced queue, a final state goes at once, as it always did; the rest keep the gap.
+    // Without a paced queue, a final state goes at once, so the card shows the end without a wait; the rest
+    // keep the gap.
     let at = Number.POSITIVE_INFINITY;
     for (const p of this.#pending.values())
       at = Math.min(at, p.rank === 'final' ? p.due : Math.max(p.due, this.#nextAllowed));

@@ -27,7 +27,7 @@ export type OutboundMethod =
   | 'turn'
   | StreamMethod;
 /**
- * Slack's streaming methods (#23), each with a limit of its own for the workspace: chat.appendStream Tier 4
+ * Slack's streaming methods, each with a limit of its own for the workspace: chat.appendStream Tier 4
  * (not chat.postMessage's per-channel one), chat.startStream and chat.stopStream Tier 2.
  */
 export type StreamMethod = 'stream-start' | 'stream-append' | 'stream-stop';
@@ -62,7 +62,7 @@ export interface OutboundOptions {
    */
   updatePerMinute?: number;
   updateBurst?: number;
-  /** agents.sessions.setStatus / rename (Tier 3, 50+ a minute) for the whole workspace (#23). */
+  /** agents.sessions.setStatus / rename (Tier 3, 50+ a minute) for the whole workspace. */
   tier3PerMinute?: number;
   /** views / ephemerals (Tier 4, ~100 a minute) for the whole workspace. */
   tier4PerMinute?: number;
@@ -101,7 +101,7 @@ export function rateLimitedRetryAfterMs(error: unknown): number | undefined {
 }
 
 /**
- * The streaming methods' limits, workspace-wide: Tier 4 appends; starts and stops Tier 2 (#23). Slack counts
+ * The streaming methods' limits, workspace-wide: Tier 4 appends; starts and stops Tier 2. Slack counts
  * tiers a minute and tolerates bursts: each may spend a minute's worth at once, as card edits do.
  */
 export function streamBuckets(options: OutboundOptions, clock: Clock): Map<OutboundMethod, TokenBucket> {

@@ -1,4 +1,4 @@
-/** Where a session's stream goes, how it ends, and what Slack's stream errors mean (#23). */
+/** Where a session's stream goes, how it ends, and what Slack's stream errors mean. */
 import { CONTINUATION_LABEL, pieceChars, STREAM_MAX_CHARS } from '../../blocks/stream-chunks.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { StreamItem } from './stream-recovery.js';

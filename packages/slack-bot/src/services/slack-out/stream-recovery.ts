@@ -1,5 +1,5 @@
 /**
- * A session's stream after a crash (#23): the start or append whose answer was lost is looked for in the
+ * A session's stream after a crash: the start or append whose answer was lost is looked for in the
  * thread, by what it carried, and its keys recorded with the stream's ts when it got in (else it is sent
  * again); keys recorded with their content and never sent are handed back to be queued, in order.
  */

@@ -6,7 +6,7 @@ export type Place = Pick<SessionRecord, 'sessionId' | 'channelId' | 'cardTs'>;
 
 /**
  * Where a session's messages go: the thread its card is in — a mention's thread when the card is a reply
- * there (#14), else the card's own. Slack threads only under a thread's parent, never under a reply.
+ * there, else the card's own. Slack threads only under a thread's parent, never under a reply.
  */
 export function threadPlace<T extends Place & Pick<SessionRecord, 'threadTs'>>(session: T): T {
   return session.threadTs ? { ...session, cardTs: session.threadTs } : session;

@@ -1,5 +1,5 @@
 /**
- * #11 §5: a session waits on a question the follower could not read. The publisher says so in the
+ * A session waits on a question the follower could not read. The publisher says so in the
  * thread once per event, with the raw data and something to click; Answer as text reaches the service
  * as free text to the input id, through the same answering path as any question.
  */

@@ -27,7 +27,7 @@ const lines = async (r: Response) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as AuditRecord);
 
-describe('GET /audit by workspace (issue #25)', () => {
+describe('GET /audit by workspace', () => {
   let store: SqlStore;
   const servers: Server[] = [];
   beforeAll(async () => {

@@ -8,7 +8,7 @@ import { escalationIn } from '../../../src/services/people/workspace-entries.js'
 import type { SlackClient } from '../../../src/services/slack-out/slack.js';
 import { currentWorkspace, inWorkspace, type Workspace } from '../../../src/workspace.js';
 
-// Issue #25: AGENT_APPROVERS, AGENT_ALLOWED_CHANNELS and AGENT_ESCALATE_TO entries limited to a workspace.
+// AGENT_APPROVERS, AGENT_ALLOWED_CHANNELS and AGENT_ESCALATE_TO entries limited to a workspace.
 
 const logger = createLogger({ secrets: [], level: 'silent' });
 const ws = (teamId: string): Workspace => ({

@@ -6,7 +6,7 @@ import { SurfaceSwitch } from '../../../src/services/slack-out/surface.js';
 import { FakeSessions, session } from '../../fakes.js';
 
 describe('the service’s statuses as Slack’s agent session statuses', () => {
-  it('follows the issue’s table, both spellings of the ends, and the bot’s own ends', () => {
+  it('maps every status the contract lists, both spellings of the ends, and the bot’s own ends', () => {
     const table: Record<string, string> = {
       running: 'processing',
       orchestrating: 'processing',
