@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { Follower } from '@agent-sessions/core';
 import type { App, CustomRoute } from '@slack/bolt';
 import { registerListeners } from './app.js';
-import { databasePassword } from './config.js';
+import { databasePassword } from './config/store.js';
 import { serveRoutes, urlOf } from './http/routes-server.js';
 import { createLogger, type Logger } from './logger.js';
 import type { SessionPublisher } from './services/following/session-publisher.js';

@@ -4,7 +4,7 @@
  */
 import type { Follower } from '@agent-sessions/core';
 import { UNREACHABLE_STATUS } from './blocks/session-card.js';
-import { DEFAULT_SUGGESTED_PROMPTS } from './config-agent.js';
+import { DEFAULT_SUGGESTED_PROMPTS } from './config/agent-surface.js';
 import type { Logger } from './logger.js';
 import type { SessionWorkspaces } from './services/installs/scope.js';
 import { applyChannelDefaults, ChannelSettingsService } from './services/people/channel-settings.js';

@@ -5,7 +5,8 @@
  */
 import type { FollowEvent, Follower } from '@agent-sessions/core';
 import { type CustomRoute, LogLevel } from '@slack/bolt';
-import { NO_KEY_FOR_TOKENS } from './config-oauth.js';
+import type { KeysConfig } from './config/keys.js';
+import { NO_KEY_FOR_TOKENS } from './config/slack.js';
 import { boltLogger, type Logger } from './logger.js';
 import { Admission } from './services/installs/admission.js';
 import { NoWorkspaceError, WorkspaceClient } from './services/installs/client.js';
@@ -17,7 +18,7 @@ import { slackTokenExchange } from './services/installs/token-exchange.js';
 import { WorkspaceTokens } from './services/installs/tokens.js';
 import { Uninstalls } from './services/installs/uninstalls.js';
 import { KeyConfigError } from './services/keys/cipher.js';
-import { type KeysConfig, keyCipherOf } from './services/keys/key-config.js';
+import { keyCipherOf } from './services/keys/settings.js';
 import type { BotMetrics } from './services/ops/metrics.js';
 import type { BotIdentity } from './services/slack-out/bot-identity.js';
 import type { CardUpdaterOptions } from './services/slack-out/card-updater.js';

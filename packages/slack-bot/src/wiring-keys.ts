@@ -1,9 +1,9 @@
 /** Service keys per workspace or person, built beside wiring.ts's parts. */
+import { listsWorkspace } from './services/installs/admission.js';
 import { type KeyLinking, type KeyParts, keyParts, keysInAppHome } from './services/keys/index.js';
 import type { SessionDirectory } from './services/people/directory.js';
 import { Approvers } from './services/people/policy.js';
 import { threadPlace } from './services/slack-out/thread-place.js';
-import { listsWorkspace } from './team-list.js';
 import type { Parts, Settings } from './wiring.js';
 import { currentWorkspace } from './workspace.js';
 

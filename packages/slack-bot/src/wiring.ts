@@ -6,7 +6,7 @@
 import { AgentSessionsClient, Follower, type SchedulePolicy } from '@agent-sessions/core';
 import { type App, type CustomRoute, LogLevel, webApi } from '@slack/bolt';
 import { createSlackApp, ensureSlash } from './app.js';
-import type { BotConfig } from './config.js';
+import type { BotConfig } from './config/index.js';
 import type { ListenerContext } from './listeners/context.js';
 import { boltLogger, type Logger } from './logger.js';
 import { LeaseKeeper, type LeaseKeeperOptions } from './services/following/lease-keeper.js';

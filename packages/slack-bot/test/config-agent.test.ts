@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAgentCommand } from '../src/command-parser.js';
-import { ConfigError, loadConfig } from '../src/config.js';
-import { parseSuggestedPrompts } from '../src/config-agent.js';
+import { parseSuggestedPrompts } from '../src/config/agent-surface.js';
+import { ConfigError, loadConfig } from '../src/config/index.js';
 
 describe('AGENT_SLACK_SURFACE and AGENT_SUGGESTED_PROMPTS', () => {
   it('auto by default (blank too); agent and classic when asked; anything else named', () => {

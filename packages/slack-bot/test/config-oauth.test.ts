@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
-import { DEFAULT_BOT_SCOPES } from '../src/config-oauth.js';
+import { ConfigError, loadConfig } from '../src/config/index.js';
+import { DEFAULT_BOT_SCOPES } from '../src/config/slack.js';
 
 const OAUTH = {
   SLACK_CLIENT_ID: '123.456',

@@ -72,6 +72,13 @@ describe("the bot's layers", () => {
     expect(breaches(S, under('listeners/', 'wiring.ts', 'bot.ts', 'app.ts'))).toEqual([]);
   });
 
+  // Each service declares the settings it takes; config/ reads them from the environment and the
+  // composition hands them over, so a service is built in a test with plain values and no environment.
+  it('services, blocks, listeners and the store never import config/: settings arrive as values', () => {
+    const floors = ['services/', 'blocks/', 'listeners/', 'store/'];
+    expect(floors.flatMap((floor) => breaches(floor, under('config/')))).toEqual([]);
+  });
+
   it('services/ keeps at most 8 files at its top level', () => {
     const top = readdirSync(join(SRC, 'services'), { withFileTypes: true }).filter((e) => e.isFile());
     expect(top.length).toBeLessThanOrEqual(8);

@@ -4,8 +4,10 @@
  * `chat.startStream` is given for it.
  */
 import type { AnyChunk } from '@slack/types';
-import type { TaskDisplay } from '../config-agent.js';
 import { safeMarkdown } from './markup.js';
+
+/** How a stream shows the agent's tool calls: Slack's timeline (each task in turn) or a plan (a checklist). */
+export type TaskDisplay = 'timeline' | 'plan';
 
 /** Slack's title limits are not published for plans: kept to a session title's (setStatus, 200). */
 export const PLAN_TITLE_MAX = 200;

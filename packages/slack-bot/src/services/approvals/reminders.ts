@@ -5,7 +5,6 @@
  */
 import { validateAnswer } from '@agent-sessions/core';
 import { escapeMrkdwn, formatDuration, truncate } from '../../blocks/text.js';
-import type { ApprovalConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { PromptRepository } from '../../store/prompts.js';
 import type { PromptInSession } from '../../store/records.js';
@@ -21,10 +20,17 @@ import type { SlackClient } from '../slack-out/slack.js';
 import { CannotPostHereError, threadPlace } from '../slack-out/thread-place.js';
 import type { ThreadPoster } from '../slack-out/thread-poster.js';
 
-export type ReminderSettings = Pick<
-  ApprovalConfig,
-  'remindAfterMs' | 'remindMax' | 'escalateTo' | 'questionTimeoutMs' | 'onTimeout'
->;
+/** What the schedule takes: its gaps, whom it escalates to, and the timeout with what it does. */
+export interface ReminderSettings {
+  /** 0: no reminders. */
+  remindAfterMs: number;
+  remindMax: number;
+  /** A user group (S…) or channel (C…, G…) told after the last reminder. */
+  escalateTo?: string;
+  /** Unset: questions wait for ever. */
+  questionTimeoutMs?: number;
+  onTimeout: 'leave' | 'reject' | 'cancel';
+}
 
 /**
  * Questions nobody answers are not forgotten: reminders in the thread (mentioning whoever may answer)

@@ -1,6 +1,26 @@
 import type { Logger } from '../../logger.js';
-import { listsWorkspace, type TeamList } from '../../team-list.js';
 import type { WorkspaceIds } from '../../workspace.js';
+
+/**
+ * A list of workspaces the operator names (SLACK_ALLOWED_TEAMS, AGENT_API_KEY_TEAMS): team ids (T…) and
+ * Enterprise Grid organisation ids (E…), or `*` for every workspace, written out so that "any" is never
+ * what an empty or forgotten setting means.
+ */
+export type TeamList = { any: true } | { any: false; ids: ReadonlySet<string> };
+
+/**
+ * Whether a workspace is on the list: by its team id, or by its organisation's id (which names every
+ * workspace of an Enterprise Grid organisation). An org-wide install has no team of its own: only its
+ * organisation's id can list it.
+ */
+export function listsWorkspace(list: TeamList, ids: WorkspaceIds | undefined): boolean {
+  if (list.any) return true;
+  if (!ids) return false;
+  return (
+    (ids.teamId !== undefined && list.ids.has(ids.teamId)) ||
+    (ids.enterpriseId !== undefined && list.ids.has(ids.enterpriseId))
+  );
+}
 
 /**
  * The workspaces the operator admits (SLACK_ALLOWED_TEAMS): an install from any other is refused, and a

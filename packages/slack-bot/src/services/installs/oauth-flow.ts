@@ -12,8 +12,7 @@ import {
 } from '@slack/oauth';
 import { boltLogger, type Logger } from '../../logger.js';
 import type { InstallationRepository } from '../../store/index.js';
-import type { TeamList } from '../../team-list.js';
-import type { Admission } from './admission.js';
+import type { Admission, TeamList } from './admission.js';
 import { installPage, resultPage } from './pages.js';
 import type { WorkspaceTokens } from './tokens.js';
 

@@ -7,11 +7,11 @@ import type { SessionRecord } from '../../store/records.js';
 import type { ServiceKeyRepository } from '../../store/service-keys.js';
 import type { SlackClient } from '../slack-out/slack.js';
 import { WorkspaceAdmins } from './key-admins.js';
-import { type KeysConfig, keyCipherOf } from './key-config.js';
 import { KeyGuard } from './key-guard.js';
 import { KeyLinking } from './key-linking.js';
 import { keyedCalls, SlotReaders } from './keyed-calls.js';
 import { ServiceKeys } from './service-keys.js';
+import { type KeySettings, keyCipherOf } from './settings.js';
 
 export { KeyLinking } from './key-linking.js';
 export { ServiceKeys } from './service-keys.js';
@@ -54,7 +54,7 @@ export type KeyParts = ReturnType<typeof keyParts>;
  * can't be used, and their metrics.
  */
 export function keyParts(deps: {
-  config: KeysConfig | undefined;
+  config: KeySettings | undefined;
   serviceUrl: string;
   /** AGENT_API_KEY: only its fingerprint is kept here (a notice about it is said once per key). */
   defaultApiKey: string;

@@ -1,4 +1,3 @@
-import type { SuggestedPrompt } from '../../config-agent.js';
 import type { Logger } from '../../logger.js';
 import type { OutboundQueue } from '../slack-out/outbound.js';
 import { type SlackClient, slackErrorCode } from '../slack-out/slack.js';
@@ -9,6 +8,12 @@ type AssistantApi = {
 };
 
 export const SUGGESTED_PROMPTS_TITLE = 'Start an agent';
+
+/** One suggested prompt of the Messages tab: what it says, and the message it sends when clicked. */
+export interface SuggestedPrompt {
+  title: string;
+  message: string;
+}
 
 /**
  * The Messages tab as the agent's home (agent view): opening it shows suggested prompts; a message

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { parseTeamList } from '../../../src/config/team-list.js';
 import { createLogger } from '../../../src/logger.js';
-import { Admission } from '../../../src/services/installs/admission.js';
-import { listsWorkspace, parseTeamList } from '../../../src/team-list.js';
+import { Admission, listsWorkspace } from '../../../src/services/installs/admission.js';
 
 /** A logger whose lines are kept, to count what was said. */
 function keptLogger() {

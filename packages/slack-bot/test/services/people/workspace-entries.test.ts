@@ -1,7 +1,7 @@
 import { defaultSeed, type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.js';
+import { ConfigError, loadConfig } from '../../../src/config/index.js';
 import { createLogger } from '../../../src/logger.js';
 import { Approvers, channelPolicy } from '../../../src/services/people/policy.js';
 import { escalationIn } from '../../../src/services/people/workspace-entries.js';

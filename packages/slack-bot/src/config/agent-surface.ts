@@ -1,22 +1,14 @@
 /**
- * Slack's agent surfaces' settings: which of Slack's surfaces sessions live on (`AGENT_SLACK_SURFACE`),
- * when `auto` tries agent sessions again after falling back (`AGENT_SURFACE_RETRY_MINUTES`), how a stream
- * shows its tasks (`AGENT_TASK_DISPLAY`) and the Messages tab's suggested prompts
- * (`AGENT_SUGGESTED_PROMPTS`). Read by config.ts, each problem named by its variable.
+ * Slack's agent surfaces: which of them sessions live on (`AGENT_SLACK_SURFACE`), when `auto` tries agent
+ * sessions again after falling back (`AGENT_SURFACE_RETRY_MINUTES`), how a stream shows its tasks
+ * (`AGENT_TASK_DISPLAY`) and the Messages tab's suggested prompts (`AGENT_SUGGESTED_PROMPTS`), each problem
+ * named by its variable.
  */
 import { z } from 'zod';
-import { DEFAULT_SURFACE_RETRY_MS, type SurfaceSetting } from './services/slack-out/surface.js';
-
-/** How a stream shows the agent's tool calls: Slack's timeline (each task in turn) or a plan (a checklist). */
-export type TaskDisplay = 'timeline' | 'plan';
-
-const blankIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-
-/** One suggested prompt of the Messages tab: what it says, and the message it sends when clicked. */
-export interface SuggestedPrompt {
-  title: string;
-  message: string;
-}
+import type { TaskDisplay } from '../blocks/stream-plan.js';
+import type { SuggestedPrompt } from '../services/people/messages-tab.js';
+import { DEFAULT_SURFACE_RETRY_MS, type SurfaceSetting } from '../services/slack-out/surface.js';
+import { blankAsUnset } from './fields.js';
 
 /** Slack shows up to four suggested prompts (assistant.threads.setSuggestedPrompts). */
 export const MAX_SUGGESTED_PROMPTS = 4;
@@ -81,24 +73,20 @@ function typeName(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
 }
 
-/** The zod fields config.ts adds to its schema. */
-export const agentSurfaceEnv = {
-  AGENT_SLACK_SURFACE: z.preprocess(
-    blankIsUnset,
+export const agentSurfaceSchema = z.object({
+  AGENT_SLACK_SURFACE: blankAsUnset(
     z
       .enum(['auto', 'agent', 'classic'], { error: 'AGENT_SLACK_SURFACE must be auto, agent or classic' })
       .default('auto'),
   ),
-  AGENT_SURFACE_RETRY_MINUTES: z.preprocess(
-    blankIsUnset,
+  AGENT_SURFACE_RETRY_MINUTES: blankAsUnset(
     z.coerce
       .number({ error: 'AGENT_SURFACE_RETRY_MINUTES must be a number of minutes (0: never retry)' })
       .int({ error: 'AGENT_SURFACE_RETRY_MINUTES must be a whole number of minutes (0: never retry)' })
       .min(0, { error: 'AGENT_SURFACE_RETRY_MINUTES must be 0 (never retry) or more' })
       .optional(),
   ),
-  AGENT_TASK_DISPLAY: z.preprocess(
-    blankIsUnset,
+  AGENT_TASK_DISPLAY: blankAsUnset(
     z
       .enum(['timeline', 'plan'], { error: 'AGENT_TASK_DISPLAY must be timeline or plan' })
       .default('timeline'),
@@ -112,9 +100,9 @@ export const agentSurfaceEnv = {
       for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
       return z.NEVER;
     }),
-};
+});
 
-/** What BotConfig carries of it. */
+/** What the surfaces, the stream poster and the Messages tab are given. */
 export interface AgentSurfaceConfig {
   surface: SurfaceSetting;
   /** Under `auto`, after a fallback to classic: when agent sessions are tried again (0: never). */
@@ -124,12 +112,7 @@ export interface AgentSurfaceConfig {
   suggestedPrompts?: SuggestedPrompt[];
 }
 
-export function agentSurfaceConfig(env: {
-  AGENT_SLACK_SURFACE: SurfaceSetting;
-  AGENT_SURFACE_RETRY_MINUTES?: number | undefined;
-  AGENT_TASK_DISPLAY?: TaskDisplay | undefined;
-  AGENT_SUGGESTED_PROMPTS: SuggestedPrompt[] | undefined;
-}): AgentSurfaceConfig {
+export function agentSurfaceSettings(env: z.output<typeof agentSurfaceSchema>): AgentSurfaceConfig {
   const minutes = env.AGENT_SURFACE_RETRY_MINUTES;
   return {
     surface: env.AGENT_SLACK_SURFACE,

@@ -1,0 +1,102 @@
+/**
+ * The bot's settings, read from the environment once at start. Each concern (Slack, the service, the
+ * store, HTTP, conversations, approvals, limits, the agent surfaces, service keys) has its own schema
+ * and settings in this folder; here they are checked as one schema, so every problem is named at once.
+ * The services never read this: the composition (bot.ts, wiring*.ts) hands each the settings it declares.
+ */
+import { z } from 'zod';
+import { type AgentSurfaceConfig, agentSurfaceSchema, agentSurfaceSettings } from './agent-surface.js';
+import { type ApprovalConfig, approvalsProblems, approvalsSchema, approvalsSettings } from './approvals.js';
+import { conversationProblems, conversationSchema, conversationSettings } from './conversation.js';
+import { httpSchema, httpSettings } from './http.js';
+import { type KeysConfig, keysProblems, keysSchema, keysSettings } from './keys.js';
+import { limitsSchema, limitsSettings } from './limits.js';
+import { keyLendingOf, serviceProblems, serviceSchema, serviceSettings } from './service.js';
+import { isOAuth, type SlackConfig, slackProblems, slackSchema, slackSettings } from './slack.js';
+import { storeSchema, storeSettings } from './store.js';
+
+const schema = z
+  .object({
+    ...slackSchema.shape,
+    ...serviceSchema.shape,
+    ...storeSchema.shape,
+    ...httpSchema.shape,
+    ...conversationSchema.shape,
+    ...approvalsSchema.shape,
+    ...limitsSchema.shape,
+    ...agentSurfaceSchema.shape,
+    ...keysSchema.shape,
+  })
+  .superRefine((env, ctx) => {
+    const oauth = isOAuth(env);
+    const problems = [
+      ...slackProblems(env),
+      ...serviceProblems(env, oauth),
+      ...conversationProblems(env, oauth),
+      ...approvalsProblems(env, oauth),
+      ...keysProblems(env),
+    ];
+    for (const [path, message] of problems) ctx.addIssue({ code: 'custom', path: [path], message });
+  });
+
+export interface BotConfig {
+  slack: SlackConfig | undefined;
+  service: { url: string; apiKey: string } | undefined;
+  databaseUrl?: string;
+  dataDir: string;
+  port: number;
+  host: string;
+  approvers: string[];
+  allowedChannels: string[];
+  showReasoning: boolean;
+  requestsPerSecond: number;
+  /** With PostgreSQL: how long a dead replica's sessions wait before another takes them. */
+  leaseTtlMs: number;
+  replicaId?: string;
+  /** Unset: /metrics serves only series that name no workspace; set, its bearer also gets those that do. */
+  metricsToken?: string;
+  approvals: ApprovalConfig;
+  /** `steer`: every reply in a session's thread steers it; `mention-only`: only replies that mention the bot. */
+  threadReplies: 'steer' | 'mention-only';
+  /** off: one post per message and 429s left to the Web API client (the benchmark's naive strategy). */
+  slackPacing: 'on' | 'off';
+  /** Slack's agent surfaces: AGENT_SLACK_SURFACE, AGENT_SUGGESTED_PROMPTS… */
+  agent: AgentSurfaceConfig;
+  /** Service keys per workspace or person. */
+  keys?: KeysConfig;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads the environment once. Every problem is named by its variable, all at once. */
+export function loadConfig(env: Record<string, string | undefined>): BotConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${String(i.path[0] ?? 'config')}: ${i.message}`).join('\n'),
+    );
+  }
+  const e = parsed.data;
+  return {
+    slack: slackSettings(e),
+    service: serviceSettings(e),
+    ...storeSettings(e),
+    ...httpSettings(e),
+    ...conversationSettings(e),
+    ...approvalsSettings(e),
+    ...limitsSettings(e),
+    agent: agentSurfaceSettings(e),
+    keys: { ...keysSettings(e), ...keyLendingOf(e, isOAuth(e)) },
+  };
+}
+
+/** For entry points: the configuration, or one message naming every problem and exit code 2. */
+export function loadConfigOrExit(env: Record<string, string | undefined>): BotConfig {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`Configuration error:\n${error.message}\n`);
+    process.exit(2);
+  }
+}
