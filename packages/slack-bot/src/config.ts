@@ -1,6 +1,6 @@
 /**
  * The bot's settings, read from the environment once at start and checked as one schema, so every problem
- * is named at once. Over 300 lines because that schema lists every variable the bot reads, with its rule.
+ * is named at once. That schema lists every variable the bot reads, with its rule.
  */
 import { z } from 'zod';
 import { type AgentSurfaceConfig, agentSurfaceConfig, agentSurfaceEnv } from './config-agent.js';
