@@ -7,8 +7,8 @@
  * The warm-up (default: the baseline's interval + 10 s) lets both sides get through their first read of
  * every session before anything is measured; measured figures are steady state.
  *
- * Over 300 lines because it is one run read top to bottom (sessions, the two workers, the analysis, the
- * heap figure, the report), sharing its arguments; what runs in the workers is in ./worker.ts.
+ * One run read top to bottom (sessions, the two workers, the analysis, the heap figure, the report),
+ * sharing its arguments; what runs in the workers is in ./worker.ts.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

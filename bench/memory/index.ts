@@ -14,8 +14,8 @@
  * it); the bench creates a database of its own there and drops it at the end. Without one it tries
  * postgres://postgres@127.0.0.1:5432/postgres and, when nothing answers, reports PostgreSQL as skipped.
  *
- * Over 300 lines because it is one run read top to bottom: reading a process's RSS, driving sessions,
- * the two stores under test and the report share its arguments and run nothing on their own.
+ * One run read top to bottom: reading a process's RSS, driving sessions, the two stores under test and
+ * the report share its arguments and run nothing on their own.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

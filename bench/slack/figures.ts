@@ -1,7 +1,7 @@
 /**
  * The Slack benchmark's figures: what each side showed of what the agents said (latencies, missing and
- * duplicated messages, 429s), read from the emulator's event log and the sandbox's threads. Over 300 lines
- * because every figure, the per-thread timeline included, comes from one pass over the same threads.
+ * duplicated messages, 429s), read from the emulator's event log and the sandbox's threads. Every figure,
+ * the per-thread timeline included, comes from one pass over the same threads.
  */
 import type { Sessions } from '@agent-sessions/core';
 import type { EmulatorEvent } from '@agent-sessions/emulator';

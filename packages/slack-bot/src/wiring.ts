@@ -1,7 +1,6 @@
 /**
  * The bot's parts, one builder each, in the order `startBot` calls them: what a part needs is what its
  * builder takes. Listeners get services only (`listenerContext`); the store and the service's client stay here.
- * Over 300 lines because every part of the bot is built here, side by side, so the wiring reads in one place.
  */
 import { AgentSessionsClient, Follower, type SchedulePolicy } from '@agent-sessions/core';
 import { type App, type CustomRoute, LogLevel, webApi } from '@slack/bolt';

@@ -83,19 +83,4 @@ describe("the bot's layers", () => {
     const top = readdirSync(join(SRC, 'services'), { withFileTypes: true }).filter((e) => e.isFile());
     expect(top.length).toBeLessThanOrEqual(8);
   });
-
-  // "Says why" is read as: the file's first comment has the words "over 300 lines" (and, by habit, a because).
-  it('no source file over 400 lines, and one over 300 says why in its first comment', () => {
-    const tooLong: string[] = [];
-    const unexplained: string[] = [];
-    for (const file of imports.keys()) {
-      const text = readFileSync(join(SRC, file), 'utf8');
-      const lines = text.split('\n').length;
-      if (lines > 400) tooLong.push(`${file}: ${lines}`);
-      const firstComment = /\/\*\*?([\s\S]*?)\*\//.exec(text)?.[1] ?? '';
-      if (lines > 300 && !/over 300 lines/i.test(firstComment)) unexplained.push(`${file}: ${lines}`);
-    }
-    expect(tooLong).toEqual([]);
-    expect(unexplained).toEqual([]);
-  });
 });

@@ -28,10 +28,10 @@ import {
  * selections, view submissions, events — built from the sandbox's state and signed as Slack signs.
  * It speaks to the bot only over HTTP.
  *
- * Over 300 lines because SlackDriver is the one object a test holds to act as a person, and each of its
- * methods is one thing a person does in Slack, looked up in the workspace. What those acts share has a
- * file of its own in driver/: the line to the bot (signing, Socket Mode, event retries), the payloads,
- * the elements' state, the message events, the acts inside a view (Home tab, modal).
+ * SlackDriver is the one object a test holds to act as a person, and each of its methods is one thing a
+ * person does in Slack, looked up in the workspace. What those acts share has a file of its own in
+ * driver/: the line to the bot (signing, Socket Mode, event retries), the payloads, the elements' state,
+ * the message events, the acts inside a view (Home tab, modal).
  */
 
 export type { StopResult } from './driver/agent-acts.js';

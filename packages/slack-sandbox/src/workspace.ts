@@ -21,9 +21,9 @@ export * from './workspace/seed.js';
 
 /**
  * The in-memory Slack workspace: people, channels, messages, ephemerals, views and files. Its records'
- * shapes are in ./workspace/records.ts, what it starts with in ./workspace/seed.ts. Over 300 lines because
- * it is the one record every Web API method reads and writes (a Slack Connect channel's shared history
- * included), and splitting it would scatter its invariants (timestamps, members, threads) across files.
+ * shapes are in ./workspace/records.ts, what it starts with in ./workspace/seed.ts. It is the one record
+ * every Web API method reads and writes (a Slack Connect channel's shared history included), so its
+ * invariants (timestamps, members, threads) are kept in one place.
  */
 
 const MAX_API_CALLS = 300;

@@ -1,9 +1,9 @@
 /**
- * The Follower: many sessions polled under one request budget per API key. Over 300 lines because it
- * is one scheduler whose parts share its state (lanes, the abort signal, counters): its public face,
- * the lane loop, a poll and a failed poll. Each part with a job of its own lives beside it: a key's
- * lane (./lane.ts), the event handlers (./event-handlers.ts), one session's poll (./session-follower.ts),
- * the schedule, the budget and the queue.
+ * The Follower: many sessions polled under one request budget per API key. It is one scheduler whose
+ * parts share its state (lanes, the abort signal, counters): its public face, the lane loop, a poll and a
+ * failed poll. Each part with a job of its own lives beside it: a key's lane (./lane.ts), the event
+ * handlers (./event-handlers.ts), one session's poll (./session-follower.ts), the schedule, the budget and
+ * the queue.
  */
 import { setMaxListeners } from 'node:events';
 import { type Logger, silentLogger } from '../http/logger.js';

@@ -1,9 +1,8 @@
 /**
  * One session's poll: what to read (status or messages first), the pages, and the events they make.
- * Over 300 lines because `poll` is one pass over one poll's reads, whose later steps (questions, the
- * wait, session events, the new state) all judge by what the earlier ones read; the questions and the
- * wait on a person are in ./questions.ts, the session's own events in ./session-events.ts, the cursor
- * in ../messages/.
+ * `poll` is one pass over one poll's reads, whose later steps (questions, the wait, session events, the
+ * new state) all judge by what the earlier ones read. The questions and the wait on a person are in
+ * ./questions.ts, the session's own events in ./session-events.ts, the cursor in ../messages/.
  */
 import { parseHumanInputDetailed } from '../human-input/index.js';
 import { applyPage, nextQuery, noProgressError, type RoundsInfo, roundsInfoOf } from '../messages/index.js';

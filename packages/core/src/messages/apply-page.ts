@@ -2,9 +2,8 @@
  * Folding one page of messages into a cursor: which messages are new, and where the next read starts.
  * The two readings of `after`, and why only safe rounds are kept as the saved point, are in ./cursor.ts.
  *
- * Over 300 lines because `applyPage` is one algorithm over one page: its steps (positions, the safe
- * round, where the next read goes on) share the page's ranks, bases and unsure rounds, and cut apart
- * they would hand a dozen values to each other. Its helpers are the small functions around it.
+ * `applyPage` is one algorithm over one page: its steps (positions, the safe round, where the next read
+ * goes on) share the page's ranks, bases and unsure rounds. Its helpers are the small functions around it.
  */
 
 import {

@@ -1,8 +1,8 @@
 /**
  * The session endpoints over an injected request function: one method per endpoint, plus `listMessages`
- * that reads every page. Over 300 lines because it is the contract's one resource, kept in one class as
- * the SDKs keep an endpoint group; what it leans on has its own files (the request loop in ../http, the
- * response readers in ../schemas/responses, the message cursor in ../messages).
+ * that reads every page: the contract's one resource, kept in one class as the SDKs keep an endpoint
+ * group. What it leans on has its own files (the request loop in ../http, the response readers in
+ * ../schemas/responses, the message cursor in ../messages).
  */
 import { type Logger, silentLogger } from '../http/logger.js';
 import {

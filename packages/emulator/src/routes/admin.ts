@@ -1,10 +1,11 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { jsonBody } from '../body.js';
 import type { Deps, Env } from '../context.js';
 import { badRequest, HttpError } from '../errors.js';
 import { faultsSchema } from '../faults.js';
-import { presentRound } from '../present.js';
+import type { Session } from '../model.js';
+import { type PresentOptions, presentRound } from '../present.js';
 import { parseQuirks, QuirksError, quirkNames } from '../quirks.js';
 import { parseOr400 } from '../validation.js';
 
@@ -19,6 +20,51 @@ const advanceSchema = z.object({
     .min(0)
     .max(86_400_000),
 });
+
+/** The key a request bears, as /v1 takes it: `Authorization: Bearer …` or `X-Service-Key`. */
+function keyOf(c: Context<Env>): string | undefined {
+  return (
+    c.req
+      .header('authorization')
+      ?.match(/^Bearer\s+(.+)$/i)?.[1]
+      ?.trim() ?? c.req.header('x-service-key')?.trim()
+  );
+}
+
+/** One session as /_emulator/sessions shows it: what it was asked, where it is, and every question asked. */
+function adminSession(s: Session, present: PresentOptions) {
+  const pending = s.rounds.map((r) => r.humanInput).find((h) => h?.status === 'pending');
+  return {
+    sessionId: s.sessionId,
+    accountId: s.accountId,
+    scenario: s.scenario,
+    goal: s.goal,
+    // What the caller asked for, as it arrived: tests check what a client sent (context, guardrails).
+    context: s.context,
+    maxCostPerSession: s.maxCostPerSession,
+    maxIterations: s.maxIterations,
+    status: s.status,
+    cost: s.cost,
+    rounds: s.rounds.map((r) => presentRound(r, present)),
+    // What a caller can see: hidden entries (a quirk) are not messages to it.
+    messageCount: s.rounds.reduce((n, r) => n + r.messages.filter((m) => !m.hidden).length, 0),
+    pendingInput: pending ? pending.request : null,
+    // Every question asked and the answer body as it arrived: what end-to-end tests check.
+    humanInputs: s.rounds.flatMap((r) =>
+      r.humanInput
+        ? [
+            {
+              inputId: r.humanInput.request.inputId,
+              kind: r.humanInput.request.kind,
+              status: r.humanInput.status,
+              ...(r.humanInput.answer !== undefined ? { answer: r.humanInput.answer } : {}),
+            },
+          ]
+        : [],
+    ),
+    createdAt: new Date(s.createdAt).toISOString(),
+  };
+}
 
 /** Development-only controls: time, faults, inspection. No API key; the emulator listens on loopback. */
 export function adminRoutes(deps: Deps) {
@@ -57,50 +103,13 @@ export function adminRoutes(deps: Deps) {
 
   // Every session; with a key (as /v1 takes it), only that key's account's: what its tenant sees.
   app.get('/sessions', (c) => {
-    const key =
-      c.req
-        .header('authorization')
-        ?.match(/^Bearer\s+(.+)$/i)?.[1]
-        ?.trim() ?? c.req.header('x-service-key')?.trim();
+    const key = keyOf(c);
     const account = key === undefined ? undefined : deps.store.accountsByKey.get(key);
     if (key !== undefined && !account) throw new HttpError(401, 'invalid API key');
     const mine = [...deps.store.sessions.values()].filter(
       (s) => !account || s.accountId === account.accountId,
     );
-    const sessions = mine.map((s) => {
-      const pending = s.rounds.map((r) => r.humanInput).find((h) => h?.status === 'pending');
-      return {
-        sessionId: s.sessionId,
-        accountId: s.accountId,
-        scenario: s.scenario,
-        goal: s.goal,
-        // What the caller asked for, as it arrived: tests check what a client sent (context, guardrails).
-        context: s.context,
-        maxCostPerSession: s.maxCostPerSession,
-        maxIterations: s.maxIterations,
-        status: s.status,
-        cost: s.cost,
-        rounds: s.rounds.map((r) => presentRound(r, deps.present)),
-        // What a caller can see: hidden entries (a quirk) are not messages to it.
-        messageCount: s.rounds.reduce((n, r) => n + r.messages.filter((m) => !m.hidden).length, 0),
-        pendingInput: pending ? pending.request : null,
-        // Every question asked and the answer body as it arrived: what end-to-end tests check.
-        humanInputs: s.rounds.flatMap((r) =>
-          r.humanInput
-            ? [
-                {
-                  inputId: r.humanInput.request.inputId,
-                  kind: r.humanInput.request.kind,
-                  status: r.humanInput.status,
-                  ...(r.humanInput.answer !== undefined ? { answer: r.humanInput.answer } : {}),
-                },
-              ]
-            : [],
-        ),
-        createdAt: new Date(s.createdAt).toISOString(),
-      };
-    });
-    return c.json({ sessions });
+    return c.json({ sessions: mine.map((s) => adminSession(s, deps.present)) });
   });
 
   app.get('/events', (c) => {

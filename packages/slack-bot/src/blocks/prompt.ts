@@ -2,7 +2,7 @@ import { describeAnswer, type HumanInputAnswer, type HumanInputRequest } from '@
 import type { ActionsBlock, Checkboxes, KnownBlock, MultiStaticSelect, PlainTextOption } from '@slack/types';
 import type { PromptRecord } from '../store/records.js';
 import { safeMrkdwn } from './agent-message.js';
-import { ACTIONS, encodeRef, REF_LIMITS } from './ids.js';
+import { ACTIONS, type ActionRef, encodeRef, REF_LIMITS } from './ids.js';
 import { escapeMrkdwn, mrkdwn, plain, type SlackMessage, truncate } from './text.js';
 
 const MAX_BUTTON_CHOICES = 5;
@@ -26,109 +26,14 @@ const option = (label: string, index: number, description?: string): PlainTextOp
 /** A human-input request as a message in the session's thread, with controls to answer it. */
 export function promptMessage(request: HumanInputRequest, ctx: PromptContext): SlackMessage {
   const ref = { sessionId: ctx.sessionId, inputId: request.inputId };
-  const value = encodeRef(ref, REF_LIMITS.value);
   const blocks: KnownBlock[] = [
     {
       type: 'section',
       text: mrkdwn(`<@${ctx.startedBy}> *The agent asks:*\n${escapeMrkdwn(request.prompt)}`),
     },
+    ...answerControls(request, ref),
   ];
   const options = request.options ?? [];
-  switch (request.kind) {
-    case 'approval':
-      blocks.push({
-        type: 'actions',
-        block_id: 'answer',
-        elements: [
-          { type: 'button', action_id: ACTIONS.approve, text: plain('Approve', 75), style: 'primary', value },
-          { type: 'button', action_id: ACTIONS.reject, text: plain('Reject', 75), style: 'danger', value },
-        ],
-      });
-      break;
-    case 'single_select':
-      if (options.length <= MAX_BUTTON_CHOICES) {
-        blocks.push({
-          type: 'actions',
-          block_id: 'answer',
-          elements: options.map((o, i) => ({
-            type: 'button',
-            action_id: `${ACTIONS.choose}_${i}`,
-            text: plain(o.label, 75),
-            value: encodeRef({ ...ref, option: i }, REF_LIMITS.value),
-          })),
-        });
-      } else {
-        blocks.push({
-          type: 'section',
-          // The select's value is the option, so the prompt's ref rides in the block_id: its short key
-          // when the ref is longer than a block_id may be.
-          block_id: encodeRef(ref, REF_LIMITS.blockId),
-          text: mrkdwn('Choose one:'),
-          accessory: {
-            type: 'static_select',
-            action_id: ACTIONS.select,
-            placeholder: plain('Choose…', 150),
-            options: options.slice(0, MAX_SELECT_OPTIONS).map((o, i) => option(o.label, i, o.description)),
-          },
-        });
-      }
-      break;
-    case 'multi_select': {
-      const min = request.minSelections ?? 1;
-      const max = request.maxSelections ?? options.length;
-      const element: Checkboxes | MultiStaticSelect =
-        options.length <= MAX_CHECKBOXES
-          ? {
-              type: 'checkboxes',
-              action_id: ACTIONS.multiChoice,
-              options: options.map((o, i) => option(o.label, i, o.description)),
-            }
-          : {
-              type: 'multi_static_select',
-              action_id: ACTIONS.multiChoice,
-              placeholder: plain('Choose…', 150),
-              max_selected_items: max,
-              options: options.slice(0, MAX_SELECT_OPTIONS).map((o, i) => option(o.label, i)),
-            };
-      const choices: ActionsBlock = { type: 'actions', block_id: 'choices', elements: [element] };
-      blocks.push(choices);
-      blocks.push({
-        type: 'actions',
-        block_id: 'answer',
-        elements: [
-          {
-            type: 'button',
-            action_id: ACTIONS.submitChoices,
-            text: plain('Submit', 75),
-            style: 'primary',
-            value,
-          },
-        ],
-      });
-      blocks.push({
-        type: 'context',
-        elements: [mrkdwn(min === max ? `Choose ${min}.` : `Choose ${min} to ${max}.`)],
-      });
-      break;
-    }
-    case 'free_text':
-    case 'multi_question':
-      if (request.kind === 'multi_question' && request.questions?.length) {
-        // What will be asked, before anyone opens the form (the form shows each question in full).
-        const list = request.questions
-          .map((q) => `• ${escapeMrkdwn(truncate(q.prompt, 300))}${q.required ? '' : ' _(optional)_'}`)
-          .join('\n');
-        blocks.push({ type: 'section', text: mrkdwn(list) });
-      }
-      blocks.push({
-        type: 'actions',
-        block_id: 'answer',
-        elements: [
-          { type: 'button', action_id: ACTIONS.answer, text: plain('Answer', 75), style: 'primary', value },
-        ],
-      });
-      break;
-  }
   if (options.length > MAX_SELECT_OPTIONS) {
     blocks.push({
       type: 'context',
@@ -138,6 +43,135 @@ export function promptMessage(request: HumanInputRequest, ctx: PromptContext): S
   if (ctx.answerers) blocks.push({ type: 'context', elements: [mrkdwn(`👤 ${ctx.answerers}`)] });
   // The notification text is read as mrkdwn too: the agent's words escaped there as in the blocks.
   return { text: `The agent asks: ${safeMrkdwn(truncate(request.prompt, 200))}`, blocks };
+}
+
+/** The blocks a person answers with, by the request's kind. */
+function answerControls(request: HumanInputRequest, ref: ActionRef): KnownBlock[] {
+  const value = encodeRef(ref, REF_LIMITS.value);
+  switch (request.kind) {
+    case 'approval':
+      return [
+        {
+          type: 'actions',
+          block_id: 'answer',
+          elements: [
+            {
+              type: 'button',
+              action_id: ACTIONS.approve,
+              text: plain('Approve', 75),
+              style: 'primary',
+              value,
+            },
+            { type: 'button', action_id: ACTIONS.reject, text: plain('Reject', 75), style: 'danger', value },
+          ],
+        },
+      ];
+    case 'single_select':
+      return singleSelectControls(request, ref);
+    case 'multi_select':
+      return multiSelectControls(request, value);
+    case 'free_text':
+    case 'multi_question':
+      return formControls(request, value);
+    default:
+      return [];
+  }
+}
+
+/** One button per option when they fit, else a select (its ref in the block_id). */
+function singleSelectControls(request: HumanInputRequest, ref: ActionRef): KnownBlock[] {
+  const options = request.options ?? [];
+  if (options.length <= MAX_BUTTON_CHOICES) {
+    return [
+      {
+        type: 'actions',
+        block_id: 'answer',
+        elements: options.map((o, i) => ({
+          type: 'button',
+          action_id: `${ACTIONS.choose}_${i}`,
+          text: plain(o.label, 75),
+          value: encodeRef({ ...ref, option: i }, REF_LIMITS.value),
+        })),
+      },
+    ];
+  }
+  return [
+    {
+      type: 'section',
+      // The select's value is the option, so the prompt's ref rides in the block_id: its short key
+      // when the ref is longer than a block_id may be.
+      block_id: encodeRef(ref, REF_LIMITS.blockId),
+      text: mrkdwn('Choose one:'),
+      accessory: {
+        type: 'static_select',
+        action_id: ACTIONS.select,
+        placeholder: plain('Choose…', 150),
+        options: options.slice(0, MAX_SELECT_OPTIONS).map((o, i) => option(o.label, i, o.description)),
+      },
+    },
+  ];
+}
+
+/** Checkboxes (or a multi-select when there are many options), a Submit button and how many to choose. */
+function multiSelectControls(request: HumanInputRequest, value: string): KnownBlock[] {
+  const options = request.options ?? [];
+  const min = request.minSelections ?? 1;
+  const max = request.maxSelections ?? options.length;
+  const element: Checkboxes | MultiStaticSelect =
+    options.length <= MAX_CHECKBOXES
+      ? {
+          type: 'checkboxes',
+          action_id: ACTIONS.multiChoice,
+          options: options.map((o, i) => option(o.label, i, o.description)),
+        }
+      : {
+          type: 'multi_static_select',
+          action_id: ACTIONS.multiChoice,
+          placeholder: plain('Choose…', 150),
+          max_selected_items: max,
+          options: options.slice(0, MAX_SELECT_OPTIONS).map((o, i) => option(o.label, i)),
+        };
+  const choices: ActionsBlock = { type: 'actions', block_id: 'choices', elements: [element] };
+  return [
+    choices,
+    {
+      type: 'actions',
+      block_id: 'answer',
+      elements: [
+        {
+          type: 'button',
+          action_id: ACTIONS.submitChoices,
+          text: plain('Submit', 75),
+          style: 'primary',
+          value,
+        },
+      ],
+    },
+    {
+      type: 'context',
+      elements: [mrkdwn(min === max ? `Choose ${min}.` : `Choose ${min} to ${max}.`)],
+    },
+  ];
+}
+
+/** An Answer button that opens the form; for several questions, the list of them above it. */
+function formControls(request: HumanInputRequest, value: string): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  if (request.kind === 'multi_question' && request.questions?.length) {
+    // What will be asked, before anyone opens the form (the form shows each question in full).
+    const list = request.questions
+      .map((q) => `• ${escapeMrkdwn(truncate(q.prompt, 300))}${q.required ? '' : ' _(optional)_'}`)
+      .join('\n');
+    blocks.push({ type: 'section', text: mrkdwn(list) });
+  }
+  blocks.push({
+    type: 'actions',
+    block_id: 'answer',
+    elements: [
+      { type: 'button', action_id: ACTIONS.answer, text: plain('Answer', 75), style: 'primary', value },
+    ],
+  });
+  return blocks;
 }
 
 /** The prompt after it was answered: who answered what and when; controls gone. */

@@ -4,7 +4,7 @@
  */
 
 import { checkPlan, checkTaskCard } from './agent-blocks.js';
-import { type BlockKitProblem, Checker, isObj } from './checker.js';
+import { type BlockKitProblem, Checker, isObj, type Obj } from './checker.js';
 
 export type { BlockKitProblem } from './checker.js';
 
@@ -48,6 +48,9 @@ const INPUT_ELEMENTS = new Set([
   'rich_text_input',
 ]);
 const ACTION_ELEMENTS = new Set([...INPUT_ELEMENTS, 'button', 'overflow']);
+
+/** Counts an element's action_id against the others of its block (`undefined`: the element has none). */
+type TrackAction = (id: string | undefined, pointer: string) => void;
 
 /** Block and element rules on top of the shared checks. */
 class BlockChecker extends Checker {
@@ -130,29 +133,9 @@ class BlockChecker extends Checker {
       actionIds.add(id);
     };
     switch (type) {
-      case 'section': {
-        if (block.text === undefined && block.fields === undefined) {
-          this.fail(pointer, 'must provide text or fields');
-        }
-        if (block.text !== undefined) this.text(block.text, `${pointer}/text`, 3000);
-        if (block.fields !== undefined) {
-          if (!Array.isArray(block.fields)) this.fail(`${pointer}/fields`, 'must provide an array');
-          else {
-            if (block.fields.length > 10)
-              this.fail(`${pointer}/fields`, 'must provide no more than 10 items');
-            block.fields.forEach((f, i) => {
-              this.text(f, `${pointer}/fields/${i}`, 2000);
-            });
-          }
-        }
-        if (block.accessory !== undefined) {
-          trackAction(
-            this.element(block.accessory, `${pointer}/accessory`, new Set([...ACTION_ELEMENTS, 'image'])),
-            `${pointer}/accessory`,
-          );
-        }
+      case 'section':
+        this.#section(block, pointer, trackAction);
         break;
-      }
       case 'header':
         this.text(block.text, `${pointer}/text`, 150, { plainOnly: true });
         break;
@@ -192,40 +175,67 @@ class BlockChecker extends Checker {
       case 'plan':
         checkPlan(this, block, pointer);
         break;
-      case 'context_actions': {
-        const elements = this.elements(block.elements, `${pointer}/elements`, 5);
-        elements?.forEach((e, i) => {
-          const p = `${pointer}/elements/${i}`;
-          if (!isObj(e)) {
-            this.fail(p, 'must provide an object');
-            return;
-          }
-          if (e.action_id !== undefined) this.string(e.action_id, `${p}/action_id`, 255, true);
-          trackAction(typeof e.action_id === 'string' ? e.action_id : undefined, p);
-          if (e.type === 'feedback_buttons') {
-            for (const side of ['positive_button', 'negative_button'] as const) {
-              const button = e[side];
-              if (!isObj(button)) {
-                this.fail(`${p}/${side}`, 'must provide an object');
-                continue;
-              }
-              this.text(button.text, `${p}/${side}/text`, 75, { plainOnly: true });
-              this.string(button.value, `${p}/${side}/value`, 2000, true);
-              this.string(button.accessibility_label, `${p}/${side}/accessibility_label`, 75);
-            }
-          } else if (e.type === 'icon_button') {
-            this.string(e.icon, `${p}/icon`, 255, true);
-            this.text(e.text, `${p}/text`, 75, { plainOnly: true });
-            this.string(e.value, `${p}/value`, 2000);
-          } else {
-            this.fail(`${p}/type`, 'must be one of feedback_buttons, icon_button');
-          }
-        });
+      case 'context_actions':
+        this.#contextActions(block, pointer, trackAction);
         break;
-      }
     }
     if (MESSAGE_ONLY.has(type) && surface !== 'message')
       this.fail(pointer, `${type} blocks are only allowed in messages`);
+  }
+
+  /** A section: text or fields (at most 10), and an accessory whose action_id counts in the block. */
+  #section(block: Obj, pointer: string, trackAction: TrackAction): void {
+    if (block.text === undefined && block.fields === undefined) {
+      this.fail(pointer, 'must provide text or fields');
+    }
+    if (block.text !== undefined) this.text(block.text, `${pointer}/text`, 3000);
+    if (block.fields !== undefined) {
+      if (!Array.isArray(block.fields)) this.fail(`${pointer}/fields`, 'must provide an array');
+      else {
+        if (block.fields.length > 10) this.fail(`${pointer}/fields`, 'must provide no more than 10 items');
+        block.fields.forEach((f, i) => {
+          this.text(f, `${pointer}/fields/${i}`, 2000);
+        });
+      }
+    }
+    if (block.accessory !== undefined) {
+      trackAction(
+        this.element(block.accessory, `${pointer}/accessory`, new Set([...ACTION_ELEMENTS, 'image'])),
+        `${pointer}/accessory`,
+      );
+    }
+  }
+
+  /** Slack's context actions under an agent's message: feedback buttons and icon buttons, at most 5. */
+  #contextActions(block: Obj, pointer: string, trackAction: TrackAction): void {
+    const elements = this.elements(block.elements, `${pointer}/elements`, 5);
+    elements?.forEach((e, i) => {
+      const p = `${pointer}/elements/${i}`;
+      if (!isObj(e)) {
+        this.fail(p, 'must provide an object');
+        return;
+      }
+      if (e.action_id !== undefined) this.string(e.action_id, `${p}/action_id`, 255, true);
+      trackAction(typeof e.action_id === 'string' ? e.action_id : undefined, p);
+      if (e.type === 'feedback_buttons') {
+        for (const side of ['positive_button', 'negative_button'] as const) {
+          const button = e[side];
+          if (!isObj(button)) {
+            this.fail(`${p}/${side}`, 'must provide an object');
+            continue;
+          }
+          this.text(button.text, `${p}/${side}/text`, 75, { plainOnly: true });
+          this.string(button.value, `${p}/${side}/value`, 2000, true);
+          this.string(button.accessibility_label, `${p}/${side}/accessibility_label`, 75);
+        }
+      } else if (e.type === 'icon_button') {
+        this.string(e.icon, `${p}/icon`, 255, true);
+        this.text(e.text, `${p}/text`, 75, { plainOnly: true });
+        this.string(e.value, `${p}/value`, 2000);
+      } else {
+        this.fail(`${p}/type`, 'must be one of feedback_buttons, icon_button');
+      }
+    });
   }
 }
 

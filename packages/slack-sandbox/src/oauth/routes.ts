@@ -25,9 +25,16 @@ const optional = (v: unknown, name: string): string | undefined => {
   return v;
 };
 
-export function addOAuthRoutes(app: Hono, ctx: OAuthRoutesContext): void {
-  const noApp = 'This sandbox runs no OAuth app: start it with the oauth option (or SANDBOX_OAUTH=on).';
+const noApp = 'This sandbox runs no OAuth app: start it with the oauth option (or SANDBOX_OAUTH=on).';
 
+export function addOAuthRoutes(app: Hono, ctx: OAuthRoutesContext): void {
+  addAuthorizePage(app, ctx);
+  addOAuthControls(app, ctx);
+  addWorkspaceChoice(app, ctx);
+}
+
+/** Slack's "Add to Slack" page: the request checked and shown, then the person's decision. */
+function addAuthorizePage(app: Hono, ctx: OAuthRoutesContext): void {
   app.get('/oauth/v2/authorize', (c) => {
     if (!ctx.oauth) return c.html(problemPage(noApp), 404);
     const checked = ctx.oauth.app.request(new URL(c.req.url).searchParams);
@@ -50,7 +57,10 @@ export function addOAuthRoutes(app: Hono, ctx: OAuthRoutesContext): void {
     if (!decided.ok) return c.html(problemPage(decided.problem), 400);
     return c.redirect(decided.location, 302);
   });
+}
 
+/** The sandbox's OAuth app as JSON: what it is, its settings, and installing or removing it. */
+function addOAuthControls(app: Hono, ctx: OAuthRoutesContext): void {
   const route =
     (run: (body: Body, oauth: SandboxOAuth) => Promise<unknown> | unknown) => async (c: Context) => {
       const { oauth } = ctx;
@@ -114,6 +124,10 @@ export function addOAuthRoutes(app: Hono, ctx: OAuthRoutesContext): void {
       return oauth.uninstall(team, eventsUrl ? { eventsUrl } : {});
     }),
   );
+}
+
+/** The workspaces, and the one the page shows. */
+function addWorkspaceChoice(app: Hono, ctx: OAuthRoutesContext): void {
   // The page's choice of workspace, kept as a cookie: every /sandbox/* route answers for that workspace.
   app.post('/sandbox/workspace', async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as Body;

@@ -3,8 +3,8 @@
  * in the browser and in unit tests alike. Interactive elements carry data-* attributes the page wires to
  * the driver; nothing here talks to anyone.
  *
- * Over 300 lines because the page loads it as one module (`/web/render.js`, with no bundler): text
- * formatting (mrkdwn, markdown, rich text) and the elements and blocks built on it ship together.
+ * The page loads it as one module (`/web/render.js`, with no bundler): text formatting (mrkdwn, markdown,
+ * rich text) and the elements and blocks built on it ship together.
  */
 
 import { renderAgentBlock } from './render-agent.js';

@@ -46,13 +46,23 @@ export function mentionsToSlack(text: string, workspace: Workspace): string {
  * the bot through the driver — signed and shaped exactly as Slack would send it.
  */
 export function addWebRoutes(app: Hono, ctx: WebContext): void {
-  const file = (name: string, url: URL) => async () =>
-    new Response(await readFile(url), {
-      headers: {
-        'content-type': TYPES[name.split('.').pop() ?? ''] ?? 'text/plain',
-        'cache-control': 'no-store',
-      },
-    });
+  addPageFiles(app);
+  addLiveState(app, ctx);
+  addWriting(app, ctx);
+  addPresses(app, ctx);
+}
+
+/** A file of the page, as its type, never cached. */
+const file = (name: string, url: URL) => async () =>
+  new Response(await readFile(url), {
+    headers: {
+      'content-type': TYPES[name.split('.').pop() ?? ''] ?? 'text/plain',
+      'cache-control': 'no-store',
+    },
+  });
+
+/** The page itself: its HTML, the block renderer, its modules and style. */
+function addPageFiles(app: Hono): void {
   app.get('/', file('index.html', new URL('index.html', WEB_DIR)));
   // The block renderer is the sandbox's own (built from src/web/render.ts), shared with its tests.
   app.get('/web/render.js', file('render.js', RENDER_JS));
@@ -68,7 +78,10 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
       return c.text('not found', 404);
     }
   });
+}
 
+/** What the page reads: live updates, whether a bot and an emulator are there, the emulator's sessions. */
+function addLiveState(app: Hono, ctx: WebContext): void {
   // Live updates: one event per change (coalesced), the page re-reads /sandbox/state.
   app.get('/sandbox/events', (c) =>
     streamSSE(c, async (stream) => {
@@ -105,12 +118,18 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
       return c.json({ sessions: [], error: 'the emulator is not reachable' }, 502);
     }
   });
+}
 
+/** A route that answers with what `run` does through the connected bot's driver. */
+function withDriver(ctx: WebContext, run: (driver: SlackDriver, body: Body) => Promise<unknown> | unknown) {
+  const driver = (): SlackDriver => connectedDriver(() => ctx.driver());
+  return jsonRoute((body) => run(driver(), body));
+}
+
+/** A person types: a slash command (Slack's own played here) or a message. */
+function addWriting(app: Hono, ctx: WebContext): void {
   const route = jsonRoute;
   const driver = (): SlackDriver => connectedDriver(() => ctx.driver());
-  const withDriver = (run: (driver: SlackDriver, body: Body) => Promise<unknown> | unknown) =>
-    route((body) => run(driver(), body));
-
   app.post(
     '/sandbox/command',
     route((b) => {
@@ -137,7 +156,7 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
   // `@name` becomes Slack's `<@ID>`, as Slack's composer does when a person picks a name.
   app.post(
     '/sandbox/say',
-    withDriver((d, b) => {
+    withDriver(ctx, (d, b) => {
       const user = asString(b.user, 'user');
       const text = mentionsToSlack(asString(b.text, 'text'), ctx.workspace);
       const threadTs = typeof b.threadTs === 'string' && b.threadTs !== '' ? b.threadTs : undefined;
@@ -150,9 +169,13 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
       });
     }),
   );
+}
+
+/** A person presses, chooses, submits or closes: in a message, a modal or the Home tab. */
+function addPresses(app: Hono, ctx: WebContext): void {
   app.post(
     '/sandbox/act',
-    withDriver((d, b) =>
+    withDriver(ctx, (d, b) =>
       d.act({
         user: asString(b.user, 'user'),
         channel: asString(b.channel, 'channel'),
@@ -164,7 +187,7 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
   );
   app.post(
     '/sandbox/choose',
-    withDriver((d, b) =>
+    withDriver(ctx, (d, b) =>
       d.choose({
         user: asString(b.user, 'user'),
         channel: asString(b.channel, 'channel'),
@@ -176,7 +199,7 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
   );
   app.post(
     '/sandbox/submit',
-    withDriver((d, b) =>
+    withDriver(ctx, (d, b) =>
       d.submitView({
         user: asString(b.user, 'user'),
         viewId: asString(b.viewId, 'viewId'),
@@ -187,7 +210,7 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
   // A press (or a choice) inside a view — the Home tab, a modal — with what is typed in the modal so far.
   app.post(
     '/sandbox/view-act',
-    withDriver((d, b) =>
+    withDriver(ctx, (d, b) =>
       d.actInView({
         user: asString(b.user, 'user'),
         viewId: asString(b.viewId, 'viewId'),
@@ -200,12 +223,12 @@ export function addWebRoutes(app: Hono, ctx: WebContext): void {
   );
   app.post(
     '/sandbox/close',
-    withDriver((d, b) =>
+    withDriver(ctx, (d, b) =>
       d.closeView({ user: asString(b.user, 'user'), viewId: asString(b.viewId, 'viewId') }),
     ),
   );
   app.post(
     '/sandbox/home',
-    withDriver((d, b) => d.appHomeOpened({ user: asString(b.user, 'user') })),
+    withDriver(ctx, (d, b) => d.appHomeOpened({ user: asString(b.user, 'user') })),
   );
 }

@@ -1,7 +1,7 @@
 // The agent's question as n8n form fields, and a submitted form back to the answer.
 // Pure (no n8n calls): unit-tested directly, and bundled with core's pure modules.
-// Over 300 lines because both directions share one layout (the slots): the fields a question becomes
-// and the reading back of a submitted form must agree label for label, so they stay side by side.
+// Both directions share one layout (the slots): the fields a question becomes and the reading back of a
+// submitted form must agree label for label, so they stay side by side.
 import type {
 	AnswerInput,
 	AnswerIssue,

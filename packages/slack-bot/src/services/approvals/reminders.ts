@@ -1,7 +1,7 @@
 /**
- * Questions nobody answers: reminders, the starter's DM, escalation and the timeout. Just over 300 lines
- * because each step of one schedule (claim, remind, escalate, time out) is told beside the others; the
- * schedule's storage is store/reminders.ts and the answer on timeout goes through AnsweringService.
+ * Questions nobody answers: reminders, the starter's DM, escalation and the timeout, each step of one
+ * schedule (claim, remind, escalate, time out) told beside the others. The schedule's storage is
+ * store/reminders.ts and the answer on timeout goes through AnsweringService.
  */
 import { validateAnswer } from '@agent-sessions/core';
 import { escapeMrkdwn, formatDuration, truncate } from '../../blocks/text.js';

@@ -1,7 +1,6 @@
 /**
- * The follower's events into Slack. Over 300 lines because each event kind's one handling (card, thread
- * message, prompt, budget prompt, report, unreadable request) is a short case of one switch that reads
- * best together; posting, pacing and card edits are slack-out/'s.
+ * The follower's events into Slack: each event kind's one handling (card, thread message, prompt, budget
+ * prompt, report, unreadable request). Posting, pacing and card edits are slack-out/'s.
  */
 import {
   type FollowEvent,

@@ -29,33 +29,7 @@ export class BotMetrics {
   constructor(follower: () => FollowerStats | undefined) {
     const registry = this.registry;
     const stats = follower;
-    new Gauge({
-      name: 'agent_sessions_followed',
-      help: 'Sessions this replica follows now',
-      registers: [registry],
-      collect() {
-        this.set(stats()?.followed ?? 0);
-      },
-    });
-    new Counter({
-      name: 'agent_service_requests_total',
-      help: 'Requests sent to the Agent Session Service by the follower',
-      registers: [registry],
-      collect() {
-        // The follower keeps the running total; the counter mirrors it.
-        this.reset();
-        this.inc(stats()?.requests ?? 0);
-      },
-    });
-    new Counter({
-      name: 'agent_service_failed_polls_total',
-      help: 'Polls of a session that failed (service errors, timeouts, handler errors)',
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(stats()?.failedPolls ?? 0);
-      },
-    });
+    registerFollowerSeries(registry, stats);
     this.slackCalls = new Counter({
       name: 'slack_api_calls_total',
       help: 'Slack Web API calls made by the bot',
@@ -161,4 +135,35 @@ export class BotMetrics {
   text(tenants = false): Promise<string> {
     return tenants ? Registry.merge([this.registry, this.tenantRegistry]).metrics() : this.registry.metrics();
   }
+}
+
+/** The follower's figures (sessions followed, requests, failed polls), read from its stats at each scrape. */
+function registerFollowerSeries(registry: Registry, stats: () => FollowerStats | undefined): void {
+  new Gauge({
+    name: 'agent_sessions_followed',
+    help: 'Sessions this replica follows now',
+    registers: [registry],
+    collect() {
+      this.set(stats()?.followed ?? 0);
+    },
+  });
+  new Counter({
+    name: 'agent_service_requests_total',
+    help: 'Requests sent to the Agent Session Service by the follower',
+    registers: [registry],
+    collect() {
+      // The follower keeps the running total; the counter mirrors it.
+      this.reset();
+      this.inc(stats()?.requests ?? 0);
+    },
+  });
+  new Counter({
+    name: 'agent_service_failed_polls_total',
+    help: 'Polls of a session that failed (service errors, timeouts, handler errors)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(stats()?.failedPolls ?? 0);
+    },
+  });
 }

@@ -1,7 +1,7 @@
 /**
- * Talking to the bot: mentions, DMs and replies in a session's thread. Over 300 lines because a message's
- * one way through — processed once, started, answered or redirected, the thread read as the new session's
- * context — reads best whole; what each way does is the other services' (starting, answering, steering).
+ * Talking to the bot: mentions, DMs and replies in a session's thread. A message's one way through —
+ * processed once, started, answered or redirected, the thread read as the new session's context — is told
+ * here; what each way does is the other services' (starting, answering, steering).
  */
 import { type HumanInputRequest, isKnownStatus } from '@agent-sessions/core';
 import { escapeMrkdwn, truncate } from '../../blocks/text.js';

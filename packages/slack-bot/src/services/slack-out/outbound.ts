@@ -1,7 +1,7 @@
 /**
- * The paced outbound queue. Over 300 lines because choosing the next call (its priority, its limit, the
- * limits that have room, shared or not), sending it and answering a 429 share one lane's state and read
- * best together. What it is asked to send is in outbound-calls.ts.
+ * The paced outbound queue. Choosing the next call (its priority, its limit, the limits that have room,
+ * shared or not), sending it and answering a 429 share one lane's state. What it is asked to send is in
+ * outbound-calls.ts.
  */
 import { type Clock, systemClock, TokenBucket } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';

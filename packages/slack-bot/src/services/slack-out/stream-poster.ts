@@ -1,8 +1,8 @@
 /**
  * The agent's work streamed into the session's thread: one streaming message per round, the agent's
- * messages appended to it as they come, each exactly once. Over 300 lines because a batch's way from its
- * keys' record to Slack's answer (start, append, continuation, stop) and the one outcome of each Slack
- * error read best in one place; the crash look-up is stream-recovery.ts, the chunks blocks/stream-chunks.ts.
+ * messages appended to it as they come, each exactly once. A batch's way from its keys' record to Slack's
+ * answer (start, append, continuation, stop) and the one outcome of each Slack error are told here; the
+ * crash look-up is stream-recovery.ts, the chunks blocks/stream-chunks.ts.
  */
 import type { AnyChunk } from '@slack/types';
 import {

@@ -1,7 +1,7 @@
 /**
- * Posting into a session's thread, exactly once per key. Over 300 lines because one key's way from record
- * to ts, with the one outcome of each Slack error (channel gone, content refused, anything else), reads best
- * in one place; the crash look-up, chatter batching and long content are thread-{lookup,batches,layout}.ts.
+ * Posting into a session's thread, exactly once per key: one key's way from record to ts, with the one
+ * outcome of each Slack error (channel gone, content refused, anything else). The crash look-up, chatter
+ * batching and long content are thread-{lookup,batches,layout}.ts.
  */
 import { type Clock, systemClock } from '@agent-sessions/core';
 import type { MessageText } from '../../blocks/agent-message.js';
