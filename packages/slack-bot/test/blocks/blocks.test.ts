@@ -72,6 +72,9 @@ describe('session card', () => {
   it('keeps a very long goal inside the header limit', () => {
     const { blocks } = sessionCard({ ...card, goal: 'g'.repeat(5000) });
     valid(blocks);
+    const header = blocks.find((b) => b.type === 'header') as { text: { text: string } } | undefined;
+    expect(header?.text.text).toMatch(/^g+/);
+    expect(header?.text.text.length).toBeLessThanOrEqual(150);
   });
 
   it('carries the session id in every button', () => {
