@@ -47,6 +47,12 @@ const shot = (name: string) => screenshot(page, name);
 const write = (text: string) => writeIn(page, text);
 const actAs = (userId: string) => actAsIn(page, userId);
 
+/** The answer the service received to the first question of the session whose goal ends with `goal`. */
+async function answerReceived(goal: string): Promise<Record<string, unknown> | undefined> {
+  const session = (await emulator.admin.sessions()).find((s) => s.goal.endsWith(goal));
+  return session?.humanInputs[0]?.answer;
+}
+
 /** Types `/agent start …` and returns the conversation (card + thread) it started. */
 async function start(goal: string): Promise<Locator> {
   await write(`/agent start ${goal}`);
@@ -101,6 +107,7 @@ describe('the sandbox page', () => {
     const c = page.getByTestId('conversation').filter({ hasText: 'pick the environment' }).last();
     await c.getByRole('button', { name: 'Canary (5% of traffic)' }).click({ timeout: patient(20_000) });
     await c.getByText(/^✅ .*answered: Canary/).waitFor();
+    expect(await answerReceived('pick the environment')).toEqual({ choiceId: 'canary' });
   });
 
   it('a multi-choice: tick two boxes, Submit', async () => {
@@ -113,6 +120,7 @@ describe('the sandbox page', () => {
     // The prompt itself (the card's footer says the latest decision too).
     await c.getByText(/^✅ .*answered: Europe, Asia Pacific/).waitFor();
     await shot('multi-choice');
+    expect(await answerReceived('pick regions')).toEqual({ choiceIds: ['eu', 'ap'] });
   });
 
   it('a form: an empty answer is refused inline, then the answer is sent', async () => {
@@ -131,6 +139,7 @@ describe('the sandbox page', () => {
     await c
       .getByText('Naming the release "Borealis".', { exact: true })
       .waitFor({ timeout: patient(20_000) });
+    expect(await answerReceived('name it')).toEqual({ freeText: 'Borealis' });
   });
 
   it('/agent help answers privately, as Slack shows a command’s reply', async () => {
@@ -230,14 +239,24 @@ describe('the sandbox page', () => {
       .getByText('Completed')
       .first()
       .waitFor({ timeout: patient(20_000) });
+    // The refused start started nothing: one session, in the private channel.
+    const started = (await emulator.admin.sessions()).filter((s) => s.goal.endsWith('audit the keys'));
+    expect(started).toHaveLength(1);
+    expect(
+      sandbox.workspace.messages.get('G0PRIVATE')?.some((m) => /audit the keys/.test(m.text ?? '')),
+    ).toBe(true);
     await page.locator('[data-channel-id="C0AGENTS"]').click();
   });
 
   it('App Home lists the viewer’s sessions', async () => {
     await actAs('U0ALICE');
     await page.getByTestId('home-tab').click();
-    await page.getByTestId('home').getByText('ship the release notes').waitFor();
+    const home = page.getByTestId('home');
+    await home.getByText('ship the release notes').waitFor();
     await shot('home');
+    // Alice's, not the session Bob started.
+    expect(await home.getByText('pick regions').count()).toBeGreaterThan(0);
+    expect(await home.getByText('name it').count()).toBe(0);
   });
 
   it('the event log shows an injected failure and a rate-limited call, with its Retry-After', async () => {

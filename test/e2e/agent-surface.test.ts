@@ -50,12 +50,17 @@ describe('a session is a Slack agent session', () => {
       channel: CHANNEL,
       text: `redirect ${sessionId} Only the API docs`,
     });
-    await h.sandbox.workspace.waitFor(() => slackSession(cardTs)?.renames.includes('Only the API docs'), {
-      what: 'the rename',
-      timeoutMs: WAIT_MS,
-    });
+    const renamed = await h.sandbox.workspace.waitFor(
+      () => {
+        const session = slackSession(cardTs);
+        return session?.renames.includes('Only the API docs') ? session : undefined;
+      },
+      { what: 'the rename', timeoutMs: WAIT_MS },
+    );
+    expect(renamed.title).toBe('Only the API docs');
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: `cancel ${sessionId}` });
     await waitForSlack(cardTs, 'closed');
+    expect(await statusOf(sessionId)).toBe('cancelled');
   });
 });
 

@@ -106,10 +106,13 @@ describe('four eyes (AGENT_APPROVAL_POLICY=approvers-only) and the record of dec
 
   it('the starter still steers: pause and resume are theirs', async () => {
     const steered = await h.start('scenario:long count the files');
+    const statusOf = async () => (await h.emulator.admin.session(steered.sessionId))?.status;
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: `pause ${steered.sessionId}` });
     await h.waitForEphemeral(ALICE, /Paused\./);
+    expect(await statusOf()).toBe('paused');
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: `cancel ${steered.sessionId}` });
     await h.waitForEphemeral(ALICE, /Cancelled\./);
+    expect(await statusOf()).toBe('cancelled');
   });
 
   it('/agent history shows who started and who decided, only to the one who asked, if they may see it', async () => {

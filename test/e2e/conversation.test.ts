@@ -120,11 +120,17 @@ describe('starting from a mention', () => {
   it('in a DM: a message starts a session there, and a reply in its thread answers its question', async () => {
     const said = await h.driver.dm({ user: ALICE, text: 'scenario:free_text prepare the release' });
     const dm = said.message.channel;
-    await cardIn(dm, said.message.ts);
+    const { sessionId } = await cardIn(dm, said.message.ts);
     await ws().waitFor(() => ws().replies(dm, said.message.ts).find(isPrompt), { what: 'the question' });
     const reply = await h.driver.dm({ user: ALICE, threadTs: said.message.ts, text: 'Aurora' });
     await h.driver.waitForReaction({ channel: dm, ts: reply.message.ts, name: 'white_check_mark' });
     await inThread(dm, said.message.ts, /Naming the release "Aurora"/, 'the agent using the answer');
+    // The reply reached the service as the answer to the question, exactly as typed.
+    const session = await h.emulator.admin.session(sessionId);
+    expect(session?.goal).toBe('scenario:free_text prepare the release');
+    expect(session?.humanInputs).toEqual([
+      expect.objectContaining({ kind: 'free_text', status: 'responded', answer: { freeText: 'Aurora' } }),
+    ]);
   });
 });
 
@@ -135,8 +141,10 @@ describe('steering by replying', () => {
       channel: CHANNEL,
       text: 'scenario:single_select ship',
     });
-    await cardIn(CHANNEL, said.message.ts);
-    await ws().waitFor(() => ws().replies(CHANNEL, said.message.ts).find(isPrompt), { what: 'the question' });
+    const { sessionId } = await cardIn(CHANNEL, said.message.ts);
+    const prompt = await ws().waitFor(() => ws().replies(CHANNEL, said.message.ts).find(isPrompt), {
+      what: 'the question',
+    });
     const wrong = await h.driver.replyInThread({
       user: ALICE,
       channel: CHANNEL,
@@ -154,6 +162,22 @@ describe('steering by replying', () => {
     await h.driver.waitForReaction({ channel: CHANNEL, ts: reply.message.ts, name: 'eyes' });
     await h.driver.waitForReaction({ channel: CHANNEL, ts: reply.message.ts, name: 'white_check_mark' });
     await inThread(CHANNEL, said.message.ts, /Deployed to Production/, 'the agent using the choice');
+    // The second option was sent (the unreadable reply was not), and the question names who chose it.
+    expect((await h.emulator.admin.session(sessionId))?.humanInputs).toEqual([
+      expect.objectContaining({
+        kind: 'single_select',
+        status: 'responded',
+        answer: { choiceId: 'production' },
+      }),
+    ]);
+    const answered = await ws().waitFor(
+      () => {
+        const question = ws().findMessage(CHANNEL, prompt.ts);
+        return question && / answered: /.test(textOf(question)) ? question : undefined;
+      },
+      { what: 'the question, answered', timeoutMs: WAIT_MS },
+    );
+    expect(textOf(answered)).toContain('<@U0ALICE> answered: Production');
   });
 
   it('with no question waiting a reply redirects; !aside, edits, the bot’s own posts and an outsider’s replies are left alone', async () => {

@@ -94,6 +94,7 @@ describe('steering with commands', () => {
     );
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: `cancel ${sessionId}` });
     await h.waitForCard(cardTs, (t) => /Cancelled/.test(t), 'cancelled');
+    expect(await statusOf(sessionId)).toBe('cancelled');
 
     const waiting = await h.start('scenario:approval tag the release');
     await h.waitInThread(waiting.cardTs, isPrompt, 'the prompt');
@@ -102,8 +103,10 @@ describe('steering with commands', () => {
       () => h.ephemeralsFor(ALICE).find((t) => t.includes('input_approve') && t.includes(waiting.sessionId)),
       { what: 'status with the pending question' },
     );
+    expect(await statusOf(waiting.sessionId)).toBe('waiting_human');
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: 'list' });
-    await h.waitForEphemeral(ALICE, /Active agent sessions in this channel/);
+    const list = await h.waitForEphemeral(ALICE, /Active agent sessions in this channel/);
+    expect(list).toContain(waiting.sessionId);
   });
 
   it('help, unknown subcommands and bad flags answer with usage, privately', async () => {
@@ -268,8 +271,10 @@ describe('budget', () => {
   });
 
   it('error: the card shows the failure and the thread the error', async () => {
-    const { cardTs } = await h.start('scenario:error deploy');
+    const { sessionId, cardTs } = await h.start('scenario:error deploy');
     await h.waitForCard(cardTs, (t) => /Failed/.test(t), 'failed');
+    expect(await statusOf(sessionId)).toBe('error');
+    expect(actionIds(h.card(cardTs))).toEqual([]);
     await h.waitInThread(
       cardTs,
       (m) => /Error: Tool &#39;deploy&#39; failed|Error: Tool 'deploy' failed/.test(textOf(m)),

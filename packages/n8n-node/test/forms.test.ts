@@ -1,62 +1,7 @@
 import { describeProblems, type HumanInputRequest, validateAnswer } from '@agent-sessions/core/pure-without-zod';
 import { describe, expect, it } from 'vitest';
 import { fromFormResponse, issuesByLabel, toFormFields } from '../nodes/AgentSessions/helpers/forms';
-
-const approval: HumanInputRequest = { inputId: 'in_1', kind: 'approval', prompt: 'Deploy v2.3.1?', raw: {} };
-const single: HumanInputRequest = {
-  inputId: 'in_2',
-  kind: 'single_select',
-  prompt: 'Which environment?',
-  options: [
-    { id: 'staging', label: 'Staging', description: 'Safe to break' },
-    { id: 'production', label: 'Production' },
-    { id: 'canary', label: 'Canary (5% of traffic)' },
-  ],
-  raw: {},
-};
-const multi: HumanInputRequest = {
-  inputId: 'in_3',
-  kind: 'multi_select',
-  prompt: 'Which regions?',
-  options: [
-    { id: 'eu', label: 'Europe' },
-    { id: 'us', label: 'US East' },
-    { id: 'ap', label: 'Asia Pacific' },
-  ],
-  minSelections: 1,
-  maxSelections: 2,
-  raw: {},
-};
-const freeText: HumanInputRequest = { inputId: 'in_4', kind: 'free_text', prompt: 'Release name?', raw: {} };
-const multiQuestion: HumanInputRequest = {
-  inputId: 'in_5',
-  kind: 'multi_question',
-  prompt: 'Two details',
-  questions: [
-    { id: 'name', prompt: 'Release name?', kind: 'free_text', required: true },
-    {
-      id: 'channel',
-      prompt: 'Channel?',
-      kind: 'single_select',
-      required: false,
-      options: [
-        { id: 'stable', label: 'Stable' },
-        { id: 'beta', label: 'Beta' },
-      ],
-    },
-    {
-      id: 'targets',
-      prompt: 'Targets?',
-      kind: 'multi_select',
-      required: true,
-      options: [
-        { id: 'web', label: 'Web' },
-        { id: 'ios', label: 'iOS' },
-      ],
-    },
-  ],
-  raw: {},
-};
+import { approval, freeText, multiQuestion, multiSelect as multi, singleSelect as single } from '../../../test/support/questions';
 
 /** The answer a form reply becomes, after core's check (as Respond sends it). */
 const answerOf = (request: HumanInputRequest, response: unknown) => {

@@ -140,16 +140,23 @@ describe('Session', () => {
     expect(out[1]).toMatchObject({ json: { sessionId }, pairedItem: { item: 1 } });
   });
 
-  it('stops waiting when the execution is cancelled', async () => {
+  it('stops waiting when the execution is cancelled: the wait fails, and polls no more', async () => {
     const { out } = await run([session('create', { goal: 'scenario:long forever' })]);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 500);
-    const started = Date.now();
-    const error = await errorOf(run([session('wait', { sessionId: out[0]?.json.sessionId, waitUntil: 'finished', pollIntervalSeconds: 5, maxWaitSeconds: 60 })], {
+    // Two polls fit in the wait: one that was never stopped would poll again and end `timed_out`.
+    const ctx = fakeContext({
+      items: [session('wait', { sessionId: out[0]?.json.sessionId, waitUntil: 'finished', pollIntervalSeconds: 5, maxWaitSeconds: 10 })],
+      credentials: { baseUrl: `${emulator.url}/`, apiKey: KEY },
       signal: controller.signal,
-    }));
-    expect(error).toBeInstanceOf(Error);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    });
+    // Stopped once the first poll's answer is in: the wait is then asleep until the next one.
+    ctx.onRequest = () => controller.abort();
+    const error = await errorOf(node.execute.call(ctx));
+    expect(error).toBeInstanceOf(NodeOperationError);
+    expect((error as Error).message).toMatch(/^The execution was cancelled/);
+    expect(ctx.requests.map((r) => `${r.method ?? 'GET'} ${new URL(r.url).pathname}`)).toEqual([
+      `GET /v1/sessions/${out[0]?.json.sessionId}`,
+    ]);
   });
 });
 

@@ -42,16 +42,8 @@ export const session = (extra: Partial<SessionRecord> = {}): SessionRecord => ({
   ...extra,
 });
 
-export const request = (
-  kind: HumanInputRequest['kind'],
-  extra: Partial<HumanInputRequest> = {},
-): HumanInputRequest => ({
-  inputId: 'in_1',
-  kind,
-  prompt: 'Deploy v2.3.1?',
-  raw: null,
-  ...extra,
-});
+/** A question of a kind, as the agent would ask it (test/support/questions.ts). */
+export { question as request } from '../../../test/support/questions.js';
 
 /** Every call of every fake, in order: what a test asserts on. */
 export type Call = [method: string, ...args: unknown[]];

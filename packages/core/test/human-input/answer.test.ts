@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  approval,
+  multiQuestion as form,
+  multiSelect as multi,
+  singleSelect as single,
+  freeText as text,
+} from '../../../../test/support/questions.js';
+import {
   buildAnswer,
   describeAnswer,
   HumanInputAnswerError,
@@ -8,48 +15,6 @@ import {
   MAX_FREE_TEXT_LENGTH,
   validateAnswer,
 } from '../../src/index.js';
-
-const approval: HumanInputRequest = { inputId: 'a', kind: 'approval', prompt: 'Deploy?', raw: null };
-const single: HumanInputRequest = {
-  inputId: 's',
-  kind: 'single_select',
-  prompt: 'Where?',
-  options: [
-    { id: 'staging', label: 'Staging' },
-    { id: 'prod', label: 'Production' },
-  ],
-  raw: null,
-};
-const multi: HumanInputRequest = {
-  inputId: 'm',
-  kind: 'multi_select',
-  prompt: 'Regions?',
-  options: [
-    { id: 'eu', label: 'Europe' },
-    { id: 'us', label: 'US East' },
-    { id: 'ap', label: 'Asia Pacific' },
-  ],
-  minSelections: 1,
-  maxSelections: 2,
-  raw: null,
-};
-const text: HumanInputRequest = { inputId: 't', kind: 'free_text', prompt: 'Name?', raw: null };
-const form: HumanInputRequest = {
-  inputId: 'f',
-  kind: 'multi_question',
-  prompt: 'Two details',
-  questions: [
-    { id: 'name', prompt: 'Release name?', kind: 'free_text', required: true },
-    {
-      id: 'channel',
-      prompt: 'Channel?',
-      kind: 'single_select',
-      required: false,
-      options: [{ id: 'beta', label: 'Beta' }],
-    },
-  ],
-  raw: null,
-};
 
 function issuesOf(request: HumanInputRequest, input: object) {
   const result = validateAnswer(request, input);
@@ -63,12 +28,14 @@ describe('buildAnswer', () => {
       approved: false,
       freeText: '  too risky ',
     });
-    expect(buildAnswer(single, { choiceId: 'prod' })).toEqual({ choiceId: 'prod' });
+    expect(buildAnswer(single, { choiceId: 'production' })).toEqual({ choiceId: 'production' });
     expect(buildAnswer(multi, { choiceIds: ['eu', 'us'] })).toEqual({ choiceIds: ['eu', 'us'] });
     expect(buildAnswer(text, { freeText: ' Aurora\n\n- north ' })).toEqual({
       freeText: ' Aurora\n\n- north ',
     });
-    expect(buildAnswer(form, { answers: { name: 'Aurora' } })).toEqual({ answers: { name: 'Aurora' } });
+    expect(buildAnswer(form, { answers: { name: 'Aurora', targets: ['web'] } })).toEqual({
+      answers: { name: 'Aurora', targets: ['web'] },
+    });
   });
 
   it.each([
@@ -83,7 +50,7 @@ describe('buildAnswer', () => {
     [text, {}, 'freeText', 'required'],
     [text, { freeText: 'x'.repeat(MAX_FREE_TEXT_LENGTH + 1) }, 'freeText', 'too_long'],
     [form, { answers: {} }, 'answers.name', 'required'],
-    [form, { answers: { name: 'A', channel: 'stable' } }, 'answers.channel', 'not_an_option'],
+    [form, { answers: { name: 'A', channel: 'nightly' } }, 'answers.channel', 'not_an_option'],
     [form, { answers: { name: 'A', colour: 'red' } }, 'answers.colour', 'unknown_question'],
   ])('%#: refuses naming %s', (request, input, field, rule) => {
     const issues = issuesOf(request, input);
@@ -118,7 +85,7 @@ describe('describeAnswer', () => {
   it('renders answers as people read them', () => {
     expect(describeAnswer(approval, { approved: true })).toBe('Approved');
     expect(describeAnswer(approval, { approved: false, freeText: 'too risky' })).toBe('Rejected: too risky');
-    expect(describeAnswer(single, { choiceId: 'prod' })).toBe('Production');
+    expect(describeAnswer(single, { choiceId: 'production' })).toBe('Production');
     expect(describeAnswer(multi, { choiceIds: ['eu', 'us'] })).toBe('Europe, US East');
     expect(describeAnswer(text, { freeText: 'Aurora' })).toBe('Aurora');
     expect(describeAnswer(form, { answers: { name: 'Aurora', channel: 'beta' } })).toBe(

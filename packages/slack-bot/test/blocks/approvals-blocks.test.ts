@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { approval } from '../../../../test/support/questions.js';
 import { homeView } from '../../src/blocks/home.js';
 import { promptMessage } from '../../src/blocks/prompt.js';
 import { sessionCard } from '../../src/blocks/session-card.js';
@@ -15,7 +16,6 @@ const session = (i: number): SessionRecord => ({
   finished: false,
   createdAt: '2026-01-01T00:00:00.000Z',
 });
-const approval = { inputId: 'in_1', kind: 'approval' as const, prompt: 'Deploy?', raw: {} };
 
 describe('who can answer, waiting on you, the latest decision', () => {
   it('the prompt says who can answer under its controls', () => {

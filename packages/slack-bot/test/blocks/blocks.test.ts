@@ -1,7 +1,7 @@
-import type { HumanInputRequest } from '@agent-sessions/core';
 import { validateBlocks, validateView } from '@agent-sessions/slack-sandbox';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { question as request } from '../../../../test/support/questions.js';
 import {
   ACTIONS,
   answeredPrompt,
@@ -72,6 +72,9 @@ describe('session card', () => {
   it('keeps a very long goal inside the header limit', () => {
     const { blocks } = sessionCard({ ...card, goal: 'g'.repeat(5000) });
     valid(blocks);
+    const header = blocks.find((b) => b.type === 'header') as { text: { text: string } } | undefined;
+    expect(header?.text.text).toMatch(/^g+/);
+    expect(header?.text.text.length).toBeLessThanOrEqual(150);
   });
 
   it('carries the session id in every button', () => {
@@ -82,16 +85,6 @@ describe('session card', () => {
   });
 });
 
-const request = (
-  kind: HumanInputRequest['kind'],
-  extra: Partial<HumanInputRequest> = {},
-): HumanInputRequest => ({
-  inputId: 'in_1',
-  kind,
-  prompt: 'Deploy v2.3.1 to production?',
-  raw: null,
-  ...extra,
-});
 const options = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ id: `opt_${i}_${'x'.repeat(80)}`, label: `Option ${i}` }));
 

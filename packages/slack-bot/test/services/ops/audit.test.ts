@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approval } from '../../../../../test/support/questions.js';
 import { createLogger } from '../../../src/logger.js';
 import { AuditService, answerDetail, describeRecord } from '../../../src/services/ops/audit.js';
 import type { AuditEntry, AuditRecord, AuditRepository } from '../../../src/store/audit.js';
@@ -35,8 +36,6 @@ function memoryAudit(): AuditRepository & { records: AuditRecord[] } {
     prune: async () => 0,
   };
 }
-
-const approval = { inputId: 'in_1', kind: 'approval' as const, prompt: 'Deploy?', raw: {} };
 
 describe('AuditService', () => {
   it('records with the workspace, describes each action, and keeps history private-sized', async () => {

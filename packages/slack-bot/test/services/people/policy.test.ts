@@ -1,6 +1,7 @@
 import { defaultSeed, type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { approval } from '../../../../../test/support/questions.js';
 import { createLogger } from '../../../src/logger.js';
 import { BudgetCeiling } from '../../../src/services/people/budget-ceiling.js';
 import {
@@ -96,7 +97,6 @@ describe('channelPolicy', () => {
   });
 });
 
-const approval = { inputId: 'in_1', kind: 'approval' as const, prompt: 'Deploy?', raw: {} };
 const choice = { inputId: 'in_2', kind: 'free_text' as const, prompt: 'Name it', raw: {} };
 
 describe('ApproversOnly (four eyes)', () => {

@@ -1,34 +1,19 @@
 import { ManualClock } from '@agent-sessions/core';
-import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
-import { webApi } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useSandboxWithClient } from '../../../../../test/support/world.js';
 import { OutboundQueue } from '../../../src/services/slack-out/outbound.js';
 import { logger, metrics as newMetrics } from '../../fakes.js';
 
 const CHANNEL = 'C0AGENTS';
-let sandbox: RunningSandbox;
-let slack: webApi.WebClient;
-
-beforeAll(async () => {
-  // The sandbox's own limits run on real time; here the queue's clock is moved by hand and the one 429 is
-  // injected (failNext), so the limits are off and every 429 seen is the injected one.
-  sandbox = await startSandbox({ rateLimits: false });
-  slack = new webApi.WebClient(sandbox.botToken, {
-    slackApiUrl: sandbox.apiUrl,
-    rejectRateLimitedCalls: true,
-    retryConfig: { retries: 0 },
-  });
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
+// The sandbox's own limits run on real time; here the queue's clock is moved by hand and the one 429 is
+// injected (failNext), so the limits are off and every 429 seen is the injected one.
+const world = useSandboxWithClient({ rateLimits: false });
 
 const postsTo = (channel: string, afterSeq: number) =>
-  sandbox.workspace.apiCalls.filter(
+  world.sandbox.workspace.apiCalls.filter(
     (c) => c.method === 'chat.postMessage' && c.channel === channel && c.seq > afterSeq,
   );
-const lastSeq = () => sandbox.workspace.apiCalls.at(-1)?.seq ?? 0;
+const lastSeq = () => world.sandbox.workspace.apiCalls.at(-1)?.seq ?? 0;
 
 /** Lets every promise that can settle now settle (the queue's loop runs between awaits). */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -71,17 +56,17 @@ describe('the outbound queue', () => {
     const queue = new OutboundQueue(logger, metrics, { postPerSecond: 100, postBurst: 10, clock });
     const channel = CHANNEL;
     const from = lastSeq();
-    sandbox.failNext({ method: 'chat.postMessage', error: 'ratelimited', retryAfter: 2, channel });
+    world.sandbox.failNext({ method: 'chat.postMessage', error: 'ratelimited', retryAfter: 2, channel });
     const post = (text: string, priority: 'urgent' | 'chatter') =>
       queue.run({
         channel,
         priority,
         method: 'post',
-        run: () => slack.chat.postMessage({ channel, text }),
+        run: () => world.slack.chat.postMessage({ channel, text }),
       });
     const first = post('first', 'urgent');
     const second = post('second', 'chatter');
-    await sandbox.workspace.waitFor(() => postsTo(channel, from)[0], { what: 'the 429' });
+    await world.sandbox.workspace.waitFor(() => postsTo(channel, from)[0], { what: 'the 429' });
     // The queue is waiting out the Retry-After on its clock.
     await expect.poll(() => clock.pendingSleeps).toBe(1);
     await clock.advance(1_999);
@@ -91,7 +76,7 @@ describe('the outbound queue', () => {
     await clock.advance(1);
     await Promise.all([first, second]);
     expect(postsTo(channel, from).map((c) => c.status)).toEqual([429, 200, 200]);
-    const texts = sandbox.workspace.messages.get(channel)?.map((m) => m.text);
+    const texts = world.sandbox.workspace.messages.get(channel)?.map((m) => m.text);
     expect(texts?.filter((t) => t === 'first' || t === 'second')).toEqual(['first', 'second']);
     expect((await metrics.rateLimited.get()).values.map((v) => v.value)).toEqual([1]);
   });
@@ -179,23 +164,23 @@ describe('the outbound queue', () => {
     const clock = new ManualClock(0);
     const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 100, postBurst: 10, clock });
     const channel = CHANNEL;
-    const card = String((await slack.chat.postMessage({ channel, text: 'card' })).ts);
+    const card = String((await world.slack.chat.postMessage({ channel, text: 'card' })).ts);
     const from = lastSeq();
-    sandbox.failNext({ method: 'chat.update', error: 'ratelimited', retryAfter: 3, channel });
+    world.sandbox.failNext({ method: 'chat.update', error: 'ratelimited', retryAfter: 3, channel });
     const edit = queue.run({
       channel,
       priority: 'urgent',
       method: 'update',
-      run: () => slack.chat.update({ channel, ts: card, text: 'card, edited' }),
+      run: () => world.slack.chat.update({ channel, ts: card, text: 'card, edited' }),
     });
     const calls = () =>
-      sandbox.workspace.apiCalls.filter((c) => c.seq > from).map((c) => `${c.method} ${c.status}`);
-    await sandbox.workspace.waitFor(() => calls()[0], { what: 'the 429' });
+      world.sandbox.workspace.apiCalls.filter((c) => c.seq > from).map((c) => `${c.method} ${c.status}`);
+    await world.sandbox.workspace.waitFor(() => calls()[0], { what: 'the 429' });
     await queue.run({
       channel,
       priority: 'chatter',
       method: 'post',
-      run: () => slack.chat.postMessage({ channel, text: 'chatter while edits wait' }),
+      run: () => world.slack.chat.postMessage({ channel, text: 'chatter while edits wait' }),
     });
     expect(calls()).toEqual(['chat.update 429', 'chat.postMessage 200']);
     await clock.advance(3_000);

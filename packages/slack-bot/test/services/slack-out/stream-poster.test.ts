@@ -1,7 +1,7 @@
 import { ManualClock } from '@agent-sessions/core';
-import { type RunningSandbox, type SandboxMessage, startSandbox } from '@agent-sessions/slack-sandbox';
-import { webApi } from '@slack/bolt';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
+import { describe, expect, it } from 'vitest';
+import { useSandboxWithClient } from '../../../../../test/support/world.js';
 import { streamStart } from '../../../src/blocks/stream-plan.js';
 import { botIdentity } from '../../../src/services/slack-out/bot-identity.js';
 import { OutboundQueue } from '../../../src/services/slack-out/outbound.js';
@@ -15,21 +15,7 @@ import { FakePosts, logger, metrics as newMetrics } from '../../fakes.js';
 // The stream poster against the real sandbox (its chat.startStream / appendStream / stopStream as Slack's
 // pages describe them) over real HTTP; the store in memory (its SQL: test/store/streams.test.ts).
 const CHANNEL = 'C0AGENTS';
-let sandbox: RunningSandbox;
-let slack: webApi.WebClient;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ rateLimits: false });
-  slack = new webApi.WebClient(sandbox.botToken, {
-    slackApiUrl: sandbox.apiUrl,
-    rejectRateLimitedCalls: true,
-    retryConfig: { retries: 0 },
-  });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
-beforeEach(() => sandbox.faults.clear());
+const world = useSandboxWithClient({ rateLimits: false });
 
 /** StreamRepository in memory, sharing FakePosts' records as the SQL one shares posted_messages. */
 class FakeStreams implements StreamRepository {
@@ -113,7 +99,7 @@ class Surface implements SurfaceChoice {
 let sessions = 0;
 async function thread() {
   const sessionId = `sess_${++sessions}`;
-  const card = await slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
+  const card = await world.slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
   return { sessionId, channelId: CHANNEL, cardTs: String(card.ts), startedBy: 'U0ALICE' };
 }
 
@@ -126,15 +112,15 @@ function bot(
 ) {
   const metrics = newMetrics();
   const outbound = new OutboundQueue(logger, metrics, outboundOptions);
-  const poster = new ThreadPoster(slack, store.posts, logger, metrics, { retryBaseMs: 5 }, outbound);
+  const poster = new ThreadPoster(world.slack, store.posts, logger, metrics, { retryBaseMs: 5 }, outbound);
   const streams = store.streams ?? new FakeStreams(store.posts);
   const stream = new StreamPoster({
-    slack,
+    slack: world.slack,
     posts: store.posts,
     streams,
     poster,
     surface,
-    self: botIdentity(slack),
+    self: botIdentity(world.slack),
     logger,
     metrics,
     showReasoning: false,
@@ -143,7 +129,7 @@ function bot(
   return { stream, poster, store: { posts: store.posts, streams }, surface };
 }
 
-const replies = (cardTs: string): SandboxMessage[] => sandbox.workspace.replies(CHANNEL, cardTs);
+const replies = (cardTs: string): SandboxMessage[] => world.sandbox.workspace.replies(CHANNEL, cardTs);
 const say = (text: string) => ({ role: 'assistant', content: text });
 
 describe('the agent work streams, each message exactly once', () => {
@@ -205,7 +191,7 @@ describe('the agent work streams, each message exactly once', () => {
       ],
     });
     await stream.close(place, 'closed');
-    const [record] = sandbox.workspace.agent.streams({ channel: CHANNEL, threadTs: place.cardTs });
+    const [record] = world.sandbox.workspace.agent.streams({ channel: CHANNEL, threadTs: place.cardTs });
     expect(record).toMatchObject({ displayMode: 'plan', planTitle: 'Ship the release' });
     const [message] = replies(place.cardTs);
     expect(message?.blocks).toContainEqual(
@@ -258,7 +244,7 @@ describe('the agent work streams, each message exactly once', () => {
     const { stream } = bot();
     await stream.enqueue(place, 'msg:r1#0', 'r1', say('Before.'));
     await stream.drained(place);
-    sandbox.failNext({
+    world.sandbox.failNext({
       method: 'chat.appendStream',
       error: 'message_not_in_streaming_state',
       channel: CHANNEL,
@@ -280,7 +266,8 @@ describe('batching becomes appending', () => {
     // next nine wait for the append limit together.
     const clock = new ManualClock(Date.now());
     const { stream } = bot(undefined, undefined, { clock, streamAppendPerMinute: 1 });
-    const appends = () => sandbox.workspace.apiCalls.filter((c) => c.method === 'chat.appendStream').length;
+    const appends = () =>
+      world.sandbox.workspace.apiCalls.filter((c) => c.method === 'chat.appendStream').length;
     const before = appends();
     await stream.enqueue(place, 'msg:r1#1', 'r1', say('Batched 1.'));
     await stream.drained(place);
@@ -301,14 +288,14 @@ describe('a stream call whose answer is lost (the connection dropped)', () => {
     const { stream } = bot();
     await stream.enqueue(place, 'msg:r1#0', 'r1', say('Before the drop.'));
     await stream.drained(place);
-    sandbox.failNext({ method: 'chat.appendStream', drop: true, channel: CHANNEL });
+    world.sandbox.failNext({ method: 'chat.appendStream', drop: true, channel: CHANNEL });
     await stream.enqueue(place, 'msg:r1#1', 'r1', say('Sent through a dropped connection.'));
     await stream.close(place, 'closed');
     const posted = replies(place.cardTs);
     expect(posted.map((m) => m.text.trim())).toEqual([
       'Before the drop.\n\nSent through a dropped connection.',
     ]);
-    const reads = sandbox.workspace.apiCalls.filter((c) => c.method === 'conversations.replies');
+    const reads = world.sandbox.workspace.apiCalls.filter((c) => c.method === 'conversations.replies');
     expect(reads.length).toBeGreaterThan(0);
   });
 });
@@ -319,7 +306,7 @@ describe('Slack busy or down in a stream', () => {
     const { stream, surface } = bot();
     await stream.enqueue(place, 'msg:r1#0', 'r1', say('Before the error.'));
     await stream.drained(place);
-    sandbox.failNext({ method: 'chat.appendStream', error: 'fatal_error', channel: CHANNEL });
+    world.sandbox.failNext({ method: 'chat.appendStream', error: 'fatal_error', channel: CHANNEL });
     await stream.enqueue(place, 'msg:r1#1', 'r1', say('Sent through a fatal_error.'));
     await stream.close(place, 'closed');
     expect(replies(place.cardTs).map((m) => m.text.trim())).toEqual([
@@ -333,7 +320,7 @@ describe('where Slack has no streams: the classic thread, nothing lost, nothing 
   it('unknown_method: the surface falls back and the messages are posted as thread replies', async () => {
     const place = await thread();
     const { stream, surface, poster } = bot();
-    sandbox.failNext({ method: 'chat.startStream', error: 'unknown_method', channel: CHANNEL });
+    world.sandbox.failNext({ method: 'chat.startStream', error: 'unknown_method', channel: CHANNEL });
     await stream.enqueue(place, 'msg:r1#0', 'r1', say('First.'));
     await stream.enqueue(place, 'msg:r1#1', 'r1', say('Second.'));
     await stream.drained(place);
@@ -362,7 +349,7 @@ describe('content a stream refuses: the classic thread for the session, nothing 
     const { stream, poster, surface } = bot();
     await stream.enqueue(place, 'msg:r1#0', 'r1', say('Streamed.'));
     await stream.drained(place);
-    sandbox.failNext({ method: 'chat.appendStream', error: 'invalid_chunks', channel: CHANNEL });
+    world.sandbox.failNext({ method: 'chat.appendStream', error: 'invalid_chunks', channel: CHANNEL });
     await stream.enqueue(place, 'msg:r1#1', 'r1', say('Refused in a stream.'));
     await stream.drained(place);
     await poster.drained(place);
@@ -387,7 +374,7 @@ describe('after a crash (a new process over the same store)', () => {
       'msg:r1#1',
       JSON.stringify({ text: 'Two.', stream: { roundId: 'r1', piece: { markdown: 'Two.\n\n' } } }),
     );
-    await slack.chat.appendStream({
+    await world.slack.chat.appendStream({
       channel: CHANNEL,
       ts: String(open?.ts),
       chunks: [{ type: 'markdown_text', text: 'Two.\n\n' }],
@@ -433,7 +420,7 @@ describe('after a crash (a new process over the same store)', () => {
       keys: ['msg:r1#0'],
       pieces: [{ markdown: 'One.\n\n' }],
     });
-    await slack.chat.startStream({
+    await world.slack.chat.startStream({
       channel: CHANNEL,
       thread_ts: place.cardTs,
       recipient_user_id: 'U0ALICE',

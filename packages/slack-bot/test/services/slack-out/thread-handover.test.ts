@@ -1,7 +1,6 @@
 import { ManualClock } from '@agent-sessions/core';
-import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
-import { webApi } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useSandboxWithClient } from '../../../../../test/support/world.js';
 import type { MessageText } from '../../../src/blocks/agent-message.js';
 import { OutboundQueue } from '../../../src/services/slack-out/outbound.js';
 import { ThreadPoster } from '../../../src/services/slack-out/thread-poster.js';
@@ -11,30 +10,16 @@ import { FakePosts, logger, metrics as newMetrics } from '../../fakes.js';
 // when a session's lease comes back to this process. The real sandbox over HTTP, the queue on a hand-moved
 // clock: one post a second, no burst.
 const CHANNEL = 'C0AGENTS';
-let sandbox: RunningSandbox;
-let slack: webApi.WebClient;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ rateLimits: false });
-  slack = new webApi.WebClient(sandbox.botToken, {
-    slackApiUrl: sandbox.apiUrl,
-    rejectRateLimitedCalls: true,
-    retryConfig: { retries: 0 },
-  });
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
+const world = useSandboxWithClient({ rateLimits: false });
 
 let sessionCount = 0;
 async function thread() {
   const sessionId = `sess_h${++sessionCount}`;
-  const card = await slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
+  const card = await world.slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
   return { sessionId, channelId: CHANNEL, cardTs: String(card.ts) };
 }
 
-const replies = (cardTs: string) => sandbox.workspace.replies(CHANNEL, cardTs);
+const replies = (cardTs: string) => world.sandbox.workspace.replies(CHANNEL, cardTs);
 const text = (s: string): MessageText => ({ mrkdwn: s, plain: s });
 /** Over half a batch's text: each such message is a post of its own. */
 const long = (n: number) => text(`Long message ${n}. ${'x'.repeat(2_000)}`);
@@ -43,7 +28,7 @@ function pacedPoster(posts = new FakePosts()) {
   const clock = new ManualClock(Date.now());
   const m = newMetrics();
   const outbound = new OutboundQueue(logger, m, { postPerSecond: 1, postBurst: 1, clock });
-  const poster = new ThreadPoster(slack, posts, logger, m, { retryBaseMs: 5, clock }, outbound);
+  const poster = new ThreadPoster(world.slack, posts, logger, m, { retryBaseMs: 5, clock }, outbound);
   return { poster, posts, clock };
 }
 
@@ -54,7 +39,9 @@ describe('a wait for a session’s chatter', () => {
     const { poster: p, clock } = pacedPoster();
     // The channel's one token goes to another session: the session's chatter waits behind it.
     await p.enqueueText(other, 'msg:o', text('Other session.'));
-    await sandbox.workspace.waitFor(() => replies(other.cardTs)[0], { what: "the other session's post" });
+    await world.sandbox.workspace.waitFor(() => replies(other.cardTs)[0], {
+      what: "the other session's post",
+    });
     await p.enqueueText(place, 'msg:1', long(1));
     const first = p.batches.mark();
     await p.enqueueText(place, 'msg:2', long(2));
@@ -64,7 +51,7 @@ describe('a wait for a session’s chatter', () => {
     void p.drained(place, 'urgent', first).then(() => settled.push('first'));
     void p.drained(place, 'urgent', second).then(() => settled.push('second'));
     await clock.advance(1_000);
-    await sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first message' });
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first message' });
     await expect.poll(() => settled).toEqual(['first']);
     // In order: the wait through the second message is not over before that message is out.
     expect(replies(place.cardTs).map((m) => m.text?.slice(0, 14))).toEqual(['Long message 1']);
@@ -101,7 +88,7 @@ describe('a session whose lease comes back', () => {
     await posts.begin(place.sessionId, 'msg:2', JSON.stringify({ text: 'Recorded by the other, 2.' }));
     owned = true;
     await p.recover(place, { asOwner: true });
-    await sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the recovered messages' });
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the recovered messages' });
     expect(replies(place.cardTs).map((m) => m.text)).toEqual([
       'Recorded by the other, 1.\n\nRecorded by the other, 2.',
     ]);
@@ -119,7 +106,7 @@ describe('a session whose lease comes back', () => {
     owned = true;
     await p.recover(place, { asOwner: true });
     expect(p.batches.has(place, 'msg:1')).toBe(true);
-    await sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the recovered message' });
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the recovered message' });
     expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Left by a crash.']);
   });
 });
@@ -129,13 +116,13 @@ describe('a batch', () => {
     const place = await thread();
     const { poster: p, clock } = pacedPoster();
     await p.enqueueText(place, 'msg:1', text('First, at once.'));
-    await sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first message' });
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first message' });
     // No token until the next second: these wait, and the one post then carries both.
     await p.enqueueText(place, 'msg:2', text('Second, waiting.'));
     await new Promise((resolve) => setTimeout(resolve, 50));
     await p.enqueueText(place, 'msg:3', text('Third, came while the second waited.'));
     await clock.advance(1_000);
-    await sandbox.workspace.waitFor(() => replies(place.cardTs)[1], { what: 'the batch' });
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[1], { what: 'the batch' });
     expect(replies(place.cardTs)[1]?.text).toBe('Second, waiting.\n\nThird, came while the second waited.');
   });
 });

@@ -1,7 +1,7 @@
 import { ManualClock } from '@agent-sessions/core';
-import { type RunningSandbox, type SandboxMessage, startSandbox } from '@agent-sessions/slack-sandbox';
-import { webApi } from '@slack/bolt';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
+import { describe, expect, it } from 'vitest';
+import { useSandboxWithClient } from '../../../../../test/support/world.js';
 import type { MessageText } from '../../../src/blocks/agent-message.js';
 import type { BotMetrics } from '../../../src/services/ops/metrics.js';
 import { OutboundQueue } from '../../../src/services/slack-out/outbound.js';
@@ -12,43 +12,25 @@ import { FakePosts, logger, metrics as newMetrics } from '../../fakes.js';
 
 // Each Slack error a thread post can meet, produced by the real sandbox (failNext) over real HTTP.
 const CHANNEL = 'C0AGENTS';
-let sandbox: RunningSandbox;
-let slack: webApi.WebClient;
-
-beforeAll(async () => {
-  // Slack's limits off here: these tests post their own cards around the queue, and the batch test runs the
-  // queue on a hand-moved clock. Pacing under the limits is held by outbound.test.ts and the e2e suites.
-  sandbox = await startSandbox({ rateLimits: false });
-  slack = new webApi.WebClient(sandbox.botToken, {
-    slackApiUrl: sandbox.apiUrl,
-    rejectRateLimitedCalls: true,
-    retryConfig: { retries: 0 },
-  });
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
-
-beforeEach(() => {
-  sandbox.faults.clear();
-});
+// Slack's limits off here: these tests post their own cards around the queue, and the batch test runs the
+// queue on a hand-moved clock. Pacing under the limits is held by outbound.test.ts and the e2e suites.
+const world = useSandboxWithClient({ rateLimits: false });
 
 let sessionCount = 0;
 async function thread() {
   const sessionId = `sess_${++sessionCount}`;
-  const card = await slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
+  const card = await world.slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
   return { sessionId, channelId: CHANNEL, cardTs: String(card.ts) };
 }
 
-const replies = (cardTs: string): SandboxMessage[] => sandbox.workspace.replies(CHANNEL, cardTs);
+const replies = (cardTs: string): SandboxMessage[] => world.sandbox.workspace.replies(CHANNEL, cardTs);
 const text = (s: string): MessageText => ({ mrkdwn: s, plain: s });
 
 function poster(options: ThreadPosterOptions & { posts?: FakePosts; outbound?: OutboundQueue } = {}) {
   const posts = options.posts ?? new FakePosts();
   const metrics: BotMetrics = newMetrics();
   const outbound = options.outbound ?? new OutboundQueue(logger, metrics);
-  const p = new ThreadPoster(slack, posts, logger, metrics, { retryBaseMs: 5, ...options }, outbound);
+  const p = new ThreadPoster(world.slack, posts, logger, metrics, { retryBaseMs: 5, ...options }, outbound);
   return { poster: p, posts, metrics, outbound };
 }
 
@@ -62,7 +44,7 @@ describe('a thread post meets a Slack error', () => {
   it('msg_blocks_too_long: sent again as plain text, nothing of it lost', async () => {
     const place = await thread();
     const { poster: p, posts, metrics } = poster();
-    sandbox.failNext({ method: 'chat.postMessage', error: 'msg_blocks_too_long', channel: CHANNEL });
+    world.sandbox.failNext({ method: 'chat.postMessage', error: 'msg_blocks_too_long', channel: CHANNEL });
     const body = `The whole finding, word for word: ${'detail '.repeat(50)}end.`;
     const [ts] = await p.postText(place, 'msg:1', text(body), 'urgent');
     const posted = replies(place.cardTs);
@@ -77,7 +59,7 @@ describe('a thread post meets a Slack error', () => {
   it('a markdown message refused: sent as its whole text in parts, not as its shortened fallback', async () => {
     const place = await thread();
     const { poster: p } = poster();
-    sandbox.failNext({ method: 'chat.postMessage', error: 'msg_blocks_too_long', channel: CHANNEL });
+    world.sandbox.failNext({ method: 'chat.postMessage', error: 'msg_blocks_too_long', channel: CHANNEL });
     const body = `Start of a long note. ${'The agent explains at length. '.repeat(170)}End of the long note.`;
     await p.postText(place, 'msg:md', { mrkdwn: body, plain: body, markdown: body }, 'urgent');
     const shown = replies(place.cardTs)
@@ -90,13 +72,13 @@ describe('a thread post meets a Slack error', () => {
   it('refused as blocks and as text: uploaded as a file holding all of it', async () => {
     const place = await thread();
     const { poster: p, metrics } = poster();
-    sandbox.failNext({ method: 'chat.postMessage', error: 'invalid_blocks', channel: CHANNEL });
-    sandbox.failNext({ method: 'chat.postMessage', error: 'msg_too_long', channel: CHANNEL });
+    world.sandbox.failNext({ method: 'chat.postMessage', error: 'invalid_blocks', channel: CHANNEL });
+    world.sandbox.failNext({ method: 'chat.postMessage', error: 'msg_too_long', channel: CHANNEL });
     const body = `Everything the agent said ${'again '.repeat(40)}— the end.`;
     await p.postText(place, 'msg:2', text(body), 'urgent');
     const files = replies(place.cardTs).flatMap((m) => m.files ?? []);
     expect(files).toHaveLength(1);
-    const content = sandbox.workspace.files.get(files[0]?.id ?? '')?.content;
+    const content = world.sandbox.workspace.files.get(files[0]?.id ?? '')?.content;
     expect(content).toBe(body);
     expect(await outcomes(metrics)).toMatchObject({ as_file: 1 });
   });
@@ -106,12 +88,12 @@ describe('a thread post meets a Slack error', () => {
     async (code) => {
       const place = await thread();
       const { poster: p, posts, metrics } = poster();
-      sandbox.failNext({ method: 'chat.postMessage', error: code, channel: CHANNEL, times: 5 });
+      world.sandbox.failNext({ method: 'chat.postMessage', error: code, channel: CHANNEL, times: 5 });
       const error = await p.post(place, 'input:q1', { text: 'Deploy?' }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CannotPostHereError);
       expect((error as CannotPostHereError).code).toBe(code);
       // Tried once: a permanent refusal is not retried.
-      expect(sandbox.faults.list()[0]?.remaining).toBe(4);
+      expect(world.sandbox.faults.list()[0]?.remaining).toBe(4);
       expect(await posts.begin(place.sessionId, 'input:q1')).toEqual({ state: 'new' });
       expect(await outcomes(metrics)).toMatchObject({ cant_post_here: 1 });
     },
@@ -120,7 +102,7 @@ describe('a thread post meets a Slack error', () => {
   it('an unknown error: a bounded number of tries, then a visible "couldn\'t post" note; never a loop', async () => {
     const place = await thread();
     const { poster: p, posts, metrics } = poster({ maxAttempts: 3 });
-    sandbox.failNext({ method: 'chat.postMessage', error: 'fatal_error', channel: CHANNEL, times: 3 });
+    world.sandbox.failNext({ method: 'chat.postMessage', error: 'fatal_error', channel: CHANNEL, times: 3 });
     const ts = await p.post(place, 'msg:3', { text: 'lost?' });
     expect(ts).toBe('gave-up');
     const shown = replies(place.cardTs).map((m) => m.text ?? '');
@@ -141,9 +123,9 @@ describe('batches and crashes', () => {
     const outbound = new OutboundQueue(logger, m, { postPerSecond: 1, postBurst: 1, clock });
     const { poster: p, posts } = poster({ outbound, clock });
     for (let i = 1; i <= 5; i++) await p.enqueueText(place, `msg:${i}`, text(`Message number ${i}.`));
-    await sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first post' });
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first post' });
     await clock.advance(1_000);
-    await sandbox.workspace.waitFor(() => replies(place.cardTs)[1], { what: 'the batch' });
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[1], { what: 'the batch' });
     const posted = replies(place.cardTs);
     expect(posted).toHaveLength(2);
     const all = posted.map((x) => x.text ?? '').join('\n');
@@ -170,7 +152,9 @@ describe('batches and crashes', () => {
     const outbound = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
     const { poster: p, posts } = poster({ outbound, clock });
     await p.enqueueText(other, 'msg:x', text('Other session.'));
-    await sandbox.workspace.waitFor(() => replies(other.cardTs)[0], { what: "the other session's post" });
+    await world.sandbox.workspace.waitFor(() => replies(other.cardTs)[0], {
+      what: "the other session's post",
+    });
     for (let i = 1; i <= 3; i++) await p.enqueueText(place, `msg:${i}`, text(`Waiting message ${i}.`));
     p.withdraw(place.sessionId);
     await clock.advance(5_000);
@@ -184,7 +168,7 @@ describe('batches and crashes', () => {
     ]);
     const { poster: next } = poster({ posts });
     await next.recover(place);
-    await sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: "the new owner's post" });
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: "the new owner's post" });
     const shown = replies(place.cardTs)
       .map((m) => m.text ?? '')
       .join('\n');
@@ -197,7 +181,7 @@ describe('batches and crashes', () => {
     // Before the crash: msg:a was posted (its ts never recorded), msg:b only recorded.
     await posts.begin(place.sessionId, 'msg:a', JSON.stringify({ text: 'Alpha.' }));
     await posts.begin(place.sessionId, 'msg:b', JSON.stringify({ text: 'Beta.' }));
-    await slack.chat.postMessage({
+    await world.slack.chat.postMessage({
       channel: CHANNEL,
       thread_ts: place.cardTs,
       text: 'Alpha.',
@@ -205,7 +189,7 @@ describe('batches and crashes', () => {
     });
     const { poster: p } = poster({ posts });
     await p.recover(place);
-    await sandbox.workspace.waitFor(() => replies(place.cardTs)[1], { what: 'the unsent post' });
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[1], { what: 'the unsent post' });
     await p.recover(place); // once per process: nothing more
     expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Alpha.', 'Beta.']);
     expect(await posts.ts(place.sessionId, 'msg:a')).toBe(replies(place.cardTs)[0]?.ts);
@@ -220,7 +204,7 @@ describe('batches and crashes', () => {
     await posts.begin(place.sessionId, 'final-report');
     posts.posts.set(`${place.sessionId}|final-report`, { ts: null, since: new Date(0).toISOString() });
     // Carol posts what a crashed bot would have left: our metadata with the key, a file with our name.
-    const ws = sandbox.workspace;
+    const ws = world.sandbox.workspace;
     ws.post({
       channel: CHANNEL,
       thread_ts: place.cardTs,
@@ -245,8 +229,8 @@ describe('batches and crashes', () => {
       ],
     });
     await p.recover(place);
-    const mine = () => replies(place.cardTs).filter((m) => m.bot_id === sandbox.workspace.seed.botId);
-    await sandbox.workspace.waitFor(() => mine().find((m) => m.text === 'Alpha.'), {
+    const mine = () => replies(place.cardTs).filter((m) => m.bot_id === world.sandbox.workspace.seed.botId);
+    await world.sandbox.workspace.waitFor(() => mine().find((m) => m.text === 'Alpha.'), {
       what: 'the bot’s own Alpha',
     });
     expect(await p.upload(place, 'final-report', file)).toBe(mine().find((m) => m.files?.length)?.ts);
@@ -282,19 +266,19 @@ describe('batches and crashes', () => {
     posts.posts.set(`${dm.sessionId}|remind-dm:in_1:2`, { ts: null, since: new Date(0).toISOString() });
     expect(await p.post(dm, 'remind-dm:in_1:1', { text: 'Still waiting.' })).toBe(ts);
     await p.post(dm, 'remind-dm:in_1:2', { text: 'Step two.' });
-    const texts = (sandbox.workspace.messages.get('D0BOB') ?? []).map((m) => m.text);
+    const texts = (world.sandbox.workspace.messages.get('D0BOB') ?? []).map((m) => m.text);
     expect(texts).toEqual(['Still waiting.', 'Other session.', 'Step two.']);
   });
 
   it('where the bot may post but not read (a public channel it is not in), a lost record means posting again', async () => {
-    const card = await slack.chat.postMessage({ channel: 'C0GENERAL', text: 'card' });
+    const card = await world.slack.chat.postMessage({ channel: 'C0GENERAL', text: 'card' });
     const place = { sessionId: `sess_${++sessionCount}`, channelId: 'C0GENERAL', cardTs: String(card.ts) };
     const { poster: p, posts } = poster();
     await p.post(place, 'msg:a', { text: 'Alpha.' });
     posts.posts.set(`${place.sessionId}|msg:a`, { ts: null, since: new Date(0).toISOString() });
     // No look-up is possible (not_in_channel): the post is made again rather than never.
     await p.post(place, 'msg:a', { text: 'Alpha.' });
-    expect(sandbox.workspace.replies('C0GENERAL', place.cardTs).map((m) => m.text)).toEqual([
+    expect(world.sandbox.workspace.replies('C0GENERAL', place.cardTs).map((m) => m.text)).toEqual([
       'Alpha.',
       'Alpha.',
     ]);
