@@ -190,9 +190,10 @@ describe('the sandbox page', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByText('Cancel this session?').waitFor();
     await shot('cancel-confirm');
+    const signals = async () => (await emulator.admin.stats()).requests['POST /v1/sessions/:id/signal'] ?? 0;
+    const signalled = await signals();
     await dialog.getByRole('button', { name: 'Keep running' }).click();
     await dialog.waitFor({ state: 'detached' });
-    await page.waitForTimeout(500);
     expect(await c.getByRole('button', { name: 'Pause' }).count()).toBe(1);
     await c.getByRole('button', { name: 'Cancel', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel session' }).click();
@@ -201,6 +202,8 @@ describe('the sandbox page', () => {
       .first()
       .waitFor({ timeout: patient(20_000) });
     expect(await c.getByText('cancelled the session').count()).toBeGreaterThan(0);
+    // The accepted cancel is the marker: "Keep running" sent nothing before it, so it is the one signal.
+    expect(await signals()).toBe(signalled + 1);
   });
 
   it('the emulator panel lists the sessions; clicking one brings its card into view', async () => {
