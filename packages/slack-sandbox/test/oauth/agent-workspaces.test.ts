@@ -1,18 +1,13 @@
-import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/index.js';
+import { installInto, sandboxClient } from './installed.js';
 
 /** Slack's agent platform is a workspace's: each answers for itself, whatever token reached the sandbox. */
 
 let sandbox: RunningSandbox;
 const tokens: Record<string, string> = {};
 
-const client = (token?: string) =>
-  new WebClient(token, {
-    slackApiUrl: sandbox.apiUrl,
-    retryConfig: { retries: 0 },
-    logLevel: LogLevel.ERROR,
-  });
+const client = (token?: string) => sandboxClient(sandbox, token);
 const slackError = async (call: Promise<unknown>) =>
   ((await call.catch((e: unknown) => e)) as { data?: { error?: string } }).data?.error;
 
@@ -23,18 +18,10 @@ beforeAll(async () => {
     agent: { features: 'unknown' },
     rateLimits: false,
   });
-  const oauth = sandbox.oauth;
-  if (!oauth) throw new Error('no OAuth app');
-  for (const team of ['T0SANDBOX', 'T0NORTH']) {
-    const url = `${oauth.authorizeUrl}?client_id=${oauth.clientId}&scope=chat:write,assistant:write`;
-    const { code } = await oauth.authorize(url, { team });
-    const res = await client().oauth.v2.access({
-      client_id: oauth.clientId,
-      client_secret: oauth.clientSecret,
-      code: code ?? '',
-    });
-    tokens[team] = res.access_token as string;
-  }
+  Object.assign(
+    tokens,
+    await installInto(sandbox, ['T0SANDBOX', 'T0NORTH'], ['chat:write', 'assistant:write']),
+  );
 });
 afterAll(async () => {
   await sandbox?.close();

@@ -1,18 +1,13 @@
-import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gridSeeds, type RunningSandbox, startSandbox, withGridMember } from '../../src/index.js';
+import { installInto, sandboxClient } from './installed.js';
 
 /** Enterprise Grid: one person in two workspaces of the organisation, an admin of one of them only. */
 
 let sandbox: RunningSandbox;
 const tokens: Record<string, string> = {};
 
-const client = (token?: string) =>
-  new WebClient(token, {
-    slackApiUrl: sandbox.apiUrl,
-    retryConfig: { retries: 0 },
-    logLevel: LogLevel.ERROR,
-  });
+const client = (token?: string) => sandboxClient(sandbox, token);
 
 beforeAll(async () => {
   const seeds = withGridMember(gridSeeds(), {
@@ -27,18 +22,7 @@ beforeAll(async () => {
     workspaces: seeds,
     rateLimits: false,
   });
-  const oauth = sandbox.oauth;
-  if (!oauth) throw new Error('no OAuth app');
-  for (const team of ['T0GSALES', 'T0GOPS']) {
-    const url = `${oauth.authorizeUrl}?${new URLSearchParams({ client_id: oauth.clientId, scope: 'users:read', team })}`;
-    const { code } = await oauth.authorize(url, { team });
-    const res = await client().oauth.v2.access({
-      client_id: oauth.clientId,
-      client_secret: oauth.clientSecret,
-      code: code ?? '',
-    });
-    tokens[team] = res.access_token as string;
-  }
+  Object.assign(tokens, await installInto(sandbox, ['T0GSALES', 'T0GOPS'], ['users:read']));
 });
 afterAll(async () => {
   await sandbox?.close();

@@ -1,4 +1,3 @@
-import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   defaultSeed,
@@ -7,6 +6,7 @@ import {
   startSandbox,
   withSharedChannel,
 } from '../../src/index.js';
+import { installInto, sandboxClient } from './installed.js';
 
 /** A Slack Connect channel: one id in both organisations, one history, each person of their own team. */
 
@@ -14,12 +14,7 @@ const SHARED = 'C0SHARED';
 let sandbox: RunningSandbox;
 const tokens: Record<string, string> = {};
 
-const client = (token?: string) =>
-  new WebClient(token, {
-    slackApiUrl: sandbox.apiUrl,
-    retryConfig: { retries: 0 },
-    logLevel: LogLevel.ERROR,
-  });
+const client = (token?: string) => sandboxClient(sandbox, token);
 
 beforeAll(async () => {
   const [home, north] = withSharedChannel(defaultSeed(), secondSeed(), {
@@ -33,18 +28,10 @@ beforeAll(async () => {
     oauth: { redirectUrls: ['http://127.0.0.1:9/cb'] },
     rateLimits: false,
   });
-  const oauth = sandbox.oauth;
-  if (!oauth) throw new Error('no OAuth app');
-  for (const team of ['T0SANDBOX', 'T0NORTH']) {
-    const url = `${oauth.authorizeUrl}?client_id=${oauth.clientId}&scope=chat:write,channels:read,users:read`;
-    const { code } = await oauth.authorize(url, { team });
-    const res = await client().oauth.v2.access({
-      client_id: oauth.clientId,
-      client_secret: oauth.clientSecret,
-      code: code ?? '',
-    });
-    tokens[team] = res.access_token as string;
-  }
+  Object.assign(
+    tokens,
+    await installInto(sandbox, ['T0SANDBOX', 'T0NORTH'], ['chat:write', 'channels:read', 'users:read']),
+  );
 });
 afterAll(async () => {
   await sandbox?.close();
