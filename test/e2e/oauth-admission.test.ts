@@ -9,7 +9,8 @@ import { expectNoSecrets } from './secrets.js';
 // 1. only the home workspace admitted, the key lent to none: Northwind can't install; home can, and its
 //    starts are refused until a key is linked or lent;
 // 2. both admitted, the key lent to both: a session in each;
-// 3. home dropped from the list: its commands are acknowledged and ignored, and its session not followed.
+// 3. home dropped from the list: its commands are acknowledged and ignored, and its session not followed;
+// 4. and its waiting question gets no reminder, while Northwind's does.
 
 describe('the workspaces the operator admits, and the key it lends', () => {
   let w: OAuthWorld;
@@ -103,5 +104,42 @@ describe('the workspaces the operator admits, and the key it lends', () => {
     expect(await sessionsAtService()).toBe(before.sessions);
     expect(bot.follower.isFollowing(dropped.sessionId)).toBe(false);
     expectNoSecrets(allLogLines, w.secrets());
+  });
+
+  it('a dropped workspace gets no reminder for its waiting question; an admitted one does', async () => {
+    const both = await restart({
+      SLACK_ALLOWED_TEAMS: `${HOME.team},${NORTH.team}`,
+      AGENT_API_KEY_TEAMS: '*',
+      AGENT_REMIND_AFTER: '0',
+    });
+    for (const place of [HOME, NORTH])
+      expect((await w.install(place.team, { bot: both })).body).toContain('data-outcome="installed"');
+    const kept = await w.start(NORTH, 'scenario:approval remind the northwind team', both);
+    const dropped = await w.start(HOME, 'scenario:approval remind the home team', both);
+    const thread = (place: typeof HOME | typeof NORTH, cardTs: string) =>
+      w.sandbox.workspaceFor(place.team).replies(place.channel, cardTs);
+    const asked = (place: typeof HOME | typeof NORTH, cardTs: string) =>
+      w.sandbox
+        .workspaceFor(place.team)
+        .waitFor(() => thread(place, cardTs).find((m) => /The agent asks/.test(textOf(m))), {
+          what: `the question in ${place.team}`,
+        });
+    await asked(NORTH, kept.cardTs);
+    await asked(HOME, dropped.cardTs);
+
+    // Home dropped; reminders a second after a question, twice. Northwind's second reminder is the marker:
+    // by then the pass that sent its first had home's first step due too.
+    await restart({
+      SLACK_ALLOWED_TEAMS: NORTH.team,
+      AGENT_API_KEY_TEAMS: '*',
+      AGENT_REMIND_AFTER: '1s',
+      AGENT_REMIND_MAX: '2',
+    });
+    const reminders = (place: typeof HOME | typeof NORTH, cardTs: string) =>
+      thread(place, cardTs).filter((m) => /Reminder \d of 2/.test(textOf(m)));
+    await w.sandbox
+      .workspaceFor(NORTH.team)
+      .waitFor(() => reminders(NORTH, kept.cardTs).length >= 2, { what: 'Northwind’s second reminder' });
+    expect(reminders(HOME, dropped.cardTs)).toEqual([]);
   });
 });

@@ -102,7 +102,10 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   };
   const people = peopleServices(settings, built);
   const identity = { botUserId: 'bot' };
-  const reminders = reminderService(settings, { ...built, people, botUserId: () => identity.botUserId });
+  const reminders = reminderService(settings, {
+    ...{ ...built, people, botUserId: () => identity.botUserId },
+    ...(serves ? { serves } : {}),
+  });
   const removals = installs && uninstalls(store, { releaseLeases: () => leases.refresh(), logger });
   registerListeners(app, {
     ...listenerContext(settings, { people, agent }),

@@ -8,7 +8,7 @@ export function reminderService(
   parts: Pick<
     Parts,
     'store' | 'keys' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId' | 'scopes'
-  >,
+  > & { serves?: (sessionId: string) => Promise<boolean> },
 ): ReminderService {
   const { store, slack, out, people, policy, audit, botUserId, scopes } = parts;
   const client = parts.keys.calls;
@@ -26,6 +26,7 @@ export function reminderService(
     logger: logger.child({ component: 'reminders' }),
     botUserId,
     inSession: (sessionId, fn) => scopes.run(sessionId, fn),
+    ...(parts.serves ? { serves: parts.serves } : {}),
     ...tuning.reminders,
   });
 }

@@ -67,6 +67,12 @@ export class ReminderService {
       redeliverAfterMs?: number;
       /** Runs a session's work as its workspace's (its token, its budgets). */
       inSession?: <T>(sessionId: string, fn: () => Promise<T>) => Promise<T>;
+      /**
+       * Whether the bot serves the session's workspace (under OAuth, SLACK_ALLOWED_TEAMS): a dropped
+       * workspace gets no reminder, escalation or timeout. Its steps stay undelivered, so they resume if it
+       * is admitted again. Without it, every session is served.
+       */
+      serves?: (sessionId: string) => Promise<boolean>;
     },
   ) {}
 
@@ -128,7 +134,8 @@ export class ReminderService {
       try {
         while (claimed.length > 0) {
           const step = claimed[0] as ClaimedStep;
-          await this.#inSession(step.sessionId, () => this.#deliverStep(step));
+          if (await this.#serves(step.sessionId))
+            await this.#inSession(step.sessionId, () => this.#deliverStep(step));
           claimed.shift();
         }
       } finally {
@@ -138,12 +145,17 @@ export class ReminderService {
     if (settings.questionTimeoutMs !== undefined) {
       const timeoutMs = settings.questionTimeoutMs;
       for (const due of await reminders.claimTimedOut(now)) {
+        if (!(await this.#serves(due.sessionId))) continue;
         await this.#inSession(due.sessionId, async () => {
           const prompt = await this.deps.prompts.find(due);
           if (prompt) await this.#timeout(prompt, timeoutMs);
         });
       }
     }
+  }
+
+  #serves(sessionId: string): Promise<boolean> {
+    return this.deps.serves ? this.deps.serves(sessionId).catch(() => false) : Promise.resolve(true);
   }
 
   #inSession<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
