@@ -79,7 +79,15 @@ export async function startBotWithSandbox(options: {
       {
         store: await openStore({}),
         logLevel: 'warn',
-        schedule: { activeMinMs: 200, activeMaxMs: 800, needsPersonMs: options.needsPersonMs },
+        // A poll that failed (a request timed out on a busy machine) is tried again within seconds, not after
+        // production's minutes of backoff: what the page shows next waits on it, and backoff is not tested here.
+        schedule: {
+          activeMinMs: 200,
+          activeMaxMs: 800,
+          needsPersonMs: options.needsPersonMs,
+          errorBaseMs: 200,
+          errorMaxMs: 2_000,
+        },
         cards: { minIntervalMs: 200, maxPerMinute: 3_000 },
       },
     );
