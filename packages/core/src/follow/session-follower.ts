@@ -1,15 +1,28 @@
 /**
  * One session's poll: what to read (status or messages first), the pages, and the events they make.
- * `poll` is one pass over one poll's reads, whose later steps (questions, the wait, session events, the
- * new state) all judge by what the earlier ones read. The questions and the wait on a person are in
+ * `poll` is one pass over one poll's reads, told as its steps; the later ones (questions, the wait,
+ * session events, the new state) all judge by what the earlier ones read. The questions and the wait on a person are in
  * ./questions.ts, the session's own events in ./session-events.ts, the cursor in ../messages/.
  */
 import { parseHumanInputDetailed } from '../human-input/index.js';
-import { applyPage, nextQuery, noProgressError, type RoundsInfo, roundsInfoOf } from '../messages/index.js';
+import {
+  applyPage,
+  type MessagesCursor,
+  nextQuery,
+  noProgressError,
+  type RoundsInfo,
+  roundsInfoOf,
+} from '../messages/index.js';
 import { isActiveStatus, isKnownStatus, isTerminalStatus, needsPerson } from '../status.js';
 import type { FollowEvent } from './events.js';
 import { ANNOUNCED_INPUTS_KEPT, type FollowState } from './follow-state.js';
-import { answeredInputIds, type FreshMessage, findQuestions, waitingStep } from './questions.js';
+import {
+  answeredInputIds,
+  type FoundQuestions,
+  type FreshMessage,
+  findQuestions,
+  waitingStep,
+} from './questions.js';
 import type { SchedulePolicy, SessionActivity } from './schedule-policy.js';
 import { sessionEvents } from './session-events.js';
 import type { FollowedMessage, FollowedSession, SessionsReader } from './sessions-reader.js';
@@ -112,6 +125,113 @@ interface LastStatus {
   roundIds: ReadonlySet<string>;
 }
 
+/** How a poll starts: the status it read first (if any), and whether it reads messages. */
+interface PollStart {
+  current: StatusRead | undefined;
+  readMessages: boolean;
+  /**
+   * What the cursor is told of the rounds: always from a status read BEFORE the pages, so a round it
+   * says ended has all its messages in them.
+   */
+  info: RoundsInfo;
+}
+
+/** What a poll's pages brought. */
+interface PagesRead {
+  cursor: MessagesCursor;
+  fresh: FreshMessage[];
+  /** Raised while reading (paging that stopped making progress), before the messages' own events. */
+  events: FollowEvent[];
+  moreToRead: boolean;
+  gapPossible: boolean;
+  /** The read ended before a round still at work (AppliedPage.held): pages past it wait for a poll. */
+  held: boolean;
+  lastPage: FollowedMessage[];
+}
+
+/** A poll that reads no messages: the cursor stays where it is. */
+function noPages(cursor: MessagesCursor): PagesRead {
+  return { cursor, fresh: [], events: [], moreToRead: false, gapPossible: false, held: false, lastPage: [] };
+}
+
+/** What is known of the session once a poll's reads are done. */
+interface SessionNow {
+  statusRead: boolean;
+  /** Only set by a status read this poll. */
+  session: FollowedSession;
+  status: string;
+  activity: SessionActivity;
+  rounds: unknown[];
+  /** Questions are judged with the newest word on the rounds (they are not the cursor's business). */
+  roundsInfo: RoundsInfo;
+  updatedAt: string | null;
+  statusChanged: boolean;
+  roundsChanged: boolean;
+  updatedChanged: boolean;
+}
+
+/**
+ * What is known of the session now: read this poll, or (messages first, status not read) as last read.
+ * (Events that carry the session, status, update and finished, only come from a status read here.)
+ */
+function sessionNow(
+  previous: FollowState,
+  current: StatusRead | undefined,
+  known: LastStatus | undefined,
+): SessionNow {
+  const statusRead = current !== undefined;
+  const latest = (current ?? known) as StatusRead | LastStatus;
+  const status = current ? current.session.status : (previous.status as string);
+  const rounds = latest.rounds;
+  const updatedAt = current ? comparable(current.session.updatedAt) : previous.updatedAt;
+  return {
+    statusRead,
+    session: current?.session as FollowedSession,
+    status,
+    activity: activityOf(status),
+    rounds,
+    roundsInfo: latest.info,
+    updatedAt,
+    statusChanged: status !== previous.status,
+    roundsChanged: statusRead && rounds.length !== previous.roundCount,
+    // A service that sends no updatedAt can't tell us nothing changed: assume it did.
+    updatedChanged: statusRead && (updatedAt === null || updatedAt !== previous.updatedAt),
+  };
+}
+
+/** The state to commit once the poll's events were handled. */
+function nextState(
+  previous: FollowState,
+  now: SessionNow,
+  cursor: MessagesCursor,
+  poll: Pick<FollowState, 'moreToRead' | 'askedSinceRun' | 'waiting' | 'finished'> & {
+    newlyAnnounced: readonly string[];
+  },
+): FollowState {
+  return {
+    ...previous,
+    cursor,
+    moreToRead: poll.moreToRead,
+    status: now.status,
+    updatedAt: now.updatedAt,
+    roundCount: now.statusRead ? now.rounds.length : previous.roundCount,
+    announcedInputs: [...previous.announcedInputs, ...poll.newlyAnnounced].slice(-ANNOUNCED_INPUTS_KEPT),
+    askedSinceRun: poll.askedSinceRun,
+    waiting: poll.waiting,
+    finished: poll.finished,
+  };
+}
+
+/**
+ * Questions asked since the session last resumed: one still unanswered means the wait has a question.
+ * (A question is asked while the session runs, before its status says it waits.)
+ */
+function askedSinceRunOf(previous: FollowState, status: string, newlyAnnounced: readonly string[]): string[] {
+  const resumed = isActiveStatus(status) && previous.status !== null && !isActiveStatus(previous.status);
+  const askedBefore = resumed ? [] : (previous.askedSinceRun ?? []);
+  return [...askedBefore, ...newlyAnnounced].slice(-ANNOUNCED_INPUTS_KEPT);
+}
+
 /**
  * Follows one session: each `poll` reads its status, then its messages when something changed, and turns
  * what is new into events. A session that is active and was chatty at its last poll is read the other
@@ -171,137 +291,184 @@ export class SessionFollower {
   async poll(ctx: PollContext): Promise<PollResult> {
     const previous = this.#state;
     const readOptions = { signal: ctx.signal, maxRetries: 0 };
-    // Messages first: only for an active session that was chatty at its last poll, with a status read
-    // earlier in this process (its rounds tell the cursor which rounds ended).
-    const known =
-      this.#chatty &&
+    const known = this.#lastStatusToReadMessagesFirst(previous);
+    const messagesFirst = known !== undefined;
+    const pollsSince = this.#pollsSinceMessages + 1;
+    const start = await this.#start(ctx, previous, known, pollsSince, readOptions);
+    const pages = start.readMessages
+      ? await this.#readPages(ctx, previous.cursor, start.info, messagesFirst, readOptions)
+      : noPages(previous.cursor);
+    const statusAfter =
+      known !== undefined ? await this.#statusAfterPages(ctx, known, pages, readOptions) : undefined;
+    // Read after the pages: a session that stopped running (finished, waiting, paused) may have said
+    // more between the two reads. Poll again at once, status first, before finishing or deciding a
+    // wait has no question.
+    const moreToRead =
+      pages.moreToRead || (statusAfter !== undefined && activityOf(statusAfter.session.status) !== 'active');
+    this.#chatty = pages.fresh.length > 0;
+    const now = sessionNow(previous, statusAfter ?? start.current, known);
+
+    const events = [...pages.events, ...this.#messageEvents(pages.fresh)];
+    const answered = answeredInputIds(now.rounds);
+    const questions = this.#questions(previous, now, pages, answered, messagesFirst);
+    events.push(...questions.events);
+    const askedSinceRun = askedSinceRunOf(previous, now.status, questions.newlyAnnounced);
+    const { waiting, event: unreadable } = this.#waitStep(previous, now, pages, {
+      roundPending: questions.roundPending,
+      askedSinceRun,
+      answered,
+      readAll: start.readMessages && !moreToRead && !pages.held,
+    });
+    if (unreadable) events.push(unreadable);
+    const finished = now.activity === 'terminal' && !moreToRead;
+    events.push(...this.#sessionEvents(previous, now, finished));
+
+    this.#pollsSinceMessages = start.readMessages ? 0 : pollsSince;
+    const state = nextState(previous, now, pages.cursor, {
+      moreToRead,
+      newlyAnnounced: questions.newlyAnnounced,
+      askedSinceRun,
+      waiting,
+      finished,
+    });
+    const changed =
+      now.statusChanged ||
+      now.roundsChanged ||
+      (now.updatedChanged && now.updatedAt !== null) ||
+      pages.fresh.length > 0;
+    return { events, state, activity: now.activity, changed, moreToRead, gapPossible: pages.gapPossible };
+  }
+
+  /**
+   * Messages first: only for an active session that was chatty at its last poll, with a status read
+   * earlier in this process (its rounds tell the cursor which rounds ended). That status, if so.
+   */
+  #lastStatusToReadMessagesFirst(previous: FollowState): LastStatus | undefined {
+    return this.#chatty &&
       previous.status !== null &&
       activityOf(previous.status) === 'active' &&
       this.#last?.status === previous.status
-        ? this.#last
-        : undefined;
-    const messagesFirst = known !== undefined;
+      ? this.#last
+      : undefined;
+  }
 
-    let current: StatusRead | undefined;
-    let readMessages: boolean;
-    // What the cursor is told of the rounds: always from a status read BEFORE the pages, so a round it
-    // says ended has all its messages in them.
-    let info: RoundsInfo;
-    const pollsSince = this.#pollsSinceMessages + 1;
-    if (known !== undefined) {
-      info = olderInfo(known.info);
-      readMessages = true;
-    } else {
-      current = await this.#readStatus(readOptions);
-      const status = current.session.status;
-      const activity = activityOf(status);
-      const updatedAt = comparable(current.session.updatedAt);
-      const statusChanged = status !== previous.status;
-      const roundsChanged = current.rounds.length !== previous.roundCount;
-      const updatedChanged = updatedAt === null || updatedAt !== previous.updatedAt;
-      const mustRead = previous.status === null || statusChanged || roundsChanged || activity === 'terminal';
-      const everyBusy = this.policy.messageReadEveryPollsWhenBusy;
-      const mayRead =
-        activity !== 'needs_person'
-          ? (updatedChanged && (!ctx.busy || pollsSince >= everyBusy)) || pollsSince >= 2 * everyBusy
-          : updatedChanged;
-      readMessages = mustRead || mayRead || previous.moreToRead;
-      info = current.info;
-    }
+  /** The poll's first read: the messages (messages first), or the status, which says whether to read them. */
+  async #start(
+    ctx: PollContext,
+    previous: FollowState,
+    known: LastStatus | undefined,
+    pollsSince: number,
+    readOptions: { signal: AbortSignal; maxRetries: number },
+  ): Promise<PollStart> {
+    if (known !== undefined) return { current: undefined, readMessages: true, info: olderInfo(known.info) };
+    const current = await this.#readStatus(readOptions);
+    const readMessages = this.#messagesDue(ctx, previous, current, pollsSince);
+    return { current, readMessages, info: current.info };
+  }
 
-    const events: FollowEvent[] = [];
-    let cursor = previous.cursor;
-    let moreToRead = false;
-    let gapPossible = false;
-    /** The read ended before a round still at work (AppliedPage.held): pages past it wait for a poll. */
-    let held = false;
-    let lastPage: FollowedMessage[] = [];
-    const fresh: FreshMessage[] = [];
-
-    if (readMessages) {
-      for (let page = 0; ; page++) {
-        if (page === MAX_PAGES_PER_POLL) {
-          moreToRead = true;
-          break;
-        }
-        // The scheduler's token paid for the poll's first request; every further request takes its own.
-        if (!messagesFirst || page > 0) await ctx.takeToken(ctx.signal);
-        const query = nextQuery(cursor);
-        const result = await this.reader.sessions.messages(
-          this.sessionId,
-          { limit: MESSAGES_PAGE_SIZE, ...query },
-          readOptions,
-        );
-        const applied = applyPage(cursor, result, info, MESSAGES_PAGE_SIZE, { holdOnRunning: true });
-        cursor = applied.cursor;
-        gapPossible ||= applied.gapPossible;
-        lastPage = result.messages;
-        for (const m of applied.fresh) {
-          fresh.push({ message: m.message, key: m.key, roundId: m.roundId, position: m.position });
-        }
-        if (!result.pagination.hasMore) break;
-        // Held: the rest lies past a round still running; the next poll reads it from the saved point.
-        if (applied.held) {
-          held = true;
-          break;
-        }
-        if (applied.stalled) {
-          // Reading on would fetch this page forever: deliver what came, say why reading stopped.
-          events.push({
-            type: 'error',
-            sessionId: this.sessionId,
-            key: `paging:${cursor.afterRoundId ?? ''}`,
-            error: noProgressError(cursor.afterRoundId),
-            fatal: false,
-            consecutiveFailures: this.consecutiveFailures,
-          });
-          break;
-        }
-      }
-    }
-
-    if (known !== undefined) {
-      // Held on an older status's word (the round may have ended since): read the status now, so the next
-      // poll's cursor is told, and announce no question before the messages ahead of it are read.
-      const readStatus =
-        held ||
-        !ctx.busy ||
-        fresh.length === 0 ||
-        this.#pollsSinceStatus + 1 >= this.policy.statusReadEveryPollsWhenBusy ||
-        fresh.some(
-          (m) =>
-            (known.roundIds.size > 0 && !known.roundIds.has(m.roundId)) || suggestsStatusChange(m.message),
-        );
-      if (readStatus) {
-        await ctx.takeToken(ctx.signal);
-        current = await this.#readStatus(readOptions);
-        // Read after the pages: a session that stopped running (finished, waiting, paused) may have said
-        // more between the two reads. Poll again at once, status first, before finishing or deciding a
-        // wait has no question.
-        if (activityOf(current.session.status) !== 'active') moreToRead = true;
-      } else {
-        this.#pollsSinceStatus++;
-      }
-    }
-    this.#chatty = fresh.length > 0;
-
-    // What is known of the session now: read this poll, or (messages first, status not read) as last read.
-    // (Events that carry the session, status, update and finished, only come from a status read here.)
-    const statusRead = current !== undefined;
-    const latest = (current ?? known) as StatusRead | LastStatus;
-    const session = current?.session as FollowedSession;
-    const status = current ? current.session.status : (previous.status as string);
+  /** After a status read: read the messages when the status says something changed, or they are due. */
+  #messagesDue(ctx: PollContext, previous: FollowState, current: StatusRead, pollsSince: number): boolean {
+    const status = current.session.status;
     const activity = activityOf(status);
-    const rounds = latest.rounds;
-    const updatedAt = current ? comparable(current.session.updatedAt) : previous.updatedAt;
-    const first = previous.status === null;
+    const updatedAt = comparable(current.session.updatedAt);
     const statusChanged = status !== previous.status;
-    const roundsChanged = statusRead && rounds.length !== previous.roundCount;
-    // A service that sends no updatedAt can't tell us nothing changed: assume it did.
-    const updatedChanged = statusRead && (updatedAt === null || updatedAt !== previous.updatedAt);
-    // Questions are judged with the newest word on the rounds (they are not the cursor's business).
-    const roundsInfo = latest.info;
+    const roundsChanged = current.rounds.length !== previous.roundCount;
+    const updatedChanged = updatedAt === null || updatedAt !== previous.updatedAt;
+    const mustRead = previous.status === null || statusChanged || roundsChanged || activity === 'terminal';
+    const everyBusy = this.policy.messageReadEveryPollsWhenBusy;
+    const mayRead =
+      activity !== 'needs_person'
+        ? (updatedChanged && (!ctx.busy || pollsSince >= everyBusy)) || pollsSince >= 2 * everyBusy
+        : updatedChanged;
+    return mustRead || mayRead || previous.moreToRead;
+  }
 
+  /** Reads pages from the cursor until the read is over, held or stalled, or MAX_PAGES_PER_POLL were read. */
+  async #readPages(
+    ctx: PollContext,
+    cursor: MessagesCursor,
+    info: RoundsInfo,
+    messagesFirst: boolean,
+    readOptions: { signal: AbortSignal; maxRetries: number },
+  ): Promise<PagesRead> {
+    const pages = noPages(cursor);
+    for (let page = 0; ; page++) {
+      if (page === MAX_PAGES_PER_POLL) {
+        pages.moreToRead = true;
+        break;
+      }
+      // The scheduler's token paid for the poll's first request; every further request takes its own.
+      if (!messagesFirst || page > 0) await ctx.takeToken(ctx.signal);
+      const query = nextQuery(pages.cursor);
+      const result = await this.reader.sessions.messages(
+        this.sessionId,
+        { limit: MESSAGES_PAGE_SIZE, ...query },
+        readOptions,
+      );
+      const applied = applyPage(pages.cursor, result, info, MESSAGES_PAGE_SIZE, { holdOnRunning: true });
+      pages.cursor = applied.cursor;
+      pages.gapPossible ||= applied.gapPossible;
+      pages.lastPage = result.messages;
+      for (const m of applied.fresh) {
+        pages.fresh.push({ message: m.message, key: m.key, roundId: m.roundId, position: m.position });
+      }
+      if (!result.pagination.hasMore) break;
+      // Held: the rest lies past a round still running; the next poll reads it from the saved point.
+      if (applied.held) {
+        pages.held = true;
+        break;
+      }
+      if (applied.stalled) {
+        // Reading on would fetch this page forever: deliver what came, say why reading stopped.
+        pages.events.push(this.#stalledError(pages.cursor));
+        break;
+      }
+    }
+    return pages;
+  }
+
+  #stalledError(cursor: MessagesCursor): FollowEvent {
+    return {
+      type: 'error',
+      sessionId: this.sessionId,
+      key: `paging:${cursor.afterRoundId ?? ''}`,
+      error: noProgressError(cursor.afterRoundId),
+      fatal: false,
+      consecutiveFailures: this.consecutiveFailures,
+    };
+  }
+
+  /**
+   * Messages first: the status read after the pages, when it is due (undefined when it waits). Held on an
+   * older status's word (the round may have ended since): read the status now, so the next poll's cursor
+   * is told, and announce no question before the messages ahead of it are read.
+   */
+  async #statusAfterPages(
+    ctx: PollContext,
+    known: LastStatus,
+    pages: PagesRead,
+    readOptions: { signal: AbortSignal; maxRetries: number },
+  ): Promise<StatusRead | undefined> {
+    const fresh = pages.fresh;
+    const readStatus =
+      pages.held ||
+      !ctx.busy ||
+      fresh.length === 0 ||
+      this.#pollsSinceStatus + 1 >= this.policy.statusReadEveryPollsWhenBusy ||
+      fresh.some(
+        (m) => (known.roundIds.size > 0 && !known.roundIds.has(m.roundId)) || suggestsStatusChange(m.message),
+      );
+    if (!readStatus) {
+      this.#pollsSinceStatus++;
+      return undefined;
+    }
+    await ctx.takeToken(ctx.signal);
+    return this.#readStatus(readOptions);
+  }
+
+  /** One event per new message, oldest first; the newest are kept to show with an unreadable question. */
+  #messageEvents(fresh: readonly FreshMessage[]): FollowEvent[] {
+    const events: FollowEvent[] = [];
     for (const m of fresh) {
       events.push({
         type: 'message',
@@ -315,72 +482,65 @@ export class SessionFollower {
     }
     if (this.#recent.length > RECENT_MESSAGES_KEPT)
       this.#recent.splice(0, this.#recent.length - RECENT_MESSAGES_KEPT);
+    return events;
+  }
 
-    const answered = answeredInputIds(rounds);
-    const questions =
-      activity !== 'terminal' && !(held && messagesFirst)
-        ? findQuestions({
-            sessionId: this.sessionId,
-            fresh,
-            rounds,
-            roundsInfo,
-            cursor,
-            announced: previous.announcedInputs,
-            answered,
-          })
-        : { events: [], newlyAnnounced: [], roundPending: false };
-    events.push(...questions.events);
-    const { newlyAnnounced } = questions;
-
-    // Questions asked since the session last resumed: one still unanswered means the wait has a question.
-    // (A question is asked while the session runs, before its status says it waits.)
-    const resumed = isActiveStatus(status) && previous.status !== null && !isActiveStatus(previous.status);
-    const askedBefore = resumed ? [] : (previous.askedSinceRun ?? []);
-    const askedSinceRun = [...askedBefore, ...newlyAnnounced].slice(-ANNOUNCED_INPUTS_KEPT);
-    const { waiting, event: unreadable } = waitingStep({
+  /** The questions the new messages and rounds ask: none once the session ended, or held on an older status. */
+  #questions(
+    previous: FollowState,
+    now: SessionNow,
+    pages: PagesRead,
+    answered: Set<string>,
+    messagesFirst: boolean,
+  ): FoundQuestions {
+    if (now.activity === 'terminal' || (pages.held && messagesFirst)) {
+      return { events: [], newlyAnnounced: [], roundPending: false };
+    }
+    return findQuestions({
       sessionId: this.sessionId,
-      status,
-      previous,
-      updatedAt,
-      rounds,
-      roundPending: questions.roundPending,
-      askedSinceRun,
+      fresh: pages.fresh,
+      rounds: now.rounds,
+      roundsInfo: now.roundsInfo,
+      cursor: pages.cursor,
+      announced: previous.announcedInputs,
       answered,
-      readAll: readMessages && !moreToRead && !held,
-      recentMessages: () =>
-        this.#recent.length > 0 ? [...this.#recent] : lastPage.slice(-RECENT_MESSAGES_KEPT),
     });
-    if (unreadable) events.push(unreadable);
+  }
 
-    const finished = activity === 'terminal' && !moreToRead;
-    events.push(
-      ...sessionEvents({
-        sessionId: this.sessionId,
-        session,
-        status,
-        previousStatus: previous.status,
-        updatedAt,
-        roundCount: rounds.length,
-        newlyFinished: finished && !previous.finished,
-        updated: first || statusChanged || roundsChanged || updatedChanged,
-      }),
-    );
+  /** The wait on a person (see `waitingStep`), with the newest messages to show with an unreadable one. */
+  #waitStep(
+    previous: FollowState,
+    now: SessionNow,
+    pages: PagesRead,
+    asked: {
+      roundPending: boolean;
+      askedSinceRun: readonly string[];
+      answered: Set<string>;
+      readAll: boolean;
+    },
+  ): ReturnType<typeof waitingStep> {
+    return waitingStep({
+      sessionId: this.sessionId,
+      status: now.status,
+      previous,
+      updatedAt: now.updatedAt,
+      rounds: now.rounds,
+      ...asked,
+      recentMessages: () =>
+        this.#recent.length > 0 ? [...this.#recent] : pages.lastPage.slice(-RECENT_MESSAGES_KEPT),
+    });
+  }
 
-    this.#pollsSinceMessages = readMessages ? 0 : pollsSince;
-    const state: FollowState = {
-      ...previous,
-      cursor,
-      moreToRead,
-      status,
-      updatedAt,
-      roundCount: statusRead ? rounds.length : previous.roundCount,
-      announcedInputs: [...previous.announcedInputs, ...newlyAnnounced].slice(-ANNOUNCED_INPUTS_KEPT),
-      askedSinceRun,
-      waiting,
-      finished,
-    };
-    const changed =
-      statusChanged || roundsChanged || (updatedChanged && updatedAt !== null) || fresh.length > 0;
-    return { events, state, activity, changed, moreToRead, gapPossible };
+  #sessionEvents(previous: FollowState, now: SessionNow, finished: boolean): FollowEvent[] {
+    return sessionEvents({
+      sessionId: this.sessionId,
+      session: now.session,
+      status: now.status,
+      previousStatus: previous.status,
+      updatedAt: now.updatedAt,
+      roundCount: now.rounds.length,
+      newlyFinished: finished && !previous.finished,
+      updated: previous.status === null || now.statusChanged || now.roundsChanged || now.updatedChanged,
+    });
   }
 }

@@ -2,8 +2,8 @@
  * Folding one page of messages into a cursor: which messages are new, and where the next read starts.
  * The two readings of `after`, and why only safe rounds are kept as the saved point, are in ./cursor.ts.
  *
- * `applyPage` is one algorithm over one page: its steps (positions, the safe round, where the next read
- * goes on) share the page's ranks, bases and unsure rounds. Its helpers are the small functions around it.
+ * `applyPage` is one algorithm over one page, told as its steps (positions, the safe round, where the next
+ * read goes on). They share the page's ranks, bases and unsure rounds, gathered first as a `PageReading`.
  */
 
 import {
@@ -92,8 +92,84 @@ export function applyPage<M extends { roundId: string }>(
   /** End the read instead of following the service's cursor into a round still at work (see `held`). */
   options: { holdOnRunning?: boolean } = {},
 ): AppliedPage<M> {
+  const reading = readingOf(cursor, page, info);
+  const placed = placeMessages(reading, cursor.interleaved);
+  // Only from a safe cut: once a read went on from a point it can't keep, the saved point waits.
+  const safe = reading.transient ? { id: undefined, isGuess: false } : newestSafeRound(reading, placed);
+  const savedPoint = moveSavedPoint(reading, placed, safe.id, cursor.afterRoundId);
+  const next = whereNextReadGoes(reading, placed, {
+    safe: safe.id,
+    savedPoint,
+    lastRoundId: page.pagination.lastRoundId,
+    limit,
+    holdOnRunning: options.holdOnRunning === true,
+  });
+  const rounds = roundsKept(reading, next.afterRoundId);
+  const { afterRoundId, read, held } = next;
+  const nextCursor: MessagesCursor = {
+    afterRoundId,
+    rounds,
+    interleaved: placed.interleaved,
+    ...(read ? { read } : {}),
+  };
+  return {
+    cursor: nextCursor,
+    fresh: placed.fresh,
+    gapPossible: safe.isGuess || next.gapPossible,
+    stalled: reading.hasMore && !held && (nextQuery(nextCursor).after ?? null) === reading.after,
+    held,
+  };
+}
+
+/** What the steps of one `applyPage` share: the page, and its rounds ranked in creation order. */
+interface PageReading<M extends { roundId: string }> {
+  messages: M[];
+  hasMore: boolean;
+  info: RoundsInfo;
+  /** The read this page goes on with, from a point kept for this read only. */
+  transient: TransientRead | undefined;
+  /** The `after` this page was read from. */
+  after: string | null;
+  /** The cursor's rounds (copies: the steps update them), with the rounds this page adds. */
+  entries: Map<string, CursorRound>;
+  /** Round ids in creation order; `rankOf` appends a round it hasn't placed yet. */
+  order: string[];
+  rankOf(id: string): number;
+  afterRank: number;
+  /** Messages of a round before the cut this page was read from (0 for a round after it: it comes whole). */
+  baseOf(id: string): number;
+  /** Rounds the last step was unsure of (see `TransientRead.unsure`). */
+  unsure: NonNullable<TransientRead['unsure']>;
+  /** The unsure rounds this page decided: their base. */
+  decided: ReadonlyMap<string, number>;
+}
+
+/** Where each message of the page lies in its round, and which are new. */
+interface PlacedMessages<M> {
+  fresh: KeyedMessage<M>[];
+  /** Messages of each round in this page. */
+  inRead: Map<string, number>;
+  /** Each round's last message in this page: its index. */
+  lastIndex: Map<string, number>;
+  interleaved: boolean;
+}
+
+/** Where the next read goes on from, and what that means for this page. */
+interface NextRead {
+  afterRoundId: string | null;
+  read: TransientRead | null;
+  /** Stepped past rounds that may still grow (see `AppliedPage.gapPossible`). */
+  gapPossible: boolean;
+  held: boolean;
+}
+
+/** The page's rounds in creation order, and how many of each round's messages came before the cut. */
+function readingOf<M extends { roundId: string }>(
+  cursor: MessagesCursor,
+  page: PageLike<M>,
+  info: RoundsInfo,
+): PageReading<M> {
   const messages = page.messages;
-  const hasMore = page.pagination.hasMore;
   const transient = cursor.read ?? undefined;
   const after = transient ? transient.after : cursor.afterRoundId;
   const entries = new Map<string, CursorRound>(cursor.rounds.map((r) => [r.roundId, { ...r }]));
@@ -117,7 +193,6 @@ export function applyPage<M extends { roundId: string }>(
     return r;
   };
   const afterRank = after === null ? -1 : rankOf(after);
-  /** Messages of a round before the cut this page was read from (0 for a round after it: it comes whole). */
   const decided = new Map<string, number>();
   const baseOf = (id: string): number => {
     const known = decided.get(id);
@@ -133,14 +208,35 @@ export function applyPage<M extends { roundId: string }>(
     if (u === undefined || decided.has(message.roundId)) continue;
     decided.set(message.roundId, fingerprint(message) === u.first ? 0 : u.count);
   }
+  const hasMore = page.pagination.hasMore;
+  return {
+    messages,
+    hasMore,
+    info,
+    transient,
+    after,
+    entries,
+    order,
+    rankOf,
+    afterRank,
+    baseOf,
+    unsure,
+    decided,
+  };
+}
 
-  // Positions: a round after the cut comes whole; one before it (reading (B)) comes from its base on.
+/** Positions: a round after the cut comes whole; one before it (reading (B)) comes from its base on. */
+function placeMessages<M extends { roundId: string }>(
+  reading: PageReading<M>,
+  wasInterleaved: boolean,
+): PlacedMessages<M> {
+  const { entries, baseOf, rankOf } = reading;
   const inRead = new Map<string, number>();
   const lastIndex = new Map<string, number>();
   const fresh: KeyedMessage<M>[] = [];
-  let interleaved = cursor.interleaved;
+  let interleaved = wasInterleaved;
   let newestRankSoFar = -1;
-  messages.forEach((message, index) => {
+  reading.messages.forEach((message, index) => {
     const roundId = message.roundId;
     let entry = entries.get(roundId);
     if (!entry) {
@@ -159,162 +255,230 @@ export function applyPage<M extends { roundId: string }>(
     if (r < newestRankSoFar) interleaved = true;
     newestRankSoFar = Math.max(newestRankSoFar, r);
   });
+  return { fresh, inRead, lastIndex, interleaved };
+}
 
-  const newestRank = order.length - 1;
+/** Whether a round may still grow, as far as the status read before the page and the page tell. */
+function mayGrowIn<M extends { roundId: string }>(
+  reading: PageReading<M>,
+  placed: PlacedMessages<M>,
+): (id: string) => boolean {
+  const { info, rankOf } = reading;
+  const newestRank = reading.order.length - 1;
   const ended = new Set(info.ended ?? []);
   const running = new Set(info.running ?? []);
-  const mayGrow = (id: string): boolean => {
+  return (id) => {
     if (info.terminal) return false;
     if (ended.has(id)) return false;
     if (running.has(id)) return true;
-    return interleaved || rankOf(id) === newestRank;
+    return placed.interleaved || rankOf(id) === newestRank;
   };
-  // Is its last message in this page? Sure when nothing comes after the page or its round object's count
-  // is reached; a guess when rounds have taken turns so far and a later round spoke after it (a round
-  // may still have talked beyond the page: under (A) that rest can't be read, so the step reports it).
-  const lastSeen = (id: string): 'yes' | 'guess' | 'no' => {
-    if (!hasMore) return 'yes';
-    // The contract doesn't define a round's count: one smaller than what came isn't what we think it
-    // is, and is not trusted.
-    const count = info.counts?.[id];
-    const got = inRead.get(id) ?? 0;
-    if (count !== undefined && got <= count) return got === count ? 'yes' : 'no';
-    if (interleaved) return 'no';
-    const last = lastIndex.get(id) ?? -1;
-    const r = rankOf(id);
-    return messages.some((m, i) => i > last && rankOf(m.roundId) > r) ? 'guess' : 'no';
-  };
+}
 
-  // The newest safe round: every round after the cut up to it closed with its last message seen, and no
-  // message of a later round before its last message. (Rounds before the cut were judged so already.)
-  // Only from a safe cut: once a read went on from a point it can't keep, the saved point waits.
+/**
+ * Is its last message in this page? Sure when nothing comes after the page or its round object's count
+ * is reached; a guess when rounds have taken turns so far and a later round spoke after it (a round
+ * may still have talked beyond the page: under (A) that rest can't be read, so the step reports it).
+ */
+function lastSeen<M extends { roundId: string }>(
+  reading: PageReading<M>,
+  placed: PlacedMessages<M>,
+  id: string,
+): 'yes' | 'guess' | 'no' {
+  const { messages, rankOf } = reading;
+  if (!reading.hasMore) return 'yes';
+  // The contract doesn't define a round's count: one smaller than what came isn't what we think it
+  // is, and is not trusted.
+  const count = reading.info.counts?.[id];
+  const got = placed.inRead.get(id) ?? 0;
+  if (count !== undefined && got <= count) return got === count ? 'yes' : 'no';
+  if (placed.interleaved) return 'no';
+  const last = placed.lastIndex.get(id) ?? -1;
+  const r = rankOf(id);
+  return messages.some((m, i) => i > last && rankOf(m.roundId) > r) ? 'guess' : 'no';
+}
+
+/**
+ * The newest safe round: every round after the cut up to it closed with its last message seen, and no
+ * message of a later round before its last message. (Rounds before the cut were judged so already.)
+ */
+function newestSafeRound<M extends { roundId: string }>(
+  reading: PageReading<M>,
+  placed: PlacedMessages<M>,
+): { id: string | undefined; isGuess: boolean } {
+  const { messages, order, rankOf } = reading;
+  const mayGrow = mayGrowIn(reading, placed);
   let safe: string | undefined;
   let safeIsGuess = false;
-  if (!transient) {
-    let guessed = false;
-    for (let r = afterRank + 1; r < order.length; r++) {
-      const id = order[r] as string;
-      const seenAll = mayGrow(id) ? 'no' : lastSeen(id);
-      if (seenAll === 'no') break;
-      guessed ||= seenAll === 'guess';
-      const cut = lastIndex.get(id);
-      if (cut === undefined) continue;
-      const laterBefore = messages.some((m, i) => i < cut && rankOf(m.roundId) > r);
-      if (!laterBefore) {
-        safe = id;
-        safeIsGuess = guessed;
-      }
+  let guessed = false;
+  for (let r = reading.afterRank + 1; r < order.length; r++) {
+    const id = order[r] as string;
+    const seenAll = mayGrow(id) ? 'no' : lastSeen(reading, placed, id);
+    if (seenAll === 'no') break;
+    guessed ||= seenAll === 'guess';
+    const cut = placed.lastIndex.get(id);
+    if (cut === undefined) continue;
+    const laterBefore = messages.some((m, i) => i < cut && rankOf(m.roundId) > r);
+    if (!laterBefore) {
+      safe = id;
+      safeIsGuess = guessed;
     }
   }
+  return { id: safe, isGuess: safeIsGuess };
+}
 
-  let afterRoundId = cursor.afterRoundId;
-  let read: TransientRead | null = transient ?? null;
-  let gapPossible = safeIsGuess;
-  let held = false;
-  /**
-   * The status read before the page doesn't say the round ended: it may be at work (a round newer than
-   * that status too). A round waiting on a person's answer says nothing more meanwhile: followed, as
-   * holding on it would hold the rounds after it until the answer.
-   */
+/** The saved point moves to a new safe round: rounds up to it record how many of their messages lie before it. */
+function moveSavedPoint<M extends { roundId: string }>(
+  reading: PageReading<M>,
+  placed: PlacedMessages<M>,
+  safe: string | undefined,
+  savedPoint: string | null,
+): string | null {
+  if (safe === undefined || safe === savedPoint) return savedPoint;
+  const { entries, rankOf } = reading;
+  const safeRank = rankOf(safe);
+  const cut = placed.lastIndex.get(safe) as number;
+  const beforeCut = countsUpTo(reading.messages, cut);
+  for (const id of reading.order) {
+    if (rankOf(id) > safeRank) continue;
+    let entry = entries.get(id);
+    if (!entry) {
+      entry = { roundId: id, seen: 0 };
+      entries.set(id, entry);
+    }
+    entry.before = reading.baseOf(id) + (beforeCut.get(id) ?? 0);
+  }
+  return safe;
+}
+
+/** Where the next read goes on from: the saved point, a point kept for this read only, or held. */
+function whereNextReadGoes<M extends { roundId: string }>(
+  reading: PageReading<M>,
+  placed: PlacedMessages<M>,
+  step: {
+    safe: string | undefined;
+    savedPoint: string | null;
+    lastRoundId: string | null | undefined;
+    limit: number | undefined;
+    holdOnRunning: boolean;
+  },
+): NextRead {
+  const { messages, transient } = reading;
+  const kept: NextRead = {
+    afterRoundId: step.savedPoint,
+    read: transient ?? null,
+    gapPossible: false,
+    held: false,
+  };
+  // The read is over: the next one starts from the saved (safe) point again.
+  if (!reading.hasMore) return { ...kept, read: null };
+  if (step.safe !== undefined && !transient) return kept;
+  // More to read, but no safe point to read on from. Go on from a point kept for this read only, so a
+  // round that grows later is read again from the saved point next time.
+  const lastRoundId = step.lastRoundId;
+  const server = typeof lastRoundId === 'string' && lastRoundId !== reading.after ? lastRoundId : undefined;
+  // The service's own cursor, when it cut the page short on purpose (a page cut by the limit may end
+  // in the middle of that round, and going on after it would skip the rest): with no later round in
+  // the page, both readings agree from there (under (B) the page ends at its last message; under (A)
+  // later rounds come whole).
+  // Not a round still running, though: see `held`.
+  const short = step.limit !== undefined && messages.length < step.limit;
+  if (server !== undefined && (short || messages.length === 0)) {
+    if (step.holdOnRunning && stillRuns(reading.info, server)) return { ...kept, read: null, held: true };
+    return { ...kept, read: transientFrom(reading, server, messages.length - 1) };
+  }
+  if (messages.length === 0) return kept;
+  return stepToNewestRound(reading, placed);
+}
+
+/**
+ * The status read before the page doesn't say the round ended: it may be at work (a round newer than
+ * that status too). A round waiting on a person's answer says nothing more meanwhile: followed, as
+ * holding on it would hold the rounds after it until the answer.
+ */
+function stillRuns(info: RoundsInfo, id: string): boolean {
+  const ended = new Set(info.ended ?? []);
   const waiting = new Set(info.waiting ?? []);
-  const stillRuns = (id: string): boolean =>
-    options.holdOnRunning === true && !info.terminal && !ended.has(id) && !waiting.has(id);
-  if (safe !== undefined && safe !== afterRoundId) {
-    // The saved point moves: rounds up to it record how many of their messages lie before it.
-    const safeRank = rankOf(safe);
-    const cut = lastIndex.get(safe) as number;
-    const beforeCut = countsUpTo(messages, cut);
-    for (const id of order) {
-      if (rankOf(id) > safeRank) continue;
-      let entry = entries.get(id);
-      if (!entry) {
-        entry = { roundId: id, seen: 0 };
-        entries.set(id, entry);
-      }
-      entry.before = baseOf(id) + (beforeCut.get(id) ?? 0);
-    }
-    afterRoundId = safe;
-  }
+  return !info.terminal && !ended.has(id) && !waiting.has(id);
+}
 
-  if (!hasMore) {
-    // The read is over: the next one starts from the saved (safe) point again.
-    read = null;
-  } else if (safe === undefined || transient) {
-    // More to read, but no safe point to read on from. Go on from a point kept for this read only, so a
-    // round that grows later is read again from the saved point next time.
-    const lastRoundId = page.pagination.lastRoundId;
-    const server = typeof lastRoundId === 'string' && lastRoundId !== after ? lastRoundId : undefined;
-    // The service's own cursor, when it cut the page short on purpose (a page cut by the limit may end
-    // in the middle of that round, and going on after it would skip the rest): with no later round in
-    // the page, both readings agree from there (under (B) the page ends at its last message; under (A)
-    // later rounds come whole).
-    // Not a round still running, though: see `held`.
-    const short = limit !== undefined && messages.length < limit;
-    if (server !== undefined && (short || messages.length === 0) && stillRuns(server)) {
-      read = null;
-      held = true;
-    } else if (server !== undefined && (short || messages.length === 0)) {
-      read = transientFrom(server, messages.length - 1);
-    } else if (messages.length > 0) {
-      // Else the newest round of the page: no later round has a message in it, so under (A) later
-      // rounds still come whole (exact) and under (B) positions can only fall short (a message missed,
-      // never one delivered twice). Reported.
-      let newest: string | undefined;
-      for (const id of inRead.keys()) {
-        if (rankOf(id) > afterRank && (newest === undefined || rankOf(id) > rankOf(newest))) newest = id;
-      }
-      const target = newest ?? (messages[messages.length - 1] as M).roundId;
-      const step = transientFrom(target, lastIndex.get(target) as number);
-      // Kept, not just for this read: a later read from the old point would number the rounds read past
-      // here exactly, where this read may have numbered them short, and deliver a message twice.
-      const targetRank = rankOf(target);
-      for (const id of order) {
-        const entry = entries.get(id);
-        if (rankOf(id) > targetRank) continue;
-        const n = step.counts[id] ?? 0;
-        if (entry) entry.before = n;
-        else entries.set(id, { roundId: id, seen: 0, before: n });
-      }
-      afterRoundId = target;
-      read = null;
-      gapPossible = true;
+/**
+ * Else the newest round of the page: no later round has a message in it, so under (A) later rounds still
+ * come whole (exact) and under (B) positions can only fall short (a message missed, never one delivered
+ * twice). Reported.
+ */
+function stepToNewestRound<M extends { roundId: string }>(
+  reading: PageReading<M>,
+  placed: PlacedMessages<M>,
+): NextRead {
+  const { messages, entries, rankOf } = reading;
+  let newest: string | undefined;
+  for (const id of placed.inRead.keys()) {
+    if (rankOf(id) > reading.afterRank && (newest === undefined || rankOf(id) > rankOf(newest))) newest = id;
+  }
+  const target = newest ?? (messages[messages.length - 1] as M).roundId;
+  const step = transientFrom(reading, target, placed.lastIndex.get(target) as number);
+  // Kept, not just for this read: a later read from the old point would number the rounds read past
+  // here exactly, where this read may have numbered them short, and deliver a message twice.
+  const targetRank = rankOf(target);
+  for (const id of reading.order) {
+    const entry = entries.get(id);
+    if (rankOf(id) > targetRank) continue;
+    const n = step.counts[id] ?? 0;
+    if (entry) entry.before = n;
+    else entries.set(id, { roundId: id, seen: 0, before: n });
+  }
+  return { afterRoundId: target, read: null, gapPossible: true, held: false };
+}
+
+/**
+ * Goes on after `target`, the page's messages up to `cut` lying before that point. A round created
+ * after `target` with messages in this read is one the two readings disagree on: noted as unsure.
+ */
+function transientFrom<M extends { roundId: string }>(
+  reading: PageReading<M>,
+  target: string,
+  cut: number,
+): TransientRead {
+  const { messages, rankOf, baseOf, unsure, decided } = reading;
+  const targetRank = rankOf(target);
+  const beforeCut = countsUpTo(messages, cut);
+  const counts: Record<string, number> = {};
+  const nextUnsure: Record<string, { count: number; first: string }> = {};
+  for (const id of reading.order) {
+    const n = baseOf(id) + (beforeCut.get(id) ?? 0);
+    if (rankOf(id) <= targetRank) {
+      if (n > 0) counts[id] = n;
+      continue;
+    }
+    const carried = unsure[id];
+    if (carried !== undefined && !decided.has(id)) {
+      nextUnsure[id] = carried;
+    } else if ((beforeCut.get(id) ?? 0) > 0) {
+      const first = messages.find((m) => m.roundId === id) as M;
+      // Its first message here is its first of the read (it came whole, or from where (B) goes on).
+      nextUnsure[id] = { count: n, first: fingerprint(first) };
     }
   }
+  return {
+    after: target,
+    counts,
+    ...(Object.keys(nextUnsure).length > 0 ? { unsure: nextUnsure } : {}),
+  };
+}
 
-  /**
-   * Goes on after `target`, the page's messages up to `cut` lying before that point. A round created
-   * after `target` with messages in this read is one the two readings disagree on: noted as unsure.
-   */
-  function transientFrom(target: string, cut: number): TransientRead {
-    const targetRank = rankOf(target);
-    const beforeCut = countsUpTo(messages, cut);
-    const counts: Record<string, number> = {};
-    const nextUnsure: Record<string, { count: number; first: string }> = {};
-    for (const id of order) {
-      const n = baseOf(id) + (beforeCut.get(id) ?? 0);
-      if (rankOf(id) <= targetRank) {
-        if (n > 0) counts[id] = n;
-        continue;
-      }
-      const carried = unsure[id];
-      if (carried !== undefined && !decided.has(id)) {
-        nextUnsure[id] = carried;
-      } else if ((beforeCut.get(id) ?? 0) > 0) {
-        const first = messages.find((m) => m.roundId === id) as M;
-        // Its first message here is its first of the read (it came whole, or from where (B) goes on).
-        nextUnsure[id] = { count: n, first: fingerprint(first) };
-      }
-    }
-    return {
-      after: target,
-      counts,
-      ...(Object.keys(nextUnsure).length > 0 ? { unsure: nextUnsure } : {}),
-    };
-  }
-
+/**
+ * The rounds the next cursor keeps, in creation order. Bounded: the newest rounds before the saved point
+ * (and the point itself) stay, with every round after it.
+ */
+function roundsKept<M extends { roundId: string }>(
+  reading: PageReading<M>,
+  afterRoundId: string | null,
+): CursorRound[] {
+  const { rankOf } = reading;
   const savedRank = afterRoundId === null ? -1 : rankOf(afterRoundId);
-  const ordered = order
-    .map((id) => entries.get(id))
+  const ordered = reading.order
+    .map((id) => reading.entries.get(id))
     .filter((e): e is CursorRound => e !== undefined)
     .map((e) => {
       // A round after the saved point has no `before`: it comes whole.
@@ -324,19 +488,8 @@ export function applyPage<M extends { roundId: string }>(
       }
       return e;
     });
-  // Bounded: the newest rounds before the saved point (and the point itself) stay, with every round
-  // after it.
   const beforeCount = ordered.filter((e) => rankOf(e.roundId) <= savedRank).length;
-  const rounds = ordered.slice(Math.max(0, beforeCount - ROUNDS_BEFORE_KEPT));
-
-  const next: MessagesCursor = { afterRoundId, rounds, interleaved, ...(read ? { read } : {}) };
-  return {
-    cursor: next,
-    fresh,
-    gapPossible,
-    stalled: hasMore && !held && (nextQuery(next).after ?? null) === after,
-    held,
-  };
+  return ordered.slice(Math.max(0, beforeCount - ROUNDS_BEFORE_KEPT));
 }
 
 function countsUpTo<M extends { roundId: string }>(messages: M[], cut: number): Map<string, number> {
