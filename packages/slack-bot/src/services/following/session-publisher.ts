@@ -5,6 +5,7 @@
 import {
   type FollowEvent,
   type FollowEventOf,
+  type FollowEventType,
   type FollowedSession,
   type Follower,
   type HumanInputRequest,
@@ -42,6 +43,13 @@ import type { SessionPublisherDeps } from './session-publisher-deps.js';
 
 /** The latest snapshot of each followed session, for its card. */
 type Snapshots = Map<string, FollowedSession>;
+
+/** One event type's handling: `session` as stored, `place` the thread it posts in (its card posted). */
+type EventHandler<E extends FollowEvent> = (
+  session: SessionRecord,
+  place: SessionRecord,
+  event: E,
+) => Promise<void>;
 
 /**
  * Turns what the follower sees into Slack: the card edited in place, the agent's messages in the card's
@@ -129,100 +137,133 @@ export class SessionPublisher {
     const place = threadPlace(carded);
     // After a crash: what was queued and never posted goes out (once) before anything new of it.
     await (this.#streams(place) ?? this.deps.poster).recover(place, { asOwner: true });
-    switch (event.type) {
-      case 'message': {
-        const step = currentStepOf(event.message);
-        if (step) this.#steps.set(session.sessionId, step);
-        const text = agentMessageText(event.message, { showReasoning: this.deps.showReasoning });
-        // Recorded, not yet posted: the thread may be behind, and its chatter then goes out batched.
-        const timestamp = event.message.timestamp;
-        const shown = () => this.#observe('message', timestamp);
-        const streams = this.#streams(place);
-        if (streams)
-          return text
-            ? streams.enqueue(place, `msg:${event.key}`, event.roundId, event.message, shown)
-            : undefined;
-        if (text) await this.deps.poster.enqueueText(place, `msg:${event.key}`, text, shown);
-        this.#marks.set(session.sessionId, event.key, this.deps.poster.batches.mark());
-        return;
-      }
-      case 'human_input_needed':
-        await this.#prompt(place, event.request, event.messageKey);
-        return;
-      case 'human_input_unreadable':
-        await this.#unreadable(place, event);
-        return;
-      case 'invalid_human_input':
-        await this.deps.poster.postText(place, event.key, unreadableRequest(event.reason, event.raw));
-        return;
-      case 'cost_limit':
-        await this.deps.poster.post(
-          place,
-          event.key,
-          costLimitMessage(session.sessionId, session.startedBy, totalCostOf(event.session) ?? 0),
-        );
-        return;
-      case 'update':
-        // The end is shown by 'finished', once the thread has caught up: a card that said "Completed" while
-        // the agent's last messages still waited in the channel's queue would read as if it kept talking.
-        if (session.finished || isTerminalStatus(event.session.status)) return;
-        this.#snapshots.set(session.sessionId, event.session);
-        if (event.session.status !== session.status) {
-          await this.deps.store.sessions.update(session.sessionId, { status: event.session.status });
-        }
-        // "Waiting for you" is edited ahead of progress: a person looks at it.
-        this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId), {
-          rank: needsPerson(event.session.status) ? 'attention' : 'progress',
-        });
-        return;
-      case 'finished':
-        // The thread reads in order: every message the agent sent, then the report, and only then the card's
-        // final state (its edits otherwise go ahead of the channel's chatter). Once the session's chatter
-        // is out, its report goes ahead of other sessions' chatter: the outcome is what people wait for.
-        // Chatter a former owner recorded after this process took the session over is posted first.
-        await (this.#streams(place) ?? this.deps.poster).recover(place, { again: true, asOwner: true });
-        await this.#streams(place)?.close(place, 'closed');
-        await this.deps.poster.drained(place);
-        // The lease moved while the chatter drained: the new owner posts the report (once, by its key).
-        this.#throwIfMoved(session.sessionId);
-        await this.deps.poster.postText(place, 'final-report', finalReport(event.session), 'outcome');
-        this.#snapshots.set(session.sessionId, event.session);
-        await this.deps.store.sessions.update(session.sessionId, { status: event.status });
-        await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
-        // Finished only once the report is out: a crash while it waits in the channel's queue (behind the
-        // thread's backlog) leaves the session followed, so the next start posts it (once, by its key).
-        await this.deps.store.sessions.update(session.sessionId, { finished: true });
-        this.#snapshots.delete(session.sessionId);
-        this.#steps.delete(session.sessionId);
-        this.#marks.forget(session.sessionId);
-        return;
-      case 'error':
-        // 401/403, the session's key removed or refused: said once, followed no further.
-        if (await this.deps.keyProblem?.(session, event.error)) return;
-        if (!event.fatal) return;
-        // 403/404: the service no longer lets us see it. Stop following it first, so a thread that is
-        // gone too (a deleted channel, a fresh sandbox) cannot make every restart try again.
-        await this.deps.store.sessions.update(session.sessionId, {
-          status: UNREACHABLE_STATUS,
-          finished: true,
-        });
-        this.#snapshots.delete(session.sessionId);
-        this.#marks.forget(session.sessionId);
-        // The card updater logs its own failures.
-        await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
-        await this.deps.poster
-          .post(place, 'fatal-error', {
-            text: `⚠️ The bot can no longer follow this session: ${escapeMrkdwn(event.error.message)}`,
-          })
-          .catch(
-            this.#warn(session.sessionId, 'could not say in Slack that a session can no longer be followed'),
-          );
-        return;
-      case 'status':
-        if (event.previousStatus === 'cost_limit' && event.status !== 'cost_limit')
-          await this.#resolveBudgetPrompts(session, event.status);
-        return;
+    // The table pairs each type with its own event; TypeScript cannot follow that through a lookup.
+    const handler = this.#handlers[event.type] as EventHandler<FollowEvent>;
+    await handler(session, place, event);
+  }
+
+  /** One handler per event type, as Slack's listeners are. */
+  readonly #handlers: { [T in FollowEventType]: EventHandler<FollowEventOf<T>> } = {
+    message: (session, place, event) => this.#postAgentMessage(session, place, event),
+    human_input_needed: (_session, place, event) => this.#prompt(place, event.request, event.messageKey),
+    human_input_unreadable: (_session, place, event) => this.#unreadable(place, event),
+    invalid_human_input: (_session, place, event) => this.#reportInvalidRequest(place, event),
+    cost_limit: (session, place, event) => this.#askForBudget(session, place, event),
+    update: (session, _place, event) => this.#showProgress(session, event),
+    finished: (session, place, event) => this.#finish(session, place, event),
+    error: (session, place, event) => this.#followError(session, place, event),
+    status: (session, _place, event) => this.#statusChanged(session, event),
+  };
+
+  async #postAgentMessage(
+    session: SessionRecord,
+    place: SessionRecord,
+    event: FollowEventOf<'message'>,
+  ): Promise<void> {
+    const step = currentStepOf(event.message);
+    if (step) this.#steps.set(session.sessionId, step);
+    const text = agentMessageText(event.message, { showReasoning: this.deps.showReasoning });
+    // Recorded, not yet posted: the thread may be behind, and its chatter then goes out batched.
+    const timestamp = event.message.timestamp;
+    const shown = () => this.#observe('message', timestamp);
+    const streams = this.#streams(place);
+    if (streams)
+      return text
+        ? streams.enqueue(place, `msg:${event.key}`, event.roundId, event.message, shown)
+        : undefined;
+    if (text) await this.deps.poster.enqueueText(place, `msg:${event.key}`, text, shown);
+    this.#marks.set(session.sessionId, event.key, this.deps.poster.batches.mark());
+  }
+
+  async #reportInvalidRequest(
+    place: SessionRecord,
+    event: FollowEventOf<'invalid_human_input'>,
+  ): Promise<void> {
+    await this.deps.poster.postText(place, event.key, unreadableRequest(event.reason, event.raw));
+  }
+
+  async #askForBudget(
+    session: SessionRecord,
+    place: SessionRecord,
+    event: FollowEventOf<'cost_limit'>,
+  ): Promise<void> {
+    await this.deps.poster.post(
+      place,
+      event.key,
+      costLimitMessage(session.sessionId, session.startedBy, totalCostOf(event.session) ?? 0),
+    );
+  }
+
+  async #showProgress(session: SessionRecord, event: FollowEventOf<'update'>): Promise<void> {
+    // The end is shown by 'finished', once the thread has caught up: a card that said "Completed" while
+    // the agent's last messages still waited in the channel's queue would read as if it kept talking.
+    if (session.finished || isTerminalStatus(event.session.status)) return;
+    this.#snapshots.set(session.sessionId, event.session);
+    if (event.session.status !== session.status) {
+      await this.deps.store.sessions.update(session.sessionId, { status: event.session.status });
     }
+    // "Waiting for you" is edited ahead of progress: a person looks at it.
+    this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId), {
+      rank: needsPerson(event.session.status) ? 'attention' : 'progress',
+    });
+  }
+
+  async #finish(
+    session: SessionRecord,
+    place: SessionRecord,
+    event: FollowEventOf<'finished'>,
+  ): Promise<void> {
+    // The thread reads in order: every message the agent sent, then the report, and only then the card's
+    // final state (its edits otherwise go ahead of the channel's chatter). Once the session's chatter
+    // is out, its report goes ahead of other sessions' chatter: the outcome is what people wait for.
+    // Chatter a former owner recorded after this process took the session over is posted first.
+    await (this.#streams(place) ?? this.deps.poster).recover(place, { again: true, asOwner: true });
+    await this.#streams(place)?.close(place, 'closed');
+    await this.deps.poster.drained(place);
+    // The lease moved while the chatter drained: the new owner posts the report (once, by its key).
+    this.#throwIfMoved(session.sessionId);
+    await this.deps.poster.postText(place, 'final-report', finalReport(event.session), 'outcome');
+    this.#snapshots.set(session.sessionId, event.session);
+    await this.deps.store.sessions.update(session.sessionId, { status: event.status });
+    await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
+    // Finished only once the report is out: a crash while it waits in the channel's queue (behind the
+    // thread's backlog) leaves the session followed, so the next start posts it (once, by its key).
+    await this.deps.store.sessions.update(session.sessionId, { finished: true });
+    this.#snapshots.delete(session.sessionId);
+    this.#steps.delete(session.sessionId);
+    this.#marks.forget(session.sessionId);
+  }
+
+  async #followError(
+    session: SessionRecord,
+    place: SessionRecord,
+    event: FollowEventOf<'error'>,
+  ): Promise<void> {
+    // 401/403, the session's key removed or refused: said once, followed no further.
+    if (await this.deps.keyProblem?.(session, event.error)) return;
+    if (!event.fatal) return;
+    // 403/404: the service no longer lets us see it. Stop following it first, so a thread that is
+    // gone too (a deleted channel, a fresh sandbox) cannot make every restart try again.
+    await this.deps.store.sessions.update(session.sessionId, {
+      status: UNREACHABLE_STATUS,
+      finished: true,
+    });
+    this.#snapshots.delete(session.sessionId);
+    this.#marks.forget(session.sessionId);
+    // The card updater logs its own failures.
+    await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
+    await this.deps.poster
+      .post(place, 'fatal-error', {
+        text: `⚠️ The bot can no longer follow this session: ${escapeMrkdwn(event.error.message)}`,
+      })
+      .catch(
+        this.#warn(session.sessionId, 'could not say in Slack that a session can no longer be followed'),
+      );
+  }
+
+  async #statusChanged(session: SessionRecord, event: FollowEventOf<'status'>): Promise<void> {
+    if (event.previousStatus === 'cost_limit' && event.status !== 'cost_limit')
+      await this.#resolveBudgetPrompts(session, event.status);
   }
 
   /** The card as it should look now. */
