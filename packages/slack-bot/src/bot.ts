@@ -6,21 +6,20 @@ import type { App, CustomRoute } from '@slack/bolt';
 import { registerListeners } from './app.js';
 import { databasePassword } from './config/store.js';
 import { serveRoutes, urlOf } from './http/routes-server.js';
+import { LateBound } from './late-bound.js';
 import { createLogger, type Logger } from './logger.js';
 import type { SessionPublisher } from './services/following/session-publisher.js';
 import type { BotMetrics } from './services/ops/metrics.js';
 import { type BotIdentity, botIdentity } from './services/slack-out/bot-identity.js';
+import type { OutboundQueue } from './services/slack-out/outbound.js';
 import { openStore, type Store } from './store/index.js';
 import {
   access,
   auditTrail,
-  type BotTuning,
   following,
   leaseKeeper,
   listenerContext,
   peopleServices,
-  type RunnableConfig,
-  type Settings,
   sessionPublisher,
   slackApp,
   slackOut,
@@ -37,7 +36,9 @@ import {
 import { serviceKeys } from './wiring-keys.js';
 import { streamPoster } from './wiring-stream.js';
 
-export type { BotTuning, RunnableConfig } from './wiring.js';
+import type { BotTuning, RunnableConfig, Settings } from './wiring-types.js';
+
+export type { BotTuning, RunnableConfig } from './wiring-types.js';
 
 export interface RunningBot {
   app: App;
@@ -62,7 +63,12 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   // OAuth installs: a token per workspace; undefined with SLACK_BOT_TOKEN.
   const installs = workspaceInstalls(settings, store);
   const scopes = new SessionWorkspaces(store.sessions, installs !== undefined);
-  const { client, follower, metrics } = following(settings, store);
+  // The parts' two cycles, each bound once its second part is built (late-bound.ts): the metrics read the
+  // outbound queue's depths, which counts its calls in them; the poster tells the publisher when a batch
+  // can't post, and the publisher posts through the poster.
+  const outboundLater = new LateBound<OutboundQueue>('the outbound queue');
+  const publisherLater = new LateBound<SessionPublisher>('the session publisher');
+  const { client, follower, metrics } = following(settings, store, outboundLater);
   // Whoever listens to the follower handles each event as its session's workspace's work.
   scopeFollowerEvents(follower, scopes);
   const audit = auditTrail(settings, store);
@@ -70,7 +76,16 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface, installs });
   const slack = installs?.client ?? app.client;
   const self = installs?.self ?? botIdentity(slack);
-  const out = slackOut(settings, { slack, store, metrics, self, installs });
+  const out = slackOut(settings, {
+    slack,
+    store,
+    metrics,
+    self,
+    installs,
+    follower,
+    publisher: publisherLater,
+  });
+  outboundLater.bind(out.outbound);
   const { policy, visibility } = access(settings, { slack, self });
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
   const agent = agentParts(settings, { surface, store, out, follower, scopes });
@@ -78,6 +93,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const publisher = sessionPublisher(settings, {
     ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes },
   });
+  publisherLater.bind(publisher);
   const serves = installs && servedSessions(installs, scopes);
   const leases = leaseKeeper(settings, {
     ...{ store, follower, out, replicaId, streams, keys, agent, metrics },

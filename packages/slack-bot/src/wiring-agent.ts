@@ -20,7 +20,7 @@ import type { OutboundQueue } from './services/slack-out/outbound.js';
 import type { SlackClient } from './services/slack-out/slack.js';
 import { WorkspaceSurfaces } from './services/slack-out/workspace-surfaces.js';
 import type { Store } from './store/index.js';
-import type { Settings } from './wiring.js';
+import type { AgentParts, Settings } from './wiring-types.js';
 import { workspaceKey } from './workspace.js';
 
 /** AGENT_SLACK_SURFACE: built first, as /healthz shows it. */
@@ -33,8 +33,6 @@ export function slackSurface({ config, logger }: Settings): WorkspaceSurfaces {
   );
 }
 
-export type AgentParts = ReturnType<typeof agentParts>;
-
 /** Sessions as Slack's agent sessions (status on every change), the Messages tab, channel defaults. */
 export function agentParts(
   { config, logger }: Settings,
@@ -46,7 +44,7 @@ export function agentParts(
     /** Runs work as a session's workspace's (its surface, its token). */
     scopes: Pick<SessionWorkspaces, 'run'>;
   },
-) {
+): AgentParts {
   const { surface, store, out, follower, scopes } = parts;
   const log = logger.child({ component: 'agent-surface' });
   const sessions = new AgentSessions({

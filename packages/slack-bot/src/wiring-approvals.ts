@@ -1,6 +1,6 @@
 /** The approvals' part of the wiring (wiring.ts lists the rest): questions nobody answers. */
 import { ReminderService } from './services/approvals/reminders.js';
-import type { Parts, Settings } from './wiring.js';
+import type { Parts, Settings } from './wiring-types.js';
 
 /** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */
 export function reminderService(

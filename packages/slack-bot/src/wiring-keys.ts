@@ -4,7 +4,7 @@ import { type KeyLinking, type KeyParts, keyParts, keysInAppHome } from './servi
 import type { SessionDirectory } from './services/people/directory.js';
 import { Approvers } from './services/people/policy.js';
 import { threadPlace } from './services/slack-out/thread-place.js';
-import type { Parts, Settings } from './wiring.js';
+import type { Parts, Settings } from './wiring-types.js';
 import { currentWorkspace } from './workspace.js';
 
 /** Linked in App Home, encrypted at rest, one follower budget per key; a key gone is said in the thread. */

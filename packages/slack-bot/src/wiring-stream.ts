@@ -2,7 +2,7 @@
 import { streamStart } from './blocks/stream-plan.js';
 import { StreamPoster } from './services/slack-out/stream-poster.js';
 import type { SurfaceChoice } from './services/slack-out/surface.js';
-import type { Parts, Settings } from './wiring.js';
+import type { Parts, Settings } from './wiring-types.js';
 
 /** Each session's streaming messages: used while the surface is `agent`; the classic thread otherwise. */
 export function streamPoster(

@@ -2,16 +2,15 @@
  * The bot's parts, one builder each, in the order `startBot` calls them: what a part needs is what its
  * builder takes. Listeners get services only (`listenerContext`); the store and the service's client stay here.
  */
-import { AgentSessionsClient, Follower, type SchedulePolicy } from '@agent-sessions/core';
+import { AgentSessionsClient, Follower } from '@agent-sessions/core';
 import { type App, type CustomRoute, LogLevel, webApi } from '@slack/bolt';
 import { createSlackApp, ensureSlash } from './app.js';
-import type { BotConfig } from './config/index.js';
+import type { LateBound } from './late-bound.js';
 import type { ListenerContext } from './listeners/context.js';
-import { boltLogger, type Logger } from './logger.js';
+import { boltLogger } from './logger.js';
 import { LeaseKeeper, type LeaseKeeperOptions } from './services/following/lease-keeper.js';
 import { SessionPublisher } from './services/following/session-publisher.js';
 import { scopeRequests } from './services/installs/scope.js';
-import type { KeyParts } from './services/keys/index.js';
 import { AuditService } from './services/ops/audit.js';
 import { healthRoutes } from './services/ops/health.js';
 import { BotMetrics } from './services/ops/metrics.js';
@@ -31,87 +30,27 @@ import {
 import { StartingService } from './services/people/starting.js';
 import { SteeringService } from './services/people/steering.js';
 import { SessionVisibility } from './services/people/visibility.js';
-import type { BotIdentity } from './services/slack-out/bot-identity.js';
-import { CardUpdater, type CardUpdaterOptions } from './services/slack-out/card-updater.js';
+import { CardUpdater } from './services/slack-out/card-updater.js';
 import { Notifier } from './services/slack-out/notifier.js';
-import { type OutboundOptions, OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
-import type { SlackClient } from './services/slack-out/slack.js';
+import { OutboundQueue, queuedChat } from './services/slack-out/outbound.js';
 import type { StreamPoster } from './services/slack-out/stream-poster.js';
-import { ThreadPoster, type ThreadPosterOptions } from './services/slack-out/thread-poster.js';
+import { ThreadPoster } from './services/slack-out/thread-poster.js';
 import type { WorkspaceSurfaces } from './services/slack-out/workspace-surfaces.js';
 import type { Store } from './store/index.js';
-import { type AgentParts, agentAnswered, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
-import type { Installs, InstallsTuning, SessionWorkspaces } from './wiring-installs.js';
+import { agentAnswered, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
 import { workspaceSlackOut } from './wiring-installs.js';
 import { keyLinkingFor } from './wiring-keys.js';
+import type { AgentParts, Parts, People, Settings, SlackOut } from './wiring-types.js';
 
-/** What a running bot needs that the environment doesn't say: required Slack and service settings. */
-export type RunnableConfig = BotConfig & {
-  slack: NonNullable<BotConfig['slack']>;
-  service: NonNullable<BotConfig['service']>;
-};
-
-/** Knobs for tests and operators; production uses the defaults. */
-export interface BotTuning {
-  replicaId?: string;
-  leases?: Omit<LeaseKeeperOptions, 'owner'>;
-  cards?: CardUpdaterOptions;
-  posts?: ThreadPosterOptions;
-  outbound?: Omit<OutboundOptions, 'pacing'>;
-  schedule?: Partial<SchedulePolicy>;
-  /** Where log lines go (default stdout). */
-  logDestination?: NodeJS.WritableStream;
-  logLevel?: string;
-  /** A store already open (tests share one); otherwise opened from the config. */
-  store?: Store;
-  /** PostgreSQL schema to use (tests isolate themselves with one). */
-  schema?: string;
-  /** Reminders: the clock and how often to look (tests). */
-  reminders?: { now?: () => Date; tickMs?: number };
-  /** How long user-group and channel member lists read from Slack are kept (default a minute). */
-  policy?: { membersTtlMs?: number };
-  /** OAuth installs: token refresh timing. */
-  installs?: InstallsTuning;
-}
-
-/** The settings every step may read. */
-export interface Settings {
-  config: RunnableConfig;
-  tuning: BotTuning;
-  logger: Logger;
-}
-
-/** The parts built so far: each builder takes those it needs. */
-export interface Parts {
-  store: Store;
-  client: AgentSessionsClient;
-  follower: Follower;
-  metrics: BotMetrics;
-  audit: AuditService;
-  /** Bolt's client: reads, and calls that needn't wait in the outbound queue. */
-  slack: SlackClient;
-  /** Who the bot is, from one auth.test asked once for all (poster, Slack Connect check, audit). */
-  self: () => Promise<BotIdentity>;
-  out: SlackOut;
-  policy: ActPolicy;
-  visibility: SessionVisibility;
-  publisher: SessionPublisher;
-  leases: LeaseKeeper;
-  people: People;
-  replicaId: string;
-  /** Service keys per workspace or person: each session's calls go with its key. */
-  keys: KeyParts;
-  /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
-  botUserId: () => string;
-  /** Slack's agent surfaces (wiring-agent.ts). */
-  agent: AgentParts;
-  /** OAuth installs (undefined with one bot token), and which workspace a session's work is of. */
-  installs: Installs | undefined;
-  scopes: SessionWorkspaces;
-}
-
-/** The Agent Session Service's client, and the follower that watches sessions through it. */
-export function following({ config, tuning, logger }: Settings, store: Store) {
+/**
+ * The Agent Session Service's client, and the follower that watches sessions through it. The metrics'
+ * queue-depth gauges read the outbound queue, which is built later (it counts its calls in the metrics).
+ */
+export function following(
+  { config, tuning, logger }: Settings,
+  store: Store,
+  outbound: LateBound<Pick<OutboundQueue, 'depths'>>,
+) {
   const client = new AgentSessionsClient({
     baseUrl: config.service.url,
     apiKey: config.service.apiKey,
@@ -128,7 +67,11 @@ export function following({ config, tuning, logger }: Settings, store: Store) {
     logger: logger.child({ component: 'follower' }),
     ...(tuning.schedule ? { schedule: tuning.schedule } : {}),
   });
-  const metrics = new BotMetrics(() => follower.stats());
+  // A scrape before the queue exists (none: the routes are served later) reads no depths.
+  const metrics = new BotMetrics(
+    () => follower.stats(),
+    () => outbound.peek()?.depths() ?? new Map(),
+  );
   follower.on('error', (event) => {
     metrics.errors.inc({ where: 'follow' });
     logger.warn(
@@ -177,13 +120,18 @@ export function slackApp(
   return { app, routes };
 }
 
-export type SlackOut = ReturnType<typeof slackOut>;
-
-/** How the bot's own calls reach Slack: the paced queue, the thread poster and the card updater. */
+/**
+ * How the bot's own calls reach Slack: the paced queue, the thread poster and the card updater. The
+ * poster tells the session publisher when a batch sent in the background can't post, and the publisher
+ * posts through the poster: `publisher` is bound once it is built.
+ */
 export function slackOut(
   { config, tuning, logger }: Settings,
-  { slack, store, metrics, self, installs }: Pick<Parts, 'slack' | 'store' | 'metrics' | 'self' | 'installs'>,
-) {
+  parts: Pick<Parts, 'slack' | 'store' | 'metrics' | 'self' | 'installs' | 'follower'> & {
+    publisher: LateBound<Pick<SessionPublisher, 'cannotPost'>>;
+  },
+): SlackOut {
+  const { slack, store, metrics, self, installs, follower, publisher } = parts;
   // Replicas (PostgreSQL) spend one budget: Slack limits the app per workspace, not per process.
   const outboundOptions = {
     ...(config.databaseUrl ? { shared: store.slackBudgets } : {}),
@@ -208,7 +156,20 @@ export function slackOut(
       : slack);
   // A new session's card and a prompt marked answered wait in the same queue, first in their channel.
   const chat = config.slackPacing === 'on' ? queuedChat(paced, outbound) : slack;
-  const poster = new ThreadPoster(paced, store.posts, logger, metrics, { ...tuning.posts, self }, outbound);
+  const poster = new ThreadPoster(
+    paced,
+    store.posts,
+    logger,
+    metrics,
+    {
+      ...tuning.posts,
+      self,
+      // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
+      owns: (sessionId) => follower.isFollowing(sessionId),
+      onCannotPost: (place, error) => publisher.get().cannotPost(place, error),
+    },
+    outbound,
+  );
   const cards = perWorkspace?.cards ?? new CardUpdater(paced, logger, metrics, tuning.cards, outbound);
   return { outbound, paced, chat, poster, cards };
 }
@@ -289,8 +250,6 @@ export function leaseKeeper(
     serves?: LeaseKeeperOptions['serves']; // SLACK_ALLOWED_TEAMS: a dropped workspace's sessions stay put
   },
 ): LeaseKeeper {
-  // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
-  out.poster.owns = (sessionId) => follower.isFollowing(sessionId);
   return new LeaseKeeper(store, follower, logger, {
     owner: replicaId,
     ttlMs: config.leaseTtlMs,
@@ -312,13 +271,11 @@ export function leaseKeeper(
   });
 }
 
-export type People = ReturnType<typeof peopleServices>;
-
 /** What people do: answer, steer, start, talk to the bot, give feedback, look sessions up. */
 export function peopleServices(
   { config, logger }: Settings,
   parts: Omit<Parts, 'people' | 'replicaId' | 'botUserId' | 'installs'>,
-) {
+): People {
   const { store, slack, out, follower, metrics, policy, visibility, audit, publisher, leases, keys } = parts;
   // Every call about a session goes with that session's key, whoever acts.
   const client = keys.calls;

@@ -33,6 +33,27 @@ function breaches(from: string, forbidden: (target: string) => boolean): string[
     .flatMap(([file, targets]) => targets.filter(forbidden).map((target) => `${file} -> ${target}`));
 }
 
+/** Each circle of imports among our files, as `a -> b -> … -> a`, found by a depth-first walk. */
+function importCycles(): string[] {
+  const cycles: string[] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (file: string): void => {
+    const at = path.indexOf(file);
+    if (at >= 0) {
+      cycles.push([...path.slice(at), file].join(' -> '));
+      return;
+    }
+    if (done.has(file)) return;
+    path.push(file);
+    for (const target of imports.get(file) ?? []) if (imports.has(target)) visit(target);
+    path.pop();
+    done.add(file);
+  };
+  for (const file of imports.keys()) visit(file);
+  return cycles;
+}
+
 const under =
   (...dirs: string[]) =>
   (target: string) =>
@@ -77,6 +98,26 @@ describe("the bot's layers", () => {
   it('services, blocks, listeners and the store never import config/: settings arrive as values', () => {
     const floors = ['services/', 'blocks/', 'listeners/', 'store/'];
     expect(floors.flatMap((floor) => breaches(floor, under('config/')))).toEqual([]);
+  });
+
+  it('no import circle among the sources: the module graph of src/ is walked depth first', () => {
+    expect(importCycles()).toEqual([]);
+  });
+
+  // Every dependency arrives at construction: a part reaching into another's field to set a property
+  // (`out.poster.owns = …`, `this.deps.poster.onCannotPost = …`) hides who gives it what.
+  it('no assignment to a property of another object’s field after construction', () => {
+    const reaching = /\b[\w$]+\.#?[\w$]+\.#?[\w$]+\s*(?:[-+*/%&|^]|\?\?|\|\||&&)?=(?![=>])/;
+    const found = sources(SRC).flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) =>
+          reaching.test(line.replace(/\/\/.*$/, ''))
+            ? [`${relative(SRC, file)}:${i + 1}: ${line.trim()}`]
+            : [],
+        ),
+    );
+    expect(found).toEqual([]);
   });
 
   it('services/ keeps at most 8 files at its top level', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type AgentParts, agentAnswered, agentSignalled } from '../src/wiring-agent.js';
+import { agentAnswered, agentSignalled } from '../src/wiring-agent.js';
+import type { AgentParts } from '../src/wiring-types.js';
 
 function fakeAgent() {
   const calls: Array<[string, string, string]> = [];

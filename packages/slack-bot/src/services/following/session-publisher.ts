@@ -70,10 +70,12 @@ export class SessionPublisher {
 
   attach(follower: Follower): void {
     follower.on('*', (event) => this.handle(event));
-    this.deps.poster.onCannotPost = async (place, error) => {
-      const session = await this.deps.store.sessions.get(place.sessionId);
-      if (session && session.status !== CANT_POST_STATUS) await this.#cannotPostHere(session, error);
-    };
+  }
+
+  /** A batch the poster sent in the background found its channel closed to us (its `onCannotPost`). */
+  async cannotPost(place: { sessionId: string }, error: CannotPostHereError): Promise<void> {
+    const session = await this.deps.store.sessions.get(place.sessionId);
+    if (session && session.status !== CANT_POST_STATUS) await this.#cannotPostHere(session, error);
   }
 
   /**

@@ -13,7 +13,7 @@ import {
 import { boltLogger, type Logger } from '../../logger.js';
 import type { InstallationRepository } from '../../store/index.js';
 import type { Admission, TeamList } from './admission.js';
-import { installPage, resultPage } from './pages.js';
+import { type InstallOutcome, installPage, resultPage } from './pages.js';
 import type { WorkspaceTokens } from './tokens.js';
 
 /** The app's OAuth settings (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET, …). */
@@ -101,13 +101,6 @@ export function installProvider(deps: {
     logger: boltLogger(logger.child({ component: 'oauth' })),
   });
 }
-
-/** What the redirect's page says: installed, cancelled (the person said no), or failed (and why, broadly). */
-export type InstallOutcome =
-  | { kind: 'installed'; workspace: string; name: string | undefined; orgWide: boolean }
-  | { kind: 'cancelled' }
-  | { kind: 'refused'; workspace: string; name: string | undefined }
-  | { kind: 'failed'; reason: string };
 
 /** Why an install failed, in words for the person in the browser: no codes from Slack, no secrets. */
 function failureReason(error: CodedError): string {

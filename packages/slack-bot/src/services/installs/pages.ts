@@ -1,4 +1,9 @@
-import type { InstallOutcome } from './oauth-flow.js';
+/** What the redirect's page says: installed, cancelled (the person said no), or failed (and why, broadly). */
+export type InstallOutcome =
+  | { kind: 'installed'; workspace: string; name: string | undefined; orgWide: boolean }
+  | { kind: 'cancelled' }
+  | { kind: 'refused'; workspace: string; name: string | undefined }
+  | { kind: 'failed'; reason: string };
 
 /** Text for HTML: the five characters that could open markup or an attribute, escaped. */
 export function escapeHtml(text: string): string {

@@ -44,8 +44,6 @@ export class WorkspaceOutbound extends OutboundQueue {
         ...(shared ? { shared: prefixed(shared, workspace.key) } : {}),
       });
       this.#queues.set(workspace.key, queue);
-      // Each queue registers its depths; /metrics reads them all through this one.
-      this.meter.registerOutbound(() => this.depths());
     }
     return queue;
   }

@@ -24,9 +24,15 @@ export class BotMetrics {
   readonly leasePasses: Counter<string>;
   /** Sessions whose lease this replica held after its last pass. */
   readonly leasesHeld: Gauge<string>;
-  #depths: () => Map<string, number> = () => new Map();
 
-  constructor(follower: () => FollowerStats | undefined) {
+  /**
+   * `outboundDepths`: the outbound queue's waiting calls per lane, read at each scrape. The queue counts its
+   * calls here, so it is built after the metrics: the composition hands over a reader bound once it exists.
+   */
+  constructor(
+    follower: () => FollowerStats | undefined,
+    outboundDepths: () => Map<string, number> = () => new Map(),
+  ) {
     const registry = this.registry;
     const stats = follower;
     registerFollowerSeries(registry, stats);
@@ -91,7 +97,7 @@ export class BotMetrics {
       registers: [registry],
     });
     // No channel ids in labels: /metrics is unauthenticated and a channel id names who works on what.
-    const depths = () => [...this.#depths().values()];
+    const depths = () => [...outboundDepths().values()];
     new Gauge({
       name: 'slack_outbound_queue_depth',
       help: 'Slack calls waiting in the outbound queue, all channels together',
@@ -124,11 +130,6 @@ export class BotMetrics {
   leasePassed(held: number): void {
     this.leasesHeld.set(held);
     this.leasePasses.inc();
-  }
-
-  /** The outbound queue reports its depths through this (it is built after the metrics). */
-  registerOutbound(depths: () => Map<string, number>): void {
-    this.#depths = depths;
   }
 
   /** The exposition: the tenant-free series, and with `tenants` the per-workspace ones too. */

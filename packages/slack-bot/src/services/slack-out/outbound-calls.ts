@@ -1,6 +1,5 @@
 /** What the outbound queue is asked to send, how it is told about Slack's limits, and `queuedChat` over it. */
 import { type Clock, TokenBucket } from '@agent-sessions/core';
-import type { OutboundQueue } from './outbound.js';
 import type { SlackChat, SlackClient } from './slack.js';
 
 /**
@@ -120,7 +119,7 @@ export function streamBuckets(options: OutboundOptions, clock: Clock): Map<Outbo
  */
 export function queuedChat(
   client: SlackClient,
-  outbound: OutboundQueue,
+  outbound: { run<T>(call: OutboundCall<T>): Promise<T> },
 ): SlackChat<'postMessage' | 'update' | 'delete'> {
   return {
     chat: {

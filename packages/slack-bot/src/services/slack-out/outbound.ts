@@ -99,7 +99,6 @@ export class OutboundQueue {
       clock,
     });
     this.#streams = streamBuckets(options, clock);
-    metrics.registerOutbound(() => this.depths());
   }
 
   /** Runs the call when the channel's queue and Slack's limits allow; settles as the call does. */

@@ -41,6 +41,14 @@ export interface ThreadPosterOptions extends Pick<ThreadLookupOptions, 'self'> {
   clock?: Clock;
 }
 
+/** What the poster asks of the parts around it, given at construction. */
+export interface ThreadPosterHooks {
+  /** Told when a batch sent in the background finds its channel closed to us. */
+  onCannotPost?: (place: Place, error: CannotPostHereError) => Promise<void>;
+  /** Whether this process follows the session (holds its lease); absent: always. */
+  owns?: (sessionId: string) => boolean;
+}
+
 /**
  * Posts into a session's thread exactly once per key, across restarts, retries and replicas: the key is
  * recorded before posting and its ts after; a key left without a ts is looked up in the thread (by the
@@ -58,18 +66,20 @@ export class ThreadPoster {
   readonly batches: ThreadBatches;
   readonly outbound: OutboundQueue;
   /** Told when a batch sent in the background finds its channel closed to us. */
-  onCannotPost: ((place: Place, error: CannotPostHereError) => Promise<void>) | undefined;
-  /** Whether this process follows the session (holds its lease); unset: always. */
-  owns: ((sessionId: string) => boolean) | undefined;
+  readonly onCannotPost: ((place: Place, error: CannotPostHereError) => Promise<void>) | undefined;
+  /** Whether this process follows the session (holds its lease); absent: always. */
+  readonly owns: ((sessionId: string) => boolean) | undefined;
 
   constructor(
     private readonly slack: SlackClient,
     private readonly posts: PostRepository,
     private readonly logger: Logger,
     private readonly metrics: BotMetrics,
-    options: ThreadPosterOptions = {},
+    options: ThreadPosterOptions & ThreadPosterHooks = {},
     outbound?: OutboundQueue,
   ) {
+    this.onCannotPost = options.onCannotPost;
+    this.owns = options.owns;
     this.#maxAttempts = options.maxAttempts ?? 3;
     this.#maxRetryAgeMs = options.maxRetryAgeMs ?? 60_000;
     this.#retryBaseMs = options.retryBaseMs ?? 1_000;

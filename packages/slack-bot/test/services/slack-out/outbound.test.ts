@@ -1,6 +1,8 @@
 import { ManualClock } from '@agent-sessions/core';
 import { describe, expect, it } from 'vitest';
 import { useSandboxWithClient } from '../../../../../test/support/world.js';
+import { LateBound } from '../../../src/late-bound.js';
+import { BotMetrics } from '../../../src/services/ops/metrics.js';
 import { OutboundQueue } from '../../../src/services/slack-out/outbound.js';
 import { logger, metrics as newMetrics } from '../../fakes.js';
 
@@ -98,8 +100,14 @@ describe('the outbound queue', () => {
 
   it('reports its depth for /metrics without naming channels (the endpoint is unauthenticated)', async () => {
     const clock = new ManualClock(0);
-    const metrics = newMetrics();
+    // The queue counts its calls in the metrics, which read its depths: bound as the composition does.
+    const later = new LateBound<OutboundQueue>('the queue');
+    const metrics = new BotMetrics(
+      () => undefined,
+      () => later.get().depths(),
+    );
     const queue = new OutboundQueue(logger, metrics, { postPerSecond: 1, postBurst: 1, clock });
+    later.bind(queue);
     const run = async () => {};
     const calls = [1, 2, 3].map(() =>
       queue.run({ channel: 'C0DEPTH', priority: 'chatter', method: 'post', run }),

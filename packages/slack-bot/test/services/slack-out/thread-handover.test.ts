@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { useSandboxWithClient } from '../../../../../test/support/world.js';
 import type { MessageText } from '../../../src/blocks/agent-message.js';
 import { OutboundQueue } from '../../../src/services/slack-out/outbound.js';
-import { ThreadPoster } from '../../../src/services/slack-out/thread-poster.js';
+import { ThreadPoster, type ThreadPosterHooks } from '../../../src/services/slack-out/thread-poster.js';
 import { FakePosts, logger, metrics as newMetrics } from '../../fakes.js';
 
 // How far a wait for a session's chatter reaches (a prompt's: up to the message that asked), and recovery
@@ -24,11 +24,18 @@ const text = (s: string): MessageText => ({ mrkdwn: s, plain: s });
 /** Over half a batch's text: each such message is a post of its own. */
 const long = (n: number) => text(`Long message ${n}. ${'x'.repeat(2_000)}`);
 
-function pacedPoster(posts = new FakePosts()) {
+function pacedPoster(posts = new FakePosts(), hooks: ThreadPosterHooks = {}) {
   const clock = new ManualClock(Date.now());
   const m = newMetrics();
   const outbound = new OutboundQueue(logger, m, { postPerSecond: 1, postBurst: 1, clock });
-  const poster = new ThreadPoster(world.slack, posts, logger, m, { retryBaseMs: 5, clock }, outbound);
+  const poster = new ThreadPoster(
+    world.slack,
+    posts,
+    logger,
+    m,
+    { retryBaseMs: 5, clock, ...hooks },
+    outbound,
+  );
   return { poster, posts, clock };
 }
 
@@ -75,9 +82,8 @@ describe('a wait for a session’s chatter', () => {
 describe('a session whose lease comes back', () => {
   it('is recovered again: a poll still in flight after the lease moved does not mark it recovered', async () => {
     const place = await thread();
-    const { poster: p, posts } = pacedPoster();
     let owned = true;
-    p.owns = () => owned;
+    const { poster: p, posts } = pacedPoster(undefined, { owns: () => owned });
     await p.recover(place, { asOwner: true });
     // The lease moves to another replica; a poll of this one still in flight handles an event.
     owned = false;
@@ -96,10 +102,9 @@ describe('a session whose lease comes back', () => {
 
   it('a recovery that finds the lease gone queues nothing here', async () => {
     const place = await thread();
-    const { poster: p, posts, clock } = pacedPoster();
-    await posts.begin(place.sessionId, 'msg:1', JSON.stringify({ text: 'Left by a crash.' }));
     let owned = false;
-    p.owns = () => owned;
+    const { poster: p, posts, clock } = pacedPoster(undefined, { owns: () => owned });
+    await posts.begin(place.sessionId, 'msg:1', JSON.stringify({ text: 'Left by a crash.' }));
     await p.recover(place, { asOwner: true });
     expect(p.batches.has(place, 'msg:1')).toBe(false);
     await clock.advance(5_000);
