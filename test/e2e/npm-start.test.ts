@@ -215,18 +215,10 @@ describe('npm start on embedded defaults', () => {
     expect(await unfinished(eventsUrl, twoMb, 0)).toBe(413);
     expect(await unfinished(eventsUrl, undefined, 1536 * 1024)).toBe(413);
     expect(await unfinished(eventsUrl.replace('/slack/events', '/healthz'), twoMb, 0)).toBe(413);
-    const whole = await fetch(eventsUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: new ReadableStream({
-        start(controller) {
-          controller.enqueue(new Uint8Array(twoMb).fill(0x20));
-          controller.close();
-        },
-      }),
-      duplex: 'half',
-    } as RequestInit);
-    expect(whole.status).toBe(413);
+    // Not checked: a client that writes the whole body before it reads. The bot answers 413 and closes
+    // rather than read a megabyte more, so that client's next write may fail (EPIPE) before it reads the
+    // answer, and whether it does is a race between the two processes (fetch then reports "fetch failed").
+    // What the bot sends is checked above, at the moment each client can read it.
   });
 
   it('stops cleanly on SIGTERM', async () => {
