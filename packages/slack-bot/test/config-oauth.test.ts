@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config/index.js';
+import { loadConfig } from '../src/config/index.js';
 import { DEFAULT_BOT_SCOPES } from '../src/config/slack.js';
+import { configProblems } from './config-problems.js';
 
 const OAUTH = {
   SLACK_CLIENT_ID: '123.456',
@@ -9,16 +10,6 @@ const OAUTH = {
   SLACK_SIGNING_SECRET: 'signing',
   AGENT_KEY_ENCRYPTION_KEY: 'a'.repeat(64),
   SLACK_ALLOWED_TEAMS: 'T0NORTH',
-};
-
-const problems = (env: Record<string, string>): string => {
-  try {
-    loadConfig(env);
-    return '';
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return error.message;
-  }
 };
 
 describe('configuration of OAuth installs', () => {
@@ -54,42 +45,42 @@ describe('configuration of OAuth installs', () => {
   });
 
   it('names each missing or conflicting variable', () => {
-    expect(problems({ SLACK_CLIENT_ID: '1', SLACK_SIGNING_SECRET: 's' })).toContain(
+    expect(configProblems({ SLACK_CLIENT_ID: '1', SLACK_SIGNING_SECRET: 's' })).toContain(
       'SLACK_CLIENT_SECRET: SLACK_CLIENT_SECRET is required for OAuth installs',
     );
-    expect(problems({ SLACK_CLIENT_ID: '1', SLACK_SIGNING_SECRET: 's' })).toContain(
+    expect(configProblems({ SLACK_CLIENT_ID: '1', SLACK_SIGNING_SECRET: 's' })).toContain(
       'SLACK_STATE_SECRET: SLACK_STATE_SECRET is required',
     );
-    expect(problems({ ...OAUTH, SLACK_BOT_TOKEN: 'xoxb-1' })).toContain(
+    expect(configProblems({ ...OAUTH, SLACK_BOT_TOKEN: 'xoxb-1' })).toContain(
       'SLACK_BOT_TOKEN: SLACK_BOT_TOKEN must be unset with SLACK_CLIENT_ID',
     );
-    expect(problems({ ...OAUTH, SLACK_APP_TOKEN: 'xapp-1' })).toContain('not Socket Mode');
+    expect(configProblems({ ...OAUTH, SLACK_APP_TOKEN: 'xapp-1' })).toContain('not Socket Mode');
     const { SLACK_SIGNING_SECRET: _, ...unsigned } = OAUTH;
-    expect(problems(unsigned)).toContain(
+    expect(configProblems(unsigned)).toContain(
       'SLACK_SIGNING_SECRET: SLACK_SIGNING_SECRET is required for OAuth installs',
     );
-    expect(problems({ ...OAUTH, SLACK_STATE_SECRET: 'short' })).toContain(
+    expect(configProblems({ ...OAUTH, SLACK_STATE_SECRET: 'short' })).toContain(
       'SLACK_STATE_SECRET: SLACK_STATE_SECRET must be at least 16 characters',
     );
-    expect(problems({ ...OAUTH, SLACK_REDIRECT_URI: 'nope' })).toContain(
+    expect(configProblems({ ...OAUTH, SLACK_REDIRECT_URI: 'nope' })).toContain(
       'SLACK_REDIRECT_URI: SLACK_REDIRECT_URI must be an http(s) URL',
     );
   });
 
   it('OAuth needs AGENT_KEY_ENCRYPTION_KEY: the Slack tokens are stored encrypted with it', () => {
     const { AGENT_KEY_ENCRYPTION_KEY: _, ...keyless } = OAUTH;
-    expect(problems(keyless)).toContain(
+    expect(configProblems(keyless)).toContain(
       'AGENT_KEY_ENCRYPTION_KEY: AGENT_KEY_ENCRYPTION_KEY is required for OAuth installs: the Slack tokens of each workspace are stored encrypted with it',
     );
-    expect(problems({ ...keyless, AGENT_KEY_ENCRYPTION_KEY: '  ' })).toContain(
+    expect(configProblems({ ...keyless, AGENT_KEY_ENCRYPTION_KEY: '  ' })).toContain(
       'AGENT_KEY_ENCRYPTION_KEY is required',
     );
     // Single-workspace mode keeps its token in the environment: no key needed.
-    expect(problems({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' })).toBe('');
+    expect(configProblems({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' })).toBe('');
   });
 
   it('never quotes a secret in a problem', () => {
-    const message = problems({ ...OAUTH, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' });
+    const message = configProblems({ ...OAUTH, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' });
     expect(message).not.toContain('client-secret-value');
     expect(message).not.toContain('a-state-secret');
   });

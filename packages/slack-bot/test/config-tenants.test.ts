@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config/index.js';
+import { loadConfig } from '../src/config/index.js';
+import { configProblems } from './config-problems.js';
 
 const OAUTH = {
   SLACK_CLIENT_ID: '123.456',
@@ -12,19 +13,9 @@ const OAUTH = {
 };
 const ONE_TOKEN = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'signing' };
 
-const problems = (env: Record<string, string>): string => {
-  try {
-    loadConfig(env);
-    return '';
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return error.message;
-  }
-};
-
 describe('the workspaces served under OAuth (SLACK_ALLOWED_TEAMS)', () => {
   it('is required under OAuth, and the error names it', () => {
-    expect(problems(OAUTH)).toContain(
+    expect(configProblems(OAUTH)).toContain(
       'SLACK_ALLOWED_TEAMS: SLACK_ALLOWED_TEAMS is required for OAuth installs',
     );
   });
@@ -39,14 +30,14 @@ describe('the workspaces served under OAuth (SLACK_ALLOWED_TEAMS)', () => {
     expect(loadConfig({ ...OAUTH, SLACK_ALLOWED_TEAMS: '*' }).slack?.oauth?.allowedTeams).toEqual({
       any: true,
     });
-    expect(problems({ ...OAUTH, SLACK_ALLOWED_TEAMS: 'T0NORTH,north wind' })).toContain(
+    expect(configProblems({ ...OAUTH, SLACK_ALLOWED_TEAMS: 'T0NORTH,north wind' })).toContain(
       'SLACK_ALLOWED_TEAMS: SLACK_ALLOWED_TEAMS takes team ids (T…) and organisation ids (E…), comma-separated, or * for every workspace; got "north wind"',
     );
   });
 
   it('is not needed with one bot token, and refused there (it would do nothing)', () => {
-    expect(problems(ONE_TOKEN)).toBe('');
-    expect(problems({ ...ONE_TOKEN, SLACK_ALLOWED_TEAMS: 'T0NORTH' })).toContain(
+    expect(configProblems(ONE_TOKEN)).toBe('');
+    expect(configProblems({ ...ONE_TOKEN, SLACK_ALLOWED_TEAMS: 'T0NORTH' })).toContain(
       'SLACK_ALLOWED_TEAMS: SLACK_ALLOWED_TEAMS applies to OAuth installs only',
     );
   });
@@ -61,14 +52,14 @@ describe("the operator's key, lent per workspace (AGENT_API_KEY_TEAMS)", () => {
       ids: new Set(['T0NORTH']),
     });
     expect(loadConfig({ ...base, AGENT_API_KEY_TEAMS: '*' }).keys?.apiKeyTeams).toEqual({ any: true });
-    expect(problems({ ...base, AGENT_API_KEY_TEAMS: 'U0ALICE' })).toContain(
+    expect(configProblems({ ...base, AGENT_API_KEY_TEAMS: 'U0ALICE' })).toContain(
       'AGENT_API_KEY_TEAMS: AGENT_API_KEY_TEAMS takes team ids (T…)',
     );
   });
 
   it('with one bot token, AGENT_API_KEY serves its workspace as it always did', () => {
     expect(loadConfig(ONE_TOKEN).keys?.apiKeyTeams).toBeUndefined();
-    expect(problems({ ...ONE_TOKEN, AGENT_API_KEY_TEAMS: '*' })).toContain(
+    expect(configProblems({ ...ONE_TOKEN, AGENT_API_KEY_TEAMS: '*' })).toContain(
       'AGENT_API_KEY_TEAMS: AGENT_API_KEY_TEAMS applies to OAuth installs only',
     );
   });
@@ -78,13 +69,13 @@ describe('allowlists of places under OAuth', () => {
   const base = { ...OAUTH, SLACK_ALLOWED_TEAMS: '*' };
 
   it('an unprefixed dm or channel is refused: it would be read in every workspace', () => {
-    const said = problems({ ...base, AGENT_ALLOWED_CHANNELS: 'dm,T0NORTH:C0NAGENTS,C0AGENTS' });
+    const said = configProblems({ ...base, AGENT_ALLOWED_CHANNELS: 'dm,T0NORTH:C0NAGENTS,C0AGENTS' });
     expect(said).toContain(
       'AGENT_ALLOWED_CHANNELS: AGENT_ALLOWED_CHANNELS under OAuth installs: each entry names its workspace, like T0NORTH:dm',
     );
     expect(said).toContain('got "C0AGENTS"');
     expect(said).not.toContain('got "T0NORTH:C0NAGENTS"');
-    expect(problems({ ...base, AGENT_ESCALATE_TO: 'S0LEADS' })).toContain(
+    expect(configProblems({ ...base, AGENT_ESCALATE_TO: 'S0LEADS' })).toContain(
       'AGENT_ESCALATE_TO: AGENT_ESCALATE_TO under OAuth installs: each entry names its workspace',
     );
   });

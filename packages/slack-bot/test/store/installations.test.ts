@@ -1,19 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../src/index.js';
+import { createLogger } from '../../src/logger.js';
 import { WorkspaceTokens } from '../../src/services/installs/tokens.js';
 import type { SlackInstallation } from '../../src/store/installations.js';
 import { inWorkspace, type Workspace } from '../../src/workspace.js';
 import { storeBackends } from './backends.js';
 
-const silent = {
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  debug: () => {},
-  child() {
-    return this;
-  },
-} as unknown as ConstructorParameters<typeof WorkspaceTokens>[0]['logger'];
+const silent = createLogger({ secrets: [], level: 'silent' });
 
 const rnd = () => Math.random().toString(36).slice(2, 10).toUpperCase();
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../src/index.js';
+import { createLogger } from '../../src/logger.js';
 import { slackTokenExchange } from '../../src/services/installs/token-exchange.js';
 import { WorkspaceTokens } from '../../src/services/installs/tokens.js';
 import type { SlackInstallation } from '../../src/store/installations.js';
@@ -11,15 +12,7 @@ import { storeBackends } from './backends.js';
 // Token rotation calls Slack (oauth.v2.access): a slow Slack must hold no transaction (on PGlite one held
 // transaction stops every query), and two replicas wanting the token make one call between them.
 
-const silent = {
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  debug: () => {},
-  child() {
-    return this;
-  },
-} as unknown as ConstructorParameters<typeof WorkspaceTokens>[0]['logger'];
+const silent = createLogger({ secrets: [], level: 'silent' });
 const boltSilent = {
   debug: () => {},
   info: () => {},

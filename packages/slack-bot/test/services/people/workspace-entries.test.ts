@@ -1,12 +1,13 @@
 import { defaultSeed, type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config/index.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { createLogger } from '../../../src/logger.js';
 import { Approvers, channelPolicy } from '../../../src/services/people/policy.js';
 import { escalationIn } from '../../../src/services/people/workspace-entries.js';
 import type { SlackClient } from '../../../src/services/slack-out/slack.js';
 import { currentWorkspace, inWorkspace, type Workspace } from '../../../src/workspace.js';
+import { configProblems } from '../../config-problems.js';
 
 // AGENT_APPROVERS, AGENT_ALLOWED_CHANNELS and AGENT_ESCALATE_TO entries limited to a workspace.
 
@@ -55,16 +56,6 @@ function twoWorkspaces(): SlackClient {
   } as unknown as SlackClient;
 }
 
-const problems = (env: Record<string, string>): string => {
-  try {
-    loadConfig(env);
-    return '';
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return error.message;
-  }
-};
-
 describe('workspace prefixes in the lists (configuration)', () => {
   it('reads prefixed and plain entries as written', () => {
     const config = loadConfig({
@@ -78,19 +69,19 @@ describe('workspace prefixes in the lists (configuration)', () => {
   });
 
   it('names the variable, the entry and the rule', () => {
-    expect(problems({ AGENT_APPROVERS: 'north:U0ERIN' })).toContain(
+    expect(configProblems({ AGENT_APPROVERS: 'north:U0ERIN' })).toContain(
       `AGENT_APPROVERS: AGENT_APPROVERS's workspace prefix must be a team id (T…) and a colon, like T0NORTH:U0ERIN; got "north:U0ERIN"`,
     );
-    expect(problems({ AGENT_APPROVERS: 'T0NORTH:@erin' })).toContain(
+    expect(configProblems({ AGENT_APPROVERS: 'T0NORTH:@erin' })).toContain(
       `AGENT_APPROVERS: AGENT_APPROVERS takes user ids (U…, W…) and user group ids (S…), each optionally prefixed with its workspace (T0NORTH:…); got "T0NORTH:@erin"`,
     );
-    expect(problems({ AGENT_ALLOWED_CHANNELS: 'T0NORTH:#general' })).toContain(
+    expect(configProblems({ AGENT_ALLOWED_CHANNELS: 'T0NORTH:#general' })).toContain(
       `AGENT_ALLOWED_CHANNELS takes channel ids (C…, G…) and dm (the bot's direct messages), each optionally prefixed with its workspace (T0NORTH:…); got "T0NORTH:#general"`,
     );
-    expect(problems({ AGENT_ESCALATE_TO: 'T0NORTH:S0ONE, T0NORTH:C0TWO' })).toContain(
+    expect(configProblems({ AGENT_ESCALATE_TO: 'T0NORTH:S0ONE, T0NORTH:C0TWO' })).toContain(
       `AGENT_ESCALATE_TO: AGENT_ESCALATE_TO takes one target per workspace and one without a prefix; T0NORTH has a second; got "T0NORTH:C0TWO"`,
     );
-    expect(problems({ AGENT_ESCALATE_TO: '@ops' })).toContain(
+    expect(configProblems({ AGENT_ESCALATE_TO: '@ops' })).toContain(
       'AGENT_ESCALATE_TO must be a user group id (S…) or a channel id (C…, G…)',
     );
   });
