@@ -24,3 +24,30 @@ export async function pressInHome(
   if (!view) throw new Error(`no Home tab published for ${user}`);
   return driver.actInView({ user, viewId: view.id, actionId });
 }
+
+/**
+ * A "link a key" form `user` was never given, forged on the shape of someone else's view (`from`) and
+ * saved in the sandbox, so that submitting it tests the bot's own check rather than the sandbox's.
+ */
+export function forgedKeyLinkForm(
+  workspace: RunningSandbox['workspace'],
+  from: SandboxView,
+  view: { id: string; user: string },
+): SandboxView {
+  return workspace.saveView({
+    ...from,
+    ...view,
+    type: 'modal',
+    callback_id: 'keys_link_form',
+    private_metadata: JSON.stringify({ slot: 'workspace' }),
+    blocks: [
+      {
+        type: 'input',
+        block_id: 'api_key',
+        label: { type: 'plain_text', text: 'API key' },
+        element: { type: 'plain_text_input', action_id: 'value' },
+      },
+    ],
+    closed: false,
+  } as SandboxView);
+}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { SandboxView } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
 import { ALICE, API_KEY, BOB, CAROL, textOf, useHarness, WAIT_MS } from './harness.js';
-import { homeOf, homeText, pressInHome } from './home-tab.js';
+import { forgedKeyLinkForm, homeOf, homeText, pressInHome } from './home-tab.js';
 
 // The default AGENT_KEYS=per-workspace: AGENT_API_KEY (acct_0) serves until an admin or an
 // approver (Bob, of S0APPROVERS) links the workspace's own key (acct_1); Carol is neither.
@@ -57,23 +57,7 @@ describe('the workspace’s service key (AGENT_KEYS=per-workspace)', () => {
     );
     expect(h.driver.openModal(CAROL)).toBeUndefined();
     // A form she was never given, submitted anyway.
-    const crafted = ws().saveView({
-      ...bobsView,
-      id: 'VCRAFTED1',
-      type: 'modal',
-      user: CAROL,
-      callback_id: 'keys_link_form',
-      private_metadata: JSON.stringify({ slot: 'workspace' }),
-      blocks: [
-        {
-          type: 'input',
-          block_id: 'api_key',
-          label: { type: 'plain_text', text: 'API key' },
-          element: { type: 'plain_text_input', action_id: 'value' },
-        },
-      ],
-      closed: false,
-    } as SandboxView);
+    const crafted = forgedKeyLinkForm(ws(), bobsView, { id: 'VCRAFTED1', user: CAROL });
     const response = await h.driver.submitView({
       user: CAROL,
       viewId: crafted.id,

@@ -9,7 +9,7 @@ import {
 } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, SETUP_TIMEOUT_MS, textOf, WAIT_MS } from './harness.js';
-import { homeOf, homeText, pressInHome } from './home-tab.js';
+import { forgedKeyLinkForm, homeOf, homeText, pressInHome } from './home-tab.js';
 import { HOME, NORTH, type OAuthWorld, type Place, startOAuthWorld, waitForCard } from './oauth-world.js';
 
 // What one workspace does stays in it, with the app installed in several: the home workspace, Northwind
@@ -106,23 +106,7 @@ describe('Enterprise Grid: an admin of one workspace manages no other workspaceâ
       { what: 'the refusal in Hankâ€™s DM in Ops', timeoutMs: WAIT_MS },
     );
     // A link form he was never given, submitted anyway in Ops.
-    const crafted = ops.saveView({
-      ...ivysView,
-      id: 'VHANKLINK',
-      type: 'modal',
-      user: HANK,
-      callback_id: 'keys_link_form',
-      private_metadata: JSON.stringify({ slot: 'workspace' }),
-      blocks: [
-        {
-          type: 'input',
-          block_id: 'api_key',
-          label: { type: 'plain_text', text: 'API key' },
-          element: { type: 'plain_text_input', action_id: 'value' },
-        },
-      ],
-      closed: false,
-    } as SandboxView);
+    const crafted = forgedKeyLinkForm(ops, ivysView, { id: 'VHANKLINK', user: HANK });
     const response = await w.driver(OPS).submitView({
       user: HANK,
       viewId: crafted.id,
