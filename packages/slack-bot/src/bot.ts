@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { Follower } from '@agent-sessions/core';
@@ -90,8 +91,10 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
   const agent = agentParts(settings, { surface, store, out, follower, scopes });
   const streams = streamPoster(settings, { store, out, metrics, self, surface });
+  // Sessions' changes that a Home tab may show: said by the publisher and the starts, heard by people's Homes.
+  const homeChanges = new EventEmitter();
   const publisher = sessionPublisher(settings, {
-    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes },
+    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes, homeChanges },
   });
   publisherLater.bind(publisher);
   const serves = installs && servedSessions(installs, scopes);
@@ -115,6 +118,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     agent,
     keys,
     scopes,
+    homeChanges,
   };
   const people = peopleServices(settings, built);
   const identity = { botUserId: 'bot' };
@@ -153,6 +157,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      people.homes.stop();
       await reminders.stop();
       await leases.stop({ release: true });
       await follower.stop();

@@ -97,3 +97,7 @@ export function formatDuration(ms: number): string {
   const h = Math.floor(m / 60);
   return `${h}h ${m % 60}m`;
 }
+
+/** Where a session runs, as people read it: its channel, or "a direct message" for a DM with the bot. */
+export const placeOf = (channelId: string): string =>
+  /^[DUW]/.test(channelId) ? 'a direct message' : `<#${channelId}>`;

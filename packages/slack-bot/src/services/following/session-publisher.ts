@@ -203,6 +203,7 @@ export class SessionPublisher {
     this.#snapshots.set(session.sessionId, event.session);
     if (event.session.status !== session.status) {
       await this.deps.store.sessions.update(session.sessionId, { status: event.session.status });
+      this.deps.homeChanged?.();
     }
     // "Waiting for you" is edited ahead of progress: a person looks at it.
     this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId), {
@@ -231,6 +232,7 @@ export class SessionPublisher {
     // Finished only once the report is out: a crash while it waits in the channel's queue (behind the
     // thread's backlog) leaves the session followed, so the next start posts it (once, by its key).
     await this.deps.store.sessions.update(session.sessionId, { finished: true });
+    this.deps.homeChanged?.();
     this.#snapshots.delete(session.sessionId);
     this.#steps.delete(session.sessionId);
     this.#marks.forget(session.sessionId);
@@ -347,6 +349,7 @@ export class SessionPublisher {
       });
     // Recorded before posting, so a click on the message always finds its question.
     await record(existing?.messageTs ?? null);
+    this.deps.homeChanged?.();
     await this.#streams(place)?.close(place, 'suspended');
     // The prompt comes after the agent's messages up to the one that asked: that much of this session's
     // waiting chatter goes first, as urgent as the prompt (not held up by other sessions' chatter or
