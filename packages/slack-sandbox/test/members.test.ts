@@ -228,3 +228,21 @@ describe('joining and leaving', () => {
     ).toBe(503);
   });
 });
+
+describe('a slash command nobody has', () => {
+  it('is answered as Slack answers it, only to the person, and reaches no app', async () => {
+    const calls = sandbox.workspace.apiCalls.length;
+    const res = await command({
+      user: 'U0ALICE',
+      channel: 'C0AGENTS',
+      command: '/agnet',
+      text: 'start ship it',
+    });
+    expect(res.status).toBe(200);
+    const notice = sandbox.workspace.ephemerals.at(-1);
+    expect(notice).toMatchObject({ user: 'U0ALICE', channel: 'C0AGENTS', via: 'slack' });
+    expect(notice?.text).toMatch(/^\/agnet is not a valid command\. In Slack, all messages that start with/);
+    // Nothing was delivered to the app (no event, no request to a Request URL was even possible).
+    expect(sandbox.workspace.apiCalls.length).toBe(calls);
+  });
+});

@@ -14,6 +14,7 @@ const time = (ts) =>
   });
 
 function authorOf(message) {
+  if (message.via === 'slack') return 'Slackbot';
   if (message.bot_id) return 'agents <small>APP</small>';
   const user = ui.state.users.find((u) => u.id === message.user);
   return escapeHtml(user?.real_name ?? message.user ?? 'someone');
@@ -82,9 +83,10 @@ export function renderChannel() {
   $('channel-header').textContent = ui.dm
     ? '🤖 agents · Messages'
     : `${channel.is_private ? '🔒' : '#'} ${channel.name} · ${membersLine(channel)}`;
+  $('composer-form').hidden = false;
   $('reply-chip').hidden = !ui.replyTo;
   $('composer').placeholder = ui.replyTo
-    ? 'Reply in the thread (mention with @agents)'
+    ? 'Reply in the thread'
     : ui.dm
       ? 'Message agents'
       : '@agents <goal>, a message, or /agent start scenario:approval ship the release notes';
@@ -146,6 +148,9 @@ function renderThreaded(parent, channel) {
 
 export function renderHome() {
   const s = ui.state;
+  // Slack's Home tab is the app's own page: there is nothing to type into.
+  $('composer-form').hidden = true;
+  $('reply-chip').hidden = true;
   $('channel-header').textContent = '🤖 agents · Home';
   const view = s.views.find((v) => v.type === 'home' && v.user === ui.user);
   $('messages').innerHTML = view

@@ -20,6 +20,8 @@ export interface WorkspaceSeed {
    * holds its person and the bot.
    */
   channelMembers?: Record<string, string[]>;
+  /** The app's slash commands, as its manifest declares them (default `/agent`): Slack refuses any other. */
+  commands?: string[];
 }
 
 const user = (id: string, name: string, realName: string, teamId: string, isBot = false): SandboxUser => ({
