@@ -89,7 +89,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   outboundLater.bind(out.outbound);
   const { policy, visibility } = access(settings, { slack, self });
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
-  const agent = agentParts(settings, { surface, store, out, follower, scopes });
+  const agent = agentParts(settings, { surface, store, out, follower, scopes, self });
   const streams = streamPoster(settings, { store, out, metrics, self, surface });
   // Sessions' changes that a Home tab may show: said by the publisher and the starts, heard by people's Homes.
   const homeChanges = new EventEmitter();
