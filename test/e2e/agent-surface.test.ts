@@ -83,6 +83,14 @@ describe("Slack's Stop button", () => {
     expect(await signals()).toBe(before);
     expect(await statusOf(sessionId)).toBe('running');
     expect(h.thread(cardTs).some((m) => /stopped by/.test(textOf(m)))).toBe(false);
+    // Slack stopped the live message on the click; the agent's work goes on in one that says why, not in
+    // a "continued" message (those are for Slack's length limit).
+    await h.waitInThread(
+      cardTs,
+      (m) => /^_\(Stop was pressed but not applied: the agent goes on here\)_/.test(m.text ?? ''),
+      'the stream going on after the refused Stop',
+    );
+    expect(h.thread(cardTs).some((m) => /continued from the message above/.test(m.text ?? ''))).toBe(false);
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: `cancel ${sessionId}` });
     await h.waitForCard(cardTs, (t) => /Cancelled/.test(t), 'cancelled by command');
   });
