@@ -3,15 +3,11 @@
 
 import { promptsPanel, sessionBar, streamingBadge } from '/web/agent.js';
 import { setValue } from '/web/inputs.js';
-import { escapeHtml, renderBlocks } from '/web/render.js';
-import { $, context, dmId, ui } from '/web/state.js';
+import { clockTime, escapeHtml, renderBlocks } from '/web/render.js';
+import { $, context, dmId, readerZone, ui } from '/web/state.js';
 
-const time = (ts) =>
-  new Date(Number(ts) * 1000).toLocaleTimeString([], {
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  });
+// A message's time as Slack's client shows it, in the reader's zone: the same clock as every date token.
+const time = (ts) => clockTime(new Date(Number(ts) * 1000), readerZone());
 
 function authorOf(message) {
   if (message.via === 'slack') return 'Slackbot';

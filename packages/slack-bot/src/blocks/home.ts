@@ -2,7 +2,7 @@ import type { HomeView, KnownBlock } from '@slack/types';
 import type { PromptRecord, SessionRecord } from '../store/records.js';
 import { promptMessage } from './prompt.js';
 import { statusLabel } from './session-card.js';
-import { escapeMrkdwn, mrkdwn, placeOf, plain, truncate } from './text.js';
+import { escapeMrkdwn, mrkdwn, placeOf, plain, slackDate, truncate } from './text.js';
 
 /** Sessions shown on the Home tab: each takes 2 blocks, under Slack's 100 with room for the header. */
 const MAX_SESSIONS = 45;
@@ -68,11 +68,7 @@ export function homeView(
       },
       {
         type: 'context',
-        elements: [
-          mrkdwn(
-            `session \`${escapeMrkdwn(s.sessionId)}\` · started ${s.createdAt.slice(0, 16).replace('T', ' ')} UTC`,
-          ),
-        ],
+        elements: [mrkdwn(`session \`${escapeMrkdwn(s.sessionId)}\` · started ${slackDate(s.createdAt)}`)],
       },
     );
   }

@@ -33,6 +33,7 @@ const EXCEPTIONS: Record<string, string> = {
   'slack-out/stream-poster.ts#recovered': SESSION,
   'slack-out/stream-poster.ts#classic': SESSION,
   'slack-out/stream-poster.ts#failures': SESSION,
+  'slack-out/stream-poster.ts#stoppedByClick': SESSION,
   'slack-out/card-updater.ts#pending': SESSION,
   'slack-out/card-updater.ts#lastSent': SESSION,
   'slack-out/card-updater.ts#shown': SESSION,
