@@ -197,6 +197,23 @@ class FormLane {
   }
 }
 
+/**
+ * The bot's side, from its /metrics: each request from arrival to answer, without the time the request
+ * spent reaching it (and without this process's own delays in timing it).
+ */
+async function botAckFigures(eventsUrl: string) {
+  const text = await fetch(eventsUrl.replace(/\/slack\/events$/, '/metrics'))
+    .then((r) => r.text())
+    .catch(() => '');
+  const bucket = (le: string) =>
+    Number(
+      new RegExp(`^slack_request_ack_seconds_bucket\\{le="${le}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? NaN,
+    );
+  const count = Number(/^slack_request_ack_seconds_count (\d+)/m.exec(text)?.[1] ?? NaN);
+  if (!Number.isFinite(count)) return undefined;
+  return { count, within1s: bucket('1'), within3s: bucket('3') };
+}
+
 function summary(acks: Ack[]) {
   const ms = acks.map((a) => a.ms);
   return {
@@ -254,6 +271,7 @@ async function main(): Promise<void> {
       }),
     );
     const wallS = round((performance.now() - t0) / 1000);
+    const botSide = await botAckFigures(bot.eventsUrl);
     const kinds: Kind[] = ['command', 'click', 'submission', 'event'];
     const byKind = Object.fromEntries(kinds.map((k) => [k, summary(acks.filter((a) => a.kind === k))]));
     const overall = summary(acks);
@@ -266,6 +284,10 @@ async function main(): Promise<void> {
         `${name.padEnd(12)}${String(s.count).padStart(7)}${String(s.p50Ms).padStart(9)}${String(s.p99Ms).padStart(9)}${String(s.maxMs).padStart(9)}${String(s.over3s).padStart(6)}`,
       );
     log(`\nthe bot logged "not acknowledged within 3 seconds" ${unacked.length} times; ${wallS} s in all`);
+    if (botSide)
+      log(
+        `the bot's own count (slack_request_ack_seconds): ${botSide.count} answered, ${botSide.within1s} within 1 s, ${botSide.within3s} within 3 s`,
+      );
     log(`target (every ack < 3 s, p99 < 1 s): ${met ? 'met' : 'NOT met'}`);
     writeResult(values.out as string, {
       measuredAt: new Date().toISOString(),
@@ -281,6 +303,7 @@ async function main(): Promise<void> {
       overall,
       byKind,
       botUnackedLines: unacked.length,
+      botSide,
       wallSeconds: wallS,
     });
     log(`wrote ${values.out}`);

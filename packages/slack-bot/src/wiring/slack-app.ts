@@ -30,6 +30,7 @@ export function slackApp(
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     routes,
     logger,
+    onAnswered: (seconds) => metrics.acks.observe(seconds),
   });
   scopeRequests(app, installs?.admission, logger); // each request as its workspace's work
   return { app, routes };
