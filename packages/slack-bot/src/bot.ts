@@ -35,8 +35,8 @@ import {
 } from './wiring-installs.js';
 import { serviceKeys } from './wiring-keys.js';
 import { streamPoster } from './wiring-stream.js';
-
 import type { BotTuning, RunnableConfig, Settings } from './wiring-types.js';
+import { workflowSteps } from './wiring-workflows.js';
 
 export type { BotTuning, RunnableConfig } from './wiring-types.js';
 
@@ -123,9 +123,11 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     ...(serves ? { serves } : {}),
   });
   const removals = installs && uninstalls(store, { releaseLeases: () => leases.refresh(), logger });
+  const workflows = workflowSteps(settings, { ...built, people, installs });
   registerListeners(app, {
     ...listenerContext(settings, { people, agent }),
     ...(removals ? { installs: removals } : {}),
+    workflows,
   });
 
   await reencryptKeys(keys, logger);
@@ -137,6 +139,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   // With OAuth installs, who the bot is depends on the workspace (its installation says).
   if (!installs) await learnWhoWeAre({ self, audit, identity, logger });
   reminders.start();
+  workflows.start();
   recoverUnsentPosts({ publisher, follower, logger });
   const url = urlOf(server, config.host);
   logger.info(
@@ -154,6 +157,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const stop = () => {
     stopping ??= (async () => {
       await reminders.stop();
+      await workflows.stop();
       await leases.stop({ release: true });
       await follower.stop();
       await out.cards.stop();
