@@ -28,6 +28,7 @@ import { Tenants } from './oauth/tenants.js';
 import { SocketModeHub } from './socket-mode.js';
 import { addAgentRoutes } from './web/agent-routes.js';
 import { addWebRoutes } from './web/routes.js';
+import type { FunctionDefinitions } from './workflows/definitions.js';
 import { defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
 
 const isLoopbackHost = (host: string) =>
@@ -81,6 +82,11 @@ export interface SandboxOptions {
    * `agent_session_stopped` (default yes). When not given, SANDBOX_AGENT_FEATURES / SANDBOX_AGENT_STOP_EVENT.
    */
   agent?: AgentOptions;
+  /**
+   * The app's custom steps for Workflow Builder: the manifest's `functions` (`functionsFromManifest`).
+   * Their executions complete through `functions.completeSuccess` / `completeError`, checked against them.
+   */
+  functions?: FunctionDefinitions;
 }
 
 /** Also: `workspaces`, `workspaceFor(teamId)`, `driverFor(teamId, eventsUrl)`, `oauth` (TenancyHandles). */
@@ -228,6 +234,7 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   const tenancy = new Tenancy({ ...input, baseUrl: () => baseUrl, eventAckTimeoutMs, socketMode }, options);
   const home = workspace.seed.teamId;
   for (const other of tenancy.tenants.all.slice(1)) other.workspace.agent.configure(agentOptions);
+  for (const tenant of tenancy.tenants.all) tenant.workspace.workflows.define(options.functions ?? {});
   const callLog = process.env.SANDBOX_CALL_LOG;
   if (callLog) {
     // For measuring a suite (how many 429s, which methods): one JSON line per Web API call.

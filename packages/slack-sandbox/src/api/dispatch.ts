@@ -7,6 +7,7 @@ import type { ApiCall } from '../workspace.js';
 import { agents } from './agents.js';
 import { chat } from './chat.js';
 import { files } from './files.js';
+import { functions } from './functions.js';
 import { people } from './people.js';
 import { reactions } from './reactions.js';
 import { streams } from './streams.js';
@@ -21,6 +22,7 @@ const METHODS: Record<string, Method> = {
   ...reactions,
   ...agents,
   ...streams,
+  ...functions,
 };
 
 /** What the fake Web API needs besides the workspace: the tokens it accepts, faults and rate limits. */
@@ -80,6 +82,8 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
     }
     // The workspace the token reaches (the default one until the token says otherwise).
     let call: WebApiContext = ctx;
+    // The custom step's execution whose token made the call: its posts carry it in their clicks.
+    let postedUnder: string | undefined;
     let channels = channelsOf(args, ctx);
     let channel = channels.at(-1);
     const record = (entry: Omit<ApiCall, 'seq' | 'at' | 'method' | 'channel'>) =>
@@ -100,11 +104,16 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
     if (!isSocketOpen && !method && !oauth) return answer({ ok: false, error: 'unknown_method' });
     if (!oauth) {
       if (!token) return answer({ ok: false, error: 'not_authed' });
-      const auth: TokenAuth = ctx.authenticate
-        ? ctx.authenticate(token, name, args)
-        : token === (isSocketOpen ? ctx.appToken : ctx.botToken)
-          ? { ok: true }
-          : { ok: false, error: 'invalid_auth' };
+      // A custom step's execution token works like the bot's while its execution runs.
+      const execution = isSocketOpen ? undefined : ctx.workspace.workflows.byToken(token);
+      const auth: TokenAuth = execution
+        ? { ok: true }
+        : ctx.authenticate
+          ? ctx.authenticate(token, name, args)
+          : token === (isSocketOpen ? ctx.appToken : ctx.botToken)
+            ? { ok: true }
+            : { ok: false, error: 'invalid_auth' };
+      postedUnder = execution?.id;
       if (!auth.ok) return answer({ ok: false, error: auth.error });
       if (auth.context) {
         call = { ...ctx, ...auth.context };
@@ -155,7 +164,10 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
 
     if (isSocketOpen) return answer({ ok: true, url: ctx.socketMode.open(ctx.baseUrl()) });
     try {
-      return answer((method as Method)(args, call));
+      const body = (method as Method)(args, call);
+      if (postedUnder && name === 'chat.postMessage' && body.ok === true)
+        call.workspace.workflows.markPosted(String(body.channel), String(body.ts), postedUnder);
+      return answer(body);
     } catch (error) {
       if (error instanceof SlackApiError) return answer({ ok: false, error: error.code, ...error.extra });
       throw error;
