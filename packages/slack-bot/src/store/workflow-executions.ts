@@ -74,7 +74,7 @@ export interface WorkflowExecutionRepository {
     sessionId?: string;
   }): Promise<boolean>;
   get(executionId: string): Promise<WorkflowExecution | undefined>;
-  /** The session started for it, where its card is: now waited for. */
+  /** The session it runs or waits for, and where its card is: now waited for. */
   started(
     executionId: string,
     session: { sessionId: string; channelId: string; userId: string; permalink?: string },
@@ -130,7 +130,7 @@ export class SqlWorkflowExecutionRepository implements WorkflowExecutionReposito
     await this.sql.query(
       `UPDATE workflow_executions SET session_id = $2, channel_id = $3, user_id = $4, permalink = $5,
               state = 'waiting', updated_at = now()
-        WHERE execution_id = $1 AND state = 'starting'`,
+        WHERE execution_id = $1 AND state <> 'done'`,
       [executionId, s.sessionId, s.channelId, s.userId, s.permalink ?? null],
     );
   }
