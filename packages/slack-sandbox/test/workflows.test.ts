@@ -1,3 +1,4 @@
+import type { AddressInfo, Server } from 'node:net';
 import { App, LogLevel } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -7,7 +8,7 @@ import {
   type SlackDriver,
   startSandbox,
 } from '../src/index.js';
-import { boltApp, driveBolt } from './bolt-app.js';
+import { boltApp } from './bolt-app.js';
 
 // Workflow Builder's custom steps as a real Bolt app meets them: function_executed over HTTP and Socket
 // Mode with its execution id and token, Bolt's complete()/fail() checked against the declared outputs,
@@ -56,7 +57,10 @@ beforeAll(async () => {
     await ack();
     clicks.push(body as unknown as Record<string, unknown>);
   });
-  driver = await driveBolt(sandbox, app);
+  const server = (await app.start(0)) as Server;
+  const eventsUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`;
+  driver = sandbox.driver(eventsUrl);
+  sandbox.connectBot(eventsUrl);
 });
 afterAll(async () => {
   await app?.stop();
@@ -249,5 +253,59 @@ describe('interactivity inside a step', () => {
     });
     expect(clicks[1]?.function_data).toBeUndefined();
     expect(clicks[1]?.bot_access_token).toBeUndefined();
+  });
+});
+
+describe('a workflow on the page', () => {
+  const page = async (path: string, body: unknown) => {
+    const response = await fetch(`${sandbox.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return (await response.json()) as { ok: boolean; error?: string; result?: { execution: { id: string } } };
+  };
+
+  it('runs the step with the form’s values typed as declared, then posts the outputs in the chosen channel', async () => {
+    const answer = await page('/sandbox/workflow', {
+      callbackId: 'echo_step',
+      user: 'U0BOB',
+      values: { text: 'from the page', who: 'U0ALICE' },
+      nextChannel: 'C0AGENTS',
+    });
+    expect(answer.ok).toBe(true);
+    const id = answer.result?.execution.id as string;
+    expect(JSON.stringify(answer)).not.toContain('xwfp-');
+    const got = await sandbox.workspace.waitFor(() =>
+      received.find((r) => r.event.function_execution_id === id),
+    );
+    expect(got.event.inputs).toEqual({ text: 'from the page', who: 'U0ALICE' });
+    await got.complete({ outputs: { echoed: 'from the page', length: 13 } });
+    const execution = sandbox.workspace.workflows.executions.get(id);
+    expect(sandbox.workspace.findMessage('C0AGENTS', execution?.posted?.ts ?? '')?.text).toContain(
+      '*echoed*: from the page',
+    );
+    const state = (await (await fetch(`${sandbox.url}/sandbox/state`)).json()) as {
+      workflows: { definitions: Record<string, unknown>; executions: Array<{ id: string; state: string }> };
+    };
+    expect(Object.keys(state.workflows.definitions)).toEqual(['echo_step']);
+    expect(state.workflows.executions.find((e) => e.id === id)?.state).toBe('completed');
+    expect(JSON.stringify(state)).not.toContain('xwfp-');
+  });
+
+  it('names the field when a value can’t be typed, and the step when it isn’t declared', async () => {
+    const notes = await page('/sandbox/workflow', {
+      callbackId: 'echo_step',
+      user: 'U0BOB',
+      values: { text: 'x', who: 'U0ALICE', colour: 'red' },
+    });
+    expect(notes).toEqual({ ok: false, error: 'colour is not an input of this step' });
+    expect(await page('/sandbox/workflow', { callbackId: 'nope', user: 'U0BOB', values: {} })).toEqual({
+      ok: false,
+      error: 'the app declares no step nope',
+    });
+    const page_ = await (await fetch(`${sandbox.url}/`)).text();
+    expect(page_).toContain('data-testid="workflows-panel"');
+    expect((await fetch(`${sandbox.url}/web/workflows.js`)).status).toBe(200);
   });
 });
