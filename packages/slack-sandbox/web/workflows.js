@@ -45,6 +45,7 @@ function workflowForm(callbackId, definition) {
     .map(([name, param]) => field(name, param, required.includes(name)))
     .join('');
   return `<form class="wf-form" data-testid="workflow-form" data-callback-id="${escapeHtml(callbackId)}">
+<div class="wf-title">Workflow: ${escapeHtml(definition.title)}</div>
 <div class="wf-step">1 · Form</div>${fields}
 <div class="wf-step">2 · ${escapeHtml(definition.title)} <small>(the app's step)</small></div>
 <div class="wf-step">3 · Send a message with its outputs to
