@@ -127,9 +127,12 @@ it(
       user: ALICE,
     });
     const card = await ws.waitFor(cardOf(/a release to call off/), { what: 'the card to cancel' });
+    // The first completion's connection is lost before Slack reads it: the bot's client sends it again.
+    sandbox.failNext({ method: 'functions.completeError', drop: true });
     await driver.act({ user: ALICE, channel: CHANNEL, ts: card.ts, actionId: 'session_cancel' });
     const failed = await finished(step.execution.id);
-    expect(failed).toMatchObject({ state: 'failed', completions: 1 });
+    expect(failed).toMatchObject({ state: 'failed', completions: 1, refused: [] });
+    expect(ws.apiCalls.filter((c) => c.method === 'functions.completeError' && c.dropped)).toHaveLength(1);
     expect(failed.error).toMatch(new RegExp(`The agent session ${sessionIdOf(card)} was cancelled\\.`));
     expect(failed.error).toContain(`/archives/${CHANNEL}/p`);
 

@@ -2,19 +2,24 @@
 import { WorkflowSteps } from './services/workflows/workflow-steps.js';
 import type { Parts, Settings } from './wiring-types.js';
 
-/** The steps start sessions as `/agent start` does, and complete in Slack with the workspace's client. */
+/**
+ * The steps start sessions as `/agent start` does, and complete in Slack with the workspace's client, in
+ * their own lane of the outbound queue (Tier 3, as the agent sessions' status calls are).
+ */
 export function workflowSteps(
   { config, logger }: Settings,
-  parts: Pick<Parts, 'store' | 'slack' | 'people' | 'keys' | 'installs'>,
+  parts: Pick<Parts, 'store' | 'slack' | 'out' | 'people' | 'keys' | 'installs'>,
 ): WorkflowSteps {
-  const { store, slack, people, keys, installs } = parts;
+  const { store, slack, out, people, keys, installs } = parts;
   return new WorkflowSteps({
     executions: store.workflowExecutions,
     sessions: store.sessions,
     starting: people.starting,
     // The session's own key, whoever started the workflow.
     readSession: (sessionId) => keys.calls.sessions.get(sessionId),
-    slack,
+    slack: { functions: out.paced.functions, chat: slack.chat },
+    send: (call) =>
+      out.outbound.run({ channel: 'workflow-steps', priority: 'outcome', method: 'tier3', run: call }),
     isolated: installs !== undefined,
     settings: config.workflows ?? { checkMs: 5_000 },
     logger: logger.child({ component: 'workflows' }),

@@ -41,10 +41,12 @@ export class WorkflowSteps {
       starting: Pick<StartingService, 'start'>;
       /** The service's read of a session, with the session's key. */
       readSession: (sessionId: string) => Promise<EndedSession>;
-      /** The current workspace's client: completions and the card's permalink. */
+      /** The current workspace's client: completions (sent through `send`) and the card's permalink. */
       slack: { functions: Pick<SlackClient['functions'], 'completeSuccess' | 'completeError'> } & {
         chat: Pick<SlackClient['chat'], 'getPermalink'>;
       };
+      /** A completion is a call the bot makes on its own: it waits its turn in the outbound queue (Tier 3). */
+      send?: <T>(call: () => Promise<T>) => Promise<T>;
       /** OAuth installs: a workspace's store rows are its own only. */
       isolated: boolean;
       settings: WorkflowStepSettings;
@@ -181,13 +183,16 @@ export class WorkflowSteps {
     const { executions, slack, logger } = this.deps;
     const claimed = await executions.claim(executionId, this.#claimId, this.deps.settings.claimMs ?? 60_000);
     if (!claimed) return;
+    const send = this.deps.send ?? ((call) => call());
     try {
-      if (ending.kind === 'success')
-        await slack.functions.completeSuccess({
-          function_execution_id: executionId,
-          outputs: { ...ending.outputs },
-        });
-      else await slack.functions.completeError({ function_execution_id: executionId, error: ending.error });
+      await send(() =>
+        ending.kind === 'success'
+          ? slack.functions.completeSuccess({
+              function_execution_id: executionId,
+              outputs: { ...ending.outputs },
+            })
+          : slack.functions.completeError({ function_execution_id: executionId, error: ending.error }),
+      );
     } catch (error) {
       const code = slackErrorCode(error);
       if (code === 'parameter_validation_failed' && ending.kind === 'success') {
