@@ -79,6 +79,8 @@ export class WorkflowSteps {
       ...rest,
       channelId: place,
       userId,
+      // Said on the card, so the channel knows why the session is there.
+      origin: 'started by a workflow',
     } satisfies StartInput);
     if (!started.ok) return this.#complete(executionId, refusal(started.message));
     const session = await this.deps.sessions.get(started.sessionId);
