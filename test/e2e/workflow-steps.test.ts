@@ -179,7 +179,9 @@ it(
     });
     const missing = await finished(unknown.execution.id);
     expect(missing.state).toBe('failed');
-    expect(missing.error).toMatch(/no session sess_no_such_session this bot may see \(it answered 404\)/);
+    expect(missing.error).toMatch(
+      /no session sess_no_such_session this bot may see here \(the service answered 404\)/,
+    );
   },
   patient(120_000),
 );

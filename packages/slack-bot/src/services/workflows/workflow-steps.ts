@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { ServiceError } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
-import type { SessionRecord } from '../../store/records.js';
+import type { SessionRepository } from '../../store/sessions.js';
 import type { WorkflowExecution, WorkflowExecutionRepository } from '../../store/workflow-executions.js';
 import { inWorkspace, type Workspace } from '../../workspace.js';
 import type { StartInput, StartingService } from '../people/starting.js';
@@ -26,6 +26,14 @@ export interface WorkflowStepSettings {
   startingMs?: number;
 }
 
+/** No key of the current workspace can read a session started elsewhere: said to the person as it is. */
+export class NoKeyHere extends Error {
+  override name = 'NoKeyHere';
+}
+
+const notVisible = (sessionId: string, why: string) =>
+  `The Agent Session Service has no session ${sessionId} this bot may see here (${why}).`;
+
 /** Slack's answers meaning the execution can't be completed any more: someone did, or it timed out. */
 const GONE = new Set(['execution_not_in_running_state', 'function_execution_not_found']);
 
@@ -37,10 +45,13 @@ export class WorkflowSteps {
   constructor(
     private readonly deps: {
       executions: WorkflowExecutionRepository;
-      sessions: { get(sessionId: string): Promise<SessionRecord | undefined> };
+      sessions: Pick<SessionRepository, 'get' | 'workspaceOf'>;
       starting: Pick<StartingService, 'start'>;
-      /** The service's read of a session, with the session's key. */
-      readSession: (sessionId: string) => Promise<EndedSession>;
+      /**
+       * The service's read of a session: one the bot started with the session's key; one started elsewhere
+       * (`recorded` false) with the key a start in the current workspace would use, or `NoKeyHere`.
+       */
+      readSession: (sessionId: string, recorded: boolean) => Promise<EndedSession>;
       /** The current workspace's client: completions (sent through `send`) and the card's permalink. */
       slack: { functions: Pick<SlackClient['functions'], 'completeSuccess' | 'completeError'> } & {
         chat: Pick<SlackClient['chat'], 'getPermalink'>;
@@ -169,13 +180,15 @@ export class WorkflowSteps {
     if (recorded && !recorded.finished) return undefined;
     if (recorded && (recorded.status === 'unreachable' || recorded.status === 'cant_post_here'))
       return lostEnding(sessionId, recorded.status, permalink);
+    // Another workspace's session (OAuth installs): not this workflow's to read, whatever its id.
+    if (!recorded && this.deps.isolated && (await this.deps.sessions.workspaceOf(sessionId)))
+      return refusal(notVisible(sessionId, 'it belongs to another workspace'));
     try {
-      return endingOf(sessionId, await this.deps.readSession(sessionId), permalink);
+      return endingOf(sessionId, await this.deps.readSession(sessionId, recorded !== undefined), permalink);
     } catch (error) {
+      if (error instanceof NoKeyHere) return refusal(error.message);
       if (error instanceof ServiceError && (error.status === 404 || error.status === 403))
-        return refusal(
-          `The Agent Session Service has no session ${sessionId} this bot may see (it answered ${error.status}).`,
-        );
+        return refusal(notVisible(sessionId, `the service answered ${error.status}`));
       throw error;
     }
   }

@@ -3,6 +3,7 @@ import { openPglite, SqlStore } from '../../../src/index.js';
 import { createLogger } from '../../../src/logger.js';
 import type { EndedSession } from '../../../src/services/workflows/step-outcome.js';
 import { WorkflowSteps } from '../../../src/services/workflows/workflow-steps.js';
+import { inWorkspace } from '../../../src/workspace.js';
 
 // The steps' own rules, with the store they share: two replicas sweeping one execution complete it once;
 // a step whose inputs can't run fails at once naming the field; Slack's "already completed" is taken as
@@ -41,7 +42,12 @@ afterAll(async () => {
   await store?.close();
 });
 
-function steps(slack: ReturnType<typeof slackThat>, session: EndedSession, startingMs = 120_000) {
+function steps(
+  slack: ReturnType<typeof slackThat>,
+  session: EndedSession,
+  startingMs = 120_000,
+  isolated = false,
+) {
   return new WorkflowSteps({
     executions: store.workflowExecutions,
     sessions: store.sessions,
@@ -49,7 +55,7 @@ function steps(slack: ReturnType<typeof slackThat>, session: EndedSession, start
     readSession: async () => session,
     // The stand-in answers what the steps call; the client's full type has far more.
     slack: slack as unknown as ConstructorParameters<typeof WorkflowSteps>[0]['slack'],
-    isolated: false,
+    isolated,
     settings: { checkMs: 60_000, startingMs },
     logger,
   });
@@ -162,5 +168,29 @@ describe('WorkflowSteps', () => {
     ]);
     expect(slack.calls[0]?.args.error).toMatch(/restarted while starting/);
     expect(await store.workflowExecutions.get('FxRUNNING')).toMatchObject({ state: 'waiting' });
+  });
+
+  it('under OAuth installs, a wait step never reads another workspace’s session, whatever its id', async () => {
+    const north = { teamId: 'T0NORTH', key: 'T0NORTH', isEnterpriseInstall: false, isolated: true };
+    const south = { teamId: 'T0SOUTH', key: 'T0SOUTH', isEnterpriseInstall: false, isolated: true };
+    await inWorkspace(north, () =>
+      store.sessions.create({
+        sessionId: 's_north',
+        channelId: 'C1',
+        cardTs: '2.000001',
+        startedBy: 'U1',
+        goal: 'north only',
+        budget: null,
+      }),
+    );
+    await store.sessions.update('s_north', { status: 'completed', finished: true });
+    const slack = slackThat();
+    await inWorkspace(south, () =>
+      steps(slack, completed, 120_000, true).wait('FxSOUTH', { session_id: 's_north' }),
+    );
+    expect(slack.calls.map((c) => c.method)).toEqual(['functions.completeError']);
+    expect(slack.calls[0]?.args.error).toBe(
+      'The Agent Session Service has no session s_north this bot may see here (it belongs to another workspace).',
+    );
   });
 });
