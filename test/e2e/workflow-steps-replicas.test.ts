@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { functionsFromManifest } from '@agent-sessions/slack-sandbox';
+import { functionsFromManifest, type StepRun } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { patient } from '../support/patience.js';
@@ -31,7 +31,7 @@ describe.skipIf(!TEST_DATABASE_URL)(
         let a = await world.spawn(env('replica-a'));
         const b = await world.spawn(env('replica-b'));
         const goals = ['tidy the changelog', 'check the links', 'count the tests', 'list the owners'];
-        const runs = [];
+        const runs: StepRun[] = [];
         for (const [i, goal] of goals.entries()) {
           runs.push(
             await sandbox.driver((i % 2 ? b : a).eventsUrl).runStep({
