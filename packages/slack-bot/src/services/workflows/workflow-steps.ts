@@ -13,7 +13,7 @@ import type { SessionRepository } from '../../store/sessions.js';
 import type { WorkflowExecution, WorkflowExecutionRepository } from '../../store/workflow-executions.js';
 import { inWorkspace, type Workspace } from '../../workspace.js';
 import type { StartInput, StartingService } from '../people/starting.js';
-import { type SlackClient, slackErrorCode } from '../slack-out/slack.js';
+import { type SlackClient, slackErrorCode } from '../slack-out/outbound/index.js';
 import { readRunInputs, readWaitInputs } from './step-inputs.js';
 import { type EndedSession, endingOf, lostEnding, refusal, type StepEnding } from './step-outcome.js';
 
