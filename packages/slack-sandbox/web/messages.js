@@ -11,6 +11,8 @@ const time = (ts) => clockTime(new Date(Number(ts) * 1000), readerZone());
 
 function authorOf(message) {
   if (message.via === 'slack') return 'Slackbot';
+  // A workflow's own "Send a message" step posts as Workflow Builder (workflows.js).
+  if (message.bot_id === 'BWORKFLOWS') return 'Workflow Builder <small>WORKFLOW</small>';
   if (message.bot_id) return 'agents <small>APP</small>';
   const user = ui.state.users.find((u) => u.id === message.user);
   return escapeHtml(user?.real_name ?? message.user ?? 'someone');
