@@ -29,7 +29,7 @@ describe('StarterOrApprovers', () => {
   });
 
   it('a refusal names who may act in the very words of the prompt’s "Waiting for" line', async () => {
-    const policy = new StarterOrApprovers(new Approvers(slack, ['U0BOB', 'S0APPROVERS'], logger));
+    const policy = new StarterOrApprovers(new Approvers(world.slack, ['U0BOB', 'S0APPROVERS'], logger));
     const waiting = policy.whoMayAnswer(session).line;
     expect(waiting).toBe('Waiting for <@U0ALICE>, <@U0BOB> or <!subteam^S0APPROVERS>');
     const refusal = await policy.mayAct('U0CAROL', steer);
