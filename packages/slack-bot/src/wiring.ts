@@ -71,6 +71,7 @@ export function following(
   const metrics = new BotMetrics(
     () => follower.stats(),
     () => outbound.peek()?.depths() ?? new Map(),
+    config.requestsPerSecond,
   );
   follower.on('error', (event) => {
     metrics.errors.inc({ where: 'follow' });
