@@ -1,0 +1,389 @@
+// `npm run test:deploy`: the image and the manifests, proven with podman. Builds the image, plays
+// deploy/trial's PostgreSQL and deploy/bot's two replicas with `podman kube play`, with the emulator as
+// the Agent Session Service and the sandbox as Slack (both in this process, outside the pods, where the
+// real ones are in production). It runs sessions with questions through the sandbox; meanwhile it kills
+// one replica (SIGKILL), then restarts both in turn (SIGTERM, as a rolling update does). It passes only
+// when no agent message is lost or posted twice and every question can still be answered.
+// Where podman can't run containers it says why and exits 0 (`--why-not` prints only the reason).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { startEmulator } from '../packages/emulator/dist/index.js';
+import { startSandbox } from '../packages/slack-sandbox/dist/index.js';
+import { buildImage, IMAGE_NAME } from './image.mjs';
+import { DEBIAN_IMAGE, podman, RUN_FLAGS, whyPodmanCannotRun } from './podman.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const POSTGRES_IMAGE = 'localhost/agent-sessions-check/postgres:15';
+const CHANNEL = 'C0AGENTS';
+const USERS = ['U0ALICE', 'U0BOB'];
+/** Where the pods reach this machine (podman's name for the host on its networks). */
+const HOST_FROM_PODS = 'host.containers.internal';
+const BOT_PODS = ['agent-sessions-bot-pod-0', 'agent-sessions-bot-pod-1'];
+const PROBE_PATH = { live: '/healthz', ready: '/healthz' };
+const WAIT_MS = Number(process.env.DEPLOY_CHECK_WAIT_MS ?? 240_000);
+
+const say = (line) => process.stdout.write(`${line}\n`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns something, or fails naming `what`. */
+async function waitFor(probe, what, timeoutMs = WAIT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    await sleep(250);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ` (last: ${last.message})` : ''}`);
+}
+
+const docs = (file) => parseAllDocuments(readFileSync(join(root, file), 'utf8')).map((doc) => doc.toJSON());
+
+/**
+ * The manifests as podman plays them: deploy/trial's PostgreSQL (its Secret, volume and Deployment) and
+ * deploy/bot's ConfigMap, Secret and Deployment, pointed at this run's images, sandbox and emulator.
+ * Services, the PodDisruptionBudget, NetworkPolicy and ServiceMonitor have no meaning to podman; the
+ * manifests test checks them.
+ */
+function renderManifests({ sandbox, emulator, apiKey, password, metricsToken }) {
+  const postgres = docs('deploy/trial/postgres.yaml').filter((d) => d.kind !== 'Service');
+  for (const doc of postgres) {
+    if (doc.kind === 'Secret') doc.stringData.POSTGRES_PASSWORD = password;
+    if (doc.kind === 'Deployment') {
+      const [container] = doc.spec.template.spec.containers;
+      container.image = POSTGRES_IMAGE;
+    }
+  }
+  const bot = ['configmap', 'secret', 'deployment'].flatMap((name) => docs(`deploy/bot/${name}.yaml`));
+  const sandboxPort = new URL(sandbox.apiUrl).port;
+  for (const doc of bot) {
+    if (doc.kind === 'ConfigMap')
+      Object.assign(doc.data, {
+        AGENT_SERVICE_URL: `http://${HOST_FROM_PODS}:${new URL(emulator.url).port}`,
+        SLACK_API_URL: `http://${HOST_FROM_PODS}:${sandboxPort}/api/`,
+        // A killed replica's sessions wait this long for another: short, so the check is.
+        LEASE_TTL_SECONDS: '6',
+        FOLLOW_REQUESTS_PER_SECOND: '50',
+        AGENT_SLACK_SURFACE: 'classic',
+        AGENT_REMIND_AFTER: '0',
+      });
+    if (doc.kind === 'Secret')
+      doc.stringData = {
+        SLACK_BOT_TOKEN: sandbox.botToken,
+        SLACK_SIGNING_SECRET: sandbox.signingSecret,
+        AGENT_API_KEY: apiKey,
+        DATABASE_URL: `postgres://agents:${password}@agent-sessions-postgres-pod-0:5432/agents`,
+        METRICS_TOKEN: metricsToken,
+      };
+    if (doc.kind === 'Deployment') {
+      const [container] = doc.spec.template.spec.containers;
+      container.image = IMAGE_NAME;
+      container.imagePullPolicy = 'Never';
+    }
+  }
+  const toYaml = (list) => list.map((d) => JSON.stringify(d)).join('\n---\n');
+  return { postgres: toYaml(postgres), bot: toYaml(bot) };
+}
+
+/** A pod's address on podman's network (the host reaches it directly). */
+const podAddress = (pod) =>
+  podman(['pod', 'inspect', pod, '--format', '{{.InfraContainerID}}']).stdout &&
+  podman([
+    'inspect',
+    podman(['pod', 'inspect', pod, '--format', '{{.InfraContainerID}}']).stdout,
+    '--format',
+    '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}',
+  ]).stdout;
+
+async function get(url, headers = {}) {
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(3_000) });
+  return { status: response.status, text: await response.text() };
+}
+
+/** The replicas answering their readiness probe now: what a Service would send Slack's requests to. */
+async function readyReplicas() {
+  const ready = [];
+  for (const pod of BOT_PODS) {
+    try {
+      const base = `http://${podAddress(pod)}:3000`;
+      if ((await get(`${base}${PROBE_PATH.ready}`)).status === 200) ready.push({ pod, base });
+    } catch {
+      // Not ready: stopped, starting, or draining.
+    }
+  }
+  return ready;
+}
+
+const textOf = (m) => (m ? `${m.text ?? ''}\n${JSON.stringify(m.blocks ?? [])}` : '');
+
+/** Every key the bot's thread posts carry (a batch carries all of its messages' keys). */
+const postKeys = (thread) =>
+  thread.flatMap((m) => {
+    const payload = m.metadata?.event_payload;
+    if (typeof payload?.keys === 'string') return JSON.parse(payload.keys);
+    return typeof payload?.key === 'string' ? [payload.key] : [];
+  });
+
+/** The sandbox's workspace, the replicas behind their "Service", and every session this run started. */
+function makeRun(sandbox) {
+  const ws = sandbox.workspace;
+  const sessions = [];
+  /** Sends `act` to a ready replica, as Slack does through the Service; another one if it refused. */
+  const viaService = async (what, act) => {
+    let lastError;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const ready = await waitFor(async () => {
+        const replicas = await readyReplicas();
+        return replicas.length > 0 ? replicas : undefined;
+      }, `a ready replica for ${what}`);
+      const replica = ready[attempt % ready.length];
+      try {
+        return await act(sandbox.driver(`${replica.base}/slack/events`));
+      } catch (error) {
+        // The connection was refused or reset (the replica stopped meanwhile): nothing was handled.
+        lastError = error;
+        await sleep(500);
+      }
+    }
+    throw new Error(`no replica took ${what}: ${lastError?.message}`);
+  };
+  const threadOf = (session) => ws.replies(CHANNEL, session.cardTs);
+  return {
+    ws,
+    sessions,
+    threadOf,
+    viaService,
+    async start(scenario, label) {
+      const user = USERS[sessions.length % USERS.length];
+      const text = `start scenario:${scenario} deploy check ${label}`;
+      await viaService(`the start of ${label}`, (driver) => driver.command({ user, channel: CHANNEL, text }));
+      const card = await waitFor(
+        () =>
+          (ws.messages.get(CHANNEL) ?? []).find(
+            (m) => !m.thread_ts && textOf(m).includes(`deploy check ${label}`) && /session `/.test(textOf(m)),
+          ),
+        `the card of ${label}`,
+      );
+      const session = { label, scenario, user, cardTs: card.ts };
+      sessions.push(session);
+      return session;
+    },
+  };
+}
+
+/** The check's sessions: half count to 30 in their thread, half ask for an approval. */
+async function startBatch(run, phase, count) {
+  for (let i = 0; i < count; i++)
+    await run.start(i % 2 === 0 ? 'growing_round' : 'approval', `${phase}-${i + 1}`);
+  say(`  started ${count} sessions (${phase})`);
+}
+
+const metricValue = (text, name) => {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.split(' ')[1]);
+};
+
+/** Each replica's leases, from its /metrics. */
+async function leasesHeld() {
+  const held = {};
+  for (const pod of BOT_PODS) {
+    try {
+      held[pod] = metricValue(
+        (await get(`http://${podAddress(pod)}:3000/metrics`)).text,
+        'agent_leases_held',
+      );
+    } catch {
+      held[pod] = undefined;
+    }
+  }
+  return held;
+}
+
+const botContainer = (pod) => `${pod}-bot`;
+
+/** Waits until `pod` answers its readiness probe again. */
+const readyAgain = (pod) =>
+  waitFor(async () => (await readyReplicas()).some((r) => r.pod === pod), `${pod} ready again`);
+
+async function killOne(run) {
+  const [victim] = BOT_PODS;
+  await waitFor(async () => {
+    const held = await leasesHeld();
+    return BOT_PODS.every((pod) => (held[pod] ?? 0) > 0) ? held : undefined;
+  }, 'both replicas holding leases');
+  say(`  SIGKILL to ${victim}`);
+  const killedAt = Date.now();
+  podman(['kill', '--signal', 'KILL', botContainer(victim)]);
+  // The other replica takes the killed one's sessions once their leases expire.
+  await waitFor(async () => {
+    const held = await leasesHeld();
+    return (held[BOT_PODS[1]] ?? 0) >= run.sessions.filter((s) => !s.done).length ? held : undefined;
+  }, `${BOT_PODS[1]} holding every session`);
+  say(`  ${BOT_PODS[1]} holds every session ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
+  // What the kubelet does for a container that died: start it again.
+  podman(['start', botContainer(victim)], { allowFailure: true });
+  await readyAgain(victim);
+}
+
+/** A rolling restart: each replica in turn gets SIGTERM (30 s grace), starts again and is ready. */
+async function rollingRestart(run) {
+  for (const [i, pod] of BOT_PODS.entries()) {
+    const stoppedAt = Date.now();
+    podman(['stop', '--time', '30', botContainer(pod)]);
+    say(`  ${pod} stopped by SIGTERM in ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
+    await run.start('approval', `rolling-${i + 1}`);
+    podman(['start', botContainer(pod)]);
+    await readyAgain(pod);
+  }
+}
+
+/** Every question answered (through whichever replica is ready), every session finished. */
+async function finishEverything(run) {
+  const { ws } = run;
+  for (const session of run.sessions.filter((s) => s.scenario === 'approval')) {
+    const prompt = await waitFor(
+      () =>
+        run
+          .threadOf(session)
+          .find((m) => /The agent asks/.test(textOf(m)) && /input_approve/.test(textOf(m))),
+      `the question of ${session.label}`,
+    );
+    await run.viaService(`the answer to ${session.label}`, (driver) =>
+      driver.act({ user: session.user, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' }),
+    );
+  }
+  for (const session of run.sessions) {
+    const done =
+      session.scenario === 'approval'
+        ? /Deployed v2\.3\.1 to production/
+        : /Finished after 30 progress notes/;
+    await waitFor(
+      () => run.threadOf(session).find((m) => done.test(textOf(m))),
+      `the end of ${session.label}`,
+    );
+    await waitFor(
+      () => /Completed/.test(textOf(ws.findMessage(CHANNEL, session.cardTs))),
+      `${session.label} completed`,
+    );
+    session.done = true;
+  }
+}
+
+/** Lost and duplicated messages, thread by thread. */
+function tally(run) {
+  let lost = 0;
+  let duplicated = 0;
+  let posts = 0;
+  for (const session of run.sessions) {
+    const thread = run.threadOf(session);
+    const keys = postKeys(thread);
+    posts += keys.length;
+    duplicated += keys.length - new Set(keys).size;
+    if (session.scenario === 'growing_round') {
+      const notes = thread.flatMap((m) =>
+        [...(m.text ?? '').matchAll(/Progress note (\d+) of 30/g)].map((x) => Number(x[1])),
+      );
+      const seen = new Set(notes);
+      lost += 30 - seen.size;
+      duplicated += notes.length - seen.size;
+    } else {
+      for (const line of ['The release is built and tested', 'Deployed v2.3.1 to production']) {
+        const times = thread.filter((m) => (m.text ?? '').includes(line)).length;
+        if (times === 0) lost += 1;
+        if (times > 1) duplicated += times - 1;
+      }
+    }
+  }
+  return { sessions: run.sessions.length, posts, lost, duplicated };
+}
+
+async function main() {
+  if (process.argv.includes('--why-not')) {
+    const why = whyPodmanCannotRun();
+    if (why) say(why);
+    process.exit(why ? 1 : 0);
+  }
+  const why = whyPodmanCannotRun();
+  if (why) {
+    say(`deploy check skipped: ${why}`);
+    return;
+  }
+  say('Building the image…');
+  const sizeMb = buildImage();
+  say(`  ${IMAGE_NAME}: ${sizeMb.toFixed(1)} MB`);
+  podman([
+    'build',
+    '--pull=never',
+    ...RUN_FLAGS,
+    '-f',
+    'postgres.Containerfile',
+    '-t',
+    POSTGRES_IMAGE,
+    join(root, 'scripts/podman'),
+  ]);
+  const apiKey = `emu_${randomBytes(16).toString('hex')}`;
+  const emulator = await startEmulator({ port: 0, host: '0.0.0.0', apiKeys: [apiKey] });
+  const sandbox = await startSandbox({ host: '0.0.0.0', triggerTtlMs: 10_000 });
+  const dir = mkdtempSync(join(tmpdir(), 'deploy-check-'));
+  const files = { postgres: join(dir, 'postgres.yaml'), bot: join(dir, 'bot.yaml') };
+  const rendered = renderManifests({
+    sandbox,
+    emulator,
+    apiKey,
+    password: randomBytes(12).toString('hex'),
+    metricsToken: randomBytes(16).toString('hex'),
+  });
+  writeFileSync(files.postgres, rendered.postgres);
+  writeFileSync(files.bot, rendered.bot);
+  const down = () => {
+    for (const file of [files.bot, files.postgres]) podman(['kube', 'down', file], { allowFailure: true });
+    podman(['volume', 'rm', '--force', 'agent-sessions-postgres'], { allowFailure: true });
+  };
+  down();
+  try {
+    say('Playing the manifests: PostgreSQL, then two bot replicas…');
+    podman(['kube', 'play', files.postgres]);
+    await waitFor(
+      () =>
+        podman(['exec', 'agent-sessions-postgres-pod-0-postgres', 'pg_isready', '-h', '127.0.0.1'], {
+          allowFailure: true,
+        }).status === 0,
+      'PostgreSQL accepting connections',
+    );
+    podman(['kube', 'play', files.bot]);
+    for (const pod of BOT_PODS) await readyAgain(pod);
+    say('  both replicas ready');
+    const run = makeRun(sandbox);
+    await startBatch(run, 'before', 6);
+    await killOne(run);
+    await startBatch(run, 'after-kill', 2);
+    say('Rolling restart…');
+    await rollingRestart(run);
+    say('Answering every question…');
+    await finishEverything(run);
+    const result = tally(run);
+    say(
+      `${result.sessions} sessions, ${result.posts} thread posts: ${result.lost} lost, ${result.duplicated} duplicated`,
+    );
+    if (result.lost !== 0 || result.duplicated !== 0) process.exitCode = 1;
+    else say('deploy check passed');
+  } finally {
+    if (process.env.DEPLOY_CHECK_KEEP !== '1') down();
+    await sandbox.close();
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`deploy check failed: ${error instanceof Error ? error.message : error}\n`);
+  process.exit(1);
+});
