@@ -14,7 +14,7 @@ import { parseAllDocuments } from 'yaml';
 import { startEmulator } from '../packages/emulator/dist/index.js';
 import { startSandbox } from '../packages/slack-sandbox/dist/index.js';
 import { buildImage, IMAGE_NAME } from './image.mjs';
-import { DEBIAN_IMAGE, podman, RUN_FLAGS, whyPodmanCannotRun } from './podman.mjs';
+import { podman, podmanAsync, RUN_FLAGS, whyPodmanCannotRun } from './podman.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const POSTGRES_IMAGE = 'localhost/agent-sessions-check/postgres:15';
@@ -93,15 +93,18 @@ function renderManifests({ sandbox, emulator, apiKey, password, metricsToken }) 
   return { postgres: toYaml(postgres), bot: toYaml(bot) };
 }
 
-/** A pod's address on podman's network (the host reaches it directly). */
-const podAddress = (pod) =>
-  podman(['pod', 'inspect', pod, '--format', '{{.InfraContainerID}}']).stdout &&
-  podman([
-    'inspect',
-    podman(['pod', 'inspect', pod, '--format', '{{.InfraContainerID}}']).stdout,
-    '--format',
-    '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}',
-  ]).stdout;
+/** A pod's address on podman's network (the host reaches it directly), from its infra container. */
+const addresses = new Map();
+async function podAddress(pod) {
+  const known = addresses.get(pod);
+  if (known) return known;
+  const infra = (await podmanAsync(['pod', 'inspect', pod, '--format', '{{.InfraContainerID}}'])).stdout;
+  const format = '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}';
+  const address = (await podmanAsync(['inspect', infra, '--format', format])).stdout;
+  // A pod keeps its address while its containers stop and start.
+  if (address) addresses.set(pod, address);
+  return address;
+}
 
 async function get(url, headers = {}) {
   const response = await fetch(url, { headers, signal: AbortSignal.timeout(3_000) });
@@ -113,7 +116,7 @@ async function readyReplicas() {
   const ready = [];
   for (const pod of BOT_PODS) {
     try {
-      const base = `http://${podAddress(pod)}:3000`;
+      const base = `http://${await podAddress(pod)}:3000`;
       if ((await get(`${base}${PROBE_PATH.ready}`)).status === 200) ready.push({ pod, base });
     } catch {
       // Not ready: stopped, starting, or draining.
@@ -221,7 +224,7 @@ async function killOne(run) {
   }, 'both replicas holding leases');
   say(`  SIGKILL to ${victim}`);
   const killedAt = Date.now();
-  podman(['kill', '--signal', 'KILL', botContainer(victim)]);
+  await podmanAsync(['kill', '--signal', 'KILL', botContainer(victim)]);
   // The other replica takes the killed one's sessions once their leases expire.
   await waitFor(async () => {
     const held = await leasesHeld();
@@ -229,7 +232,7 @@ async function killOne(run) {
   }, `${BOT_PODS[1]} holding every session`);
   say(`  ${BOT_PODS[1]} holds every session ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
   // What the kubelet does for a container that died: start it again.
-  podman(['start', botContainer(victim)], { allowFailure: true });
+  await podmanAsync(['start', botContainer(victim)], { allowFailure: true });
   await readyAgain(victim);
 }
 
@@ -237,10 +240,10 @@ async function killOne(run) {
 async function rollingRestart(run) {
   for (const [i, pod] of BOT_PODS.entries()) {
     const stoppedAt = Date.now();
-    podman(['stop', '--time', '30', botContainer(pod)]);
+    await podmanAsync(['stop', '--time', '30', botContainer(pod)]);
     say(`  ${pod} stopped by SIGTERM in ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
     await run.start('approval', `rolling-${i + 1}`);
-    podman(['start', botContainer(pod)]);
+    await podmanAsync(['start', botContainer(pod)]);
     await readyAgain(pod);
   }
 }
@@ -350,7 +353,7 @@ async function main() {
   down();
   try {
     say('Playing the manifests: PostgreSQL, then two bot replicas…');
-    podman(['kube', 'play', files.postgres]);
+    await podmanAsync(['kube', 'play', files.postgres]);
     await waitFor(
       () =>
         podman(['exec', 'agent-sessions-postgres-pod-0-postgres', 'pg_isready', '-h', '127.0.0.1'], {
@@ -358,7 +361,7 @@ async function main() {
         }).status === 0,
       'PostgreSQL accepting connections',
     );
-    podman(['kube', 'play', files.bot]);
+    await podmanAsync(['kube', 'play', files.bot]);
     for (const pod of BOT_PODS) await readyAgain(pod);
     say('  both replicas ready');
     const run = makeRun(sandbox);

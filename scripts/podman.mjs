@@ -1,7 +1,7 @@
 // podman for the repository's scripts: its settings (runc, explicit ulimits) from podman/containers.conf,
 // the Debian base image made from Debian's packages where no image registry can be reached, and the
 // question every podman script asks first: can containers run here at all?
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,26 @@ export function podman(args, options = {}) {
     stdout: (result.stdout ?? '').trim(),
     stderr: (result.stderr ?? '').trim(),
   };
+}
+
+/**
+ * `podman ARGS…` without blocking this process: for scripts that serve HTTP (a sandbox, an emulator) while
+ * podman works, e.g. a `podman stop` waiting for a container that is still talking to them.
+ */
+export function podmanAsync(args, options = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'podman',
+      args,
+      { env: { ...process.env, CONTAINERS_CONF }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        if (error && !options.allowFailure)
+          reject(new Error(`podman ${args.join(' ')} failed (${status}):\n${stderr.trim()}`));
+        else resolve({ status, stdout: stdout.trim(), stderr: stderr.trim() });
+      },
+    );
+  });
 }
 
 /** The flags every `podman run` and `podman build` of the scripts takes. */
