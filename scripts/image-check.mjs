@@ -52,11 +52,14 @@ export function checkImageConfig(image) {
   const sizeMb = inspected.Size / 1e6;
   const config = inspected.Config ?? {};
   const problems = [];
-  if (sizeMb > IMAGE_BUDGET_MB) problems.push(`${sizeMb.toFixed(1)} MB, over the ${IMAGE_BUDGET_MB} MB budget`);
-  if (!/^[1-9]\d*(:\d+)?$/.test(config.User ?? '')) problems.push(`runs as "${config.User}", not a numeric non-root user`);
+  if (sizeMb > IMAGE_BUDGET_MB)
+    problems.push(`${sizeMb.toFixed(1)} MB, over the ${IMAGE_BUDGET_MB} MB budget`);
+  if (!/^[1-9]\d*(:\d+)?$/.test(config.User ?? ''))
+    problems.push(`runs as "${config.User}", not a numeric non-root user`);
   if (!(config.Healthcheck ?? inspected.Healthcheck)?.Test?.length) problems.push('no HEALTHCHECK');
   for (const label of ['title', 'version', 'revision', 'source', 'licenses'])
-    if (!config.Labels?.[`org.opencontainers.image.${label}`]) problems.push(`no org.opencontainers.image.${label} label`);
+    if (!config.Labels?.[`org.opencontainers.image.${label}`])
+      problems.push(`no org.opencontainers.image.${label} label`);
   if (config.Entrypoint?.[0] !== '/usr/bin/tini') problems.push('PID 1 is not tini');
   return { sizeMb, problems };
 }
@@ -99,14 +102,28 @@ async function runContainer(image) {
   };
   try {
     run([
-      'run', '-d', '--name', name, '--network', 'host', '--read-only', '--tmpfs', '/tmp',
-      '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
+      'run',
+      '-d',
+      '--name',
+      name,
+      '--network',
+      'host',
+      '--read-only',
+      '--tmpfs',
+      '/tmp',
+      '--cap-drop',
+      'ALL',
+      '--security-opt',
+      'no-new-privileges',
       ...(engine === 'podman' ? RUN_FLAGS : []),
       ...Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]),
       image,
     ]);
     for (const [kind, path] of Object.entries(PROBES))
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}${path}`)).status === 200, `${kind} ${path}`);
+      await waitFor(
+        async () => (await fetch(`http://127.0.0.1:${port}${path}`)).status === 200,
+        `${kind} ${path}`,
+      );
     say(`  serves ${Object.values(PROBES).join(' and ')} from a read-only root`);
     const uid = run(['exec', name, 'node', '-e', 'process.stdout.write(String(process.getuid()))']).stdout;
     if (uid === '0') throw new Error('the bot runs as root');
@@ -114,7 +131,8 @@ async function runContainer(image) {
     run(['stop', '--time', '30', name]);
     const seconds = (Date.now() - stoppedAt) / 1000;
     const exitCode = run(['inspect', name, '--format', '{{.State.ExitCode}}']).stdout;
-    if (exitCode !== '0') throw new Error(`after SIGTERM it exited ${exitCode}:\n${run(['logs', name]).stderr}`);
+    if (exitCode !== '0')
+      throw new Error(`after SIGTERM it exited ${exitCode}:\n${run(['logs', name]).stderr}`);
     say(`  runs as uid ${uid}; exited 0 ${seconds.toFixed(1)} s after SIGTERM`);
   } finally {
     run(['rm', '--force', name], { allowFailure: true });

@@ -11,9 +11,9 @@ export const IMAGE_NAME = process.env.IMAGE_NAME ?? 'localhost/agent-sessions-sl
 export const IMAGE_BUDGET_MB = 250;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-const gitRevision = () => {
+const git = (...args) => {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
   } catch {
     return 'unknown';
   }
@@ -44,9 +44,10 @@ export function buildImage(name = IMAGE_NAME) {
       '--build-arg',
       `VERSION=${version}`,
       '--build-arg',
-      `REVISION=${gitRevision()}`,
+      `REVISION=${git('rev-parse', 'HEAD')}`,
       '--build-arg',
-      `CREATED=${new Date().toISOString()}`,
+      // The commit's time, not the build's: the same commit builds the same image, from the cache.
+      `CREATED=${git('log', '-1', '--format=%cI')}`,
       '-f',
       'Containerfile',
       '-t',
