@@ -10,6 +10,7 @@ import { LateBound } from './late-bound.js';
 import { createLogger, type Logger } from './logger.js';
 import type { SessionPublisher } from './services/following/session-publisher.js';
 import type { BotMetrics } from './services/ops/metrics.js';
+import { Readiness } from './services/ops/readiness.js';
 import { type BotIdentity, botIdentity } from './services/slack-out/bot-identity.js';
 import type { OutboundQueue } from './services/slack-out/outbound.js';
 import { openStore, type Store } from './store/index.js';
@@ -73,7 +74,8 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   scopeFollowerEvents(follower, scopes);
   const audit = auditTrail(settings, store);
   const surface = slackSurface(settings);
-  const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface, installs });
+  const readiness = new Readiness();
+  const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface, installs, readiness });
   const slack = installs?.client ?? app.client;
   const self = installs?.self ?? botIdentity(slack);
   const out = slackOut(settings, {
@@ -138,6 +140,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   if (!installs) await learnWhoWeAre({ self, audit, identity, logger });
   reminders.start();
   recoverUnsentPosts({ publisher, follower, logger });
+  readiness.started();
   const url = urlOf(server, config.host);
   logger.info(
     {
@@ -153,6 +156,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      readiness.drain();
       await reminders.stop();
       await leases.stop({ release: true });
       await follower.stop();

@@ -14,6 +14,7 @@ import { scopeRequests } from './services/installs/scope.js';
 import { AuditService } from './services/ops/audit.js';
 import { healthRoutes } from './services/ops/health.js';
 import { BotMetrics } from './services/ops/metrics.js';
+import type { Readiness } from './services/ops/readiness.js';
 import { AnsweringService } from './services/people/answering.js';
 import { BudgetCeiling } from './services/people/budget-ceiling.js';
 import { ConversationService } from './services/people/conversation.js';
@@ -95,14 +96,16 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
 
 type AppParts = Pick<Parts, 'store' | 'client' | 'metrics' | 'audit' | 'installs'> & {
   surface?: WorkspaceSurfaces;
+  /** Whether this replica takes work (`/readyz`). */
+  readiness: Readiness;
 };
 
-/** The Bolt app, serving /healthz, /metrics and /audit beside Slack's requests. */
+/** The Bolt app, serving /healthz, /livez, /readyz, /metrics and /audit beside Slack's requests. */
 export function slackApp(
   { config, logger }: Settings,
-  { store, client, metrics, audit, surface, installs }: AppParts,
+  { store, client, metrics, audit, surface, installs, readiness }: AppParts,
 ): { app: App; routes: CustomRoute[] } {
-  const health = { store, client, metrics, surface, metricsToken: config.metricsToken };
+  const health = { store, client, metrics, surface, readiness, metricsToken: config.metricsToken };
   const routes = [
     ...healthRoutes({ ...health, logger: logger.child({ component: 'health' }) }),
     ...audit.routes(config.approvals.auditToken),
