@@ -23,7 +23,7 @@ const USERS = ['U0ALICE', 'U0BOB'];
 /** Where the pods reach this machine (podman's name for the host on its networks). */
 const HOST_FROM_PODS = 'host.containers.internal';
 const BOT_PODS = ['agent-sessions-bot-pod-0', 'agent-sessions-bot-pod-1'];
-const PROBE_PATH = { live: '/healthz', ready: '/healthz' };
+const PROBE_PATH = { live: '/livez', ready: '/readyz' };
 const WAIT_MS = Number(process.env.DEPLOY_CHECK_WAIT_MS ?? 240_000);
 
 const say = (line) => process.stdout.write(`${line}\n`);
@@ -240,9 +240,9 @@ async function leasesHeld() {
 
 const botContainer = (pod) => `${pod}-bot`;
 
-/** The sessions whose lease `pod` holds, read in PostgreSQL (the replica is named by its pod). */
+/** The sessions whose lease `pod` holds, read in PostgreSQL (a replica's name starts with its host's). */
 async function leasesOwnedBy(run, pod) {
-  const sql = `SELECT count(*) FROM leases WHERE owner = '${pod}'`;
+  const sql = `SELECT count(*) FROM leases WHERE owner LIKE '${pod}-%'`;
   const result = await podmanAsync([
     'exec',
     '-e',
@@ -330,32 +330,40 @@ async function finishEverything(run) {
   }
 }
 
-/** Lost and duplicated messages, thread by thread. */
+/** Lost and duplicated messages, thread by thread, each named. */
 function tally(run) {
-  let lost = 0;
-  let duplicated = 0;
+  const problems = [];
   let posts = 0;
+  const count = (label, what, times) => {
+    if (times === 0) problems.push({ label, kind: 'lost', what });
+    for (let i = 1; i < times; i++) problems.push({ label, kind: 'duplicated', what });
+  };
   for (const session of run.sessions) {
     const thread = run.threadOf(session);
     const keys = postKeys(thread);
     posts += keys.length;
-    duplicated += keys.length - new Set(keys).size;
+    const seen = new Map();
+    for (const key of keys) seen.set(key, (seen.get(key) ?? 0) + 1);
+    for (const [key, times] of seen) if (times > 1) count(session.label, `post ${key}`, times);
     if (session.scenario === 'growing_round') {
       const notes = thread.flatMap((m) =>
         [...(m.text ?? '').matchAll(/Progress note (\d+) of 30/g)].map((x) => Number(x[1])),
       );
-      const seen = new Set(notes);
-      lost += 30 - seen.size;
-      duplicated += notes.length - seen.size;
+      for (let n = 1; n <= 30; n++) count(session.label, `note ${n}`, notes.filter((x) => x === n).length);
     } else {
-      for (const line of ['The release is built and tested', 'Deployed v2.3.1 to production']) {
-        const times = thread.filter((m) => (m.text ?? '').includes(line)).length;
-        if (times === 0) lost += 1;
-        if (times > 1) duplicated += times - 1;
-      }
+      // The agent's first words, its message before the question, and its report after the answer.
+      for (const line of [
+        "I'll work on:",
+        'The release is built and tested',
+        'to production after approval.',
+      ])
+        count(session.label, line, thread.filter((m) => (m.text ?? '').includes(line)).length);
     }
   }
-  return { sessions: run.sessions.length, posts, lost, duplicated };
+  const lost = problems.filter((p) => p.kind === 'lost');
+  const duplicated = problems.filter((p) => p.kind === 'duplicated');
+  for (const p of problems) say(`  ${p.kind}: ${p.label}, ${p.what}`);
+  return { sessions: run.sessions.length, posts, lost: lost.length, duplicated: duplicated.length };
 }
 
 async function main() {

@@ -14,7 +14,7 @@ import { IMAGE_BUDGET_MB, IMAGE_NAME } from './image.mjs';
 import { CONTAINERS_CONF, RUN_FLAGS } from './podman.mjs';
 
 /** The probes the bot serves: liveness (the process answers) and readiness (it takes work). */
-export const PROBES = { live: '/healthz', ready: '/healthz' };
+export const PROBES = { live: '/livez', ready: '/readyz' };
 const engine = process.env.CONTAINER_ENGINE ?? 'podman';
 const say = (line) => process.stdout.write(`${line}\n`);
 

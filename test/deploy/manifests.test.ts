@@ -21,15 +21,16 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 type Doc = Record<string, any>;
 const docsOf = (path: string): Doc[] => parseAllDocuments(read(path)).map((d) => d.toJSON() as Doc);
 
-const MODELS: Record<string, new (data: Doc) => { validate(): void }> = {
-  Deployment,
-  Service,
-  ConfigMap,
-  Secret,
-  PersistentVolumeClaim,
-  PodDisruptionBudget,
-  NetworkPolicy,
-  ServiceMonitor,
+/** Each kind's model, checking a document against its JSON schema. */
+const MODELS: Record<string, (doc: Doc) => { validate(): void }> = {
+  Deployment: (doc) => new Deployment(doc),
+  Service: (doc) => new Service(doc),
+  ConfigMap: (doc) => new ConfigMap(doc),
+  Secret: (doc) => new Secret(doc),
+  PersistentVolumeClaim: (doc) => new PersistentVolumeClaim(doc),
+  PodDisruptionBudget: (doc) => new PodDisruptionBudget(doc),
+  NetworkPolicy: (doc) => new NetworkPolicy(doc),
+  ServiceMonitor: (doc) => new ServiceMonitor(doc as ConstructorParameters<typeof ServiceMonitor>[0]),
 };
 
 const kustomization = (dir: string) => parse(read(`${dir}/kustomization.yaml`)) as { resources: string[] };
@@ -68,12 +69,9 @@ describe('the manifests in deploy/', () => {
     const all = [...bot, ...trial];
     expect(all.length).toBeGreaterThanOrEqual(10);
     for (const doc of all) {
-      const Model = MODELS[doc.kind];
-      expect(Model, `a schema for ${doc.kind}`).toBeDefined();
-      expect(
-        () => new (Model as NonNullable<typeof Model>)(doc).validate(),
-        `${doc.kind} ${doc.metadata?.name}`,
-      ).not.toThrow();
+      const model = MODELS[doc.kind];
+      expect(model, `a schema for ${doc.kind}`).toBeDefined();
+      expect(() => model?.(doc).validate(), `${doc.kind} ${doc.metadata?.name}`).not.toThrow();
     }
     expect(kustomization('deploy/trial').resources).toEqual(['../bot', 'postgres.yaml']);
   });
@@ -96,6 +94,9 @@ describe('the manifests in deploy/', () => {
       expect(routes, `${probe} ${get.path}`).toContain(get.path);
       expect(portNames).toContain(get.port);
     }
+    // Alive is not ready: a replica draining after SIGTERM leaves the Service without being restarted.
+    expect(container.livenessProbe.httpGet.path).toBe('/livez');
+    expect(container.readinessProbe.httpGet.path).toBe('/readyz');
     expect(container.ports[0].containerPort).toBe(3000); // the image's PORT
   });
 
