@@ -240,9 +240,8 @@ async function leasesHeld() {
 
 const botContainer = (pod) => `${pod}-bot`;
 
-/** The sessions whose lease `pod` holds, read in PostgreSQL (a replica's name starts with its host's). */
-async function leasesOwnedBy(run, pod) {
-  const sql = `SELECT count(*) FROM leases WHERE owner LIKE '${pod}-%'`;
+/** One SQL query in the played PostgreSQL; its rows as lines of `|`-separated fields. */
+async function sql(run, query) {
   const result = await podmanAsync([
     'exec',
     '-e',
@@ -256,10 +255,40 @@ async function leasesOwnedBy(run, pod) {
     '-d',
     'agents',
     '-tAc',
-    sql,
+    query,
   ]);
-  return Number(result.stdout);
+  return result.stdout.split('\n').filter(Boolean);
 }
+
+/**
+ * Signals `pod`'s bot and measures the takeover: from the signal until every session the pod's process
+ * held a lease on is leased by another process (a restarted container is another process, with a new
+ * name). Gives up after `withinMs`, saying how many were taken.
+ */
+async function takeover(run, pod, signal, withinMs = 60_000) {
+  const rows = await sql(run, `SELECT session_id, owner FROM leases WHERE owner LIKE '${pod}-%'`);
+  const held = rows.map((row) => row.split('|'));
+  const ids = held.map(([id]) => `'${id}'`).join(',');
+  const owners = [...new Set(held.map(([, owner]) => `'${owner}'`))].join(',');
+  const signalledAt = Date.now();
+  // Measured while the signal works: a draining replica hands its sessions over before it exits.
+  const signalled = signal();
+  let taken = 0;
+  while (held.length > 0 && Date.now() - signalledAt < withinMs) {
+    const query = `SELECT count(*) FROM leases WHERE session_id IN (${ids}) AND owner NOT IN (${owners})`;
+    taken = Number((await sql(run, query))[0]);
+    if (taken === held.length) break;
+    await sleep(100);
+  }
+  const seconds = ((Date.now() - signalledAt) / 1000).toFixed(1);
+  await signalled;
+  return { sessions: held.length, taken, seconds };
+}
+
+const describeTakeover = ({ sessions, taken, seconds }) =>
+  taken === sessions
+    ? `its ${sessions} sessions taken over ${seconds} s after the signal`
+    : `${taken} of its ${sessions} sessions taken over within ${seconds} s`;
 
 /** Waits until `pod` answers its readiness probe again. */
 const readyAgain = (pod) =>
@@ -271,17 +300,13 @@ async function killOne(run) {
     const held = await leasesHeld();
     return BOT_PODS.every((pod) => (held[pod] ?? 0) > 0) ? held : undefined;
   }, 'both replicas holding leases');
-  say(`  SIGKILL to ${victim}`);
-  const killedAt = Date.now();
-  await podmanAsync(['kill', '--signal', 'KILL', botContainer(victim)]);
-  // The other replica takes the killed one's sessions once their leases expire (LEASE_TTL_SECONDS), unless
-  // the container is started again first: the kubelet and podman restart a container that died.
-  const outcome = await waitFor(async () => {
-    if ((await leasesOwnedBy(run, victim)) === 0) return 'taken over by the other replica';
-    const state = await podmanAsync(['inspect', botContainer(victim), '--format', '{{.State.Running}}']);
-    return state.stdout === 'true' ? 'kept by the restarted container' : undefined;
-  }, `${victim}'s sessions taken over`);
-  say(`  ${victim}'s sessions ${outcome}, ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
+  // The other replica takes the killed one's sessions once their leases expire (LEASE_TTL_SECONDS).
+  const measured = await takeover(run, victim, () =>
+    podmanAsync(['kill', '--signal', 'KILL', botContainer(victim)]),
+  );
+  run.figures.push({ signal: 'SIGKILL', pod: victim, ...measured });
+  say(`  SIGKILL to ${victim}: ${describeTakeover(measured)}`);
+  // What the kubelet does for a container that died (podman may have done it already): start it again.
   await podmanAsync(['start', botContainer(victim)], { allowFailure: true });
   await readyAgain(victim);
 }
@@ -289,9 +314,9 @@ async function killOne(run) {
 /** A rolling restart: each replica in turn gets SIGTERM (30 s grace), starts again and is ready. */
 async function rollingRestart(run) {
   for (const [i, pod] of BOT_PODS.entries()) {
-    const stoppedAt = Date.now();
-    await podmanAsync(['stop', '--time', '30', botContainer(pod)]);
-    say(`  ${pod} stopped by SIGTERM in ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
+    const measured = await takeover(run, pod, () => podmanAsync(['stop', '--time', '30', botContainer(pod)]));
+    run.figures.push({ signal: 'SIGTERM', pod, ...measured });
+    say(`  SIGTERM to ${pod}: ${describeTakeover(measured)}`);
     await run.start('approval', `rolling-${i + 1}`);
     await podmanAsync(['start', botContainer(pod)]);
     await readyAgain(pod);
@@ -429,7 +454,7 @@ async function main() {
     await podmanAsync(['kube', 'play', files.bot]);
     for (const pod of BOT_PODS) await readyAgain(pod);
     say('  both replicas ready');
-    const run = { ...makeRun(sandbox), databasePassword: password };
+    const run = { ...makeRun(sandbox), databasePassword: password, figures: [] };
     await startBatch(run, 'before', 6);
     await killOne(run);
     await startBatch(run, 'after-kill', 2);
