@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -187,5 +188,34 @@ describe('deploy/compose.yaml', () => {
     expect(botService.depends_on.postgres.condition).toBe('service_healthy');
     expect(compose.services.postgres.healthcheck.test).toContain('pg_isready');
     expect(botService.environment.DATABASE_URL).toMatch(/@postgres:5432\/agents$/);
+  });
+});
+
+// kustomize itself, where a kubectl with it is installed (none comes from Debian's packages or the npm
+// registry): the overlays render, and the trial's patch lands in the bot's Secret.
+const hasKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
+
+describe.skipIf(!hasKubectl)('the kustomizations, rendered by kubectl kustomize', () => {
+  const render = (dir: string) => {
+    const result = spawnSync('kubectl', ['kustomize', join(root, dir)], { encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    return parseAllDocuments(result.stdout).map((d) => d.toJSON() as Doc);
+  };
+
+  it('deploy/bot renders every file it lists, labelled as part of agent-sessions', () => {
+    const rendered = render('deploy/bot');
+    expect(rendered.map((d) => d.kind).sort()).toEqual(bot.map((d) => d.kind).sort());
+    for (const doc of rendered)
+      expect(doc.metadata.labels['app.kubernetes.io/part-of']).toBe('agent-sessions');
+  });
+
+  it('deploy/trial adds the PostgreSQL and points the bot’s DATABASE_URL at it', () => {
+    const rendered = render('deploy/trial');
+    expect(rendered).toHaveLength(bot.length + trial.length);
+    const secret = one(rendered, 'Secret');
+    expect(secret.stringData.DATABASE_URL).toBe(
+      'postgres://agents:replace-me@agent-sessions-postgres:5432/agents',
+    );
   });
 });
