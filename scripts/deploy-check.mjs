@@ -1,17 +1,18 @@
-// `npm run test:deploy`: the image and the manifests, proven with podman. Builds the image, plays
-// deploy/trial's PostgreSQL and deploy/bot's two replicas with `podman kube play`, with the emulator as
-// the Agent Session Service and the sandbox as Slack (both in this process, outside the pods, where the
-// real ones are in production). It runs sessions with questions through the sandbox; meanwhile it kills
-// one replica (SIGKILL), then restarts both in turn (SIGTERM, as a rolling update does). It passes only
-// when no agent message is lost or posted twice and every question can still be answered.
-// Where podman can't run containers it says why and exits 0 (`--why-not` prints only the reason).
+// `npm run test:deploy`: the image and the manifests, proven with podman. Builds the image, then plays
+// with `podman kube play` the emulator as the Agent Session Service, deploy/trial's PostgreSQL and
+// deploy/bot's two replicas. The sandbox plays Slack from this process, outside the pods as Slack is, and
+// this process routes Slack's requests to a ready replica as the Service would (podman has no Services).
+// It runs sessions with questions through the sandbox; meanwhile it kills one replica (SIGKILL), then
+// restarts both in turn (SIGTERM, as a rolling update does), measuring how soon the other replica takes
+// the sessions over. It passes only when no agent message is lost or posted twice and every question can
+// still be answered. Where podman can't run containers it says why and exits 0 (`--why-not` prints only
+// the reason).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { startEmulator } from '../packages/emulator/dist/index.js';
 import { startSandbox } from '../packages/slack-sandbox/dist/index.js';
 import { buildImage, IMAGE_NAME } from './image.mjs';
 import { podman, podmanAsync, RUN_FLAGS, whyPodmanCannotRun } from './podman.mjs';
@@ -23,6 +24,7 @@ const USERS = ['U0ALICE', 'U0BOB'];
 /** Where the pods reach this machine (podman's name for the host on its networks). */
 const HOST_FROM_PODS = 'host.containers.internal';
 const BOT_PODS = ['agent-sessions-bot-pod-0', 'agent-sessions-bot-pod-1'];
+const EMULATOR_POD = 'agent-sessions-emulator';
 const PROBE_PATH = { live: '/livez', ready: '/readyz' };
 const WAIT_MS = Number(process.env.DEPLOY_CHECK_WAIT_MS ?? 240_000);
 
@@ -53,7 +55,7 @@ const docs = (file) => parseAllDocuments(readFileSync(join(root, file), 'utf8'))
  * Services, the PodDisruptionBudget, NetworkPolicy and ServiceMonitor have no meaning to podman; the
  * manifests test checks them.
  */
-function renderManifests({ sandbox, emulator, apiKey, password, metricsToken }) {
+function renderManifests({ sandbox, apiKey, password, metricsToken }) {
   const postgres = docs('deploy/trial/postgres.yaml').filter((d) => d.kind !== 'Service');
   for (const doc of postgres) {
     if (doc.kind === 'Secret') doc.stringData.POSTGRES_PASSWORD = password;
@@ -67,7 +69,7 @@ function renderManifests({ sandbox, emulator, apiKey, password, metricsToken }) 
   for (const doc of bot) {
     if (doc.kind === 'ConfigMap')
       Object.assign(doc.data, {
-        AGENT_SERVICE_URL: `http://${HOST_FROM_PODS}:${new URL(emulator.url).port}`,
+        AGENT_SERVICE_URL: `http://${EMULATOR_POD}:4010`,
         SLACK_API_URL: `http://${HOST_FROM_PODS}:${sandboxPort}/api/`,
         // A killed replica's sessions wait this long for another: short, so the check is.
         LEASE_TTL_SECONDS: '6',
@@ -105,7 +107,37 @@ function renderManifests({ sandbox, emulator, apiKey, password, metricsToken }) 
       .filter((d) => d.kind !== 'Secret')
       .map((d) => JSON.stringify(d))
       .join('\n---\n');
-  return { postgres: toYaml(postgres), bot: toYaml(bot), secrets };
+  return {
+    emulator: JSON.stringify(emulatorPod(apiKey)),
+    postgres: toYaml(postgres),
+    bot: toYaml(bot),
+    secrets,
+  };
+}
+
+/**
+ * The Agent Session Service, played as a pod beside the bots: the emulator, run by the bot image's Node
+ * from this checkout's build (mounted read-only; the image itself carries only the bot).
+ */
+function emulatorPod(apiKey) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: EMULATOR_POD },
+    spec: {
+      containers: [
+        {
+          name: 'emulator',
+          image: IMAGE_NAME,
+          imagePullPolicy: 'Never',
+          command: ['node', '/repo/packages/emulator/dist/cli.js', '--host', '0.0.0.0', '--port', '4010'],
+          env: [{ name: 'EMULATOR_API_KEYS', value: apiKey }],
+          volumeMounts: [{ name: 'repo', mountPath: '/repo', readOnly: true }],
+        },
+      ],
+      volumes: [{ name: 'repo', hostPath: { path: root, type: 'Directory' } }],
+    },
+  };
 }
 
 /**
@@ -263,7 +295,7 @@ async function sql(run, query) {
 /**
  * Signals `pod`'s bot and measures the takeover: from the signal until every session the pod's process
  * held a lease on is leased by another process (a restarted container is another process, with a new
- * name). Gives up after `withinMs`, saying how many were taken.
+ * name) or has finished. Gives up after `withinMs`, saying how many were taken.
  */
 async function takeover(run, pod, signal, withinMs = 60_000) {
   const rows = await sql(run, `SELECT session_id, owner FROM leases WHERE owner LIKE '${pod}-%'`);
@@ -275,7 +307,9 @@ async function takeover(run, pod, signal, withinMs = 60_000) {
   const signalled = signal();
   let taken = 0;
   while (held.length > 0 && Date.now() - signalledAt < withinMs) {
-    const query = `SELECT count(*) FROM leases WHERE session_id IN (${ids}) AND owner NOT IN (${owners})`;
+    // A session that finished meanwhile needs no one: it counts as handed over.
+    const query = `SELECT count(*) FROM sessions s LEFT JOIN leases l USING (session_id)
+      WHERE s.session_id IN (${ids}) AND (s.finished OR l.owner NOT IN (${owners}))`;
     taken = Number((await sql(run, query))[0]);
     if (taken === held.length) break;
     await sleep(100);
@@ -416,22 +450,26 @@ async function main() {
     join(root, 'scripts/podman'),
   ]);
   const apiKey = `emu_${randomBytes(16).toString('hex')}`;
-  const emulator = await startEmulator({ port: 0, host: '0.0.0.0', apiKeys: [apiKey] });
   const sandbox = await startSandbox({ host: '0.0.0.0', triggerTtlMs: 10_000 });
   const dir = mkdtempSync(join(tmpdir(), 'deploy-check-'));
-  const files = { postgres: join(dir, 'postgres.yaml'), bot: join(dir, 'bot.yaml') };
+  const files = {
+    emulator: join(dir, 'emulator.yaml'),
+    postgres: join(dir, 'postgres.yaml'),
+    bot: join(dir, 'bot.yaml'),
+  };
   const password = randomBytes(12).toString('hex');
   const rendered = renderManifests({
     sandbox,
-    emulator,
     apiKey,
     password,
     metricsToken: randomBytes(16).toString('hex'),
   });
+  writeFileSync(files.emulator, rendered.emulator);
   writeFileSync(files.postgres, rendered.postgres);
   writeFileSync(files.bot, rendered.bot);
   const down = () => {
-    for (const file of [files.bot, files.postgres]) podman(['kube', 'down', file], { allowFailure: true });
+    for (const file of [files.bot, files.postgres, files.emulator])
+      podman(['kube', 'down', file], { allowFailure: true });
     podman(['volume', 'rm', '--force', 'agent-sessions-postgres'], { allowFailure: true });
     for (const { name } of rendered.secrets) podman(['secret', 'rm', name], { allowFailure: true });
   };
@@ -442,7 +480,8 @@ async function main() {
     podman(['secret', 'create', name, file]);
   }
   try {
-    say('Playing the manifests: PostgreSQL, then two bot replicas…');
+    say('Playing the emulator, then the manifests: PostgreSQL, then two bot replicas…');
+    await podmanAsync(['kube', 'play', files.emulator]);
     await podmanAsync(['kube', 'play', files.postgres]);
     await waitFor(
       () =>
@@ -450,6 +489,11 @@ async function main() {
           allowFailure: true,
         }).status === 0,
       'PostgreSQL accepting connections',
+    );
+    // Up once it answers anything (without a key, a refusal).
+    await waitFor(
+      async () => (await get(`http://${await podAddress(EMULATOR_POD)}:4010/v1/sessions`)).status < 500,
+      'the emulator answering',
     );
     await podmanAsync(['kube', 'play', files.bot]);
     for (const pod of BOT_PODS) await readyAgain(pod);
@@ -471,7 +515,6 @@ async function main() {
   } finally {
     if (process.env.DEPLOY_CHECK_KEEP !== '1') down();
     await sandbox.close();
-    await emulator.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
