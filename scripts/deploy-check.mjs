@@ -383,7 +383,7 @@ async function finishEverything(run) {
     );
     await waitFor(
       () => /Completed/.test(textOf(ws.findMessage(CHANNEL, session.cardTs))),
-      `${session.label} completed`,
+      `${session.label}'s card to say Completed (it says: ${(ws.findMessage(CHANNEL, session.cardTs)?.text ?? '').slice(0, 80)})`,
     );
     session.done = true;
   }
@@ -505,11 +505,16 @@ async function main() {
     say('Rolling restart…');
     await rollingRestart(run);
     say('Answering every question…');
-    await finishEverything(run);
+    // What went missing is counted and named even when a session never finishes.
+    const unfinished = await finishEverything(run).then(
+      () => undefined,
+      (error) => error,
+    );
     const result = tally(run);
     say(
       `${result.sessions} sessions, ${result.posts} thread posts: ${result.lost} lost, ${result.duplicated} duplicated`,
     );
+    if (unfinished) throw unfinished;
     if (result.lost !== 0 || result.duplicated !== 0) process.exitCode = 1;
     else say('deploy check passed');
   } finally {
