@@ -425,20 +425,12 @@ function tally(run) {
   return { sessions: run.sessions.length, posts, lost: lost.length, duplicated: duplicated.length };
 }
 
-async function main() {
-  if (process.argv.includes('--why-not')) {
-    const why = whyPodmanCannotRun();
-    if (why) say(why);
-    process.exit(why ? 1 : 0);
-  }
-  const why = whyPodmanCannotRun();
-  if (why) {
-    say(`deploy check skipped: ${why}`);
-    return;
-  }
+/** The images this run plays: the bot's (within its budget) and PostgreSQL's from Debian's packages. */
+function buildImages() {
   say('Building the image…');
   const sizeMb = buildImage();
   say(`  ${IMAGE_NAME}: ${sizeMb.toFixed(1)} MB`);
+  const context = join(root, 'scripts/podman');
   podman([
     'build',
     '--pull=never',
@@ -447,26 +439,18 @@ async function main() {
     'postgres.Containerfile',
     '-t',
     POSTGRES_IMAGE,
-    join(root, 'scripts/podman'),
+    context,
   ]);
-  const apiKey = `emu_${randomBytes(16).toString('hex')}`;
-  const sandbox = await startSandbox({ host: '0.0.0.0', triggerTtlMs: 10_000 });
-  const dir = mkdtempSync(join(tmpdir(), 'deploy-check-'));
+}
+
+/** The rendered manifests written to `dir`, and the Secrets made podman secrets; `down` undoes it all. */
+function stage(dir, rendered) {
   const files = {
     emulator: join(dir, 'emulator.yaml'),
     postgres: join(dir, 'postgres.yaml'),
     bot: join(dir, 'bot.yaml'),
   };
-  const password = randomBytes(12).toString('hex');
-  const rendered = renderManifests({
-    sandbox,
-    apiKey,
-    password,
-    metricsToken: randomBytes(16).toString('hex'),
-  });
-  writeFileSync(files.emulator, rendered.emulator);
-  writeFileSync(files.postgres, rendered.postgres);
-  writeFileSync(files.bot, rendered.bot);
+  for (const [name, file] of Object.entries(files)) writeFileSync(file, rendered[name]);
   const down = () => {
     for (const file of [files.bot, files.postgres, files.emulator])
       podman(['kube', 'down', file], { allowFailure: true });
@@ -479,44 +463,71 @@ async function main() {
     writeFileSync(file, JSON.stringify(data));
     podman(['secret', 'create', name, file]);
   }
+  return { files, down };
+}
+
+/** The emulator, PostgreSQL once it accepts connections, then the bots once the emulator answers. */
+async function play(files) {
+  say('Playing the emulator, then the manifests: PostgreSQL, then two bot replicas…');
+  await podmanAsync(['kube', 'play', files.emulator]);
+  await podmanAsync(['kube', 'play', files.postgres]);
+  const pgReady = ['exec', 'agent-sessions-postgres-pod-0-postgres', 'pg_isready', '-h', '127.0.0.1'];
+  await waitFor(
+    async () => (await podmanAsync(pgReady, { allowFailure: true })).status === 0,
+    'PostgreSQL accepting connections',
+  );
+  // Up once it answers anything (without a key, a refusal).
+  await waitFor(
+    async () => (await get(`http://${await podAddress(EMULATOR_POD)}:4010/v1/sessions`)).status < 500,
+    'the emulator answering',
+  );
+  await podmanAsync(['kube', 'play', files.bot]);
+  for (const pod of BOT_PODS) await readyAgain(pod);
+  say('  both replicas ready');
+}
+
+/** Sessions through a kill and a rolling restart, then every question answered and the threads counted. */
+async function exercise(run) {
+  await startBatch(run, 'before', 6);
+  await killOne(run);
+  await startBatch(run, 'after-kill', 2);
+  say('Rolling restart…');
+  await rollingRestart(run);
+  say('Answering every question…');
+  // What went missing is counted and named even when a session never finishes.
+  const unfinished = await finishEverything(run).then(
+    () => undefined,
+    (error) => error,
+  );
+  const result = tally(run);
+  say(
+    `${result.sessions} sessions, ${result.posts} thread posts: ${result.lost} lost, ${result.duplicated} duplicated`,
+  );
+  if (unfinished) throw unfinished;
+  if (result.lost !== 0 || result.duplicated !== 0) process.exitCode = 1;
+  else say('deploy check passed');
+}
+
+async function main() {
+  const why = whyPodmanCannotRun();
+  if (process.argv.includes('--why-not')) {
+    if (why) say(why);
+    process.exit(why ? 1 : 0);
+  }
+  if (why) {
+    say(`deploy check skipped: ${why}`);
+    return;
+  }
+  buildImages();
+  const apiKey = `emu_${randomBytes(16).toString('hex')}`;
+  const password = randomBytes(12).toString('hex');
+  const sandbox = await startSandbox({ host: '0.0.0.0', triggerTtlMs: 10_000 });
+  const dir = mkdtempSync(join(tmpdir(), 'deploy-check-'));
+  const metricsToken = randomBytes(16).toString('hex');
+  const { files, down } = stage(dir, renderManifests({ sandbox, apiKey, password, metricsToken }));
   try {
-    say('Playing the emulator, then the manifests: PostgreSQL, then two bot replicas…');
-    await podmanAsync(['kube', 'play', files.emulator]);
-    await podmanAsync(['kube', 'play', files.postgres]);
-    await waitFor(
-      () =>
-        podman(['exec', 'agent-sessions-postgres-pod-0-postgres', 'pg_isready', '-h', '127.0.0.1'], {
-          allowFailure: true,
-        }).status === 0,
-      'PostgreSQL accepting connections',
-    );
-    // Up once it answers anything (without a key, a refusal).
-    await waitFor(
-      async () => (await get(`http://${await podAddress(EMULATOR_POD)}:4010/v1/sessions`)).status < 500,
-      'the emulator answering',
-    );
-    await podmanAsync(['kube', 'play', files.bot]);
-    for (const pod of BOT_PODS) await readyAgain(pod);
-    say('  both replicas ready');
-    const run = { ...makeRun(sandbox), databasePassword: password, figures: [] };
-    await startBatch(run, 'before', 6);
-    await killOne(run);
-    await startBatch(run, 'after-kill', 2);
-    say('Rolling restart…');
-    await rollingRestart(run);
-    say('Answering every question…');
-    // What went missing is counted and named even when a session never finishes.
-    const unfinished = await finishEverything(run).then(
-      () => undefined,
-      (error) => error,
-    );
-    const result = tally(run);
-    say(
-      `${result.sessions} sessions, ${result.posts} thread posts: ${result.lost} lost, ${result.duplicated} duplicated`,
-    );
-    if (unfinished) throw unfinished;
-    if (result.lost !== 0 || result.duplicated !== 0) process.exitCode = 1;
-    else say('deploy check passed');
+    await play(files);
+    await exercise({ ...makeRun(sandbox), databasePassword: password, figures: [] });
   } finally {
     if (process.env.DEPLOY_CHECK_KEEP !== '1') down();
     await sandbox.close();
