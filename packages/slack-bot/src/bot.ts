@@ -10,10 +10,12 @@ import { LateBound } from './late-bound.js';
 import { createLogger, type Logger } from './logger.js';
 import type { SessionPublisher } from './services/following/session-publisher.js';
 import type { BotMetrics } from './services/ops/metrics.js';
-import { Readiness } from './services/ops/readiness.js';
+import { Readiness, RequestsInFlight } from './services/ops/readiness.js';
 import { type BotIdentity, botIdentity } from './services/slack-out/bot-identity.js';
 import type { OutboundQueue } from './services/slack-out/outbound.js';
+import { shutDown } from './shutdown.js';
 import { openStore, type Store } from './store/index.js';
+import { startTracing } from './telemetry.js';
 import {
   access,
   auditTrail,
@@ -51,14 +53,19 @@ export interface RunningBot {
   metrics: BotMetrics;
   logger: Logger;
   replicaId: string;
-  /** Graceful: stops following, releases leases (so another replica takes over at once), closes. */
-  stop(): Promise<void>;
+  /**
+   * Graceful, within `graceMs` (SHUTDOWN_GRACE_SECONDS by default): not ready, no new requests, the work
+   * in flight finished, leases released (so another replica takes over at once), closed. See shutdown.ts.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** The bot: its parts built in order (one builder each, most in wiring.ts), then started, then served. */
 export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): Promise<RunningBot> {
   const settings = { config, tuning, logger: botLogger(config, tuning) };
   const { logger } = settings;
+  // First: the parts built next take OpenTelemetry's API, which the SDK (when traces are on) backs.
+  const tracing = await startTracing(config.telemetry);
   const replicaId = replicaIdOf(settings);
   const store = await botStore(settings);
   // OAuth installs: a token per workspace; undefined with SLACK_BOT_TOKEN.
@@ -75,7 +82,10 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const audit = auditTrail(settings, store);
   const surface = slackSurface(settings);
   const readiness = new Readiness();
-  const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface, installs, readiness });
+  const requests = new RequestsInFlight();
+  const { app, routes } = slackApp(settings, {
+    ...{ store, client, metrics, audit, surface, installs, readiness, requests },
+  });
   const slack = installs?.client ?? app.client;
   const self = installs?.self ?? botIdentity(slack);
   const out = slackOut(settings, {
@@ -152,20 +162,19 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     'agent sessions bot started',
   );
 
-  // Graceful: stops following, releases leases (so another replica takes over at once), closes.
   let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      readiness.drain();
-      await reminders.stop();
-      await leases.stop({ release: true });
-      await follower.stop();
-      await out.cards.stop();
-      await app.stop().catch(() => {});
-      if (config.slack.appToken) await closeServer(server);
-      if (!tuning.store) await store.close();
-      logger.info({ replicaId }, 'agent sessions bot stopped');
-    })();
+  const stop = (options: { graceMs?: number } = {}) => {
+    stopping ??= shutDown(
+      {
+        ...{ readiness, requests, app, server, reminders, leases, follower, out, streams, logger, replicaId },
+        socketMode: config.slack.appToken !== undefined,
+        closeStore: async () => {
+          if (!tuning.store) await store.close();
+          await tracing.shutdown();
+        },
+      },
+      options.graceMs ?? config.shutdownGraceMs,
+    ).then(() => logger.info({ replicaId }, 'agent sessions bot stopped'));
     return stopping;
   };
   const eventsUrl = url && !config.slack.appToken ? `${url}/slack/events` : undefined;
@@ -228,12 +237,6 @@ async function serve(app: App, routes: CustomRoute[], config: RunnableConfig): P
     return server;
   }
   return (await app.start({ port: config.port, host: config.host })) as Server;
-}
-
-async function closeServer(server: Server): Promise<void> {
-  const closed = new Promise((done) => server.close(done));
-  server.closeAllConnections();
-  await closed;
 }
 
 /** A logger that never prints the bot's secrets. */

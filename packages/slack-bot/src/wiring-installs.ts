@@ -7,6 +7,7 @@ import type { FollowEvent, Follower } from '@agent-sessions/core';
 import { type CustomRoute, LogLevel } from '@slack/bolt';
 import type { KeysConfig } from './config/keys.js';
 import { NO_KEY_FOR_TOKENS } from './config/slack.js';
+import type { TelemetryConfig } from './config/telemetry.js';
 import { boltLogger, type Logger } from './logger.js';
 import { Admission } from './services/installs/admission.js';
 import { NoWorkspaceError, WorkspaceClient } from './services/installs/client.js';
@@ -20,6 +21,7 @@ import { Uninstalls } from './services/installs/uninstalls.js';
 import { KeyConfigError } from './services/keys/cipher.js';
 import { keyCipherOf } from './services/keys/settings.js';
 import type { BotMetrics } from './services/ops/metrics.js';
+import { slackFetchOption } from './services/ops/tracing.js';
 import type { BotIdentity } from './services/slack-out/bot-identity.js';
 import type { CardUpdaterOptions } from './services/slack-out/card-updater.js';
 import type { OutboundOptions } from './services/slack-out/outbound.js';
@@ -48,7 +50,11 @@ export interface Installs {
 }
 
 interface InstallsSettings {
-  config: { slack: { apiUrl?: string; oauth?: OAuthSettings }; keys?: KeysConfig };
+  config: {
+    slack: { apiUrl?: string; oauth?: OAuthSettings };
+    keys?: KeysConfig;
+    telemetry: TelemetryConfig;
+  };
   tuning: { installs?: InstallsTuning };
   logger: Logger;
 }
@@ -65,7 +71,10 @@ export function workspaceInstalls(
   const cipher = keyCipherOf(config.keys);
   if (!cipher) throw new KeyConfigError(NO_KEY_FOR_TOKENS);
   const installations = new SealedInstallations(store.installations, cipher, log);
-  const apiOptions = oauth.apiUrl ? { slackApiUrl: oauth.apiUrl } : {};
+  const apiOptions = {
+    ...(oauth.apiUrl ? { slackApiUrl: oauth.apiUrl } : {}),
+    ...slackFetchOption(config.telemetry.traces),
+  };
   const exchange = slackTokenExchange({
     clientId: oauth.clientId,
     clientSecret: oauth.clientSecret,
@@ -118,7 +127,7 @@ export function workspaceSlackOut(
     logger: Logger;
     metrics: BotMetrics;
     outboundOptions: OutboundOptions;
-    config: { slackPacing: 'on' | 'off'; slack: { apiUrl?: string } };
+    config: { slackPacing: 'on' | 'off'; slack: { apiUrl?: string }; telemetry: TelemetryConfig };
     tuning: { cards?: CardUpdaterOptions };
   },
 ) {
@@ -133,6 +142,7 @@ export function workspaceSlackOut(
           logLevel: LogLevel.INFO,
           rejectRateLimitedCalls: true,
           ...(apiUrl ? { slackApiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {}),
+          ...slackFetchOption(parts.config.telemetry.traces),
         })
       : installs.client;
   const cards = new WorkspaceCards(paced, logger, metrics, parts.tuning.cards, outbound);

@@ -14,7 +14,13 @@ import { scopeRequests } from './services/installs/scope.js';
 import { AuditService } from './services/ops/audit.js';
 import { healthRoutes } from './services/ops/health.js';
 import { BotMetrics } from './services/ops/metrics.js';
-import type { Readiness } from './services/ops/readiness.js';
+import type { Readiness, RequestsInFlight } from './services/ops/readiness.js';
+import {
+  pollSpan,
+  serviceRequestTracer,
+  slackFetchOption,
+  slackRequestSpan,
+} from './services/ops/tracing.js';
 import { AnsweringService } from './services/people/answering.js';
 import { BudgetCeiling } from './services/people/budget-ceiling.js';
 import { ConversationService } from './services/people/conversation.js';
@@ -52,10 +58,13 @@ export function following(
   store: Store,
   outbound: LateBound<Pick<OutboundQueue, 'depths'>>,
 ) {
+  // Traces: a span per request to the service, its `traceparent` sent; a span per poll around it.
+  const traces = config.telemetry.traces;
   const client = new AgentSessionsClient({
     baseUrl: config.service.url,
     apiKey: config.service.apiKey,
     logger: logger.child({ component: 'client' }),
+    ...(traces ? { tracer: serviceRequestTracer } : {}),
   });
   const follower = new Follower({
     client,
@@ -67,6 +76,7 @@ export function following(
     maxConcurrentPolls: 1_000,
     logger: logger.child({ component: 'follower' }),
     ...(tuning.schedule ? { schedule: tuning.schedule } : {}),
+    ...(traces ? { aroundPoll: pollSpan } : {}),
   });
   // A scrape before the queue exists (none: the routes are served later) reads no depths.
   const metrics = new BotMetrics(
@@ -95,14 +105,15 @@ export function auditTrail({ config, tuning, logger }: Settings, store: Store): 
 
 type AppParts = Pick<Parts, 'store' | 'client' | 'metrics' | 'audit' | 'installs'> & {
   surface?: WorkspaceSurfaces;
-  /** Whether this replica takes work (`/readyz`). */
+  /** Whether this replica takes work (`/readyz`), and the Slack requests it is working on. */
   readiness: Readiness;
+  requests: RequestsInFlight;
 };
 
 /** The Bolt app, serving /healthz, /livez, /readyz, /metrics and /audit beside Slack's requests. */
 export function slackApp(
   { config, logger }: Settings,
-  { store, client, metrics, audit, surface, installs, readiness }: AppParts,
+  { store, client, metrics, audit, surface, installs, readiness, requests }: AppParts,
 ): { app: App; routes: CustomRoute[] } {
   const health = { store, client, metrics, surface, readiness, metricsToken: config.metricsToken };
   const routes = [
@@ -118,7 +129,13 @@ export function slackApp(
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     routes,
     logger,
+    closing: () => readiness.phase === 'draining',
+    ...slackFetchOption(config.telemetry.traces),
   });
+  // First of the middleware: a replica going away waits for every request's listener to finish.
+  app.use(({ next }) => requests.track(next));
+  // Traces: a span per Slack request, parent of the service and Slack calls its listener makes.
+  if (config.telemetry.traces) app.use(({ body, next }) => slackRequestSpan(body, next));
   scopeRequests(app, installs?.admission, logger); // each request as its workspace's work
   return { app, routes };
 }
@@ -155,6 +172,7 @@ export function slackOut(
           logLevel: LogLevel.INFO,
           rejectRateLimitedCalls: true,
           ...(config.slack.apiUrl ? { slackApiUrl: ensureSlash(config.slack.apiUrl) } : {}),
+          ...slackFetchOption(config.telemetry.traces),
         })
       : slack);
   // A new session's card and a prompt marked answered wait in the same queue, first in their channel.

@@ -1,6 +1,6 @@
 /**
  * The bot's settings, read from the environment once at start. Each concern (Slack, the service, the
- * store, HTTP, conversations, approvals, limits, the agent surfaces, service keys) has its own schema
+ * store, HTTP, conversations, approvals, limits, the agent surfaces, service keys, traces) has its own schema
  * and settings in this folder; here they are checked as one schema, so every problem is named at once.
  * The services never read this: the composition (bot.ts, wiring*.ts) hands each the settings it declares.
  */
@@ -14,6 +14,7 @@ import { limitsSchema, limitsSettings } from './limits.js';
 import { keyLendingOf, serviceProblems, serviceSchema, serviceSettings } from './service.js';
 import { isOAuth, type SlackConfig, slackProblems, slackSchema, slackSettings } from './slack.js';
 import { storeSchema, storeSettings } from './store.js';
+import { type TelemetryConfig, telemetrySchema, telemetrySettings } from './telemetry.js';
 
 const schema = z
   .object({
@@ -26,6 +27,7 @@ const schema = z
     ...limitsSchema.shape,
     ...agentSurfaceSchema.shape,
     ...keysSchema.shape,
+    ...telemetrySchema.shape,
   })
   .superRefine((env, ctx) => {
     const oauth = isOAuth(env);
@@ -55,6 +57,8 @@ export interface BotConfig {
   replicaId?: string;
   /** Unset: /metrics serves only series that name no workspace; set, its bearer also gets those that do. */
   metricsToken?: string;
+  /** SHUTDOWN_GRACE_SECONDS: from SIGTERM to exit at most. */
+  shutdownGraceMs: number;
   approvals: ApprovalConfig;
   /** `steer`: every reply in a session's thread steers it; `mention-only`: only replies that mention the bot. */
   threadReplies: 'steer' | 'mention-only';
@@ -64,6 +68,8 @@ export interface BotConfig {
   agent: AgentSurfaceConfig;
   /** Service keys per workspace or person. */
   keys?: KeysConfig;
+  /** Traces over OTLP, when an endpoint is set. */
+  telemetry: TelemetryConfig;
 }
 
 export class ConfigError extends Error {}
@@ -87,6 +93,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     ...limitsSettings(e),
     agent: agentSurfaceSettings(e),
     keys: { ...keysSettings(e), ...keyLendingOf(e, isOAuth(e)) },
+    ...telemetrySettings(e),
   };
 }
 
