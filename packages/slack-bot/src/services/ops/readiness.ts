@@ -23,3 +23,25 @@ export class Readiness {
     this.#phase = 'draining';
   }
 }
+
+/**
+ * Slack requests this replica is working on: acknowledged or not, a listener may still be calling the
+ * service and Slack. A replica going away waits for them before it closes its store.
+ */
+export class RequestsInFlight {
+  #count = 0;
+
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Runs one request's work (Bolt's `next`), counted while it runs. */
+  async track<T>(work: () => Promise<T>): Promise<T> {
+    this.#count += 1;
+    try {
+      return await work();
+    } finally {
+      this.#count -= 1;
+    }
+  }
+}
