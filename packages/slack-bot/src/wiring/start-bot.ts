@@ -30,6 +30,7 @@ import { slackOut } from './slack-out.js';
 import { streamPoster } from './streams.js';
 import { startTracing, type Tracing } from './telemetry.js';
 import type { BotTuning, RunnableConfig, Settings } from './types.js';
+import { workflowSteps } from './workflows.js';
 
 export interface RunningBot {
   app: App;
@@ -135,11 +136,13 @@ function peopleSide(settings: Settings, built: ReturnType<typeof sessionSide>) {
   const { installs, store, leases } = parts;
   const removals =
     installs && uninstalls(store, { releaseLeases: () => leases.refresh(), logger: settings.logger });
+  const workflows = workflowSteps(settings, { ...parts, people });
   registerListeners(parts.app, {
     ...listenerContext(settings, { people, agent: parts.agent }),
     ...(removals ? { installs: removals } : {}),
+    workflows,
   });
-  return { people, identity, reminders };
+  return { people, identity, reminders, workflows };
 }
 
 type Built = ReturnType<typeof sessionSide> & ReturnType<typeof peopleSide>;
@@ -156,6 +159,7 @@ async function startParts({ config, logger }: Settings, built: Built): Promise<S
   // With OAuth installs, who the bot is depends on the workspace (its installation says).
   if (!installs) await learnWhoWeAre({ self, audit, identity, logger });
   built.reminders.start();
+  built.workflows.start();
   recoverUnsentPosts({ publisher: built.publisher, follower, logger });
   built.readiness.started();
   return server;
@@ -179,7 +183,14 @@ function running(
   );
   let stopping: Promise<void> | undefined;
   const stop = (options: { graceMs?: number } = {}) => {
-    const { readiness, requests, reminders, leases, out, streams } = built;
+    const { readiness, requests, leases, out, streams } = built;
+    // Reminders and Workflow Builder's step checks stop first, together: neither starts new work after.
+    const reminders = {
+      stop: async () => {
+        await built.reminders.stop();
+        await built.workflows.stop();
+      },
+    };
     stopping ??= shutDown(
       {
         ...{ readiness, requests, app, server, reminders, leases, follower, out, streams, logger, replicaId },
