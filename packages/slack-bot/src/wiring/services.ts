@@ -8,6 +8,7 @@ import { LeaseKeeper, type LeaseKeeperOptions } from '../services/following/leas
 import { SessionPublisher } from '../services/following/session-publisher.js';
 import { AuditService } from '../services/ops/audit.js';
 import { BotMetrics } from '../services/ops/metrics.js';
+import { pollSpan, serviceRequestTracer } from '../services/ops/tracing.js';
 import { AnsweringService } from '../services/people/answering.js';
 import { BudgetCeiling } from '../services/people/budget-ceiling.js';
 import { ConversationService } from '../services/people/conversation.js';
@@ -43,10 +44,13 @@ export function following(
   store: Store,
   outbound: LateBound<Pick<OutboundQueue, 'depths'>>,
 ) {
+  // Traces: a span per request to the service, its `traceparent` sent; a span per poll around it.
+  const traces = config.telemetry.traces;
   const client = new AgentSessionsClient({
     baseUrl: config.service.url,
     apiKey: config.service.apiKey,
     logger: logger.child({ component: 'client' }),
+    ...(traces ? { tracer: serviceRequestTracer } : {}),
   });
   const follower = new Follower({
     client,
@@ -58,11 +62,13 @@ export function following(
     maxConcurrentPolls: 1_000,
     logger: logger.child({ component: 'follower' }),
     ...(tuning.schedule ? { schedule: tuning.schedule } : {}),
+    ...(traces ? { aroundPoll: pollSpan } : {}),
   });
   // A scrape before the queue exists (none: the routes are served later) reads no depths.
   const metrics = new BotMetrics(
     () => follower.stats(),
     () => outbound.peek()?.depths() ?? new Map(),
+    config.requestsPerSecond,
   );
   follower.on('error', (event) => {
     metrics.errors.inc({ where: 'follow' });

@@ -10,6 +10,7 @@ import { serveRoutes, urlOf } from '../http/routes-server.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { SessionPublisher } from '../services/following/session-publisher.js';
 import type { BotMetrics } from '../services/ops/metrics.js';
+import { Readiness, RequestsInFlight } from '../services/ops/readiness.js';
 import { type BotIdentity, botIdentity, type OutboundQueue } from '../services/slack-out/outbound/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { agentParts, placeChannelSettings, slackSurface } from './agent-surface.js';
@@ -24,9 +25,11 @@ import {
 import { serviceKeys } from './keys.js';
 import { LateBound } from './late-bound.js';
 import { access, auditTrail, following, leaseKeeper, peopleServices, sessionPublisher } from './services.js';
+import { shutDown } from './shutdown.js';
 import { listenerContext, slackApp } from './slack-app.js';
 import { slackOut } from './slack-out.js';
 import { streamPoster } from './streams.js';
+import { startTracing, type Tracing } from './telemetry.js';
 import type { BotTuning, RunnableConfig, Settings } from './types.js';
 import { workflowSteps } from './workflows.js';
 
@@ -40,8 +43,11 @@ export interface RunningBot {
   metrics: BotMetrics;
   logger: Logger;
   replicaId: string;
-  /** Graceful: stops following, releases leases (so another replica takes over at once), closes. */
-  stop(): Promise<void>;
+  /**
+   * Graceful, within `graceMs` (SHUTDOWN_GRACE_SECONDS by default): not ready, no new requests, the work
+   * in flight finished, leases released (so another replica takes over at once), closed. See shutdown.ts.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 /**
@@ -50,6 +56,8 @@ export interface RunningBot {
  */
 export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): Promise<RunningBot> {
   const settings: Settings = { config, tuning, logger: botLogger(config, tuning) };
+  // First: the parts built next take OpenTelemetry's API, which the SDK (when traces are on) backs.
+  const tracing = await startTracing(config.telemetry);
   const replicaId = replicaIdOf(settings);
   const store = await botStore(settings);
   const service = serviceSide(settings, store);
@@ -57,7 +65,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const sessions = sessionSide(settings, { ...service, ...slack, replicaId });
   const people = peopleSide(settings, sessions);
   const server = await startParts(settings, { ...sessions, ...people });
-  return running(settings, { ...sessions, ...people, server });
+  return running(settings, { ...sessions, ...people, server, tracing });
 }
 
 /**
@@ -81,7 +89,11 @@ function serviceSide(settings: Settings, store: Store) {
 function slackSide(settings: Settings, service: ReturnType<typeof serviceSide>) {
   const { store, client, metrics, audit, installs, follower } = service;
   const surface = slackSurface(settings);
-  const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface, installs });
+  const readiness = new Readiness();
+  const requests = new RequestsInFlight();
+  const { app, routes } = slackApp(settings, {
+    ...{ store, client, metrics, audit, surface, installs, readiness, requests },
+  });
   const slack = installs?.client ?? app.client;
   const self = installs?.self ?? botIdentity(slack);
   // The second cycle: the poster tells the publisher when a batch can't post, and the publisher posts
@@ -89,7 +101,7 @@ function slackSide(settings: Settings, service: ReturnType<typeof serviceSide>) 
   const publisher = new LateBound<SessionPublisher>('the session publisher');
   const out = slackOut(settings, { slack, store, metrics, self, installs, follower, publisher });
   service.outbound.bind(out.outbound);
-  return { surface, app, routes, slack, self, out, publisherLater: publisher };
+  return { surface, app, routes, slack, self, out, publisherLater: publisher, readiness, requests };
 }
 
 type BuiltSoFar = ReturnType<typeof serviceSide> & ReturnType<typeof slackSide> & { replicaId: string };
@@ -152,12 +164,16 @@ async function startParts({ config, logger }: Settings, built: Built): Promise<S
   built.reminders.start();
   built.workflows.start();
   recoverUnsentPosts({ publisher: built.publisher, follower, logger });
+  built.readiness.started();
   return server;
 }
 
-/** The bot as started: its address said in the log, and its graceful stop. */
-function running({ config, tuning, logger }: Settings, built: Built & { server: Server }): RunningBot {
-  const { app, store, follower, metrics, replicaId, server, installs } = built;
+/** The bot as started: its address said in the log, and its graceful stop (shutdown.ts). */
+function running(
+  { config, tuning, logger }: Settings,
+  built: Built & { server: Server; tracing: Tracing },
+): RunningBot {
+  const { app, store, follower, metrics, replicaId, server, installs, tracing } = built;
   const url = urlOf(server, config.host);
   logger.info(
     {
@@ -168,21 +184,28 @@ function running({ config, tuning, logger }: Settings, built: Built & { server: 
     },
     'agent sessions bot started',
   );
-  // Graceful: stops following, releases leases (so another replica takes over at once), closes.
   let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      built.people.homes.stop();
-      await built.reminders.stop();
-      await built.workflows.stop();
-      await built.leases.stop({ release: true });
-      await follower.stop();
-      await built.out.cards.stop();
-      await app.stop().catch(() => {});
-      if (config.slack.appToken) await closeServer(server);
-      if (!tuning.store) await store.close();
-      logger.info({ replicaId }, 'agent sessions bot stopped');
-    })();
+  const stop = (options: { graceMs?: number } = {}) => {
+    const { readiness, requests, leases, out, streams } = built;
+    // Home refreshes, reminders and Workflow Builder's step checks stop first: none starts new work after.
+    const reminders = {
+      stop: async () => {
+        built.people.homes.stop();
+        await built.reminders.stop();
+        await built.workflows.stop();
+      },
+    };
+    stopping ??= shutDown(
+      {
+        ...{ readiness, requests, app, server, reminders, leases, follower, out, streams, logger, replicaId },
+        socketMode: config.slack.appToken !== undefined,
+        closeStore: async () => {
+          if (!tuning.store) await store.close();
+          await tracing.shutdown();
+        },
+      },
+      options.graceMs ?? config.shutdownGraceMs,
+    ).then(() => logger.info({ replicaId }, 'agent sessions bot stopped'));
     return stopping;
   };
   const eventsUrl = url && !config.slack.appToken ? `${url}/slack/events` : undefined;
@@ -245,12 +268,6 @@ async function serve(app: App, routes: CustomRoute[], config: RunnableConfig): P
     return server;
   }
   return (await app.start({ port: config.port, host: config.host })) as Server;
-}
-
-async function closeServer(server: Server): Promise<void> {
-  const closed = new Promise((done) => server.close(done));
-  server.closeAllConnections();
-  await closed;
 }
 
 /** A logger that never prints the bot's secrets. */

@@ -26,6 +26,8 @@ export class BotMetrics {
   readonly leasePasses: Counter<string>;
   /** Sessions whose lease this replica held after its last pass. */
   readonly leasesHeld: Gauge<string>;
+  /** Steps sent for questions nobody answered in time: `reminder`, `escalation`, `timeout`. */
+  readonly questionReminders: Counter<'step'>;
 
   /**
    * `outboundDepths`: the outbound queue's waiting calls per lane, read at each scrape. The queue counts its
@@ -34,6 +36,8 @@ export class BotMetrics {
   constructor(
     follower: () => FollowerStats | undefined,
     outboundDepths: () => Map<string, number> = () => new Map(),
+    /** FOLLOW_REQUESTS_PER_SECOND: each API key's request budget, for alerts on how much of it is spent. */
+    requestBudgetPerSecond?: number,
   ) {
     const registry = this.registry;
     const stats = follower;
@@ -104,6 +108,8 @@ export class BotMetrics {
       help: 'Sessions whose lease this replica held after its last pass',
       registers: [registry],
     });
+    this.questionReminders = questionRemindersCounter(registry);
+    if (requestBudgetPerSecond !== undefined) registerRequestBudget(registry, requestBudgetPerSecond);
     // No channel ids in labels: /metrics is unauthenticated and a channel id names who works on what.
     const depths = () => [...outboundDepths().values()];
     new Gauge({
@@ -132,6 +138,7 @@ export class BotMetrics {
     });
     // Known series exist from the start (Prometheus advice), so dashboards see zeros, not gaps.
     for (const kind of ['message', 'human_input']) this.surfacing.zero({ kind });
+    for (const method of ['chat.postMessage', 'chat.update']) this.rateLimited.inc({ method }, 0);
   }
 
   /** A lease pass finished, holding `held` leases: the replica's heartbeat in the store. */
@@ -175,4 +182,25 @@ function registerFollowerSeries(registry: Registry, stats: () => FollowerStats |
       this.inc(stats()?.failedPolls ?? 0);
     },
   });
+}
+
+/** Steps sent for unanswered questions, every step's series there from the start (alerts read them). */
+function questionRemindersCounter(registry: Registry): Counter<'step'> {
+  const counter = new Counter({
+    name: 'agent_question_reminders_total',
+    help: 'Steps sent for questions nobody answered in time: reminder, escalation, timeout',
+    labelNames: ['step'],
+    registers: [registry],
+  });
+  for (const step of ['reminder', 'escalation', 'timeout']) counter.inc({ step }, 0);
+  return counter;
+}
+
+/** Each API key's request budget, beside the requests sent: how much of it is spent, for alerts. */
+function registerRequestBudget(registry: Registry, perSecond: number): void {
+  new Gauge({
+    name: 'agent_service_request_budget_per_second',
+    help: 'Requests a second each API key may send to the service (FOLLOW_REQUESTS_PER_SECOND)',
+    registers: [registry],
+  }).set(perSecond);
 }

@@ -167,6 +167,11 @@ export class StreamPoster {
     });
   }
 
+  /** Items waiting here to be streamed. */
+  waiting(): number {
+    return this.#queued.size;
+  }
+
   /** The session's lease moved: what waits here is left, recorded with its content, to the new owner. */
   withdraw(sessionId: string): void {
     const queue = this.#queues.get(sessionId);
