@@ -92,6 +92,17 @@ function descendsFrom(span: ReceivedSpan, ancestor: ReceivedSpan, all: ReceivedS
   return false;
 }
 
+/** The spans received, each with its parent's name: what a failing wait shows. */
+const spanTree = (spans: ReceivedSpan[]) =>
+  [
+    ...new Set(
+      spans.map(
+        (s) =>
+          `${s.name} <- ${spans.find((p) => p.spanId === s.parentSpanId)?.name ?? (s.parentSpanId ? '?' : 'root')}`,
+      ),
+    ),
+  ].join(', ');
+
 describe('traces over OTLP', () => {
   const world = useBotProcesses({ emulatorSpeed: 5, store: { dataDirPrefix: 'bot-traces-' } });
   let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
@@ -126,21 +137,25 @@ describe('traces over OTLP', () => {
 
     // The click: a span for Slack's request; under it the answer sent to the service and the Slack call
     // that marks the prompt answered.
-    const click = await ws.waitFor(
-      () => {
-        const action = spans.find((s) => s.name === 'slack action input_approve');
-        if (!action) return undefined;
-        const answer = spans.find(
-          (s) =>
-            s.name === 'agent-service POST' &&
-            s.parentSpanId === action.spanId &&
-            s.traceId === action.traceId,
-        );
-        const update = spans.find((s) => s.name === 'slack chat.update' && descendsFrom(s, action, spans));
-        return answer && update ? { action, answer, update } : undefined;
-      },
-      { what: 'the click’s spans', timeoutMs: WAIT_MS },
-    );
+    const click = await ws
+      .waitFor(
+        () => {
+          const action = spans.find((s) => s.name === 'slack action input_approve');
+          if (!action) return undefined;
+          const answer = spans.find(
+            (s) =>
+              s.name === 'agent-service POST' &&
+              s.parentSpanId === action.spanId &&
+              s.traceId === action.traceId,
+          );
+          const update = spans.find((s) => s.name === 'slack chat.update' && descendsFrom(s, action, spans));
+          return answer && update ? { action, answer, update } : undefined;
+        },
+        { what: 'the click’s spans', timeoutMs: WAIT_MS },
+      )
+      .catch((error: unknown) => {
+        throw new Error(`${String(error)}; spans received: ${spanTree(spans)}`);
+      });
     expect(click.action.parentSpanId).toBe('');
     expect(click.answer.attributes['url.path']).toMatch(/\/human-input\//);
     const sent = await emulator.admin.traceparents();
@@ -150,20 +165,28 @@ describe('traces over OTLP', () => {
     });
 
     // A poll: a root span; under it its requests to the service and the thread posts its events made.
-    const poll = await ws.waitFor(
-      () => {
-        for (const root of spans.filter((s) => s.name === 'follower poll' && s.parentSpanId === '')) {
-          const reads = spans.filter(
-            (s) =>
-              s.name === 'agent-service GET' && s.parentSpanId === root.spanId && s.traceId === root.traceId,
-          );
-          const post = spans.find((s) => s.name === 'slack chat.postMessage' && descendsFrom(s, root, spans));
-          if (reads.length > 0 && post) return { root, reads, post };
-        }
-        return undefined;
-      },
-      { what: 'a poll’s spans with a post under them', timeoutMs: WAIT_MS },
-    );
+    const poll = await ws
+      .waitFor(
+        () => {
+          for (const root of spans.filter((s) => s.name === 'follower poll' && s.parentSpanId === '')) {
+            const reads = spans.filter(
+              (s) =>
+                s.name === 'agent-service GET' &&
+                s.parentSpanId === root.spanId &&
+                s.traceId === root.traceId,
+            );
+            const post = spans.find(
+              (s) => s.name === 'slack chat.postMessage' && descendsFrom(s, root, spans),
+            );
+            if (reads.length > 0 && post) return { root, reads, post };
+          }
+          return undefined;
+        },
+        { what: 'a poll’s spans with a post under them', timeoutMs: WAIT_MS },
+      )
+      .catch((error: unknown) => {
+        throw new Error(`${String(error)}; spans received: ${spanTree(spans)}`);
+      });
     expect(poll.root.attributes['agent.session.id']).toMatch(/^sess_/);
     const pollHeaders = (await emulator.admin.traceparents()).map((r) => r.traceparent);
     for (const read of poll.reads) expect(pollHeaders).toContain(`00-${read.traceId}-${read.spanId}-01`);
