@@ -5,6 +5,7 @@
  * The services never read this: the composition (wiring/) hands each the settings it declares.
  */
 import { z } from 'zod';
+import type { WorkflowStepSettings } from '../services/workflows/workflow-steps.js';
 import { type AgentSurfaceConfig, agentSurfaceSchema, agentSurfaceSettings } from './agent-surface.js';
 import { type ApprovalConfig, approvalsProblems, approvalsSchema, approvalsSettings } from './approvals.js';
 import { conversationProblems, conversationSchema, conversationSettings } from './conversation.js';
@@ -15,6 +16,7 @@ import { keyLendingOf, serviceProblems, serviceSchema, serviceSettings } from '.
 import { isOAuth, type SlackConfig, slackProblems, slackSchema, slackSettings } from './slack.js';
 import { storeSchema, storeSettings } from './store.js';
 import { type TelemetryConfig, telemetrySchema, telemetrySettings } from './telemetry.js';
+import { workflowsSchema, workflowsSettings } from './workflows.js';
 
 export { DEFAULT_SUGGESTED_PROMPTS } from './agent-surface.js';
 export type { KeysConfig } from './keys.js';
@@ -34,6 +36,7 @@ const schema = z
     ...agentSurfaceSchema.shape,
     ...keysSchema.shape,
     ...telemetrySchema.shape,
+    ...workflowsSchema.shape,
   })
   .superRefine((env, ctx) => {
     const oauth = isOAuth(env);
@@ -76,6 +79,8 @@ export interface BotConfig {
   keys?: KeysConfig;
   /** Traces over OTLP, when an endpoint is set. */
   telemetry: TelemetryConfig;
+  /** Workflow Builder's steps: WORKFLOW_STEP_CHECK_EVERY. */
+  workflows?: WorkflowStepSettings;
 }
 
 export class ConfigError extends Error {}
@@ -100,6 +105,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     agent: agentSurfaceSettings(e),
     keys: { ...keysSettings(e), ...keyLendingOf(e, isOAuth(e)) },
     ...telemetrySettings(e),
+    ...workflowsSettings(e),
   };
 }
 

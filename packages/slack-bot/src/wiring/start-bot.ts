@@ -10,8 +10,7 @@ import { createLogger, type Logger } from '../logger.js';
 import type { SessionPublisher } from '../services/following/session-publisher.js';
 import type { BotMetrics } from '../services/ops/metrics.js';
 import { Readiness, RequestsInFlight } from '../services/ops/readiness.js';
-import type { OutboundQueue } from '../services/slack-out/outbound/index.js';
-import { type BotIdentity, botIdentity } from '../services/slack-out/outbound/index.js';
+import { type BotIdentity, botIdentity, type OutboundQueue } from '../services/slack-out/outbound/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { agentParts, placeChannelSettings, slackSurface } from './agent-surface.js';
 import { reminderService } from './approvals.js';
@@ -31,6 +30,7 @@ import { slackOut } from './slack-out.js';
 import { streamPoster } from './streams.js';
 import { startTracing, type Tracing } from './telemetry.js';
 import type { BotTuning, RunnableConfig, Settings } from './types.js';
+import { workflowSteps } from './workflows.js';
 
 export interface RunningBot {
   app: App;
@@ -136,11 +136,13 @@ function peopleSide(settings: Settings, built: ReturnType<typeof sessionSide>) {
   const { installs, store, leases } = parts;
   const removals =
     installs && uninstalls(store, { releaseLeases: () => leases.refresh(), logger: settings.logger });
+  const workflows = workflowSteps(settings, { ...parts, people });
   registerListeners(parts.app, {
     ...listenerContext(settings, { people, agent: parts.agent }),
     ...(removals ? { installs: removals } : {}),
+    workflows,
   });
-  return { people, identity, reminders };
+  return { people, identity, reminders, workflows };
 }
 
 type Built = ReturnType<typeof sessionSide> & ReturnType<typeof peopleSide>;
@@ -157,6 +159,7 @@ async function startParts({ config, logger }: Settings, built: Built): Promise<S
   // With OAuth installs, who the bot is depends on the workspace (its installation says).
   if (!installs) await learnWhoWeAre({ self, audit, identity, logger });
   built.reminders.start();
+  built.workflows.start();
   recoverUnsentPosts({ publisher: built.publisher, follower, logger });
   built.readiness.started();
   return server;
@@ -180,10 +183,11 @@ function running(
   );
   let stopping: Promise<void> | undefined;
   const stop = (options: { graceMs?: number } = {}) => {
-    const { readiness, requests, reminders, leases, out, streams } = built;
+    const { readiness, requests, reminders, workflows, leases, out, streams } = built;
     stopping ??= shutDown(
       {
-        ...{ readiness, requests, app, server, reminders, leases, follower, out, streams, logger, replicaId },
+        ...{ readiness, requests, app, server, reminders, workflows, leases, follower, out, streams },
+        ...{ logger, replicaId },
         socketMode: config.slack.appToken !== undefined,
         closeStore: async () => {
           if (!tuning.store) await store.close();
