@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type BotProcess, useBotProcesses } from './bot-process.js';
 import { ALICE, CHANNEL, textOf, WAIT_MS } from './harness.js';
 import { HUMAN_INPUT_ROUTE, isPrompt } from './helpers.js';
@@ -92,6 +92,17 @@ function descendsFrom(span: ReceivedSpan, ancestor: ReceivedSpan, all: ReceivedS
   return false;
 }
 
+/** The spans received, each with its parent's name: what a failing wait shows. */
+const spanTree = (spans: ReceivedSpan[]) =>
+  [
+    ...new Set(
+      spans.map(
+        (s) =>
+          `${s.name} <- ${spans.find((p) => p.spanId === s.parentSpanId)?.name ?? (s.parentSpanId ? '?' : 'root')}`,
+      ),
+    ),
+  ].join(', ');
+
 describe('traces over OTLP', () => {
   const world = useBotProcesses({ emulatorSpeed: 5, store: { dataDirPrefix: 'bot-traces-' } });
   let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
@@ -123,24 +134,29 @@ describe('traces over OTLP', () => {
       what: 'the answered prompt',
     });
     const { spans } = receiver;
+    // Spans arrive in batches, whatever Slack does meanwhile: checked on a timer, not on the sandbox's changes.
+    const untilSpans = <T>(what: string, find: () => T | undefined) =>
+      vi.waitFor(
+        () => {
+          const found = find();
+          if (found === undefined) throw new Error(`${what}: not yet; spans received: ${spanTree(spans)}`);
+          return found;
+        },
+        { timeout: WAIT_MS, interval: 200 },
+      );
 
     // The click: a span for Slack's request; under it the answer sent to the service and the Slack call
     // that marks the prompt answered.
-    const click = await ws.waitFor(
-      () => {
-        const action = spans.find((s) => s.name === 'slack action input_approve');
-        if (!action) return undefined;
-        const answer = spans.find(
-          (s) =>
-            s.name === 'agent-service POST' &&
-            s.parentSpanId === action.spanId &&
-            s.traceId === action.traceId,
-        );
-        const update = spans.find((s) => s.name === 'slack chat.update' && descendsFrom(s, action, spans));
-        return answer && update ? { action, answer, update } : undefined;
-      },
-      { what: 'the click’s spans', timeoutMs: WAIT_MS },
-    );
+    const click = await untilSpans('the click’s spans', () => {
+      const action = spans.find((s) => s.name === 'slack action input_approve');
+      if (!action) return undefined;
+      const answer = spans.find(
+        (s) =>
+          s.name === 'agent-service POST' && s.parentSpanId === action.spanId && s.traceId === action.traceId,
+      );
+      const update = spans.find((s) => s.name === 'slack chat.update' && descendsFrom(s, action, spans));
+      return answer && update ? { action, answer, update } : undefined;
+    });
     expect(click.action.parentSpanId).toBe('');
     expect(click.answer.attributes['url.path']).toMatch(/\/human-input\//);
     const sent = await emulator.admin.traceparents();
@@ -150,20 +166,17 @@ describe('traces over OTLP', () => {
     });
 
     // A poll: a root span; under it its requests to the service and the thread posts its events made.
-    const poll = await ws.waitFor(
-      () => {
-        for (const root of spans.filter((s) => s.name === 'follower poll' && s.parentSpanId === '')) {
-          const reads = spans.filter(
-            (s) =>
-              s.name === 'agent-service GET' && s.parentSpanId === root.spanId && s.traceId === root.traceId,
-          );
-          const post = spans.find((s) => s.name === 'slack chat.postMessage' && descendsFrom(s, root, spans));
-          if (reads.length > 0 && post) return { root, reads, post };
-        }
-        return undefined;
-      },
-      { what: 'a poll’s spans with a post under them', timeoutMs: WAIT_MS },
-    );
+    const poll = await untilSpans('a poll’s spans with a post under them', () => {
+      for (const root of spans.filter((s) => s.name === 'follower poll' && s.parentSpanId === '')) {
+        const reads = spans.filter(
+          (s) =>
+            s.name === 'agent-service GET' && s.parentSpanId === root.spanId && s.traceId === root.traceId,
+        );
+        const post = spans.find((s) => s.name === 'slack chat.postMessage' && descendsFrom(s, root, spans));
+        if (reads.length > 0 && post) return { root, reads, post };
+      }
+      return undefined;
+    });
     expect(poll.root.attributes['agent.session.id']).toMatch(/^sess_/);
     const pollHeaders = (await emulator.admin.traceparents()).map((r) => r.traceparent);
     for (const read of poll.reads) expect(pollHeaders).toContain(`00-${read.traceId}-${read.spanId}-01`);

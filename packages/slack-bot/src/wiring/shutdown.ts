@@ -18,6 +18,8 @@ export interface ShutdownParts {
   server: Server;
   socketMode: boolean;
   reminders: { stop(): Promise<void> };
+  /** Workflow Builder steps' checks: stopped with the reminders (another replica completes them). */
+  workflows: { stop(): Promise<void> };
   leases: Pick<LeaseKeeper, 'stop' | 'release'>;
   follower: { stop(): Promise<void> };
   out: Pick<SlackOut, 'outbound' | 'poster' | 'cards'>;
@@ -32,7 +34,7 @@ export interface ShutdownParts {
  * A replica going away, in order, within `graceMs`: not ready any more (`/readyz` 503); no new Slack
  * requests (HTTP: the listener closed, so the load balancer's next connection goes to another replica;
  * Socket Mode: disconnected, so Slack sends the next envelope down another replica's connection); no new
- * work (reminders, lease renewals and polls stopped); the work begun finished: the requests being handled
+ * work (reminders, workflow steps, lease renewals and polls stopped); the work begun finished: the requests being handled
  * and every Slack post queued (the outbound queue drained); then the leases released, which pokes their
  * sessions so the other replicas take them at their next poke pass instead of when the leases expire.
  * Posts still queued when the grace runs short are recorded with their content: the next owner posts them.
@@ -45,6 +47,7 @@ export async function shutDown(parts: ShutdownParts, graceMs: number): Promise<v
   logger.info({ replicaId, graceMs }, 'draining: no new work; finishing what is in flight');
   const intakeClosed = stopIntake(parts);
   await parts.reminders.stop();
+  await parts.workflows.stop();
   await leases.stop();
   await beforeDeadline(parts.follower.stop(), workDeadline);
   const pollsDoneMs = Date.now() - began;

@@ -186,18 +186,18 @@ function running(
   );
   let stopping: Promise<void> | undefined;
   const stop = (options: { graceMs?: number } = {}) => {
-    const { readiness, requests, leases, out, streams } = built;
-    // Home refreshes, reminders and Workflow Builder's step checks stop first: none starts new work after.
+    const { readiness, requests, workflows, leases, out, streams } = built;
+    // Home refreshes stop with the reminders: neither starts new work after.
     const reminders = {
       stop: async () => {
         built.people.homes.stop();
         await built.reminders.stop();
-        await built.workflows.stop();
       },
     };
     stopping ??= shutDown(
       {
-        ...{ readiness, requests, app, server, reminders, leases, follower, out, streams, logger, replicaId },
+        ...{ readiness, requests, app, server, reminders, workflows, leases, follower, out, streams },
+        ...{ logger, replicaId },
         socketMode: config.slack.appToken !== undefined,
         closeStore: async () => {
           if (!tuning.store) await store.close();
