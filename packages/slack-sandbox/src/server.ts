@@ -27,6 +27,7 @@ import { showOneWorkspace, Tenancy, type TenancyHandles } from './oauth/tenancy.
 import { Tenants } from './oauth/tenants.js';
 import { SocketModeHub } from './socket-mode.js';
 import { addAgentRoutes } from './web/agent-routes.js';
+import { addCodeChannelRoutes } from './web/code-channel-routes.js';
 import { addWebRoutes } from './web/routes.js';
 import { defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
 
@@ -152,6 +153,12 @@ export function createSandboxApp(
     },
     driver: pageDriver,
   });
+  addCodeChannelRoutes(app, {
+    get workspace() {
+      return page().workspace;
+    },
+    driver: pageDriver,
+  });
   addWebApiRoute(app, ctx);
   app.get('/sandbox/faults', (c) => c.json({ ok: true, faults: ctx.faults?.list() ?? [] }));
   app.post('/sandbox/faults', async (c) => {
@@ -208,6 +215,7 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   const workspace = new Workspace(options.seed ?? defaultSeed(), { waitTimeoutMs: options.waitTimeoutMs });
   const agentOptions = options.agent ?? agentOptionsFromEnv();
   workspace.agent.configure(agentOptions);
+  if (agentOptions.codeChannels) workspace.codeChannels.configure(agentOptions.codeChannels);
   let baseUrl = '';
   const interactions = new Interactions(workspace, () => baseUrl, options.triggerTtlMs);
   const botToken = options.botToken ?? fresh('xoxb-sandbox-');
@@ -227,7 +235,10 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   const input = { workspace, interactions, rateLimiter, limits: limitOptions, appToken, signingSecret };
   const tenancy = new Tenancy({ ...input, baseUrl: () => baseUrl, eventAckTimeoutMs, socketMode }, options);
   const home = workspace.seed.teamId;
-  for (const other of tenancy.tenants.all.slice(1)) other.workspace.agent.configure(agentOptions);
+  for (const other of tenancy.tenants.all.slice(1)) {
+    other.workspace.agent.configure(agentOptions);
+    if (agentOptions.codeChannels) other.workspace.codeChannels.configure(agentOptions.codeChannels);
+  }
   const callLog = process.env.SANDBOX_CALL_LOG;
   if (callLog) {
     // For measuring a suite (how many 429s, which methods): one JSON line per Web API call.

@@ -6,6 +6,7 @@ import type { SocketModeHub } from '../socket-mode.js';
 import type { ApiCall } from '../workspace.js';
 import { agents } from './agents.js';
 import { chat } from './chat.js';
+import { codeChannels } from './code-channels.js';
 import { files } from './files.js';
 import { people } from './people.js';
 import { reactions } from './reactions.js';
@@ -21,6 +22,7 @@ const METHODS: Record<string, Method> = {
   ...reactions,
   ...agents,
   ...streams,
+  ...codeChannels,
 };
 
 /** What the fake Web API needs besides the workspace: the tokens it accepts, faults and rate limits. */
