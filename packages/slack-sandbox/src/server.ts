@@ -211,11 +211,16 @@ export function createSandboxApp(
   return app;
 }
 
+/** The agent platform's switches, code channels included, for one workspace. */
+function configureAgent(workspace: Workspace, options: AgentOptions): void {
+  workspace.agent.configure(options);
+  if (options.codeChannels) workspace.codeChannels.configure(options.codeChannels);
+}
+
 export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const workspace = new Workspace(options.seed ?? defaultSeed(), { waitTimeoutMs: options.waitTimeoutMs });
   const agentOptions = options.agent ?? agentOptionsFromEnv();
-  workspace.agent.configure(agentOptions);
-  if (agentOptions.codeChannels) workspace.codeChannels.configure(agentOptions.codeChannels);
+  configureAgent(workspace, agentOptions);
   let baseUrl = '';
   const interactions = new Interactions(workspace, () => baseUrl, options.triggerTtlMs);
   const botToken = options.botToken ?? fresh('xoxb-sandbox-');
@@ -235,10 +240,7 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   const input = { workspace, interactions, rateLimiter, limits: limitOptions, appToken, signingSecret };
   const tenancy = new Tenancy({ ...input, baseUrl: () => baseUrl, eventAckTimeoutMs, socketMode }, options);
   const home = workspace.seed.teamId;
-  for (const other of tenancy.tenants.all.slice(1)) {
-    other.workspace.agent.configure(agentOptions);
-    if (agentOptions.codeChannels) other.workspace.codeChannels.configure(agentOptions.codeChannels);
-  }
+  for (const other of tenancy.tenants.all.slice(1)) configureAgent(other.workspace, agentOptions);
   const callLog = process.env.SANDBOX_CALL_LOG;
   if (callLog) {
     // For measuring a suite (how many 429s, which methods): one JSON line per Web API call.
