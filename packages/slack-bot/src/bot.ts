@@ -26,6 +26,7 @@ import {
 } from './wiring.js';
 import { agentParts, placeChannelSettings, slackSurface } from './wiring-agent.js';
 import { reminderService } from './wiring-approvals.js';
+import { codeChannelParts } from './wiring-code-channels.js';
 import {
   SessionWorkspaces,
   scopeFollowerEvents,
@@ -90,13 +91,14 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
   const agent = agentParts(settings, { surface, store, out, follower, scopes });
   const streams = streamPoster(settings, { store, out, metrics, self, surface });
+  const codeChannels = codeChannelParts(settings, { store, out });
   const publisher = sessionPublisher(settings, {
-    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes },
+    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes, codeChannels },
   });
   publisherLater.bind(publisher);
   const serves = installs && servedSessions(installs, scopes);
   const leases = leaseKeeper(settings, {
-    ...{ store, follower, out, replicaId, streams, keys, agent, metrics },
+    ...{ store, follower, out, replicaId, streams, keys, agent, metrics, codeChannels },
     ...(serves ? { serves } : {}),
   });
   const built = {
@@ -115,6 +117,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
     agent,
     keys,
     scopes,
+    codeChannels,
   };
   const people = peopleServices(settings, built);
   const identity = { botUserId: 'bot' };

@@ -38,6 +38,7 @@ import { ThreadPoster } from './services/slack-out/thread-poster.js';
 import type { WorkspaceSurfaces } from './services/slack-out/workspace-surfaces.js';
 import type { Store } from './store/index.js';
 import { agentAnswered, agentPeople, agentSignalled, agentStarted } from './wiring-agent.js';
+import { channelSteering } from './wiring-code-channels.js';
 import { workspaceSlackOut } from './wiring-installs.js';
 import { keyLinkingFor } from './wiring-keys.js';
 import type { AgentParts, Parts, People, Settings, SlackOut } from './wiring-types.js';
@@ -209,7 +210,11 @@ export function sessionPublisher(
     streams,
     keys,
     scopes,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys' | 'scopes'> & {
+    codeChannels,
+  }: Pick<
+    Parts,
+    'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys' | 'scopes' | 'codeChannels'
+  > & {
     streams?: StreamPoster;
   },
 ): SessionPublisher {
@@ -226,6 +231,7 @@ export function sessionPublisher(
     latestDecision: (sessionId) => audit.latestDecision(sessionId),
     keyProblem: (session, error) => keys.guard.onError(session, error),
     inSession: (sessionId, fn) => scopes.run(sessionId, fn),
+    homes: codeChannels,
   });
   publisher.attach(follower);
   return publisher;
@@ -244,7 +250,8 @@ export function leaseKeeper(
     agent,
     serves,
     metrics,
-  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys' | 'metrics'> & {
+    codeChannels,
+  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys' | 'metrics' | 'codeChannels'> & {
     streams?: StreamPoster;
     agent?: Pick<AgentParts, 'sessions'>;
     serves?: LeaseKeeperOptions['serves']; // SLACK_ALLOWED_TEAMS: a dropped workspace's sessions stay put
@@ -266,7 +273,13 @@ export function leaseKeeper(
       agent?.sessions.forget(sessionId);
     },
     // Followed from now on (a start, a take-over): Slack's status is set once from the service's.
-    onFollowed: (sessionId) => agent?.sessions.resync(sessionId),
+    onFollowed: (sessionId) => {
+      agent?.sessions.resync(sessionId);
+      // A channel of its own asked for and not made yet (a crash in between): made now, once.
+      codeChannels.ensure(sessionId).catch((error: unknown) => {
+        logger.warn({ err: error, sessionId }, 'could not make the session its own channel');
+      });
+    },
     onPassed: (held) => metrics.leasePassed(held),
   });
 }
@@ -309,7 +322,10 @@ export function peopleServices(
     slack: out.chat,
     channelAllowed: channelPolicy(config.allowedChannels),
     logger,
-    started: async (sessionId) => {
+    started: async (sessionId, input) => {
+      // Its own channel first, so the follower's first posts already go there.
+      if (input.codeChannel)
+        await parts.codeChannels.open(sessionId, input.keepCodeChannel ? 'keep' : 'archive');
       // The card's first state (its buttons) is progress: when the edit budget is scarce, final states
       // of other sessions go first, and the session's next change folds into this edit.
       out.cards.schedule(sessionId, () => publisher.card(sessionId), { now: true });
@@ -339,7 +355,8 @@ export function peopleServices(
   });
   const keyLinking = keyLinkingFor({ config, logger }, { keys, slack, directory, client: parts.client });
   const services = { notifier, answering, steering, starting, conversation, feedback, directory };
-  return { ...services, ...agentSide, keyLinking };
+  const channelSteer = channelSteering(store, { steering, directory, notifier });
+  return { ...services, ...agentSide, keyLinking, channelSteering: channelSteer };
 }
 
 /** What the listeners may use: the services, never the store or the service's client. */
@@ -350,5 +367,12 @@ export function listenerContext(
   const { answering, steering, starting, conversation, feedback, directory } = people;
   const { stopping, channelSettings } = people;
   const services = { answering, steering, starting, conversation, feedback, directory, logger };
-  return { ...services, stopping, channelSettings, messagesTab: agent.messagesTab, keys: people.keyLinking };
+  return {
+    ...services,
+    stopping,
+    channelSettings,
+    messagesTab: agent.messagesTab,
+    keys: people.keyLinking,
+    codeChannels: people.channelSteering,
+  };
 }

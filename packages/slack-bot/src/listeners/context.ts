@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import type { ChannelSteering } from '../services/code-channels/channel-steering.js';
 import type { Uninstalls } from '../services/installs/uninstalls.js';
 import type { KeyLinking } from '../services/keys/key-linking.js';
 import type { AnsweringService } from '../services/people/answering.js';
@@ -26,6 +27,8 @@ export interface ListenerContext {
   /** Service keys in App Home. */
   keys?: Pick<KeyLinking, 'homeBlocks' | 'openForm' | 'submitLink' | 'submitSignup' | 'remove'>;
   logger: Logger;
+  /** Sessions in channels of their own: the agent's channel commands and the context bar's actions. */
+  codeChannels?: Pick<ChannelSteering, 'command' | 'action'>;
   /** OAuth mode: uninstalls and revoked tokens. */
   installs?: Pick<Uninstalls, 'uninstalled' | 'revoked'>;
 }
