@@ -27,6 +27,7 @@ import type { SlackClient } from '../slack-out/slack.js';
 import { slackErrorCode } from '../slack-out/slack.js';
 import { isFeatureMissing } from '../slack-out/surface.js';
 import type { Place, ThreadMessage } from '../slack-out/thread-place.js';
+import { scopedKey } from '../../workspace.js';
 
 export interface CodeChannelDeps {
   store: {
@@ -203,7 +204,7 @@ export class CodeChannels {
       goal: session.goal,
       status: snapshot?.status ?? session.status,
       startedBy: session.startedBy,
-      startedByName: await this.#name(session.startedBy),
+      startedByName: await this.#name(session.workspace, session.startedBy),
       budget: session.budget,
       snapshot,
     };
@@ -248,13 +249,14 @@ export class CodeChannels {
     );
   }
 
-  async #name(userId: string): Promise<string> {
-    const known = this.#names.get(userId);
+  async #name(workspace: string | null | undefined, userId: string): Promise<string> {
+    const key = scopedKey(workspace ?? '', userId);
+    const known = this.#names.get(key);
     if (known) return known;
     const info = await this.deps.slack.users.info({ user: userId }).catch(() => undefined);
     const profile = info?.user?.profile;
     const name = profile?.display_name || info?.user?.real_name || info?.user?.name || userId;
-    this.#names.set(userId, name);
+    this.#names.set(key, name);
     return name;
   }
 
