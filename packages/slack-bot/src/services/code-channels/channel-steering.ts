@@ -10,7 +10,7 @@ import type { SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
 import type { SessionDirectory } from '../people/directory.js';
 import type { SteeringService } from '../people/steering.js';
-import type { Notifier } from '../slack-out/notifier.js';
+import type { Notifier } from '../slack-out/thread/index.js';
 
 /** What a channel command answers: private words, or a form to open (Resume at the budget limit). */
 export type CommandReply = { say: string | SlackMessage } | { view: ModalView };

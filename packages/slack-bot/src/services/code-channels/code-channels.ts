@@ -21,12 +21,14 @@ import type { Logger } from '../../logger.js';
 import type { CodeChannelEnd, CodeChannelRepository } from '../../store/code-channels.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
-import { agentStatusOf } from '../slack-out/agent-status.js';
-import type { OutboundMethod, OutboundPriority } from '../slack-out/outbound.js';
-import type { SlackClient } from '../slack-out/slack.js';
-import { slackErrorCode } from '../slack-out/slack.js';
-import { isFeatureMissing } from '../slack-out/surface.js';
-import type { Place, ThreadMessage } from '../slack-out/thread-place.js';
+import { agentStatusOf, isFeatureMissing } from '../slack-out/agent-surface/index.js';
+import {
+  type OutboundMethod,
+  type OutboundPriority,
+  type SlackClient,
+  slackErrorCode,
+} from '../slack-out/outbound/index.js';
+import type { Place, ThreadMessage } from '../slack-out/thread/index.js';
 import { scopedKey } from '../../workspace.js';
 
 export interface CodeChannelDeps {
