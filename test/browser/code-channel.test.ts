@@ -26,6 +26,7 @@ beforeAll(async () => {
     needsPersonMs: 1_000,
   }));
   ({ browser, page } = await openPage(sandbox.url));
+  page.setDefaultTimeout(patient(20_000));
 }, patient(90_000));
 
 afterAll(async () => {

@@ -14,6 +14,7 @@ import { type BotIdentity, botIdentity } from '../services/slack-out/outbound/in
 import { openStore, type Store } from '../store/index.js';
 import { agentParts, placeChannelSettings, slackSurface } from './agent-surface.js';
 import { reminderService } from './approvals.js';
+import { codeChannelParts } from './code-channels.js';
 import {
   SessionWorkspaces,
   scopeFollowerEvents,
@@ -26,7 +27,6 @@ import { LateBound } from './late-bound.js';
 import { access, auditTrail, following, leaseKeeper, peopleServices, sessionPublisher } from './services.js';
 import { listenerContext, slackApp } from './slack-app.js';
 import { slackOut } from './slack-out.js';
-import { codeChannelParts } from './code-channels.js';
 import { streamPoster } from './streams.js';
 import type { BotTuning, RunnableConfig, Settings } from './types.js';
 

@@ -21,7 +21,8 @@ import type { Logger } from '../../logger.js';
 import type { CodeChannelEnd, CodeChannelRepository } from '../../store/code-channels.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
-import { agentStatusOf, isFeatureMissing } from '../slack-out/agent-surface/index.js';
+import { scopedKey } from '../../workspace.js';
+import { isFeatureMissing } from '../slack-out/agent-surface/index.js';
 import {
   type OutboundMethod,
   type OutboundPriority,
@@ -29,7 +30,6 @@ import {
   slackErrorCode,
 } from '../slack-out/outbound/index.js';
 import type { Place, ThreadMessage } from '../slack-out/thread/index.js';
-import { scopedKey } from '../../workspace.js';
 
 export interface CodeChannelDeps {
   store: {
@@ -216,19 +216,6 @@ export class CodeChannels {
         channel_id: channelId,
         code_channel: { context_bar_items: contextBar(state) },
       }),
-    );
-    await call(() =>
-      slack.agents.sessions.setStatus({
-        channel_id: channelId,
-        status: agentStatusOf(state.status),
-        title: session.goal.slice(0, 200),
-        initiator_user_id: session.startedBy,
-      }),
-    ).catch((error: unknown) =>
-      this.deps.logger.info(
-        { err: error, sessionId: session.sessionId },
-        "could not set the channel's session status",
-      ),
     );
     await call(() =>
       slack.agents.conversations.setView({

@@ -5,7 +5,6 @@
  * outbound queue.
  */
 export { AgentSessions } from './agent-sessions.js';
-export { agentStatusOf } from './agent-status.js';
 export { StreamPoster } from './stream-poster.js';
 export {
   DEFAULT_SURFACE_RETRY_MS,
