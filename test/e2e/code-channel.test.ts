@@ -87,3 +87,37 @@ it(
   },
   patient(150_000),
 );
+
+it(
+  'where the workspace refuses code channels: the session runs in its thread, the reason logged once',
+  async () => {
+    const { sandbox, output } = world;
+    const ws = sandbox.workspace;
+    ws.codeChannels.configure('off');
+    const bot = await start();
+    const driver = sandbox.driver(bot.eventsUrl);
+    const before = ws.codeChannels.all().length;
+    await driver.command({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'start --channel scenario:complete tidy the docs',
+    });
+    const card = await ws.waitFor(
+      () =>
+        (ws.messages.get(CHANNEL) ?? []).find(
+          (m) => !m.thread_ts && /tidy the docs/.test(textOf(m)) && /session `/.test(textOf(m)),
+        ),
+      { what: 'the card' },
+    );
+    await ws.waitFor(() => ws.replies(CHANNEL, card.ts).find((m) => /Completed/.test(textOf(m))), {
+      what: 'the report in the thread',
+      timeoutMs: patient(30_000),
+    });
+    expect(ws.codeChannels.all()).toHaveLength(before);
+    const refusals = output.filter((l) => /Slack refused a channel of its own/.test(l));
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toContain('missing_scope');
+    ws.codeChannels.configure('on');
+  },
+  patient(90_000),
+);
