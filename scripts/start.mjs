@@ -4,11 +4,16 @@
 // Everything it starts for local use listens on the loopback and uses secrets made at this start: no one
 // else on the network can reach the bot, and no published constant signs as the sandbox.
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { parseQuirks, QuirksError, scenarioPrompts, startEmulator } from '../packages/emulator/dist/index.js';
 import { loadConfigOrExit, startBot } from '../packages/slack-bot/dist/index.js';
-import { oauthOptionsFromEnv, startSandbox } from '../packages/slack-sandbox/dist/index.js';
+import {
+  functionsFromManifest,
+  oauthOptionsFromEnv,
+  startSandbox,
+} from '../packages/slack-sandbox/dist/index.js';
 
 const out = (line) => process.stdout.write(`${line}\n`);
 
@@ -101,6 +106,10 @@ if (!slack) {
     host: process.env.SANDBOX_HOST || '127.0.0.1',
     ...(config.service ? {} : { emulatorUrl: service.url }),
     ...(oauth ? { oauth } : {}),
+    // Workflow Builder's steps as the app's manifest declares them: the page runs them as workflows.
+    functions: functionsFromManifest(
+      parse(readFileSync(new URL('../manifest.yml', import.meta.url), 'utf8')),
+    ),
   });
   stops.push(() => sandbox.close());
   if (sandbox.oauth) {

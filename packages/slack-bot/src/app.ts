@@ -4,6 +4,7 @@ import { registerActions } from './listeners/actions/index.js';
 import { registerCommands } from './listeners/commands/index.js';
 import type { ListenerContext } from './listeners/context.js';
 import { registerEvents } from './listeners/events/index.js';
+import { registerFunctions } from './listeners/functions/index.js';
 import { registerViews } from './listeners/views/index.js';
 import { boltLogger, type Logger } from './logger.js';
 
@@ -72,6 +73,7 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
   registerActions(app, ctx);
   registerViews(app, ctx);
   registerEvents(app, ctx);
+  registerFunctions(app, ctx);
 }
 
 /** The Web API base as the Web API client wants it: with its trailing slash. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { CodeChannelState } from './agent/code-channels.js';
 import { AgentState } from './agent/state.js';
+import { WorkflowRuns } from './workflows/state.js';
 import type {
   ApiCall,
   SandboxChannel,
@@ -44,6 +45,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   readonly agent: AgentState = new AgentState(this);
   /** Code channels: a channel per agent session (see agent/code-channels.ts). */
   readonly codeChannels: CodeChannelState = new CodeChannelState(this);
+  /** Workflow Builder: the app's custom steps, their executions and completions (workflows/state.ts). */
+  readonly workflows: WorkflowRuns = new WorkflowRuns(this);
   /** Who is in each conversation, the bot included where it is a member. */
   readonly #members = new Map<string, Set<string>>();
   /** The last ts given; shared with a workspace it shares a Slack Connect channel with (one history). */
@@ -306,6 +309,7 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
       })),
       agent: this.agent.snapshot(),
       codeChannels: this.codeChannels.snapshot(),
+      workflows: this.workflows.snapshot(),
     };
   }
 }

@@ -12,6 +12,7 @@ import { renderChannel, renderHome } from '/web/messages.js';
 import { askToConfirm, renderModal } from '/web/overlays.js';
 import { escapeHtml } from '/web/render.js';
 import { $, dmId, post, toast, ui } from '/web/state.js';
+import { renderWorkflows } from '/web/workflows.js';
 import { renderWorkspaces } from '/web/workspaces.js';
 
 function render() {
@@ -44,6 +45,7 @@ function render() {
   else renderChannel();
   renderCodeChannel();
   renderModal();
+  renderWorkflows();
 }
 
 async function refresh() {

@@ -14,6 +14,8 @@ const time = (ts) =>
   });
 
 function authorOf(message) {
+  // A workflow's own "Send a message" step posts as Workflow Builder (workflows.js).
+  if (message.bot_id === 'BWORKFLOWS') return 'Workflow Builder <small>WORKFLOW</small>';
   if (message.bot_id) return 'agents <small>APP</small>';
   const user = ui.state.users.find((u) => u.id === message.user);
   return escapeHtml(user?.real_name ?? message.user ?? 'someone');

@@ -11,6 +11,7 @@ import type { MessagesTab } from '../services/people/messages-tab.js';
 import type { StartingService } from '../services/people/starting.js';
 import type { SteeringService } from '../services/people/steering.js';
 import type { StopService } from '../services/people/stopping.js';
+import type { WorkflowSteps } from '../services/workflows/workflow-steps.js';
 
 /** What every listener may use: the services, never the store or the service's client. */
 export interface ListenerContext {
@@ -31,4 +32,6 @@ export interface ListenerContext {
   codeChannels?: Pick<ChannelSteering, 'command' | 'action'>;
   /** OAuth mode: uninstalls and revoked tokens. */
   installs?: Pick<Uninstalls, 'uninstalled' | 'revoked'>;
+  /** Workflow Builder's steps "Run an agent session" and "Wait for an agent session". */
+  workflows?: Pick<WorkflowSteps, 'run' | 'wait'>;
 }

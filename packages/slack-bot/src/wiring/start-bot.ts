@@ -9,8 +9,7 @@ import { serveRoutes, urlOf } from '../http/routes-server.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { SessionPublisher } from '../services/following/session-publisher.js';
 import type { BotMetrics } from '../services/ops/metrics.js';
-import type { OutboundQueue } from '../services/slack-out/outbound/index.js';
-import { type BotIdentity, botIdentity } from '../services/slack-out/outbound/index.js';
+import { type BotIdentity, botIdentity, type OutboundQueue } from '../services/slack-out/outbound/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { agentParts, placeChannelSettings, slackSurface } from './agent-surface.js';
 import { reminderService } from './approvals.js';
@@ -29,6 +28,7 @@ import { listenerContext, slackApp } from './slack-app.js';
 import { slackOut } from './slack-out.js';
 import { streamPoster } from './streams.js';
 import type { BotTuning, RunnableConfig, Settings } from './types.js';
+import { workflowSteps } from './workflows.js';
 
 export interface RunningBot {
   app: App;
@@ -126,11 +126,13 @@ function peopleSide(settings: Settings, built: ReturnType<typeof sessionSide>) {
   const { installs, store, leases } = parts;
   const removals =
     installs && uninstalls(store, { releaseLeases: () => leases.refresh(), logger: settings.logger });
+  const workflows = workflowSteps(settings, { ...parts, people });
   registerListeners(parts.app, {
     ...listenerContext(settings, { people, agent: parts.agent }),
     ...(removals ? { installs: removals } : {}),
+    workflows,
   });
-  return { people, identity, reminders };
+  return { people, identity, reminders, workflows };
 }
 
 type Built = ReturnType<typeof sessionSide> & ReturnType<typeof peopleSide>;
@@ -147,6 +149,7 @@ async function startParts({ config, logger }: Settings, built: Built): Promise<S
   // With OAuth installs, who the bot is depends on the workspace (its installation says).
   if (!installs) await learnWhoWeAre({ self, audit, identity, logger });
   built.reminders.start();
+  built.workflows.start();
   recoverUnsentPosts({ publisher: built.publisher, follower, logger });
   return server;
 }
@@ -169,6 +172,7 @@ function running({ config, tuning, logger }: Settings, built: Built & { server: 
   const stop = () => {
     stopping ??= (async () => {
       await built.reminders.stop();
+      await built.workflows.stop();
       await built.leases.stop({ release: true });
       await follower.stop();
       await built.out.cards.stop();

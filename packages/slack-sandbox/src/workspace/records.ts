@@ -126,4 +126,6 @@ export type WorkspaceChange =
   | { kind: 'membership'; channel: string; user: string; joined: boolean }
   | { kind: 'reaction'; channel: string; ts: string; name: string; user: string; added: boolean }
   /** Agent sessions, streams, prompts or the feature switch changed (see workspace.agent). */
-  | { kind: 'agent' };
+  | { kind: 'agent' }
+  /** A workflow's step ran or completed (see workspace.workflows). */
+  | { kind: 'workflow' };

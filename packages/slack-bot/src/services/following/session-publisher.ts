@@ -36,8 +36,12 @@ import { refKeyOf } from '../../refs.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { StreamPoster } from '../slack-out/agent-surface/index.js';
 import { queuedChat } from '../slack-out/outbound/index.js';
-import type { CardMessage } from '../slack-out/thread/index.js';
-import { CannotPostHereError, PostWithdrawnError, threadPlace } from '../slack-out/thread/index.js';
+import {
+  CannotPostHereError,
+  type CardMessage,
+  PostWithdrawnError,
+  threadPlace,
+} from '../slack-out/thread/index.js';
 import { MessageMarks } from './message-marks.js';
 import type { SessionPublisherDeps } from './session-publisher-deps.js';
 
@@ -103,7 +107,7 @@ export class SessionPublisher {
     // Slack refused its channel: followed no further there (the starter was told where to look).
     if (session.status === CANT_POST_STATUS) return;
     try {
-      await this.#handle(session, event);
+      await this.#dispatch(session, event);
     } catch (error) {
       // A PostWithdrawnError (its lease moved while this waited to post) goes up too: the poll then
       // saves no cursor, so the new owner handles the event.
@@ -133,7 +137,7 @@ export class SessionPublisher {
       .catch(this.#warn(sessionId, 'could not tell the starter that the channel refused the session'));
   }
 
-  async #handle(session: SessionRecord, event: FollowEvent): Promise<void> {
+  async #dispatch(session: SessionRecord, event: FollowEvent): Promise<void> {
     // Posts go in the session's thread: the card's own, or the mention's the card replied in.
     const carded = await this.#ensureCard(session);
     const place = threadPlace(carded);

@@ -20,16 +20,20 @@ import type { Logger } from '../../../logger.js';
 import type { PostRepository } from '../../../store/posts.js';
 import type { StreamRecord, StreamRepository } from '../../../store/streams.js';
 import type { BotMetrics } from '../../ops/metrics.js';
-import type { BotIdentity } from '../outbound/index.js';
 import {
+  type BotIdentity,
   type OutboundMethod,
   type OutboundPriority,
   rateLimitedRetryAfterMs,
   type SlackClient,
   slackErrorCode,
 } from '../outbound/index.js';
-import type { ThreadPoster } from '../thread/index.js';
-import { CannotPostHereError, CHANNEL_GONE_ERRORS, postMetadata } from '../thread/index.js';
+import {
+  CannotPostHereError,
+  CHANNEL_GONE_ERRORS,
+  postMetadata,
+  type ThreadPoster,
+} from '../thread/index.js';
 import {
   NOT_STREAMING,
   PerSession,
