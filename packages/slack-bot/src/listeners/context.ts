@@ -7,6 +7,7 @@ import type { ChannelSettingsService } from '../services/people/channel-settings
 import type { ConversationService } from '../services/people/conversation.js';
 import type { SessionDirectory } from '../services/people/directory.js';
 import type { FeedbackService } from '../services/people/feedback.js';
+import type { HomeRefresher } from '../services/people/home-refresh.js';
 import type { MessagesTab } from '../services/people/messages-tab.js';
 import type { StartingService } from '../services/people/starting.js';
 import type { SteeringService } from '../services/people/steering.js';
@@ -27,6 +28,8 @@ export interface ListenerContext {
   channelSettings: Pick<ChannelSettingsService, 'open' | 'submitForm'>;
   /** Service keys in App Home. */
   keys?: Pick<KeyLinking, 'homeBlocks' | 'openForm' | 'submitLink' | 'submitSignup' | 'remove'>;
+  /** Home tabs people opened, kept true as sessions change. */
+  homes?: Pick<HomeRefresher, 'opened'>;
   logger: Logger;
   /** Sessions in channels of their own: the agent's channel commands and the context bar's actions. */
   codeChannels?: Pick<ChannelSteering, 'command' | 'action'>;

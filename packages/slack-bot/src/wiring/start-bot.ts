@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { Follower } from '@agent-sessions/core';
@@ -99,11 +100,13 @@ function sessionSide(settings: Settings, built: BuiltSoFar) {
   const { store, client, follower, metrics, audit, scopes, installs, out, self, slack, surface } = built;
   const { policy, visibility } = access(settings, { slack, self });
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
-  const agent = agentParts(settings, { surface, store, out, follower, scopes });
+  const agent = agentParts(settings, { surface, store, out, follower, scopes, self });
   const streams = streamPoster(settings, { store, out, metrics, self, surface });
   const codeChannels = codeChannelParts(settings, { store, out });
+  // Sessions' changes that a Home tab may show: said by the publisher and the starts, heard by people's Homes.
+  const homeChanges = new EventEmitter();
   const publisher = sessionPublisher(settings, {
-    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes, codeChannels },
+    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes, codeChannels, homeChanges },
   });
   built.publisherLater.bind(publisher);
   const serves = installs && servedSessions(installs, scopes);
@@ -111,7 +114,10 @@ function sessionSide(settings: Settings, built: BuiltSoFar) {
     ...{ store, follower, out, replicaId: built.replicaId, streams, keys, agent, metrics, codeChannels },
     ...(serves ? { serves } : {}),
   });
-  return { ...built, policy, visibility, keys, agent, streams, publisher, leases, serves, codeChannels };
+  return {
+    ...built,
+    ...{ policy, visibility, keys, agent, streams, publisher, leases, serves, codeChannels, homeChanges },
+  };
 }
 
 /** People's side: what people do, the reminders of questions nobody answers, and the listeners. */
@@ -171,6 +177,7 @@ function running({ config, tuning, logger }: Settings, built: Built & { server: 
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      built.people.homes.stop();
       await built.reminders.stop();
       await built.workflows.stop();
       await built.leases.stop({ release: true });

@@ -65,8 +65,8 @@ export interface SandboxEphemeral {
   text: string;
   blocks?: unknown[];
   thread_ts?: string;
-  /** Where it came from: chat.postEphemeral or a response_url. */
-  via: 'api' | 'response_url';
+  /** Where it came from: chat.postEphemeral, a response_url, or Slack itself (Slackbot's notices). */
+  via: 'api' | 'response_url' | 'slack';
 }
 
 export interface SandboxView {

@@ -32,6 +32,8 @@ export interface SessionPublisherDeps {
   keyProblem?: (session: SessionRecord, error: Error) => Promise<boolean>;
   /** Sessions with a channel of their own (code channels): shown there as on the card, ended there. */
   homes?: SessionHomes;
+  /** A session's state, question or end changed: the Home tabs of its workspace may show it. */
+  homeChanged?: () => void;
   /** Runs a session's work as its workspace's (its token, its budgets). */
   inSession?: <T>(sessionId: string, fn: () => Promise<T>) => Promise<T>;
 }

@@ -155,7 +155,7 @@ export class SessionPublisher {
     human_input_unreadable: (_session, place, event) => this.#unreadable(place, event),
     invalid_human_input: (_session, place, event) => this.#reportInvalidRequest(place, event),
     cost_limit: (session, place, event) => this.#askForBudget(session, place, event),
-    update: (session, _place, event) => this.#showProgress(session, event),
+    update: (session, place, event) => this.#showProgress(session, place, event),
     finished: (session, place, event) => this.#finish(session, place, event),
     error: (session, place, event) => this.#followError(session, place, event),
     status: (session, _place, event) => this.#statusChanged(session, event),
@@ -200,13 +200,25 @@ export class SessionPublisher {
     );
   }
 
-  async #showProgress(session: SessionRecord, event: FollowEventOf<'update'>): Promise<void> {
+  async #showProgress(
+    session: SessionRecord,
+    place: SessionRecord,
+    event: FollowEventOf<'update'>,
+  ): Promise<void> {
     // The end is shown by 'finished', once the thread has caught up: a card that said "Completed" while
     // the agent's last messages still waited in the channel's queue would read as if it kept talking.
     if (session.finished || isTerminalStatus(event.session.status)) return;
     this.#snapshots.set(session.sessionId, event.session);
-    if (event.session.status !== session.status) {
-      await this.deps.store.sessions.update(session.sessionId, { status: event.session.status });
+    const { status } = event.session;
+    if (status !== session.status) {
+      await this.deps.store.sessions.update(session.sessionId, { status });
+      this.deps.homeChanged?.();
+      if (needsPerson(status)) {
+        // Waiting on a person, the agent does nothing: its last step is no longer what it is doing, and
+        // a paused round's message stops streaming (the next round's work opens a stream of its own).
+        this.#steps.delete(session.sessionId);
+        if (status !== 'waiting_human') await this.#streams(place)?.close(place, 'suspended');
+      }
     }
     // "Waiting for you" is edited ahead of progress: a person looks at it.
     this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId), {
@@ -242,6 +254,7 @@ export class SessionPublisher {
     // Finished only once the report is out: a crash while it waits in the channel's queue (behind the
     // thread's backlog) leaves the session followed, so the next start posts it (once, by its key).
     await this.deps.store.sessions.update(session.sessionId, { finished: true });
+    this.deps.homeChanged?.();
     this.#snapshots.delete(session.sessionId);
     this.#steps.delete(session.sessionId);
     this.#marks.forget(session.sessionId);
@@ -360,6 +373,7 @@ export class SessionPublisher {
       });
     // Recorded before posting, so a click on the message always finds its question.
     await record(existing?.messageTs ?? null);
+    this.deps.homeChanged?.();
     await this.#streams(place)?.close(place, 'suspended');
     // The prompt comes after the agent's messages up to the one that asked: that much of this session's
     // waiting chatter goes first, as urgent as the prompt (not held up by other sessions' chatter or
