@@ -196,6 +196,25 @@ export class OutboundQueue {
     return at;
   }
 
+  /**
+   * Takes a token of a limit only if one is free now, without queueing: for a caller that does something
+   * else when the limit is spent (a session with no stream start left posts its chatter the classic way).
+   * The call it pays for is then made by the caller, outside the queue. Always true unpaced.
+   */
+  takeNow(channel: string, method: OutboundMethod): boolean {
+    if (this.pacing === 'off') return true;
+    const bucket = this.#bucket(this.#lane(channel), method);
+    return bucket ? bucket.tryTake(0) : true;
+  }
+
+  /** A call made outside the queue (after `takeNow`) was answered 429: what spends its limit waits. */
+  pauseLimit(channel: string, method: OutboundMethod, retryAfterMs: number): void {
+    const pauseMs = retryAfterMs >= 0 ? retryAfterMs : this.#defaultRetryAfterMs;
+    this.rateLimited++;
+    this.metrics.rateLimited.inc({ method });
+    this.#bucket(this.#lane(channel), method)?.pauseFor(pauseMs);
+  }
+
   /** A channel's waiting calls may go sooner than its queue thought (a spare call now matters more). */
   nudge(channel: string): void {
     this.#lanes.get(channel)?.wake?.abort();

@@ -60,6 +60,14 @@ export interface StreamPosterDeps {
   plan?: (sessionId: string, continuation: boolean) => Promise<StreamStart>;
 }
 
+/** Slack's stream starts are spent for now (Tier 2): the batch goes the classic way instead of waiting. */
+class StartsSpentError extends Error {
+  constructor() {
+    super("no chat.startStream left in Slack's limit for now");
+    this.name = 'StartsSpentError';
+  }
+}
+
 /** Stream calls unanswered in a row (lost connections) before the session's chatter goes to its thread. */
 const MAX_UNANSWERED = 3;
 
@@ -144,16 +152,29 @@ export class StreamPoster {
   }
 
   /**
-   * The round's stream ends: a question comes as its own message (`suspended`), or the session is over
-   * (`closed`). What waits is appended first; the stream is stopped with every key it holds as metadata.
+   * The session's stream ends: a question comes as its own message (`suspended`), or the session is over
+   * (`closed`). What waits is appended first, and once that is out this returns, so the question or the
+   * report may go at once; the stop (every key the stream holds as metadata) waits for Slack's Tier 2
+   * limit on its own, ahead of the session's next batch, and `stopped` settles when it is done.
    */
-  async close(place: StreamPlace, end: StreamEnd): Promise<void> {
+  async end(place: StreamPlace, end: StreamEnd): Promise<{ stopped: Promise<void> }> {
     await this.recover(place, end === 'closed' ? { again: true } : {});
     await this.drained(place, end === 'closed' ? 'outcome' : 'urgent');
-    await this.#serial.run(place.sessionId, async () => {
-      const current = await this.deps.streams.latest(place.sessionId);
-      if (current && current.state !== 'stopped' && current.ts) await this.#stop(place, current, end);
-    });
+    const stopped = this.#serial
+      .run(place.sessionId, async () => {
+        const current = await this.deps.streams.latest(place.sessionId);
+        if (current && current.state !== 'stopped' && current.ts) await this.#stop(place, current, end);
+      })
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'could not stop a stream'),
+      );
+    return { stopped };
+  }
+
+  /** `end`, and its stop done. */
+  async close(place: StreamPlace, end: StreamEnd): Promise<void> {
+    const { stopped } = await this.end(place, end);
+    await stopped;
   }
 
   /** The session's lease moved: what waits here is left, recorded with its content, to the new owner. */
@@ -201,28 +222,27 @@ export class StreamPoster {
       });
   }
 
-  /** One turn: what waits goes into the round's stream (started, or continued past Slack's limit). */
+  /**
+   * One turn: what waits goes into the session's stream, one stream across its rounds (continued past
+   * Slack's limit). A session whose classic chatter is still going out, or that finds no stream start
+   * left in Slack's limit, posts this batch the classic way: in order, none lost, none twice.
+   */
   async #flush(queue: SessionQueue): Promise<void> {
     const { place } = queue;
     // Its lease moved while this waited: what waits stays recorded for the new owner, who streams it.
     if (this.deps.poster.owns?.(place.sessionId) === false) return this.withdraw(place.sessionId);
     if (!this.streams(place)) return this.#toClassic(queue);
+    // Its earlier chatter waits in the thread poster: what comes after it goes there too, behind it.
+    if (this.deps.poster.batches.busy(place.sessionId)) return this.#handOver(queue, queue.items.splice(0));
     const current = await this.deps.streams.latest(place.sessionId);
     const open = current && current.state !== 'stopped' && current.ts ? current : undefined;
-    const round = queue.items[0]?.roundId ?? '';
-    // A round not seen before begins its own stream; rounds that interleave (subagents) share the open one.
-    const newRound =
-      !!open &&
-      round !== '' &&
-      open.roundId !== round &&
-      !(await this.deps.streams.hadRound(place.sessionId, round));
-    const taken = takeItems(queue.items, open && !newRound ? open.chars : 0, open ? open.roundId : null);
+    const taken = takeItems(queue.items, open ? open.chars : 0);
     if (taken.length === 0) return;
     const keys = taken.map((i) => i.key);
     const pieces = taken.map((i) => i.piece);
     const chars = pieces.reduce((n, p) => n + pieceChars(p), 0);
     try {
-      if (open && !newRound && open.chars + chars <= STREAM_MAX_CHARS) {
+      if (open && open.chars + chars <= STREAM_MAX_CHARS) {
         const { chunks, tasks } = chunksFor(pieces, open.tasks as TaskStates);
         await this.deps.streams.intend(place.sessionId, open.seq, { keys, pieces });
         await this.#slack('chat.appendStream', () =>
@@ -235,8 +255,12 @@ export class StreamPoster {
           tasks,
         });
       } else {
-        // A new round, the first stream, or past Slack's limit: the open one stops, a new one begins.
-        const continuation = !!current && !newRound && current.roundId === round;
+        // The first stream, the first after a question, or past Slack's limit: one start, if Slack has room.
+        if (!this.deps.poster.outbound.takeNow(place.channelId, 'stream-start'))
+          return this.#handOver(queue, taken);
+        const round = taken[0]?.roundId ?? '';
+        // Past the limit, or the same round after Slack stopped the stream (its Stop button, a timeout).
+        const continuation = !!open || current?.roundId === round;
         if (open) await this.#stop(place, open, 'processing');
         await this.#start(place, (current?.seq ?? 0) + 1, round, taken, continuation);
       }
@@ -246,12 +270,32 @@ export class StreamPoster {
       for (const item of taken) item.onShown?.();
       this.#failures.delete(place.sessionId);
     } catch (error) {
+      if (error instanceof StartsSpentError) return this.#handOver(queue, taken);
       // Not taken: back at the front, in order (a new try, another stream, or the classic thread).
       queue.items.unshift(...taken);
       const latest = await this.deps.streams.latest(place.sessionId);
       if (latest?.inFlight) await this.#settleInFlight(queue, latest, error);
       await this.#failed(queue, error);
     }
+  }
+
+  /**
+   * Items recorded for the stream posted in the thread instead, as the classic surface shows them, this
+   * once: the session's later batches try a stream again (once its classic posts are out).
+   */
+  #handOver(queue: SessionQueue, items: StreamItem[]): void {
+    const { place } = queue;
+    for (const item of items) {
+      this.#queued.delete(`${place.sessionId}|${item.key}`);
+      this.deps.poster.batches.push(place, {
+        key: item.key,
+        message: pieceAsMessage(item.piece),
+        begun: true,
+        resolve: () => item.onShown?.(),
+        reject: () => {},
+      });
+    }
+    if (items.length > 0) this.deps.metrics.postOutcomes.inc({ outcome: 'as_text' }, items.length);
   }
 
   async #start(
@@ -269,7 +313,8 @@ export class StreamPoster {
     const chars = pieces.reduce((n, p) => n + pieceChars(p), continuation ? CONTINUATION_LABEL.length : 0);
     await this.deps.streams.begin(place.sessionId, seq, round, { keys, pieces });
     const self = await this.deps.self();
-    const started = await this.#call('stream-start', place.channelId, 'chat.startStream', () =>
+    // Its token is taken already (`takeNow`): the call goes now, outside the queue.
+    const started = await this.#slack('chat.startStream', () =>
       this.deps.slack.chat.startStream({
         channel: place.channelId,
         thread_ts: place.cardTs as string,
@@ -278,7 +323,14 @@ export class StreamPoster {
         ...look,
         chunks,
       }),
-    );
+    ).catch(async (error: unknown) => {
+      const retryAfterMs = rateLimitedRetryAfterMs(error);
+      if (retryAfterMs === undefined) throw error;
+      // Slack counts starts of other replicas too: none was made, and the batch goes the classic way.
+      this.deps.poster.outbound.pauseLimit(place.channelId, 'stream-start', retryAfterMs);
+      await this.deps.streams.forget(place.sessionId, seq);
+      throw new StartsSpentError();
+    });
     if (!started.ts) throw new Error('chat.startStream answered without a ts');
     await this.deps.streams.commit(place.sessionId, seq, { ts: started.ts, keys, chars, tasks: built.tasks });
   }
