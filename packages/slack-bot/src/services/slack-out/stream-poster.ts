@@ -80,6 +80,8 @@ export class StreamPoster {
   readonly #recovered = new Map<string, Promise<void>>();
   /** Sessions whose chatter goes the classic way (Slack refused their stream). */
   readonly #classic = new Set<string>();
+  /** Sessions this process knows have no stream open (none started yet here, or stopped). */
+  readonly #unstreamed = new Set<string>();
   /** Each session's calls failed without an answer in a row. */
   readonly #failures = new Map<string, number>();
 
@@ -106,7 +108,7 @@ export class StreamPoster {
     const pieces = streamPiecesOf(message, { showReasoning: this.deps.showReasoning, fallbackId: key });
     for (const [i, piece] of pieces.entries()) {
       const k = pieces.length === 1 ? key : `${key}~${i}`;
-      if (this.#queued.has(`${place.sessionId}|${k}`)) continue;
+      if (this.#waitsHere(place, k)) continue;
       const body = JSON.stringify({ ...pieceAsMessage(piece), stream: { roundId, piece } });
       const state = await this.deps.posts.begin(place.sessionId, k, body);
       if (state.state === 'posted') continue;
@@ -128,7 +130,7 @@ export class StreamPoster {
     if (!done) {
       done = this.#serial
         .run(place.sessionId, () =>
-          recoverStream(this.deps, place, (key) => this.#queued.has(`${place.sessionId}|${key}`), this.#call),
+          recoverStream(this.deps, place, (key) => this.#waitsHere(place, key), this.#call),
         )
         .then(
           (items) => this.push(place, items),
@@ -164,6 +166,7 @@ export class StreamPoster {
       .run(place.sessionId, async () => {
         const current = await this.deps.streams.latest(place.sessionId);
         if (current && current.state !== 'stopped' && current.ts) await this.#stop(place, current, end);
+        if (end === 'closed') this.#unstreamed.delete(place.sessionId);
       })
       .catch((error: unknown) =>
         this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'could not stop a stream'),
@@ -177,11 +180,17 @@ export class StreamPoster {
     await stopped;
   }
 
+  /** Queued here, or handed to the thread poster and not yet posted: not "left unsent". */
+  #waitsHere(place: StreamPlace, key: string): boolean {
+    return this.#queued.has(`${place.sessionId}|${key}`) || this.deps.poster.batches.has(place, key);
+  }
+
   /** The session's lease moved: what waits here is left, recorded with its content, to the new owner. */
   withdraw(sessionId: string): void {
     const queue = this.#queues.get(sessionId);
     for (const item of queue?.items.splice(0) ?? []) this.#queued.delete(`${sessionId}|${item.key}`);
     this.#recovered.delete(sessionId);
+    this.#unstreamed.delete(sessionId);
   }
 
   push(place: StreamPlace, items: StreamItem[]): void {
@@ -203,15 +212,20 @@ export class StreamPoster {
     if (queue.scheduled || queue.items.length === 0) return;
     queue.scheduled = true;
     const { place } = queue;
+    const flush = () => this.#serial.run(place.sessionId, () => this.#flush(queue));
     // The append's limit decides when; the batch is taken when the turn comes, so all that waits joins it.
-    this.deps.poster.outbound
-      .run({
-        channel: place.channelId,
-        priority: queue.priority,
-        method: 'stream-append',
-        tag: place.sessionId,
-        run: () => this.#serial.run(place.sessionId, () => this.#flush(queue)),
-      })
+    // A session with no stream open appends nothing: it starts one or posts classic, neither of which
+    // should spend (or wait for) an append.
+    const turn = this.#unstreamed.has(place.sessionId)
+      ? flush()
+      : this.deps.poster.outbound.run({
+          channel: place.channelId,
+          priority: queue.priority,
+          method: 'stream-append',
+          tag: place.sessionId,
+          run: flush,
+        });
+    turn
       .catch((error: unknown) =>
         this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'a stream append failed'),
       )
@@ -256,8 +270,10 @@ export class StreamPoster {
         });
       } else {
         // The first stream, the first after a question, or past Slack's limit: one start, if Slack has room.
-        if (!this.deps.poster.outbound.takeNow(place.channelId, 'stream-start'))
+        if (!this.deps.poster.outbound.takeNow(place.channelId, 'stream-start')) {
+          if (!open) this.#unstreamed.add(place.sessionId);
           return this.#handOver(queue, taken);
+        }
         const round = taken[0]?.roundId ?? '';
         // Past the limit, or the same round after Slack stopped the stream (its Stop button, a timeout).
         const continuation = !!open || current?.roundId === round;
@@ -287,6 +303,7 @@ export class StreamPoster {
     const { place } = queue;
     for (const item of items) {
       this.#queued.delete(`${place.sessionId}|${item.key}`);
+      if (this.deps.poster.batches.has(place, item.key)) continue;
       this.deps.poster.batches.push(place, {
         key: item.key,
         message: pieceAsMessage(item.piece),
@@ -333,6 +350,7 @@ export class StreamPoster {
     });
     if (!started.ts) throw new Error('chat.startStream answered without a ts');
     await this.deps.streams.commit(place.sessionId, seq, { ts: started.ts, keys, chars, tasks: built.tasks });
+    this.#unstreamed.delete(place.sessionId);
   }
 
   /** Stops a stream, its keys as metadata (a crash look-up finds them as it finds any post's). */
@@ -355,6 +373,7 @@ export class StreamPoster {
         this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'could not stop a stream');
     }
     await this.deps.streams.stopped(place.sessionId, stream.seq);
+    this.#unstreamed.add(place.sessionId);
   }
 
   /**
