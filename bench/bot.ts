@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
 
@@ -37,8 +38,11 @@ export function spawnBot(env: Record<string, string>, startTimeoutMs = 120_000):
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
+  // BENCH_BOT_LOG=<file>: the bot's whole output kept there too, to look into a run afterwards.
+  const logFile = process.env.BENCH_BOT_LOG;
   const onData = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
+    if (logFile) appendFileSync(logFile, chunk);
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);

@@ -78,7 +78,7 @@ async function run(n: number, emulator: SpawnedEmulator, client: AgentSessionsCl
     for (let r = 0; r < REPLICAS; r++) {
       const bot = await spawnBot({
         ...botEnv(sandbox, emulatorUrl, KEY),
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: process.env.BENCH_BOT_LOG_LEVEL ?? 'warn',
         // The README's figures are the card and thread (classic). Under `auto` the sandbox's agent features
         // would stream every session, and 200 stream starts at Tier 2 (about 20 a minute) bound the run.
         AGENT_SLACK_SURFACE: process.env.AGENT_SLACK_SURFACE ?? 'classic',
