@@ -15,6 +15,7 @@ import { type SessionRepository, SqlSessionRepository } from './sessions.js';
 import { type SlackBudgetRepository, SqlSlackBudgetRepository } from './slack-budgets.js';
 import type { SqlClient } from './sql.js';
 import { SqlStreamRepository, type StreamRepository } from './streams.js';
+import { SqlThreadMessageRepository, type ThreadMessageRepository } from './thread-messages.js';
 
 /**
  * Everything the bot must not forget across restarts and share across replicas, one repository per
@@ -43,6 +44,8 @@ export interface Store {
   serviceKeys: ServiceKeyRepository;
   /** OAuth installs: each workspace's tokens, and the install flow's states. */
   installations: InstallationRepository;
+  /** Messages received as events, bounded: threads' context without reading Slack. */
+  threadMessages: ThreadMessageRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -63,6 +66,7 @@ export class SqlStore implements Store {
   readonly channelSettings: SqlChannelSettingsRepository;
   readonly serviceKeys: SqlServiceKeyRepository;
   readonly installations: SqlInstallationRepository;
+  readonly threadMessages: SqlThreadMessageRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -79,6 +83,7 @@ export class SqlStore implements Store {
     this.channelSettings = new SqlChannelSettingsRepository(sql);
     this.serviceKeys = new SqlServiceKeyRepository(sql);
     this.installations = new SqlInstallationRepository(sql);
+    this.threadMessages = new SqlThreadMessageRepository(sql);
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {
