@@ -30,9 +30,14 @@ export function botEnv(sandbox: RunningSandbox, serviceUrl: string, apiKey: stri
 }
 
 /** The bot as production runs it (`node dist/main.js`, configured by its environment). */
-export function spawnBot(env: Record<string, string>, startTimeoutMs = 120_000): Promise<Bot> {
+export function spawnBot(
+  env: Record<string, string>,
+  startTimeoutMs = 120_000,
+  /** Another build's `dist/main.js` (a checkout of another commit, for before/after in one run). */
+  main = MAIN,
+): Promise<Bot> {
   const started = performance.now();
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [main], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
