@@ -5,8 +5,8 @@ import { type BotProcess, useBotProcesses } from './bot-process.js';
 import { ALICE, CHANNEL, newCard, textOf } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 
-// The agent surface: the agent's work streams into the session's thread, one streaming message per
-// round (continuations past 12,000 characters), each message exactly once — also across SIGKILL with a
+// The agent surface: the agent's work streams into the session's thread, one streaming message for the
+// session's rounds (continuations past 12,000 characters), each message exactly once — also across SIGKILL with a
 // stream open. The real bot as a process, the sandbox speaking Slack's chat.startStream / appendStream /
 // stopStream at Slack's own limits, the emulator's `chatty` script (72 messages, one over 40,000 characters,
 // tool calls and reasoning). Run with and without EMULATOR_QUIRKS=all.
