@@ -50,7 +50,8 @@ for (const backend of storeBackends('thread_messages')) {
     it('past the workspace limit the oldest received go first; past the retention all of them', async () => {
       const ws = `T${Math.random().toString(36).slice(2)}`;
       const other = `${ws}other`;
-      for (let i = 0; i < 5; i++) await store.threadMessages.remember(ws, message('C1', '1.000001', `2.00000${i}`));
+      for (let i = 0; i < 5; i++)
+        await store.threadMessages.remember(ws, message('C1', '1.000001', `2.00000${i}`));
       await store.threadMessages.remember(other, message('C1', '1.000001', '2.000000'));
       expect(await store.threadMessages.prune(ws, { messages: 3, retentionMs: 60_000 })).toBe(2);
       const left = await store.threadMessages.thread(ws, 'C1', '1.000001', '9.000000', 10);

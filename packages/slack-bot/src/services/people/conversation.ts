@@ -12,7 +12,6 @@ import type { EventLog } from '../../store/events.js';
 import type { PromptRepository } from '../../store/prompts.js';
 import type { PromptRecord, SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
-import { cacheKey } from '../../workspace.js';
 import type { BotMetrics } from '../ops/metrics.js';
 import type { Outcome } from '../outcome.js';
 import type { Notifier } from '../slack-out/notifier.js';
