@@ -22,7 +22,7 @@ const cardSaying = (threadTs: string): Promise<SandboxMessage> =>
   );
 
 const startedFrom = (card: SandboxMessage): string =>
-  /Started from this thread, [^\n]*/.exec(textOf(card))?.[0].replace(/[*_]/g, '') ?? '';
+  /Started from this thread, [^"\n]*/.exec(textOf(card))?.[0].replace(/[*_]/g, '') ?? '';
 
 describe('thread context under the non-Marketplace read limits', () => {
   it('three mentions in three threads within a minute all start; each card says how much context it got', async () => {
