@@ -28,8 +28,15 @@ async function startChatty(bot: BotProcess, name: string): Promise<string> {
   return card.ts;
 }
 
-const finished = (ts: string) =>
+const reported = (ts: string) =>
   world.sandbox.workspace.replies(CHANNEL, ts).some((m) => /Reviewed 24 modules/.test(textOf(m)));
+/** The report is there, and every stream stopped (a stream's last stop follows the report). */
+const finished = (ts: string) =>
+  reported(ts) &&
+  world.sandbox.workspace
+    .replies(CHANNEL, ts)
+    .filter(isStream)
+    .every((m) => streamState(m) === 'completed');
 
 /** Every agent message of the session in the thread exactly once: by its key, and by what it says. */
 async function expectEachOnce(cardTs: string): Promise<void> {
@@ -87,7 +94,7 @@ describe('the agent surface streams the work', () => {
         what: 'an open stream',
         timeoutMs: patient(60_000),
       });
-      expect(finished(ts)).toBe(false);
+      expect(reported(ts)).toBe(false);
       await bot.kill('SIGKILL');
       await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'agent' }));
       await ws.waitFor(() => finished(ts), {
