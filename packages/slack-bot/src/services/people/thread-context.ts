@@ -10,7 +10,7 @@ import type { Logger } from '../../logger.js';
 import type { SlackBudgetRepository } from '../../store/slack-budgets.js';
 import type { ThreadMessage, ThreadMessageRepository } from '../../store/thread-messages.js';
 import { cacheKey, currentWorkspace, workspaceScope } from '../../workspace.js';
-import { type SlackClient, slackErrorCode } from '../slack-out/slack.js';
+import { type SlackClient, slackErrorCode } from '../slack-out/outbound/index.js';
 
 /** How a thread becomes a session's context: the last 50 messages or 12,000 characters, whichever is smaller. */
 export const THREAD_CONTEXT_LIMITS = { messages: 50, characters: 12_000 } as const;
