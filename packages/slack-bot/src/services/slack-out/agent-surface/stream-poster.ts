@@ -133,9 +133,18 @@ export class StreamPoster {
     let done = this.#recovered.get(place.sessionId);
     if (!done) {
       done = this.#serial
-        .run(place.sessionId, () =>
-          recoverStream(this.deps, place, (key) => this.#waitsHere(place, key), this.#call),
-        )
+        .run(place.sessionId, async () => {
+          const items = await recoverStream(
+            this.deps,
+            place,
+            (key) => this.#waitsHere(place, key),
+            this.#call,
+          );
+          // No stream open: the session's first batch starts one or posts classic, spending no append turn.
+          const latest = await this.deps.streams.latest(place.sessionId);
+          if (!latest || latest.state === 'stopped' || !latest.ts) this.#unstreamed.add(place.sessionId);
+          return items;
+        })
         .then(
           (items) => this.push(place, items),
           (error: unknown) => {
