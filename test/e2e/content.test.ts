@@ -135,6 +135,8 @@ describe('operations', () => {
     }
     expect(Number(/^agent_service_requests_total (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
     expect(text).toMatch(/agent_actions_total\{kind="start",outcome="ok"\} \d+/);
+    // Every Slack request's ack is timed as Slack would see it: this file's commands and clicks counted.
+    expect(Number(/^slack_request_ack_seconds_count (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
   });
 
   it('/healthz says 503 when the service refuses the key', async () => {

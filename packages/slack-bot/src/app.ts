@@ -1,9 +1,11 @@
+import type { RequestListener } from 'node:http';
 import { App, type Authorize, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { BODY_LIMIT_BYTES, refuseLargeBodies } from './http/body-limit.js';
 import { registerActions } from './listeners/actions/index.js';
 import { registerCommands } from './listeners/commands/index.js';
 import type { ListenerContext } from './listeners/context.js';
 import { registerEvents } from './listeners/events/index.js';
+import { registerFunctions } from './listeners/functions/index.js';
 import { registerViews } from './listeners/views/index.js';
 import { boltLogger, type Logger } from './logger.js';
 
@@ -20,6 +22,8 @@ export interface SlackAppOptions {
   /** HTTP mode: served beside /slack/events (health, metrics, audit); Socket Mode: see serveRoutes. */
   routes: CustomRoute[];
   logger: Logger;
+  /** HTTP mode: each Slack request's time from arrival to the bot's answer (its ack), in seconds. */
+  onAnswered?: (seconds: number) => void;
 }
 
 /** The Bolt app: receiver chosen by the tokens given, listeners wired as in Slack's starter templates. */
@@ -41,7 +45,7 @@ export function createSlackApp(options: SlackAppOptions): App {
           // The Socket Mode client opens its connection through the Web API too.
           installerOptions: clientOptions,
         }
-      : { receiver: httpReceiver(options.signingSecret, options.routes, logger) }),
+      : { receiver: httpReceiver(options.signingSecret, options.routes, logger, options.onAnswered) }),
     ...clientOptions,
   });
   app.error(async (error) => {
@@ -54,7 +58,12 @@ export function createSlackApp(options: SlackAppOptions): App {
  * Bolt's HTTP receiver with a body limit: raw-body stops reading /slack/events past it (413, before the
  * signature is checked), and a body announced over it is refused before routing, on every path.
  */
-function httpReceiver(signingSecret: string, routes: CustomRoute[], logger: ReturnType<typeof boltLogger>) {
+function httpReceiver(
+  signingSecret: string,
+  routes: CustomRoute[],
+  logger: ReturnType<typeof boltLogger>,
+  onAnswered?: (seconds: number) => void,
+) {
   // An empty secret would verify requests signed with the empty string.
   if (signingSecret === '') throw new Error('HTTP mode needs a signing secret');
   const receiver = new HTTPReceiver({
@@ -63,7 +72,7 @@ function httpReceiver(signingSecret: string, routes: CustomRoute[], logger: Retu
     logger,
     bodyLimit: BODY_LIMIT_BYTES,
   });
-  receiver.requestListener = refuseLargeBodies(receiver.requestListener);
+  receiver.requestListener = refuseLargeBodies(timeAnswers(receiver.requestListener, onAnswered));
   return receiver;
 }
 
@@ -72,6 +81,19 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
   registerActions(app, ctx);
   registerViews(app, ctx);
   registerEvents(app, ctx);
+  registerFunctions(app, ctx);
+}
+
+/** Times each POST to /slack/events from its arrival to the last byte of the answer: the ack Slack sees. */
+function timeAnswers(listener: RequestListener, onAnswered?: (seconds: number) => void): RequestListener {
+  if (!onAnswered) return listener;
+  return (req, res) => {
+    if (req.method === 'POST' && req.url?.startsWith('/slack/events')) {
+      const arrived = process.hrtime.bigint();
+      res.once('finish', () => onAnswered(Number(process.hrtime.bigint() - arrived) / 1e9));
+    }
+    return listener(req, res);
+  };
 }
 
 /** The Web API base as the Web API client wants it: with its trailing slash. */

@@ -5,6 +5,7 @@
  * The services never read this: the composition (wiring/) hands each the settings it declares.
  */
 import { z } from 'zod';
+import type { WorkflowStepSettings } from '../services/workflows/workflow-steps.js';
 import { type AgentSurfaceConfig, agentSurfaceSchema, agentSurfaceSettings } from './agent-surface.js';
 import { type ApprovalConfig, approvalsProblems, approvalsSchema, approvalsSettings } from './approvals.js';
 import {
@@ -19,6 +20,7 @@ import { limitsSchema, limitsSettings } from './limits.js';
 import { keyLendingOf, serviceProblems, serviceSchema, serviceSettings } from './service.js';
 import { isOAuth, type SlackConfig, slackProblems, slackSchema, slackSettings } from './slack.js';
 import { storeSchema, storeSettings } from './store.js';
+import { workflowsSchema, workflowsSettings } from './workflows.js';
 
 export { DEFAULT_SUGGESTED_PROMPTS } from './agent-surface.js';
 export type { KeysConfig } from './keys.js';
@@ -36,6 +38,7 @@ const schema = z
     ...limitsSchema.shape,
     ...agentSurfaceSchema.shape,
     ...keysSchema.shape,
+    ...workflowsSchema.shape,
   })
   .superRefine((env, ctx) => {
     const oauth = isOAuth(env);
@@ -76,6 +79,8 @@ export interface BotConfig {
   agent: AgentSurfaceConfig;
   /** Service keys per workspace or person. */
   keys?: KeysConfig;
+  /** Workflow Builder's steps: WORKFLOW_STEP_CHECK_EVERY. */
+  workflows?: WorkflowStepSettings;
 }
 
 export class ConfigError extends Error {}
@@ -99,6 +104,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     ...limitsSettings(e),
     agent: agentSurfaceSettings(e),
     keys: { ...keysSettings(e), ...keyLendingOf(e, isOAuth(e)) },
+    ...workflowsSettings(e),
   };
 }
 

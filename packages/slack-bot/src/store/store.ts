@@ -16,6 +16,7 @@ import { type SlackBudgetRepository, SqlSlackBudgetRepository } from './slack-bu
 import type { SqlClient } from './sql.js';
 import { SqlStreamRepository, type StreamRepository } from './streams.js';
 import { SqlThreadMessageRepository, type ThreadMessageRepository } from './thread-messages.js';
+import { SqlWorkflowExecutionRepository, type WorkflowExecutionRepository } from './workflow-executions.js';
 
 /**
  * Everything the bot must not forget across restarts and share across replicas, one repository per
@@ -46,6 +47,8 @@ export interface Store {
   installations: InstallationRepository;
   /** Messages received as events, bounded: threads' context without reading Slack. */
   threadMessages: ThreadMessageRepository;
+  /** Workflow Builder steps: each execution and its one completion. */
+  workflowExecutions: WorkflowExecutionRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -67,6 +70,7 @@ export class SqlStore implements Store {
   readonly serviceKeys: SqlServiceKeyRepository;
   readonly installations: SqlInstallationRepository;
   readonly threadMessages: SqlThreadMessageRepository;
+  readonly workflowExecutions: SqlWorkflowExecutionRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -84,6 +88,7 @@ export class SqlStore implements Store {
     this.serviceKeys = new SqlServiceKeyRepository(sql);
     this.installations = new SqlInstallationRepository(sql);
     this.threadMessages = new SqlThreadMessageRepository(sql);
+    this.workflowExecutions = new SqlWorkflowExecutionRepository(sql);
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {

@@ -5,8 +5,7 @@
  */
 import type { FollowEvent, Follower } from '@agent-sessions/core';
 import { type CustomRoute, LogLevel } from '@slack/bolt';
-import type { KeysConfig } from '../config/index.js';
-import { NO_KEY_FOR_TOKENS } from '../config/index.js';
+import { type KeysConfig, NO_KEY_FOR_TOKENS } from '../config/index.js';
 import { boltLogger, type Logger } from '../logger.js';
 import { Admission } from '../services/installs/admission.js';
 import { NoWorkspaceError, WorkspaceClient } from '../services/installs/client.js';

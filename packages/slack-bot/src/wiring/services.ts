@@ -13,6 +13,7 @@ import { BudgetCeiling } from '../services/people/budget-ceiling.js';
 import { ConversationService } from '../services/people/conversation.js';
 import { SessionDirectory } from '../services/people/directory.js';
 import { FeedbackService } from '../services/people/feedback.js';
+import { HomeRefresher } from '../services/people/home-refresh.js';
 import { HomeTeam } from '../services/people/home-team.js';
 import {
   type ActPolicy,
@@ -119,7 +120,11 @@ export function sessionPublisher(
     streams,
     keys,
     scopes,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys' | 'scopes'> & {
+    homeChanges,
+  }: Pick<
+    Parts,
+    'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys' | 'scopes' | 'homeChanges'
+  > & {
     streams?: StreamPoster;
   },
 ): SessionPublisher {
@@ -136,6 +141,7 @@ export function sessionPublisher(
     latestDecision: (sessionId) => audit.latestDecision(sessionId),
     keyProblem: (session, error) => keys.guard.onError(session, error),
     inSession: (sessionId, fn) => scopes.run(sessionId, fn),
+    homeChanged: () => homeChanges.emit('changed'),
   });
   publisher.attach(follower);
   return publisher;
@@ -224,6 +230,7 @@ export function peopleServices(
       // of other sessions go first, and the session's next change folds into this edit.
       out.cards.schedule(sessionId, () => publisher.card(sessionId), { now: true });
       agentStarted(agent)(sessionId);
+      parts.homeChanges.emit('changed');
       await leases.refresh();
     },
     ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),
@@ -256,6 +263,16 @@ export function peopleServices(
     audit,
   });
   const keyLinking = keyLinkingFor({ config, logger }, { keys, slack, directory, client: parts.client });
+  const homes = new HomeRefresher({
+    build: async (userId) =>
+      (await directory.home(userId, undefined, await keyLinking.homeBlocks(userId))) ?? {
+        type: 'home',
+        blocks: [],
+      },
+    publish: (userId, view) => slack.views.publish({ user_id: userId, view }),
+    logger: logger.child({ component: 'home' }),
+  });
+  parts.homeChanges.on('changed', () => homes.changed());
   const services = { notifier, answering, steering, starting, conversation, feedback, directory };
-  return { ...services, ...agentSide, keyLinking };
+  return { ...services, ...agentSide, keyLinking, homes };
 }

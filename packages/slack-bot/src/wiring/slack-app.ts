@@ -30,6 +30,7 @@ export function slackApp(
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     routes,
     logger,
+    onAnswered: (seconds) => metrics.acks.observe(seconds),
   });
   scopeRequests(app, installs?.admission, logger); // each request as its workspace's work
   return { app, routes };
@@ -43,5 +44,9 @@ export function listenerContext(
   const { answering, steering, starting, conversation, feedback, directory } = people;
   const { stopping, channelSettings } = people;
   const services = { answering, steering, starting, conversation, feedback, directory, logger };
-  return { ...services, stopping, channelSettings, messagesTab: agent.messagesTab, keys: people.keyLinking };
+  return {
+    ...services,
+    ...{ stopping, channelSettings, messagesTab: agent.messagesTab, keys: people.keyLinking },
+    homes: people.homes,
+  };
 }

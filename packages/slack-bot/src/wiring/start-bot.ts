@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { Follower } from '@agent-sessions/core';
@@ -9,8 +10,7 @@ import { serveRoutes, urlOf } from '../http/routes-server.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { SessionPublisher } from '../services/following/session-publisher.js';
 import type { BotMetrics } from '../services/ops/metrics.js';
-import type { OutboundQueue } from '../services/slack-out/outbound/index.js';
-import { type BotIdentity, botIdentity } from '../services/slack-out/outbound/index.js';
+import { type BotIdentity, botIdentity, type OutboundQueue } from '../services/slack-out/outbound/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { agentParts, placeChannelSettings, slackSurface } from './agent-surface.js';
 import { reminderService } from './approvals.js';
@@ -28,6 +28,7 @@ import { listenerContext, slackApp } from './slack-app.js';
 import { slackOut } from './slack-out.js';
 import { streamPoster } from './streams.js';
 import type { BotTuning, RunnableConfig, Settings } from './types.js';
+import { workflowSteps } from './workflows.js';
 
 export interface RunningBot {
   app: App;
@@ -98,10 +99,12 @@ function sessionSide(settings: Settings, built: BuiltSoFar) {
   const { store, client, follower, metrics, audit, scopes, installs, out, self, slack, surface } = built;
   const { policy, visibility } = access(settings, { slack, self });
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
-  const agent = agentParts(settings, { surface, store, out, follower, scopes });
+  const agent = agentParts(settings, { surface, store, out, follower, scopes, self });
   const streams = streamPoster(settings, { store, out, metrics, self, surface });
+  // Sessions' changes that a Home tab may show: said by the publisher and the starts, heard by people's Homes.
+  const homeChanges = new EventEmitter();
   const publisher = sessionPublisher(settings, {
-    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes },
+    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes, homeChanges },
   });
   built.publisherLater.bind(publisher);
   const serves = installs && servedSessions(installs, scopes);
@@ -109,7 +112,7 @@ function sessionSide(settings: Settings, built: BuiltSoFar) {
     ...{ store, follower, out, replicaId: built.replicaId, streams, keys, agent, metrics },
     ...(serves ? { serves } : {}),
   });
-  return { ...built, policy, visibility, keys, agent, streams, publisher, leases, serves };
+  return { ...built, policy, visibility, keys, agent, streams, publisher, leases, serves, homeChanges };
 }
 
 /** People's side: what people do, the reminders of questions nobody answers, and the listeners. */
@@ -124,11 +127,13 @@ function peopleSide(settings: Settings, built: ReturnType<typeof sessionSide>) {
   const { installs, store, leases } = parts;
   const removals =
     installs && uninstalls(store, { releaseLeases: () => leases.refresh(), logger: settings.logger });
+  const workflows = workflowSteps(settings, { ...parts, people });
   registerListeners(parts.app, {
     ...listenerContext(settings, { people, agent: parts.agent }),
     ...(removals ? { installs: removals } : {}),
+    workflows,
   });
-  return { people, identity, reminders };
+  return { people, identity, reminders, workflows };
 }
 
 type Built = ReturnType<typeof sessionSide> & ReturnType<typeof peopleSide>;
@@ -145,6 +150,7 @@ async function startParts({ config, logger }: Settings, built: Built): Promise<S
   // With OAuth installs, who the bot is depends on the workspace (its installation says).
   if (!installs) await learnWhoWeAre({ self, audit, identity, logger });
   built.reminders.start();
+  built.workflows.start();
   recoverUnsentPosts({ publisher: built.publisher, follower, logger });
   return server;
 }
@@ -166,7 +172,9 @@ function running({ config, tuning, logger }: Settings, built: Built & { server: 
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      built.people.homes.stop();
       await built.reminders.stop();
+      await built.workflows.stop();
       await built.leases.stop({ release: true });
       await follower.stop();
       await built.out.cards.stop();

@@ -16,8 +16,12 @@ import type { AnsweringService } from '../people/answering.js';
 import type { ActPolicy } from '../people/policy.js';
 import { escalationIn } from '../people/workspace-entries.js';
 import type { SlackClient } from '../slack-out/outbound/index.js';
-import type { Notifier, ThreadPoster } from '../slack-out/thread/index.js';
-import { CannotPostHereError, threadPlace } from '../slack-out/thread/index.js';
+import {
+  CannotPostHereError,
+  type Notifier,
+  type ThreadPoster,
+  threadPlace,
+} from '../slack-out/thread/index.js';
 
 /** What the schedule takes: its gaps, whom it escalates to, and the timeout with what it does. */
 export interface ReminderSettings {

@@ -107,7 +107,7 @@ export class LeaseKeeper {
       this.#again = true;
       return this.#tick;
     }
-    this.#tick = this.#refresh().finally(() => {
+    this.#tick = this.#renewAndTake().finally(() => {
       this.#tick = undefined;
       if (this.#again && !this.#stopped) {
         this.#again = false;
@@ -117,7 +117,7 @@ export class LeaseKeeper {
     return this.#tick;
   }
 
-  async #refresh(): Promise<void> {
+  async #renewAndTake(): Promise<void> {
     if (this.#stopped) return;
     let held: string[];
     try {

@@ -18,6 +18,8 @@ export class BotMetrics {
   readonly rateLimited: Counter<'method'>;
   /** Agent messages per thread post (1 when the thread keeps up). */
   readonly batchSize: Histogram<string>;
+  /** From a Slack request's arrival to the bot's answer (its ack): Slack gives up after 3 s. */
+  readonly acks: Histogram<string>;
   /** What became of each thread post: posted, as_text, as_file, cant_post_here, gave_up, … */
   readonly postOutcomes: Counter<'outcome'>;
   /** Lease passes (renew, release, take) this replica has finished: its heartbeat in the store. */
@@ -78,6 +80,12 @@ export class BotMetrics {
       name: 'slack_post_batch_size',
       help: 'Agent messages sent as one thread post (more than 1 when a thread was behind)',
       buckets: [1, 2, 3, 5, 8, 13, 20],
+      registers: [registry],
+    });
+    this.acks = new Histogram({
+      name: 'slack_request_ack_seconds',
+      help: "From a Slack request's arrival at /slack/events to the bot's answer (its ack); Slack waits 3 s",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5],
       registers: [registry],
     });
     this.postOutcomes = new Counter({
