@@ -37,6 +37,7 @@ const EXCEPTIONS: Record<string, string> = {
   'slack-out/agent-surface/stream-poster.ts#classic': SESSION,
   'slack-out/agent-surface/stream-poster.ts#failures': SESSION,
   'slack-out/agent-surface/stream-poster.ts#stoppedByClick': SESSION,
+  'slack-out/agent-surface/stream-poster.ts#unstreamed': SESSION,
   'slack-out/thread/card-updater.ts#pending': SESSION,
   'slack-out/thread/card-updater.ts#lastSent': SESSION,
   'slack-out/thread/card-updater.ts#shown': SESSION,
