@@ -50,6 +50,7 @@ const EXCEPTIONS: Record<string, string> = {
   'people/stopping.ts#stopped': SESSION,
   'slack-out/agent-surface/workspace-surfaces.ts#switches': WORKSPACE,
   'installs/client.ts#clients': WORKSPACE,
+  'people/thread-context.ts#sincePrune': WORKSPACE,
   'installs/per-workspace.ts#queues': WORKSPACE,
   'installs/per-workspace.ts#cards': WORKSPACE,
   'installs/tokens.ts#inFlight': `${WORKSPACE} (the installation whose token is refreshed)`,
