@@ -13,7 +13,7 @@ const TRIGGER = 'Agent Sessions Trigger';
  * Every 5 seconds, for the test: n8n refuses a `*` in the seconds field ("at least a minute"), not a list
  * of seconds.
  */
-const EVERY_5_SECONDS = `${Array.from({ length: 12 }, (_, n) => n * 5).join(',')} * * * * *`;
+const EVERY_FIVE_SECONDS = `${Array.from({ length: 12 }, (_, n) => n * 5).join(',')} * * * * *`;
 
 /** docs/trigger.md's example workflow, exactly as written but for its sessions and its poll times. */
 function triggerWorkflow(packageDir, sessionIds) {
@@ -22,7 +22,7 @@ function triggerWorkflow(packageDir, sessionIds) {
   if (!workflow) throw new Error(`docs/trigger.md holds no workflow ${WORKFLOW_ID}`);
   const trigger = workflow.nodes.find((n) => n.name === TRIGGER);
   trigger.parameters.sessionIds = sessionIds.join(', ');
-  trigger.parameters.pollTimes = { item: [{ mode: 'custom', cronExpression: EVERY_5_SECONDS }] };
+  trigger.parameters.pollTimes = { item: [{ mode: 'custom', cronExpression: EVERY_FIVE_SECONDS }] };
   return workflow;
 }
 
