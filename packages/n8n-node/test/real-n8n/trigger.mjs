@@ -10,10 +10,11 @@ import { fetch, until } from './server.mjs';
 const WORKFLOW_ID = 'asTrigger00001';
 const TRIGGER = 'Agent Sessions Trigger';
 /**
- * Every 5 seconds, for the test: n8n refuses a `*` in the seconds field ("at least a minute"), not a list
- * of seconds.
+ * Every 5 seconds, for the test: twelve Poll Times, each once a minute at its own second. n8n refuses one
+ * schedule that polls more than once a minute (2.8.4: a `*` in the seconds field; 2.41.3: anything but a
+ * number there), not several that each poll once a minute.
  */
-const EVERY_FIVE_SECONDS = `${Array.from({ length: 12 }, (_, n) => n * 5).join(',')} * * * * *`;
+const EVERY_FIVE_SECONDS = Array.from({ length: 12 }, (_, n) => ({ mode: 'custom', cronExpression: `${n * 5} * * * * *` }));
 
 /** docs/trigger.md's example workflow, exactly as written but for its sessions and its poll times. */
 function triggerWorkflow(packageDir, sessionIds) {
@@ -22,7 +23,7 @@ function triggerWorkflow(packageDir, sessionIds) {
   if (!workflow) throw new Error(`docs/trigger.md holds no workflow ${WORKFLOW_ID}`);
   const trigger = workflow.nodes.find((n) => n.name === TRIGGER);
   trigger.parameters.sessionIds = sessionIds.join(', ');
-  trigger.parameters.pollTimes = { item: [{ mode: 'custom', cronExpression: EVERY_FIVE_SECONDS }] };
+  trigger.parameters.pollTimes = { item: EVERY_FIVE_SECONDS };
   return workflow;
 }
 
