@@ -62,8 +62,9 @@ function startEmulator() {
 }
 
 /**
- * `n8n execute --rawOutput` prints log lines first: the result is the JSON from the first `{`. Output
- * that can't be parsed fails the run (a check that then reads `undefined` must never pass by accident).
+ * `n8n execute --rawOutput` prints log lines first, and on a busy machine now and then one after
+ * ("Registered runner …"): the result is the JSON from the first `{` to the last `}`. Output that can't
+ * be parsed fails the run (a check that then reads `undefined` must never pass by accident).
  */
 function execute(n8n, env, id, { fails = false } = {}) {
   const result = spawnSync(n8n, ['execute', `--id=${id}`, '--rawOutput'], { env, encoding: 'utf8', timeout: 180_000 });
@@ -71,7 +72,7 @@ function execute(n8n, env, id, { fails = false } = {}) {
   const start = text.indexOf('{');
   let parsed;
   try {
-    parsed = start >= 0 ? JSON.parse(text.slice(start)) : undefined;
+    parsed = start >= 0 ? JSON.parse(text.slice(start, text.lastIndexOf('}') + 1)) : undefined;
   } catch {
     parsed = undefined;
   }
