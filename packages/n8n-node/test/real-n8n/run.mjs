@@ -77,9 +77,10 @@ function execute(n8n, env, id, { fails = false } = {}) {
     parsed = undefined;
   }
   const ok = typeof parsed === 'object' && parsed !== null && typeof parsed.status === 'string';
-  // A failed execution makes `n8n execute` exit 1 and print the error, not the run.
+  // A failed execution makes `n8n execute` exit 1 and print the error, and in 2.41.3 the run too (status "error").
   if (fails) {
-    check(result.status === 1 && !ok, `n8n execute reports the failure of ${id} (exit ${result.status})`);
+    const failedRun = !ok || parsed.status === 'error';
+    check(result.status === 1 && failedRun, `n8n execute reports the failure of ${id} (exit ${result.status}${ok ? `, run ${parsed.status}` : ''})`);
     return { code: result.status, parsed: ok ? parsed : undefined, stdout: text, stderr: result.stderr ?? '' };
   }
   check(ok, `n8n's output for ${id} is a run as JSON${ok ? '' : ` (exit ${result.status}${result.error ? `, ${result.error.message}` : ''}; stdout ends: ${text.slice(-300)}; stderr ends: ${(result.stderr ?? '').slice(-300)})`}`);
