@@ -150,7 +150,7 @@ describe('no history in the code', () => {
     const files = codeFiles();
     expect(files).toEqual(
       expect.arrayContaining([
-        'packages/slack-bot/src/bot.ts',
+        'packages/slack-bot/src/wiring/start-bot.ts',
         'packages/core/src/index.ts',
         'packages/slack-bot/test/layout.test.ts',
         'packages/n8n-node/nodes/AgentSessions/AgentSessions.node.ts',

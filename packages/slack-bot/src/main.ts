@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { startBot } from './bot.js';
 import { loadConfigOrExit } from './config/index.js';
+import { startBot } from './wiring/index.js';
 
 /**
  * `node dist/main.js`: the bot from the environment. Slack and service settings are required here; the

@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config/index.js';
-import { databasePassword } from '../src/config/store.js';
+import { ConfigError, databasePassword, loadConfig } from '../src/config/index.js';
 
 describe('configuration', () => {
   it('defaults to the sandbox and the embedded emulator and store', () => {

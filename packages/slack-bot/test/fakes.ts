@@ -13,7 +13,7 @@ import { createLogger } from '../src/logger.js';
 import { refKeyOf } from '../src/refs.js';
 import { BotMetrics } from '../src/services/ops/metrics.js';
 import type { ActPolicy, Verdict } from '../src/services/people/policy.js';
-import { Notifier } from '../src/services/slack-out/notifier.js';
+import { Notifier } from '../src/services/slack-out/thread/index.js';
 import type {
   ClaimResult,
   NewPrompt,

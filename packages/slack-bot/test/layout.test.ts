@@ -61,11 +61,11 @@ const under =
 
 describe("the bot's layers", () => {
   it('reads the sources (the test would pass vacuously on an empty tree)', () => {
-    expect(imports.get('services/people/answering.ts')).toContain('services/slack-out/thread-place.ts');
+    expect(imports.get('services/people/answering.ts')).toContain('services/slack-out/thread/index.ts');
   });
 
   it('listeners see services only: never the store, the wiring or the Slack-out machinery', () => {
-    expect(breaches('listeners/', under('store/', 'wiring.ts', 'bot.ts', 'services/slack-out/'))).toEqual([]);
+    expect(breaches('listeners/', under('store/', 'wiring/', 'services/slack-out/'))).toEqual([]);
   });
 
   it('blocks are pure builders: no services, no store repositories, no Slack client', () => {
@@ -90,7 +90,43 @@ describe("the bot's layers", () => {
     expect(breaches(`${S}ops/`, under(`${S}keys/`))).toEqual([]);
     // installs/ (OAuth) sits on top: it builds per-workspace Slack-out parts; nothing uses it back.
     expect(breaches(S, under(`${S}installs/`)).filter((b) => !b.startsWith(`${S}installs/`))).toEqual([]);
-    expect(breaches(S, under('listeners/', 'wiring.ts', 'bot.ts', 'app.ts'))).toEqual([]);
+    expect(breaches(S, under('listeners/', 'wiring/', 'app.ts'))).toEqual([]);
+  });
+
+  // Slack-out in three floors: the paced queue (and the client it calls) at the bottom; the classic card and
+  // thread over it; Slack's agent surface (streams, agent sessions) on top, falling back to the thread.
+  it('slack-out/ floors: outbound/ under thread/ under agent-surface/', () => {
+    const O = 'services/slack-out/';
+    expect(breaches(`${O}outbound/`, under(`${O}thread/`, `${O}agent-surface/`))).toEqual([]);
+    expect(breaches(`${O}thread/`, under(`${O}agent-surface/`))).toEqual([]);
+  });
+
+  // A folder with an index.ts shows a small public face: the rest of its files are its own business and
+  // may change without another folder noticing. store/ and blocks/ are left out: each is a shelf of
+  // independent modules (a repository per table, a builder per message), imported one by one, whose
+  // index.ts is the package's public export.
+  it('a folder with an index.ts is imported from outside only through it', () => {
+    const faced = [...imports.keys()]
+      .filter((file) => file.endsWith('/index.ts') && !/^(store|blocks)\//.test(file))
+      .map((file) => file.slice(0, -'index.ts'.length));
+    expect(faced).toEqual(
+      expect.arrayContaining([
+        'wiring/',
+        'config/',
+        'services/keys/',
+        'services/slack-out/outbound/',
+        'services/slack-out/thread/',
+        'services/slack-out/agent-surface/',
+      ]),
+    );
+    const reachingIn = [...imports].flatMap(([file, targets]) =>
+      targets
+        .filter((target) =>
+          faced.some((dir) => target.startsWith(dir) && !file.startsWith(dir) && target !== `${dir}index.ts`),
+        )
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(reachingIn).toEqual([]);
   });
 
   // Each service declares the settings it takes; config/ reads them from the environment and the

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createSlackApp, registerListeners } from '../src/app.js';
 import { promptMessage } from '../src/blocks/prompt.js';
 import { AnsweringService } from '../src/services/people/answering.js';
-import { Notifier } from '../src/services/slack-out/notifier.js';
+import { Notifier } from '../src/services/slack-out/thread/index.js';
 import {
   FakePolicy,
   FakePrompts,

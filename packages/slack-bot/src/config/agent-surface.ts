@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { TaskDisplay } from '../blocks/stream-plan.js';
 import type { SuggestedPrompt } from '../services/people/messages-tab.js';
-import { DEFAULT_SURFACE_RETRY_MS, type SurfaceSetting } from '../services/slack-out/surface.js';
+import { DEFAULT_SURFACE_RETRY_MS, type SurfaceSetting } from '../services/slack-out/agent-surface/index.js';
 import { blankAsUnset } from './fields.js';
 
 /** Slack shows up to four suggested prompts (assistant.threads.setSuggestedPrompts). */

@@ -2,7 +2,7 @@
  * The bot's settings, read from the environment once at start. Each concern (Slack, the service, the
  * store, HTTP, conversations, approvals, limits, the agent surfaces, service keys) has its own schema
  * and settings in this folder; here they are checked as one schema, so every problem is named at once.
- * The services never read this: the composition (bot.ts, wiring*.ts) hands each the settings it declares.
+ * The services never read this: the composition (wiring/) hands each the settings it declares.
  */
 import { z } from 'zod';
 import { type AgentSurfaceConfig, agentSurfaceSchema, agentSurfaceSettings } from './agent-surface.js';
@@ -14,6 +14,11 @@ import { limitsSchema, limitsSettings } from './limits.js';
 import { keyLendingOf, serviceProblems, serviceSchema, serviceSettings } from './service.js';
 import { isOAuth, type SlackConfig, slackProblems, slackSchema, slackSettings } from './slack.js';
 import { storeSchema, storeSettings } from './store.js';
+
+export { DEFAULT_SUGGESTED_PROMPTS } from './agent-surface.js';
+export type { KeysConfig } from './keys.js';
+export { NO_KEY_FOR_TOKENS } from './slack.js';
+export { databasePassword } from './store.js';
 
 const schema = z
   .object({

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { Uninstalls } from '../services/installs/uninstalls.js';
-import type { KeyLinking } from '../services/keys/key-linking.js';
+import type { KeyLinking } from '../services/keys/index.js';
 import type { AnsweringService } from '../services/people/answering.js';
 import type { ChannelSettingsService } from '../services/people/channel-settings.js';
 import type { ConversationService } from '../services/people/conversation.js';

@@ -6,7 +6,7 @@
  */
 import { chunksFor, pieceAsMessage, streamPiecesOf } from '../../src/blocks/stream-chunks.js';
 import { streamStart } from '../../src/blocks/stream-plan.js';
-import { sessionTitle } from '../../src/services/slack-out/agent-status.js';
+import { sessionTitle } from '../../src/services/slack-out/agent-surface/agent-status.js';
 
 type Output = { name: string; output: unknown };
 

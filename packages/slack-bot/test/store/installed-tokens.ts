@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SealedInstallations } from '../../src/services/installs/sealed.js';
-import { KeyCipher } from '../../src/services/keys/cipher.js';
+import { KeyCipher } from '../../src/services/keys/index.js';
 import type { SqlStore } from '../../src/store/index.js';
 import type { SlackInstallation } from '../../src/store/installations.js';
 

@@ -6,7 +6,7 @@ import {
   SealedInstallations,
   UnsealedTokenError,
 } from '../../src/services/installs/sealed.js';
-import { KeyCipher } from '../../src/services/keys/cipher.js';
+import { KeyCipher } from '../../src/services/keys/index.js';
 import { storeBackends } from './backends.js';
 import { installationOf, slackTokens } from './installed-tokens.js';
 

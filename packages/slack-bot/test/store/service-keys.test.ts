@@ -7,9 +7,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPglite, openPostgres, SqlStore } from '../../src/index.js';
 import { createLogger } from '../../src/logger.js';
-import { KeyCipher } from '../../src/services/keys/cipher.js';
+import { KeyCipher, ServiceKeys } from '../../src/services/keys/index.js';
 import { KeyUnavailableError } from '../../src/services/keys/key-errors.js';
-import { ServiceKeys } from '../../src/services/keys/service-keys.js';
 import { storeBackends } from './backends.js';
 import { installAndRotate } from './installed-tokens.js';
 

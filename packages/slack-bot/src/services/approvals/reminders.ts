@@ -15,10 +15,9 @@ import { describeServiceFailure, type SessionsApi } from '../outcome.js';
 import type { AnsweringService } from '../people/answering.js';
 import type { ActPolicy } from '../people/policy.js';
 import { escalationIn } from '../people/workspace-entries.js';
-import type { Notifier } from '../slack-out/notifier.js';
-import type { SlackClient } from '../slack-out/slack.js';
-import { CannotPostHereError, threadPlace } from '../slack-out/thread-place.js';
-import type { ThreadPoster } from '../slack-out/thread-poster.js';
+import type { SlackClient } from '../slack-out/outbound/index.js';
+import type { Notifier, ThreadPoster } from '../slack-out/thread/index.js';
+import { CannotPostHereError, threadPlace } from '../slack-out/thread/index.js';
 
 /** What the schedule takes: its gaps, whom it escalates to, and the timeout with what it does. */
 export interface ReminderSettings {

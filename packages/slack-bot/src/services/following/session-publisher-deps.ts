@@ -6,10 +6,9 @@ import type { PromptRepository } from '../../store/prompts.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
 import type { BotMetrics } from '../ops/metrics.js';
-import type { CardUpdater } from '../slack-out/card-updater.js';
-import type { SlackClient } from '../slack-out/slack.js';
-import type { StreamPoster } from '../slack-out/stream-poster.js';
-import type { ThreadPoster } from '../slack-out/thread-poster.js';
+import type { StreamPoster } from '../slack-out/agent-surface/index.js';
+import type { SlackClient } from '../slack-out/outbound/index.js';
+import type { CardUpdater, ThreadPoster } from '../slack-out/thread/index.js';
 
 export interface SessionPublisherDeps {
   store: {

@@ -34,10 +34,10 @@ import {
 } from '../../blocks/unreadable.js';
 import { refKeyOf } from '../../refs.js';
 import type { SessionRecord } from '../../store/records.js';
-import type { CardMessage } from '../slack-out/card-updater.js';
-import { queuedChat } from '../slack-out/outbound.js';
-import type { StreamPoster } from '../slack-out/stream-poster.js';
-import { CannotPostHereError, PostWithdrawnError, threadPlace } from '../slack-out/thread-place.js';
+import type { StreamPoster } from '../slack-out/agent-surface/index.js';
+import { queuedChat } from '../slack-out/outbound/index.js';
+import type { CardMessage } from '../slack-out/thread/index.js';
+import { CannotPostHereError, PostWithdrawnError, threadPlace } from '../slack-out/thread/index.js';
 import { MessageMarks } from './message-marks.js';
 import type { SessionPublisherDeps } from './session-publisher-deps.js';
 

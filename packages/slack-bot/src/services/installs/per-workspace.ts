@@ -2,18 +2,18 @@ import type { Logger } from '../../logger.js';
 import { bindWorkspace, currentWorkspace, type Workspace } from '../../workspace.js';
 import type { BotMetrics } from '../ops/metrics.js';
 import {
-  type CardMessage,
-  type CardRank,
-  CardUpdater,
-  type CardUpdaterOptions,
-} from '../slack-out/card-updater.js';
-import {
   type OutboundCall,
   type OutboundOptions,
   type OutboundPriority,
   OutboundQueue,
   type SharedBudgets,
-} from '../slack-out/outbound.js';
+} from '../slack-out/outbound/index.js';
+import {
+  type CardMessage,
+  type CardRank,
+  CardUpdater,
+  type CardUpdaterOptions,
+} from '../slack-out/thread/index.js';
 import type { WorkspaceClient } from './client.js';
 
 /**

@@ -2,7 +2,7 @@ import type { InstallURLOptions } from '@slack/oauth';
 import type { Logger } from '../../logger.js';
 import type { InstallationRepository, SlackInstallation } from '../../store/index.js';
 import { type ClaimAnswer, installationKey, type RefreshClaim } from '../../store/installations.js';
-import { type KeyCipher, KeyDecryptError } from '../keys/cipher.js';
+import { type KeyCipher, KeyDecryptError } from '../keys/index.js';
 
 /**
  * Slack's tokens at rest: the installations' secret fields — bot and user tokens, their refresh

@@ -4,7 +4,7 @@ import type { AuthorizeResult, AuthorizeSourceData } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
 import type { InstallationRepository, SlackInstallation } from '../../store/index.js';
 import { type Workspace, type WorkspaceIds, workspaceKey } from '../../workspace.js';
-import type { BotIdentity } from '../slack-out/bot-identity.js';
+import type { BotIdentity } from '../slack-out/outbound/index.js';
 
 /** What oauth.v2.access answers to `grant_type=refresh_token`: the new token pair and its lifetime. */
 export interface RefreshedToken {

@@ -5,7 +5,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../../logger.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { ServiceKeyRepository } from '../../store/service-keys.js';
-import type { SlackClient } from '../slack-out/slack.js';
+import type { SlackClient } from '../slack-out/outbound/index.js';
 import { WorkspaceAdmins } from './key-admins.js';
 import { KeyGuard } from './key-guard.js';
 import { KeyLinking } from './key-linking.js';
@@ -13,8 +13,10 @@ import { keyedCalls, SlotReaders } from './keyed-calls.js';
 import { ServiceKeys } from './service-keys.js';
 import { type KeySettings, keyCipherOf } from './settings.js';
 
+export { encryptionKeyProblems, KeyCipher, KeyConfigError, KeyDecryptError } from './cipher.js';
 export { KeyLinking } from './key-linking.js';
 export { ServiceKeys } from './service-keys.js';
+export { type KeySettings, keyCipherOf } from './settings.js';
 
 /** App Home's key section and forms: the workspace's key managed by its admins and the bot's approvers. */
 export function keysInAppHome(deps: {

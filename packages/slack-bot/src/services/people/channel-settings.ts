@@ -5,7 +5,7 @@ import type { Logger } from '../../logger.js';
 import type { ChannelDefaults, ChannelSettingsRepository } from '../../store/channel-settings.js';
 import { currentWorkspace } from '../../workspace.js';
 import type { FormResult, Outcome } from '../outcome.js';
-import type { Notifier } from '../slack-out/notifier.js';
+import type { Notifier } from '../slack-out/thread/index.js';
 import type { FormValues } from './answering.js';
 import type { Approvers } from './policy.js';
 import { parseObject, type StartInput } from './starting.js';

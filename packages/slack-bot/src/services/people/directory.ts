@@ -9,7 +9,7 @@ import type { SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
 import type { AuditService } from '../ops/audit.js';
 import type { SessionsApi } from '../outcome.js';
-import type { CardMessage } from '../slack-out/card-updater.js';
+import type { CardMessage } from '../slack-out/thread/index.js';
 import type { ActPolicy } from './policy.js';
 import { notVisible, type SessionVisibility } from './visibility.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from '../../logger.js';
-import type { OutboundQueue } from '../slack-out/outbound.js';
-import { type SlackClient, slackErrorCode } from '../slack-out/slack.js';
-import { isFeatureMissing, type SurfaceChoice } from '../slack-out/surface.js';
+import { isFeatureMissing, type SurfaceChoice } from '../slack-out/agent-surface/index.js';
+import type { OutboundQueue } from '../slack-out/outbound/index.js';
+import { type SlackClient, slackErrorCode } from '../slack-out/outbound/index.js';
 
 type AssistantApi = {
   assistant: { threads: Pick<SlackClient['assistant']['threads'], 'setSuggestedPrompts'> };

@@ -2,7 +2,7 @@ import type { HumanInputRequest } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { SessionRecord } from '../../store/records.js';
 import { cacheKey, currentWorkspace } from '../../workspace.js';
-import type { SlackClient } from '../slack-out/slack.js';
+import type { SlackClient } from '../slack-out/outbound/index.js';
 import { ApproverScope } from './approver-scope.js';
 import type { HomeTeam } from './home-team.js';
 import { entriesIn, parseEntry, type WorkspaceEntry } from './workspace-entries.js';

@@ -5,8 +5,8 @@ import type { SessionRepository } from '../../store/sessions.js';
 import { type AuditService, serviceAnswer } from '../ops/audit.js';
 import type { BotMetrics } from '../ops/metrics.js';
 import { describeServiceFailure, type FormResult, type Outcome, type SessionsApi } from '../outcome.js';
-import type { Notifier } from '../slack-out/notifier.js';
-import { type SlackChat, slackErrorCode } from '../slack-out/slack.js';
+import { type SlackChat, slackErrorCode } from '../slack-out/outbound/index.js';
+import type { Notifier } from '../slack-out/thread/index.js';
 import type { FormValues } from './answering.js';
 import type { Verdict } from './policy.js';
 

@@ -1,8 +1,8 @@
 import type { Logger } from '../../logger.js';
 import type { EventLog } from '../../store/events.js';
 import type { SessionRepository } from '../../store/sessions.js';
-import type { AgentSessions } from '../slack-out/agent-sessions.js';
-import type { Notifier } from '../slack-out/notifier.js';
+import type { AgentSessions } from '../slack-out/agent-surface/index.js';
+import type { Notifier } from '../slack-out/thread/index.js';
 import type { SteeringService } from './steering.js';
 
 /** Slack's `agent_session_stopped`: someone clicked the Stop button of a session's thread. */

@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../../src/blocks/ids.js';
 import { SessionPublisher } from '../../../src/services/following/session-publisher.js';
 import { AnsweringService } from '../../../src/services/people/answering.js';
-import { CardUpdater } from '../../../src/services/slack-out/card-updater.js';
-import { ThreadPoster } from '../../../src/services/slack-out/thread-poster.js';
+import { CardUpdater, ThreadPoster } from '../../../src/services/slack-out/thread/index.js';
 import { FakePosts, fakeWorld, logger, session } from '../../fakes.js';
 
 let sandbox: RunningSandbox;

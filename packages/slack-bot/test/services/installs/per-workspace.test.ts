@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NoWorkspaceError, WorkspaceClient } from '../../../src/services/installs/client.js';
 import { storedStates } from '../../../src/services/installs/oauth-flow.js';
 import { WorkspaceOutbound } from '../../../src/services/installs/per-workspace.js';
-import type { SharedBudgets } from '../../../src/services/slack-out/outbound.js';
+import type { SharedBudgets } from '../../../src/services/slack-out/outbound/index.js';
 import { openPglite, SqlStore } from '../../../src/store/index.js';
 import { currentWorkspace, inWorkspace, type Workspace } from '../../../src/workspace.js';
 import { logger, metrics } from '../../fakes.js';

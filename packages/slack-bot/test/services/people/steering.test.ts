@@ -3,7 +3,7 @@ import { encodeRef } from '../../../src/refs.js';
 import { BudgetCeiling } from '../../../src/services/people/budget-ceiling.js';
 import { Approvers, ApproversOnly } from '../../../src/services/people/policy.js';
 import { SteeringService } from '../../../src/services/people/steering.js';
-import type { SlackClient } from '../../../src/services/slack-out/slack.js';
+import type { SlackClient } from '../../../src/services/slack-out/outbound/index.js';
 import { fakeWorld, logger, request, serverError, session } from '../../fakes.js';
 
 function setup(snapshotCost?: number) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Approvers, ApproversOnly, StarterOrApprovers } from '../../../src/services/people/policy.js';
 import { SteeringService } from '../../../src/services/people/steering.js';
 import { STOP_REASON, StopService } from '../../../src/services/people/stopping.js';
-import type { SlackClient } from '../../../src/services/slack-out/slack.js';
+import type { SlackClient } from '../../../src/services/slack-out/outbound/index.js';
 import { fakeWorld, logger, request, serverError, session } from '../../fakes.js';
 
 /** Alice starts sessions, Bob approves, Carol is neither; approvers named by id, so Slack is never asked. */

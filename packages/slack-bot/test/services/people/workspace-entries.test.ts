@@ -5,7 +5,7 @@ import { loadConfig } from '../../../src/config/index.js';
 import { createLogger } from '../../../src/logger.js';
 import { Approvers, channelPolicy } from '../../../src/services/people/policy.js';
 import { escalationIn } from '../../../src/services/people/workspace-entries.js';
-import type { SlackClient } from '../../../src/services/slack-out/slack.js';
+import type { SlackClient } from '../../../src/services/slack-out/outbound/index.js';
 import { currentWorkspace, inWorkspace, type Workspace } from '../../../src/workspace.js';
 import { configProblems } from '../../config-problems.js';
 

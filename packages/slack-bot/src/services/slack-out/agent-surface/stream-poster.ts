@@ -1,0 +1,402 @@
+/**
+ * The agent's work streamed into the session's thread: one streaming message per round, the agent's
+ * messages appended to it as they come, each exactly once. A batch's way from its keys' record to Slack's
+ * answer (start, append, continuation, stop) and the one outcome of each Slack error are told here; the
+ * crash look-up is stream-recovery.ts, the chunks blocks/stream-chunks.ts.
+ */
+import type { AnyChunk } from '@slack/types';
+import {
+  CONTINUATION_LABEL,
+  chunksFor,
+  continuationChunk,
+  pieceAsMessage,
+  pieceChars,
+  STREAM_MAX_CHARS,
+  streamPiecesOf,
+  type TaskStates,
+} from '../../../blocks/stream-chunks.js';
+import type { StreamStart } from '../../../blocks/stream-plan.js';
+import type { Logger } from '../../../logger.js';
+import type { PostRepository } from '../../../store/posts.js';
+import type { StreamRecord, StreamRepository } from '../../../store/streams.js';
+import type { BotMetrics } from '../../ops/metrics.js';
+import type { BotIdentity } from '../outbound/index.js';
+import {
+  type OutboundMethod,
+  type OutboundPriority,
+  rateLimitedRetryAfterMs,
+  type SlackClient,
+  slackErrorCode,
+} from '../outbound/index.js';
+import type { ThreadPoster } from '../thread/index.js';
+import { CannotPostHereError, CHANNEL_GONE_ERRORS, postMetadata } from '../thread/index.js';
+import {
+  NOT_STREAMING,
+  PerSession,
+  STREAM_CONTENT_ERRORS,
+  type StreamEnd,
+  type StreamPlace,
+  takeItems,
+} from './stream-place.js';
+import { recoverStream, type StreamItem } from './stream-recovery.js';
+import { isFeatureMissing, isTransient, type SurfaceChoice } from './surface.js';
+
+interface SessionQueue {
+  place: StreamPlace;
+  items: StreamItem[];
+  scheduled: boolean;
+  priority: OutboundPriority;
+  settled: Array<() => void>;
+}
+
+export interface StreamPosterDeps {
+  slack: SlackClient;
+  posts: PostRepository;
+  streams: StreamRepository;
+  /** The classic thread: where content goes when a session's stream can't take it. */
+  poster: ThreadPoster;
+  surface: SurfaceChoice;
+  self: () => Promise<BotIdentity>;
+  logger: Logger;
+  metrics: BotMetrics;
+  showReasoning: boolean;
+  /** AGENT_TASK_DISPLAY=plan: each stream a plan titled with the session's goal (default timeline). */
+  plan?: (sessionId: string, continuation: boolean) => Promise<StreamStart>;
+}
+
+/** Stream calls unanswered in a row (lost connections) before the session's chatter goes to its thread. */
+const MAX_UNANSWERED = 3;
+
+export class StreamPoster {
+  readonly #queues = new Map<string, SessionQueue>();
+  /** `session|key` of every item waiting here. */
+  readonly #queued = new Set<string>();
+  /** Each session's stream work, one at a time (a batch, a stop). */
+  readonly #serial = new PerSession();
+  readonly #recovered = new Map<string, Promise<void>>();
+  /** Sessions whose chatter goes the classic way (Slack refused their stream). */
+  readonly #classic = new Set<string>();
+  /** Each session's calls failed without an answer in a row. */
+  readonly #failures = new Map<string, number>();
+
+  constructor(private readonly deps: StreamPosterDeps) {}
+
+  /** Whether a session's chatter streams: the agent surface, a thread, and no refusal before. */
+  streams(place: StreamPlace): boolean {
+    return this.deps.surface.current() === 'agent' && !!place.cardTs && !this.#classic.has(place.sessionId);
+  }
+
+  /**
+   * The agent's message into its session's stream: each piece recorded with its content before this
+   * returns (so the follower may move on), then appended when the queue gives the session its turn —
+   * with everything of the session waiting by then, as one append.
+   */
+  async enqueue(
+    place: StreamPlace,
+    key: string,
+    roundId: string,
+    message: Record<string, unknown>,
+    onShown?: () => void,
+  ): Promise<void> {
+    await this.recover(place);
+    const pieces = streamPiecesOf(message, { showReasoning: this.deps.showReasoning, fallbackId: key });
+    for (const [i, piece] of pieces.entries()) {
+      const k = pieces.length === 1 ? key : `${key}~${i}`;
+      if (this.#queued.has(`${place.sessionId}|${k}`)) continue;
+      const body = JSON.stringify({ ...pieceAsMessage(piece), stream: { roundId, piece } });
+      const state = await this.deps.posts.begin(place.sessionId, k, body);
+      if (state.state === 'posted') continue;
+      // Not ours any more (its lease moved while this poll was in flight): the owner posts it.
+      if (this.deps.poster.owns?.(place.sessionId) === false) return;
+      this.push(place, [{ key: k, roundId, piece, ...(onShown ? { onShown } : {}) }]);
+    }
+  }
+
+  /**
+   * After a crash: an append (or start) whose answer was lost is looked for in the stream, and its keys
+   * recorded or sent again; keys recorded and never sent are queued again. Once per session per process.
+   */
+  recover(place: StreamPlace, options: { again?: boolean; asOwner?: boolean } = {}): Promise<void> {
+    // `asOwner`: nothing once the lease moved (a poll still in flight); the new owner recovers.
+    if (options.asOwner && this.deps.poster.owns?.(place.sessionId) === false) return Promise.resolve();
+    if (options.again) this.#recovered.delete(place.sessionId);
+    let done = this.#recovered.get(place.sessionId);
+    if (!done) {
+      done = this.#serial
+        .run(place.sessionId, () =>
+          recoverStream(this.deps, place, (key) => this.#queued.has(`${place.sessionId}|${key}`), this.#call),
+        )
+        .then(
+          (items) => this.push(place, items),
+          (error: unknown) => {
+            this.#recovered.delete(place.sessionId);
+            throw error;
+          },
+        );
+      this.#recovered.set(place.sessionId, done);
+    }
+    return done;
+  }
+
+  /** Settles once nothing of the session waits here; its chatter goes at `priority` meanwhile. */
+  drained(place: StreamPlace, priority: 'urgent' | 'outcome' = 'outcome'): Promise<void> {
+    const queue = this.#queues.get(place.sessionId);
+    if (!queue || (queue.items.length === 0 && !queue.scheduled)) return Promise.resolve();
+    if (queue.priority !== 'urgent') queue.priority = priority;
+    this.deps.poster.outbound.promote(place.channelId, place.sessionId, queue.priority);
+    return new Promise((resolve) => queue.settled.push(resolve));
+  }
+
+  /**
+   * The round's stream ends: a question comes as its own message (`suspended`), or the session is over
+   * (`closed`). What waits is appended first; the stream is stopped with every key it holds as metadata.
+   */
+  async close(place: StreamPlace, end: StreamEnd): Promise<void> {
+    await this.recover(place, end === 'closed' ? { again: true } : {});
+    await this.drained(place, end === 'closed' ? 'outcome' : 'urgent');
+    await this.#serial.run(place.sessionId, async () => {
+      const current = await this.deps.streams.latest(place.sessionId);
+      if (current && current.state !== 'stopped' && current.ts) await this.#stop(place, current, end);
+    });
+  }
+
+  /** The session's lease moved: what waits here is left, recorded with its content, to the new owner. */
+  withdraw(sessionId: string): void {
+    const queue = this.#queues.get(sessionId);
+    for (const item of queue?.items.splice(0) ?? []) this.#queued.delete(`${sessionId}|${item.key}`);
+    this.#recovered.delete(sessionId);
+  }
+
+  push(place: StreamPlace, items: StreamItem[]): void {
+    if (items.length === 0) return;
+    let queue = this.#queues.get(place.sessionId);
+    if (!queue) {
+      queue = { place, items: [], scheduled: false, priority: 'chatter', settled: [] };
+      this.#queues.set(place.sessionId, queue);
+    }
+    queue.place = place;
+    for (const item of items) {
+      queue.items.push(item);
+      this.#queued.add(`${place.sessionId}|${item.key}`);
+    }
+    this.#schedule(queue);
+  }
+
+  #schedule(queue: SessionQueue): void {
+    if (queue.scheduled || queue.items.length === 0) return;
+    queue.scheduled = true;
+    const { place } = queue;
+    // The append's limit decides when; the batch is taken when the turn comes, so all that waits joins it.
+    this.deps.poster.outbound
+      .run({
+        channel: place.channelId,
+        priority: queue.priority,
+        method: 'stream-append',
+        tag: place.sessionId,
+        run: () => this.#serial.run(place.sessionId, () => this.#flush(queue)),
+      })
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'a stream append failed'),
+      )
+      .finally(() => {
+        queue.scheduled = false;
+        if (queue.items.length > 0) this.#schedule(queue);
+        else for (const resolve of queue.settled.splice(0)) resolve();
+      });
+  }
+
+  /** One turn: what waits goes into the round's stream (started, or continued past Slack's limit). */
+  async #flush(queue: SessionQueue): Promise<void> {
+    const { place } = queue;
+    // Its lease moved while this waited: what waits stays recorded for the new owner, who streams it.
+    if (this.deps.poster.owns?.(place.sessionId) === false) return this.withdraw(place.sessionId);
+    if (!this.streams(place)) return this.#toClassic(queue);
+    const current = await this.deps.streams.latest(place.sessionId);
+    const open = current && current.state !== 'stopped' && current.ts ? current : undefined;
+    const round = queue.items[0]?.roundId ?? '';
+    // A round not seen before begins its own stream; rounds that interleave (subagents) share the open one.
+    const newRound =
+      !!open &&
+      round !== '' &&
+      open.roundId !== round &&
+      !(await this.deps.streams.hadRound(place.sessionId, round));
+    const taken = takeItems(queue.items, open && !newRound ? open.chars : 0, open ? open.roundId : null);
+    if (taken.length === 0) return;
+    const keys = taken.map((i) => i.key);
+    const pieces = taken.map((i) => i.piece);
+    const chars = pieces.reduce((n, p) => n + pieceChars(p), 0);
+    try {
+      if (open && !newRound && open.chars + chars <= STREAM_MAX_CHARS) {
+        const { chunks, tasks } = chunksFor(pieces, open.tasks as TaskStates);
+        await this.deps.streams.intend(place.sessionId, open.seq, { keys, pieces });
+        await this.#slack('chat.appendStream', () =>
+          this.deps.slack.chat.appendStream({ channel: place.channelId, ts: open.ts as string, chunks }),
+        );
+        await this.deps.streams.commit(place.sessionId, open.seq, {
+          ts: open.ts as string,
+          keys,
+          chars: open.chars + chars,
+          tasks,
+        });
+      } else {
+        // A new round, the first stream, or past Slack's limit: the open one stops, a new one begins.
+        const continuation = !!current && !newRound && current.roundId === round;
+        if (open) await this.#stop(place, open, 'processing');
+        await this.#start(place, (current?.seq ?? 0) + 1, round, taken, continuation);
+      }
+      this.deps.metrics.batchSize.observe(taken.length);
+      this.deps.metrics.postOutcomes.inc({ outcome: 'posted' }, taken.length);
+      for (const k of keys) this.#queued.delete(`${place.sessionId}|${k}`);
+      for (const item of taken) item.onShown?.();
+      this.#failures.delete(place.sessionId);
+    } catch (error) {
+      // Not taken: back at the front, in order (a new try, another stream, or the classic thread).
+      queue.items.unshift(...taken);
+      const latest = await this.deps.streams.latest(place.sessionId);
+      if (latest?.inFlight) await this.#settleInFlight(queue, latest, error);
+      await this.#failed(queue, error);
+    }
+  }
+
+  async #start(
+    place: StreamPlace,
+    seq: number,
+    round: string,
+    items: StreamItem[],
+    continuation: boolean,
+  ): Promise<void> {
+    const keys = items.map((i) => i.key);
+    const pieces = items.map((i) => i.piece);
+    const built = chunksFor(pieces, {});
+    const { lead, ...look } = (await this.deps.plan?.(place.sessionId, continuation)) ?? { lead: [] };
+    const chunks: AnyChunk[] = [...lead, ...(continuation ? [continuationChunk()] : []), ...built.chunks];
+    const chars = pieces.reduce((n, p) => n + pieceChars(p), continuation ? CONTINUATION_LABEL.length : 0);
+    await this.deps.streams.begin(place.sessionId, seq, round, { keys, pieces });
+    const self = await this.deps.self();
+    const started = await this.#call('stream-start', place.channelId, 'chat.startStream', () =>
+      this.deps.slack.chat.startStream({
+        channel: place.channelId,
+        thread_ts: place.cardTs as string,
+        recipient_user_id: place.startedBy,
+        ...(self.teamId ? { recipient_team_id: self.teamId } : {}),
+        ...look,
+        chunks,
+      }),
+    );
+    if (!started.ts) throw new Error('chat.startStream answered without a ts');
+    await this.deps.streams.commit(place.sessionId, seq, { ts: started.ts, keys, chars, tasks: built.tasks });
+  }
+
+  /** Stops a stream, its keys as metadata (a crash look-up finds them as it finds any post's). */
+  async #stop(place: StreamPlace, stream: StreamRecord, end: StreamEnd): Promise<void> {
+    const keys = stream.ts ? await this.deps.streams.keysOf(place.sessionId, stream.ts) : [];
+    try {
+      await this.#call('stream-stop', place.channelId, 'chat.stopStream', () =>
+        this.deps.slack.chat.stopStream({
+          channel: place.channelId,
+          ts: stream.ts as string,
+          metadata: postMetadata(place, keys),
+          session_status: end,
+        }),
+      );
+    } catch (error) {
+      const code = slackErrorCode(error);
+      if (code && isFeatureMissing(code)) this.deps.surface.fallBack('chat.stopStream', code);
+      // Stopped already (Slack's Stop button, a timeout) or refused: it takes nothing more either way.
+      else if (!code || !NOT_STREAMING.has(code))
+        this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'could not stop a stream');
+    }
+    await this.deps.streams.stopped(place.sessionId, stream.seq);
+  }
+
+  /**
+   * A call that failed with something in flight. Slack answered (an error, a 429): it took nothing. No
+   * answer (a lost connection): what it carried is looked for in the thread, and what got in is done.
+   */
+  async #settleInFlight(queue: SessionQueue, stream: StreamRecord, error: unknown): Promise<void> {
+    const { place } = queue;
+    if (slackErrorCode(error) || rateLimitedRetryAfterMs(error) !== undefined) {
+      if (stream.ts) await this.deps.streams.clearInFlight(place.sessionId, stream.seq);
+      else await this.deps.streams.forget(place.sessionId, stream.seq);
+      return;
+    }
+    // Found: recorded with the stream's ts (and dropped from the queue); not found: no longer in flight.
+    await recoverStream(this.deps, place, () => true, this.#call).catch((e: unknown) =>
+      this.deps.logger.warn({ err: e, sessionId: place.sessionId }, 'could not look for a lost stream call'),
+    );
+    for (const item of [...queue.items]) {
+      if (!(await this.deps.posts.ts(place.sessionId, item.key))) continue;
+      queue.items.splice(queue.items.indexOf(item), 1);
+      this.#queued.delete(`${place.sessionId}|${item.key}`);
+      item.onShown?.();
+    }
+  }
+
+  /** Each Slack error's one outcome: wait (429), a new stream, the classic thread, or another channel. */
+  async #failed(queue: SessionQueue, error: unknown): Promise<void> {
+    const { place } = queue;
+    const code = slackErrorCode(error);
+    if (rateLimitedRetryAfterMs(error) !== undefined) throw error; // the queue waits its Retry-After, then again
+    const current = await this.deps.streams.latest(place.sessionId);
+    if (code && NOT_STREAMING.has(code) && current) {
+      await this.deps.streams.stopped(place.sessionId, current.seq);
+      return;
+    }
+    // No answer (a lost connection) or Slack busy/down (it may have applied part): as many tries again.
+    const failures = (this.#failures.get(place.sessionId) ?? 0) + 1;
+    this.#failures.set(place.sessionId, failures);
+    if ((!code || isTransient(code)) && failures < MAX_UNANSWERED) return;
+    if (code && CHANNEL_GONE_ERRORS.has(code)) {
+      for (const item of queue.items.splice(0)) {
+        this.#queued.delete(`${place.sessionId}|${item.key}`);
+        await this.deps.posts.abandon(place.sessionId, item.key).catch(() => {});
+      }
+      await this.deps.poster.onCannotPost?.(place, new CannotPostHereError(place.channelId, code));
+      return;
+    }
+    if (code && isFeatureMissing(code)) this.deps.surface.fallBack('chat.startStream', code);
+    else if (!code || !STREAM_CONTENT_ERRORS.has(code)) {
+      this.deps.logger.warn(
+        { err: error, sessionId: place.sessionId },
+        'a stream call failed: posting in the thread instead',
+      );
+    }
+    this.#classic.add(place.sessionId);
+    await this.#toClassic(queue);
+  }
+
+  /** The session's waiting items (each recorded with its classic form) go to the thread poster, once. */
+  async #toClassic(queue: SessionQueue): Promise<void> {
+    const { place } = queue;
+    for (const item of queue.items.splice(0)) this.#queued.delete(`${place.sessionId}|${item.key}`);
+    this.deps.metrics.postOutcomes.inc({ outcome: 'as_text' });
+    await this.deps.poster.recover(place, { again: true });
+  }
+
+  /** A stream call paced by the outbound queue, counted. */
+  readonly #call = async <T>(
+    method: OutboundMethod,
+    channel: string,
+    name: string,
+    run: () => Promise<T>,
+  ): Promise<T> => {
+    const result = await this.deps.poster.outbound.run({
+      channel,
+      priority: 'urgent',
+      method,
+      run: () => this.#slack(name, run),
+    });
+    return result;
+  };
+
+  async #slack<T>(name: string, run: () => Promise<T>): Promise<T> {
+    try {
+      const result = await run();
+      this.deps.metrics.slackCalls.inc({ method: name, outcome: 'ok' });
+      return result;
+    } catch (error) {
+      this.deps.metrics.slackCalls.inc({ method: name, outcome: 'error' });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,391 @@
+/**
+ * The paced outbound queue. Choosing the next call (its priority, its limit, the limits that have room,
+ * shared or not), sending it and answering a 429 share one lane's state. What it is asked to send is in
+ * outbound-calls.ts.
+ */
+import { type Clock, systemClock, TokenBucket } from '@agent-sessions/core';
+import type { Logger } from '../../../logger.js';
+import type { BotMetrics } from '../../ops/metrics.js';
+import {
+  type OutboundCall,
+  type OutboundMethod,
+  type OutboundOptions,
+  type OutboundPriority,
+  PRIORITIES,
+  rateLimitedRetryAfterMs,
+  type SharedBudgets,
+  streamBuckets,
+} from './outbound-calls.js';
+
+const MAX_OUTCOME_TAGS = 10_000;
+/**
+ * How long a finished session's last chatter may go ahead of earlier finished sessions' reports (see
+ * #enqueue): about a round of twenty threads at one post a second, so the most a report waits for it.
+ */
+const OUTCOME_CHATTER_LEAD_MS = 20_000;
+
+interface Job {
+  call: OutboundCall<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  /** Chatter (a batch's turn, or a post queued as chatter) that a finished session's outcome waits for. */
+  chatter?: boolean;
+}
+
+interface Lane {
+  channel: string;
+  queues: Record<OutboundPriority, Job[]>;
+  post: TokenBucket;
+  running: boolean;
+  /** Calls of this lane sent and not yet answered (only those that need no order: edits, views). */
+  inFlight: number;
+  /** Wakes the lane's wait early: a call came that may go sooner. */
+  wake: AbortController | undefined;
+  /** Tags whose turn took the channel's post token: their next post is paid for, and goes first. */
+  prepaid: Set<string>;
+}
+
+/**
+ * One queue per channel, paced to Slack's limits so it normally never meets a 429. Each call spends one
+ * limit (the channel's posts, or the workspace's edits, views, look-ups); the queue sends the most urgent
+ * call whose limit has room, so a post never waits for an edit the workspace's edit budget holds back.
+ * Calls spending the same limit go in priority order, first in first out within a priority, so a thread's
+ * posts keep their order. When a 429 comes, the limit it hit waits the Retry-After once and the call goes
+ * again first; nothing is dropped. Every Slack call the bot makes on its own should go through here.
+ */
+export class OutboundQueue {
+  readonly pacing: 'on' | 'off';
+  readonly #lanes = new Map<string, Lane>();
+  readonly #update: TokenBucket;
+  readonly #tier3: TokenBucket;
+  readonly #tier4: TokenBucket;
+  readonly #history: TokenBucket;
+  readonly #streams: ReturnType<typeof streamBuckets>;
+  readonly #clock: Clock;
+  readonly #postPerSecond: number;
+  readonly #postBurst: number;
+  readonly #defaultRetryAfterMs: number;
+  readonly #shared: SharedBudgets | undefined;
+  #sharedFailing = false;
+  /** When each session finished, by the queue's clock (see #enqueue). */
+  readonly #outcomes = new Map<string, number>();
+  #lastFinished = Number.NEGATIVE_INFINITY;
+  rateLimited = 0;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly metrics: BotMetrics,
+    options: OutboundOptions = {},
+  ) {
+    this.pacing = options.pacing ?? 'on';
+    this.#clock = options.clock ?? systemClock;
+    this.#postPerSecond = options.postPerSecond ?? 1;
+    this.#postBurst = options.postBurst ?? 3;
+    this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? 5_000;
+    this.#shared = options.shared;
+    const clock = this.#clock;
+    this.#update = new TokenBucket({
+      ratePerSecond: (options.updatePerMinute ?? 50) / 60,
+      burst: options.updateBurst ?? 50,
+      clock,
+    });
+    this.#tier3 = new TokenBucket({ ratePerSecond: (options.tier3PerMinute ?? 50) / 60, burst: 5, clock });
+    this.#tier4 = new TokenBucket({ ratePerSecond: (options.tier4PerMinute ?? 90) / 60, burst: 5, clock });
+    this.#history = new TokenBucket({
+      ratePerSecond: (options.historyPerMinute ?? 40) / 60,
+      burst: 3,
+      clock,
+    });
+    this.#streams = streamBuckets(options, clock);
+  }
+
+  /** Runs the call when the channel's queue and Slack's limits allow; settles as the call does. */
+  run<T>(call: OutboundCall<T>): Promise<T> {
+    if (this.pacing === 'off') return call.run();
+    return new Promise<T>((resolve, reject) => {
+      const lane = this.#lane(call.method === 'history' ? `${call.channel} history` : call.channel);
+      this.#enqueue(lane, {
+        call: call as OutboundCall<unknown>,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
+      lane.wake?.abort();
+      this.#drain(lane);
+    });
+  }
+
+  /**
+   * Moves a tag's waiting calls in a channel up to `priority`, in their order (a session that finished:
+   * its last chatter, then its report, go ahead of other sessions' chatter).
+   */
+  promote(channel: string, tag: string, priority: OutboundPriority): number {
+    const lane = this.#lanes.get(channel);
+    // Its report goes in the order it finished, whenever its chatter is out.
+    if (priority === 'outcome') this.#finished(tag);
+    const moved = lane ? this.#untag(lane, tag, PRIORITIES.indexOf(priority) + 1) : [];
+    for (const job of moved) {
+      if (job.call.priority === 'chatter') job.chatter = true;
+      job.call = { ...job.call, priority };
+      this.#enqueue(lane as Lane, job);
+    }
+    if (moved.length > 0) lane?.wake?.abort();
+    return moved.length;
+  }
+
+  /** Takes a tag's waiting calls out of every queue, rejecting each with `reason`; how many. */
+  withdraw(tag: string, reason: Error): number {
+    for (const lane of this.#lanes.values()) lane.prepaid.delete(tag);
+    const taken = [...this.#lanes.values()].flatMap((lane) => this.#untag(lane, tag, 0));
+    for (const job of taken) job.reject(reason);
+    return taken.length;
+  }
+
+  /** A tag's waiting calls of the priorities from `from` on, taken out of their queues, in order. */
+  #untag(lane: Lane, tag: string, from: number): Job[] {
+    const taken: Job[] = [];
+    for (const p of PRIORITIES.slice(from)) {
+      taken.push(...lane.queues[p].filter((job) => job.call.tag === tag));
+      lane.queues[p] = lane.queues[p].filter((job) => job.call.tag !== tag);
+    }
+    return taken;
+  }
+
+  /**
+   * Within `outcome`, sessions go in the order they finished, except that a finished session's last
+   * chatter goes ahead of the reports of sessions that finished up to OUTCOME_CHATTER_LEAD_MS before it.
+   * Served strictly one session after another (its chatter, its report, then the next session's), the
+   * chatter of the sessions that finish last waits for every earlier outcome: with sessions finishing
+   * about as fast as the channel posts (cards post one a second, so sessions started together finish a
+   * second apart), two posts a finish and the backlog grows by one a second. Letting chatter always go
+   * first instead starves the reports while sessions keep finishing. A report still goes ahead of
+   * unfinished sessions' chatter, and after its own thread's chatter (it is queued once that is out).
+   */
+  #enqueue(lane: Lane, job: Job): void {
+    const { priority, tag } = job.call;
+    if (job.call.method === 'turn') job.chatter = true;
+    const queue = lane.queues[priority];
+    if (tag !== undefined && job.call.method === 'post' && lane.prepaid.has(tag)) {
+      queue.unshift(job);
+      return;
+    }
+    if (priority !== 'outcome' || tag === undefined) {
+      queue.push(job);
+      return;
+    }
+    const rank = (j: Job) => this.#finished(j.call.tag ?? '') - (j.chatter ? OUTCOME_CHATTER_LEAD_MS : 0);
+    const own = rank(job);
+    let at = queue.length;
+    while (at > 0 && rank(queue[at - 1] as Job) > own) at--;
+    queue.splice(at, 0, job);
+  }
+
+  /** When a session finished (first asked for its outcome): its place among outcomes. */
+  #finished(tag: string): number {
+    let at = this.#outcomes.get(tag);
+    if (at === undefined) {
+      // Strictly after the one before: sessions finishing in the same millisecond keep their order.
+      at = Math.max(this.#clock.now(), this.#lastFinished + 0.001);
+      this.#lastFinished = at;
+      this.#outcomes.set(tag, at);
+      // Bounded: the oldest sessions' outcomes are long out.
+      if (this.#outcomes.size > MAX_OUTCOME_TAGS)
+        this.#outcomes.delete(this.#outcomes.keys().next().value as string);
+    }
+    return at;
+  }
+
+  /** A channel's waiting calls may go sooner than its queue thought (a spare call now matters more). */
+  nudge(channel: string): void {
+    this.#lanes.get(channel)?.wake?.abort();
+  }
+
+  /** Calls waiting, per channel. */
+  depths(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [channel, lane] of this.#lanes) {
+      const depth = PRIORITIES.reduce((n, p) => n + lane.queues[p].length, 0);
+      if (depth > 0) out.set(channel, depth);
+    }
+    return out;
+  }
+
+  /** Calls of this priority waiting in a channel. */
+  waiting(channel: string, priority?: OutboundPriority): number {
+    const lane = this.#lanes.get(channel);
+    if (!lane) return 0;
+    return priority
+      ? lane.queues[priority].length
+      : PRIORITIES.reduce((n, p) => n + lane.queues[p].length, 0);
+  }
+
+  #lane(channel: string): Lane {
+    let lane = this.#lanes.get(channel);
+    if (!lane) {
+      lane = {
+        channel,
+        queues: { urgent: [], outcome: [], edit: [], chatter: [] },
+        post: new TokenBucket({
+          ratePerSecond: this.#postPerSecond,
+          burst: this.#postBurst,
+          clock: this.#clock,
+        }),
+        running: false,
+        inFlight: 0,
+        wake: undefined,
+        prepaid: new Set(),
+      };
+      this.#lanes.set(channel, lane);
+    }
+    return lane;
+  }
+
+  #bucket(lane: Lane, method: OutboundMethod): TokenBucket | undefined {
+    switch (method) {
+      case 'update':
+        return this.#update;
+      case 'tier3':
+        return this.#tier3;
+      case 'tier4':
+        return this.#tier4;
+      case 'history':
+        return this.#history;
+      default:
+        return this.#streams.get(method) ?? lane.post;
+    }
+  }
+
+  #next(lane: Lane): Job | undefined {
+    for (const p of PRIORITIES) if (lane.queues[p].length > 0) return lane.queues[p][0];
+    return undefined;
+  }
+
+  /**
+   * The most urgent call whose limit lets it go now (its token taken), or how long until one may. Calls
+   * behind one whose limit has no room are skipped only when they spend another limit: first in, first
+   * out per limit within a priority (so a thread's posts keep their order). A batch's turn takes the post
+   * token its post then spends: the batch is made when the channel can post it, not a queue's length
+   * before (all that came meanwhile joins it), and goes at once.
+   */
+  async #take(lane: Lane): Promise<Job | number> {
+    let waitMs = Number.POSITIVE_INFINITY;
+    const full = new Set<TokenBucket>();
+    // A snapshot: the queues may change while a shared budget is asked.
+    for (const job of PRIORITIES.flatMap((p) => lane.queues[p])) {
+      const { tag, method } = job.call;
+      const paid = tag !== undefined && method === 'post' && lane.prepaid.delete(tag);
+      const bucket = paid ? undefined : this.#bucket(lane, method);
+      if (bucket && full.has(bucket)) continue;
+      const keep = bucket && job.call.spare?.() ? bucket.burst - 1 : 0;
+      const wait = bucket ? await this.#spend(lane, job.call.method, bucket, keep) : 0;
+      if (wait === 0) {
+        const queue = lane.queues[job.call.priority];
+        const at = queue.indexOf(job);
+        if (at < 0) continue; // settled meanwhile (a token spent for nothing, rarely)
+        queue.splice(at, 1);
+        if (method === 'turn' && tag !== undefined) lane.prepaid.add(tag);
+        return job;
+      }
+      // A spare call finding no spare tokens says nothing about the calls behind it.
+      if (keep === 0 && bucket) full.add(bucket);
+      waitMs = Math.min(waitMs, Math.max(1, wait));
+    }
+    return waitMs;
+  }
+
+  /** Takes a token of the call's limit: 0, or the milliseconds until one may be. */
+  async #spend(lane: Lane, method: OutboundMethod, bucket: TokenBucket, keep: number): Promise<number> {
+    const key = this.#sharedKey(lane, method);
+    if (key && this.#shared) {
+      try {
+        const wait = await this.#shared.take(
+          key,
+          { perSecond: bucket.ratePerSecond, burst: bucket.burst },
+          keep,
+        );
+        this.#sharedFailing = false;
+        return wait;
+      } catch (error) {
+        // Without the database this replica paces alone (its own buckets) rather than stopping.
+        if (!this.#sharedFailing) this.logger.warn({ err: error }, 'the shared Slack budget is unreachable');
+        this.#sharedFailing = true;
+      }
+    }
+    return bucket.tryTake(keep) ? 0 : Math.max(1, bucket.msUntilAvailable(keep));
+  }
+
+  /** The shared budget's row for a call: a channel's posts, or the workspace's edits. */
+  #sharedKey(lane: Lane, method: OutboundMethod): string | undefined {
+    if (method === 'update') return 'chat.update';
+    if (method === 'post' || method === 'upload' || method === 'turn')
+      return `chat.postMessage:${lane.channel}`;
+    return undefined;
+  }
+
+  async #wait(lane: Lane, ms: number): Promise<void> {
+    const wake = new AbortController();
+    lane.wake = wake;
+    try {
+      await this.#clock.sleep(ms, wake.signal);
+    } catch {
+      // Woken early by a new call.
+    } finally {
+      lane.wake = undefined;
+    }
+  }
+
+  #drain(lane: Lane): void {
+    if (lane.running) return;
+    lane.running = true;
+    void this.#loop(lane).finally(() => {
+      lane.running = false;
+      // The lane stays (its tokens say how much of the channel's burst is spent).
+      if (this.#next(lane)) this.#drain(lane);
+    });
+  }
+
+  async #loop(lane: Lane): Promise<void> {
+    for (;;) {
+      if (!this.#next(lane)) return;
+      const taken = await this.#take(lane);
+      if (typeof taken === 'number') {
+        await this.#wait(lane, taken);
+        continue;
+      }
+      // A post is answered before the next is sent (Slack orders a thread by arrival); an edit, a view or a
+      // look-up needs no order, so the channel's posts do not wait for its answer either.
+      if (taken.call.method === 'post' || taken.call.method === 'upload') await this.#send(lane, taken);
+      else {
+        lane.inFlight++;
+        void this.#send(lane, taken).finally(() => {
+          lane.inFlight--;
+        });
+      }
+    }
+  }
+
+  async #send(lane: Lane, job: Job): Promise<void> {
+    try {
+      job.resolve(await job.call.run());
+    } catch (error) {
+      const retryAfterMs = rateLimitedRetryAfterMs(error);
+      if (retryAfterMs === undefined) {
+        job.reject(error);
+        return;
+      }
+      // Once for the limit it hit, not per call: everything spending that limit waits, then this goes first.
+      const pauseMs = retryAfterMs >= 0 ? retryAfterMs : this.#defaultRetryAfterMs;
+      this.rateLimited++;
+      this.metrics.rateLimited.inc({ method: job.call.method });
+      this.#bucket(lane, job.call.method)?.pauseFor(pauseMs);
+      const key = this.#sharedKey(lane, job.call.method);
+      if (key) await this.#shared?.pause(key, pauseMs).catch(() => {});
+      lane.queues[job.call.priority].unshift(job);
+      lane.wake?.abort();
+      this.#drain(lane);
+      this.logger.warn(
+        { channel: lane.channel, method: job.call.method, pauseMs },
+        'Slack rate limited a call: pausing what spends its limit',
+      );
+    }
+  }
+}

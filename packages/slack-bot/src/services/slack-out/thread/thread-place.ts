@@ -1,0 +1,38 @@
+import type { KnownBlock } from '@slack/types';
+import type { SessionRecord } from '../../../store/records.js';
+
+/** Where a post goes: a session's channel, under its card (no card: at the top, a DM or escalation). */
+export type Place = Pick<SessionRecord, 'sessionId' | 'channelId' | 'cardTs'>;
+
+/**
+ * Where a session's messages go: the thread its card is in — a mention's thread when the card is a reply
+ * there, else the card's own. Slack threads only under a thread's parent, never under a reply.
+ */
+export function threadPlace<T extends Place & Pick<SessionRecord, 'threadTs'>>(session: T): T {
+  return session.threadTs ? { ...session, cardTs: session.threadTs } : session;
+}
+
+export interface ThreadMessage {
+  text: string;
+  blocks?: KnownBlock[];
+}
+
+/** Slack will take nothing from us in this channel: following the session there is pointless. */
+export const CHANNEL_GONE_ERRORS = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
+/** Slack refused what we sent, not where: the same content, shaped differently, gets through. */
+export const CONTENT_ERRORS = new Set(['invalid_blocks', 'msg_blocks_too_long', 'msg_too_long']);
+
+export class CannotPostHereError extends Error {
+  override name = 'CannotPostHereError';
+  constructor(
+    readonly channelId: string,
+    readonly code: string,
+  ) {
+    super(`Slack refused to post in ${channelId}: ${code}`);
+  }
+}
+
+/** A post this process no longer makes: the session's lease went to another replica, which posts it. */
+export class PostWithdrawnError extends Error {
+  override name = 'PostWithdrawnError';
+}

@@ -1,0 +1,415 @@
+/**
+ * Posting into a session's thread, exactly once per key: one key's way from record to ts, with the one
+ * outcome of each Slack error (channel gone, content refused, anything else). The crash look-up, chatter
+ * batching and long content are thread-{lookup,batches,layout}.ts.
+ */
+import { type Clock, systemClock } from '@agent-sessions/core';
+import type { MessageText } from '../../../blocks/agent-message.js';
+import { escapeMrkdwn } from '../../../blocks/text.js';
+import type { Logger } from '../../../logger.js';
+import type { PostRepository } from '../../../store/posts.js';
+import type { BotMetrics } from '../../ops/metrics.js';
+import {
+  type OutboundMethod,
+  type OutboundPriority,
+  OutboundQueue,
+  queuedChat,
+  type SlackClient,
+  slackErrorCode,
+} from '../outbound/index.js';
+import { ThreadBatches } from './thread-batches.js';
+import { fileStem, layoutFor, plainParts } from './thread-layout.js';
+import { postMetadata, ThreadLookup, type ThreadLookupOptions } from './thread-lookup.js';
+import {
+  CannotPostHereError,
+  CHANNEL_GONE_ERRORS,
+  CONTENT_ERRORS,
+  type Place,
+  PostWithdrawnError,
+  type ThreadMessage,
+} from './thread-place.js';
+
+export interface ThreadPosterOptions extends Pick<ThreadLookupOptions, 'self'> {
+  /**
+   * A key marked as being posted but with no ts may belong to a replica still posting it. Younger than
+   * this, we wait (the follower re-delivers); older, its poster is gone and we post once more.
+   */
+  pendingGraceMs?: number;
+  /**
+   * An unknown Slack error is retried `maxAttempts` times in all, first after `retryBaseMs` (each next
+   * wait twice as long), and not once the post is older than `maxRetryAgeMs`: a "couldn't post" note then.
+   */
+  maxAttempts?: number;
+  maxRetryAgeMs?: number;
+  retryBaseMs?: number;
+  /** Pages of conversations.replies read to find a post after a crash (Slack may give 15 a page). */
+  maxLookupPages?: number;
+  clock?: Clock;
+}
+
+/** What the poster asks of the parts around it, given at construction. */
+export interface ThreadPosterHooks {
+  /** Told when a batch sent in the background finds its channel closed to us. */
+  onCannotPost?: (place: Place, error: CannotPostHereError) => Promise<void>;
+  /** Whether this process follows the session (holds its lease); absent: always. */
+  owns?: (sessionId: string) => boolean;
+}
+
+/**
+ * Posts into a session's thread exactly once per key, across restarts, retries and replicas: the key is
+ * recorded before posting and its ts after; a key left without a ts is looked up in the thread (by the
+ * message metadata we attach: `ThreadLookup`) before posting again. Every call goes through the outbound
+ * queue; the agent's chatter that piles up behind it goes out as one post (`ThreadBatches`, all its keys
+ * recorded first). Content Slack refuses is laid out again (`thread-layout.ts`).
+ */
+export class ThreadPoster {
+  readonly #maxAttempts: number;
+  readonly #maxRetryAgeMs: number;
+  readonly #retryBaseMs: number;
+  readonly #clock: Clock;
+  readonly #lookup: ThreadLookup;
+  /** The sessions' chatter waiting here (its `mark` is what `drained` takes as `through`). */
+  readonly batches: ThreadBatches;
+  readonly outbound: OutboundQueue;
+  /** Told when a batch sent in the background finds its channel closed to us. */
+  readonly onCannotPost: ((place: Place, error: CannotPostHereError) => Promise<void>) | undefined;
+  /** Whether this process follows the session (holds its lease); absent: always. */
+  readonly owns: ((sessionId: string) => boolean) | undefined;
+
+  constructor(
+    private readonly slack: SlackClient,
+    private readonly posts: PostRepository,
+    private readonly logger: Logger,
+    private readonly metrics: BotMetrics,
+    options: ThreadPosterOptions & ThreadPosterHooks = {},
+    outbound?: OutboundQueue,
+  ) {
+    this.onCannotPost = options.onCannotPost;
+    this.owns = options.owns;
+    this.#maxAttempts = options.maxAttempts ?? 3;
+    this.#maxRetryAgeMs = options.maxRetryAgeMs ?? 60_000;
+    this.#retryBaseMs = options.retryBaseMs ?? 1_000;
+    this.#clock = options.clock ?? systemClock;
+    this.outbound = outbound ?? new OutboundQueue(logger, metrics, { pacing: 'off' });
+    this.#lookup = new ThreadLookup({
+      slack,
+      posts,
+      logger,
+      clock: this.#clock,
+      call: (method, priority, channel, call, name) => this.#call(method, priority, { channel }, call, name),
+      pendingGraceMs: options.pendingGraceMs ?? 15_000,
+      maxLookupPages: options.maxLookupPages ?? 5,
+      self: options.self,
+    });
+    this.batches = new ThreadBatches({
+      outbound: this.outbound,
+      metrics,
+      logger,
+      begin: (place, key) => this.#begin(place, key),
+      deliver: (place, keys, message, priority) => this.#deliver(place, keys, message, priority),
+      cannotPost: (place, error) => this.onCannotPost?.(place, error),
+    });
+  }
+
+  /** Posts a message in the thread unless this key was posted; returns its ts either way. */
+  async post(
+    place: Place,
+    key: string,
+    message: ThreadMessage,
+    priority: OutboundPriority = 'urgent',
+  ): Promise<string> {
+    const existing = await this.#begin(place, key);
+    if (existing) return existing;
+    return this.#deliver(place, [key], message, priority);
+  }
+
+  /**
+   * Posts text as one message, several (labelled parts), or a file — whatever keeps all of it. The
+   * agent's chatter: behind other posts of its channel, and batched with the session's next messages
+   * while it waits.
+   */
+  async postText(
+    place: Place,
+    key: string,
+    text: MessageText,
+    priority: OutboundPriority = 'chatter',
+  ): Promise<string[]> {
+    const laid = layoutFor(place, key, text);
+    if (laid.kind === 'text') {
+      const [only] = laid.parts;
+      if (laid.parts.length === 1 && only && priority === 'chatter' && this.outbound.pacing === 'on') {
+        return [await this.#batched(place, key, only)];
+      }
+      const out: string[] = [];
+      for (const [i, part] of laid.parts.entries()) {
+        out.push(await this.post(place, laid.parts.length === 1 ? key : `${key}~${i}`, part, priority));
+      }
+      return out;
+    }
+    return [await this.upload(place, key, laid, priority)];
+  }
+
+  /**
+   * The agent's chatter, for an event handler that must not wait for Slack: recorded with its content
+   * before this returns (so the follower may move on), then posted from the session's batch — with the
+   * messages queued after it, as one post, when the channel is behind. A crash before the post is made
+   * is recovered from the record (`recover`). Long text (parts, a file) is posted before returning.
+   */
+  async enqueueText(place: Place, key: string, text: MessageText, onPosted?: () => void): Promise<void> {
+    const paced = this.outbound.pacing === 'on';
+    if (paced) await this.recover(place, { asOwner: true });
+    const laid = layoutFor(place, key, text);
+    const [only] = laid.kind === 'text' ? laid.parts : [];
+    if (!paced || laid.kind !== 'text' || laid.parts.length !== 1 || !only) {
+      await this.postText(place, key, text);
+      onPosted?.();
+      return;
+    }
+    if (this.batches.has(place, key)) return;
+    const state = await this.posts.begin(place.sessionId, key, JSON.stringify(only));
+    // Posted, or not ours any more (its lease moved while this poll was in flight): the owner posts it.
+    if (state.state === 'posted' || this.owns?.(place.sessionId) === false) return;
+    // Pending and not queued here (recover() took this session's unsent keys): the usual rules.
+    if (state.state === 'pending' && (await this.#lookup.whenPending(place, key, state.since))) return;
+    const item = { key, message: only, begun: true, resolve: () => onPosted?.(), reject: () => {} };
+    this.batches.push(place, item);
+  }
+
+  /** The session's lease moved: its waiting chatter is left for the new owner to post. */
+  withdraw(sessionId: string): void {
+    this.batches.withdraw(sessionId);
+    this.#lookup.forgetRecovered(sessionId);
+  }
+
+  /** Settles once none of the session's chatter queued here (up to `through`, a `mark`) waits. */
+  drained(place: Place, priority: 'urgent' | 'outcome' = 'outcome', through?: number): Promise<void> {
+    return this.batches.settled(place, priority, through);
+  }
+
+  /**
+   * After a crash: the session's keys recorded with a body and never posted are found in the thread (one
+   * bounded read) or queued again. Once per session per process, before anything else of it is queued.
+   * `asOwner`: nothing once its lease moved (a poll still in flight): the new owner recovers, and so will
+   * this process if the session comes back. `again`: the old owner's poll may have recorded chatter since.
+   */
+  recover(place: Place, options: { again?: boolean; asOwner?: boolean } = {}): Promise<void> {
+    const mine = () => !options.asOwner || this.owns?.(place.sessionId) !== false;
+    if (!mine()) return Promise.resolve();
+    if (options.again) this.#lookup.forgetRecovered(place.sessionId);
+    const requeue = (key: string, message: ThreadMessage) =>
+      mine() && this.batches.push(place, { key, message, begun: true, resolve: () => {}, reject: () => {} });
+    return this.#lookup.recover(place, requeue, (key) => this.batches.has(place, key));
+  }
+
+  /** Uploads a file into the thread once per key. */
+  async upload(
+    place: Place,
+    key: string,
+    file: { filename: string; content: string; comment: string },
+    priority: OutboundPriority = 'chatter',
+  ): Promise<string> {
+    const existing = await this.#begin(place, key, file.filename);
+    if (existing) return existing;
+    try {
+      await this.#uploadFile(place, file, priority);
+    } catch (error) {
+      await this.#refused(place, [key], error);
+      throw error;
+    }
+    // The upload's message ts isn't in the response; the file name finds it in the thread.
+    const ts = (await this.#lookup.find(place, key, file.filename, true)) ?? 'uploaded';
+    await this.posts.finish(place.sessionId, key, ts);
+    return ts;
+  }
+
+  /** Where a key was posted: recorded, or found in the thread; undefined when it never was. */
+  async locate(place: Place, key: string): Promise<string | undefined> {
+    return (await this.posts.ts(place.sessionId, key)) ?? (await this.#lookup.find(place, key));
+  }
+
+  /** Chatter waits in its session's batch; the queue sends the batch when the channel has room. */
+  #batched = (place: Place, key: string, message: ThreadMessage) =>
+    new Promise<string>((resolve, reject) =>
+      this.batches.push(place, { key, message, begun: false, resolve, reject }),
+    );
+
+  async #begin(place: Place, key: string, filename?: string): Promise<string | undefined> {
+    const state = await this.posts.begin(place.sessionId, key);
+    if (state.state === 'new') return undefined;
+    if (state.state === 'posted') return state.ts;
+    return this.#lookup.whenPending(place, key, state.since, filename);
+  }
+
+  /**
+   * Sends one post for keys already recorded, and records its ts for all of them. Each Slack error has
+   * one outcome: a channel we can't post in → CannotPostHereError; content Slack refuses → plain text,
+   * then a file; anything else → a few retries, then a visible "couldn't post" note. Never an endless loop.
+   */
+  async #deliver(
+    place: Place,
+    keys: string[],
+    message: ThreadMessage,
+    priority: OutboundPriority,
+  ): Promise<string> {
+    const started = this.#clock.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const ts = await this.#postMessage(place, keys, message, priority);
+        await this.#finish(place, keys, ts);
+        this.metrics.postOutcomes.inc({ outcome: 'posted' });
+        return ts;
+      } catch (error) {
+        if (error instanceof PostWithdrawnError) throw error;
+        await this.#throwIfChannelGone(place, keys, error);
+        const code = slackErrorCode(error);
+        if (code && CONTENT_ERRORS.has(code)) {
+          this.logger.warn({ sessionId: place.sessionId, code }, 'Slack refused a post: sending it as text');
+          return this.#asPlainText(place, keys, message, priority);
+        }
+        if (!code) {
+          // A lost connection: the post may have been made. Look before posting again.
+          const found = await this.#lookup.find(place, keys[0] ?? '', undefined, true).catch(() => undefined);
+          if (found) {
+            await this.#finish(place, keys, found);
+            return found;
+          }
+        }
+        const age = this.#clock.now() - started;
+        if (attempt >= this.#maxAttempts || age >= this.#maxRetryAgeMs) {
+          return this.#giveUp(place, keys, error);
+        }
+        this.metrics.postOutcomes.inc({ outcome: 'retried' });
+        await this.#clock.sleep(Math.min(this.#retryBaseMs * 2 ** (attempt - 1), this.#maxRetryAgeMs));
+      }
+    }
+  }
+
+  /** Plain text in safe parts (no blocks to refuse); a part refused even so sends the whole as a file. */
+  async #asPlainText(
+    place: Place,
+    keys: string[],
+    message: ThreadMessage,
+    priority: OutboundPriority,
+  ): Promise<string> {
+    const { text, parts } = plainParts(message);
+    let first: string | undefined;
+    try {
+      for (const [i, part] of parts.entries()) {
+        const ts = await this.#postMessage(place, keys, { text: part }, priority);
+        first ??= ts;
+        // Recorded at the first part: a crash after it finds the post and does not send it all again.
+        if (i === 0) await this.#finish(place, keys, ts);
+      }
+      this.metrics.postOutcomes.inc({ outcome: 'as_text' });
+      return first ?? '';
+    } catch (error) {
+      await this.#throwIfChannelGone(place, keys, error);
+      const code = slackErrorCode(error);
+      if (first !== undefined && !(code && CONTENT_ERRORS.has(code))) throw error;
+      this.logger.warn({ sessionId: place.sessionId, code }, 'Slack refused the text too: sending a file');
+      const name = `${fileStem(place, keys.join('|'))}.txt`;
+      await this.#uploadFile(
+        place,
+        { filename: name, content: text, comment: '📎 Slack refused this as a message: it is in the file.' },
+        priority,
+      );
+      const ts = first ?? (await this.#lookup.find(place, keys[0] ?? '', name, true)) ?? 'uploaded';
+      await this.#finish(place, keys, ts);
+      this.metrics.postOutcomes.inc({ outcome: 'as_file' });
+      return ts;
+    }
+  }
+
+  /** Tried enough: the keys count as done (no endless re-delivery) and the thread or the log says so. */
+  async #giveUp(place: Place, keys: string[], error: unknown): Promise<string> {
+    this.metrics.postOutcomes.inc({ outcome: 'gave_up' });
+    this.logger.error(
+      { err: error, sessionId: place.sessionId, keys },
+      'could not post in a thread: gave up',
+    );
+    await this.#finish(place, keys, 'gave-up');
+    const reason = slackErrorCode(error) ?? (error instanceof Error ? error.message : String(error));
+    await queuedChat(this.slack, this.outbound)
+      .chat.postMessage({
+        channel: place.channelId,
+        ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
+        text: `⚠️ The bot couldn't post one of the agent's messages here (${escapeMrkdwn(reason)}). \`/agent status ${place.sessionId}\` shows the session.`,
+      })
+      .catch((e: unknown) => this.logger.warn({ err: e }, 'could not post a "couldn\'t post" note either'));
+    return 'gave-up';
+  }
+
+  async #finish(place: Place, keys: string[], ts: string): Promise<void> {
+    for (const key of keys) await this.posts.finish(place.sessionId, key, ts);
+  }
+
+  /** Slack takes nothing in this channel: the keys are new again, and the caller gets CannotPostHereError. */
+  async #throwIfChannelGone(place: Place, keys: string[], error: unknown): Promise<void> {
+    const code = slackErrorCode(error);
+    if (!code || !CHANNEL_GONE_ERRORS.has(code)) return;
+    await this.#refused(place, keys, error);
+    throw new CannotPostHereError(place.channelId, code);
+  }
+
+  /** Slack refused for sure: the keys are new again (a later attempt may post them). */
+  async #refused(place: Place, keys: string[], error: unknown): Promise<void> {
+    const code = slackErrorCode(error);
+    if (!code) return;
+    if (CHANNEL_GONE_ERRORS.has(code)) this.metrics.postOutcomes.inc({ outcome: 'cant_post_here' });
+    for (const key of keys) await this.posts.abandon(place.sessionId, key).catch(() => {});
+  }
+
+  async #postMessage(
+    place: Place,
+    keys: string[],
+    message: ThreadMessage,
+    priority: OutboundPriority,
+  ): Promise<string> {
+    const post = {
+      channel: place.channelId,
+      ...(place.cardTs ? { thread_ts: place.cardTs } : {}),
+      text: message.text,
+      ...(message.blocks && message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+      unfurl_links: false,
+      unfurl_media: false,
+      metadata: postMetadata(place, keys),
+    };
+    const where = { channel: place.channelId, tag: place.sessionId };
+    const result = await this.#call('post', priority, where, () => this.slack.chat.postMessage(post));
+    return String(result.ts);
+  }
+
+  async #uploadFile(
+    place: Place,
+    file: { filename: string; content: string; comment: string },
+    priority: OutboundPriority,
+  ): Promise<void> {
+    const common = {
+      channel_id: place.channelId,
+      filename: file.filename,
+      title: file.filename,
+      content: file.content,
+      initial_comment: file.comment,
+    };
+    const upload = place.cardTs ? { ...common, thread_ts: place.cardTs } : common;
+    const where = { channel: place.channelId, tag: place.sessionId };
+    await this.#call('upload', priority, where, () => this.slack.files.uploadV2(upload));
+  }
+
+  async #call<T>(
+    method: OutboundMethod,
+    priority: OutboundPriority,
+    where: { channel: string; tag?: string },
+    call: () => Promise<T>,
+    name: string = method,
+  ): Promise<T> {
+    try {
+      const result = await this.outbound.run({ ...where, priority, method, run: call });
+      this.metrics.slackCalls.inc({ method: name, outcome: 'ok' });
+      return result;
+    } catch (error) {
+      this.metrics.slackCalls.inc({ method: name, outcome: 'error' });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,288 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { hostname } from 'node:os';
+import type { Follower } from '@agent-sessions/core';
+import type { App, CustomRoute } from '@slack/bolt';
+import { registerListeners } from '../app.js';
+import { databasePassword } from '../config/index.js';
+import { serveRoutes, urlOf } from '../http/routes-server.js';
+import { createLogger, type Logger } from '../logger.js';
+import type { SessionPublisher } from '../services/following/session-publisher.js';
+import type { BotMetrics } from '../services/ops/metrics.js';
+import type { OutboundQueue } from '../services/slack-out/outbound/index.js';
+import { type BotIdentity, botIdentity } from '../services/slack-out/outbound/index.js';
+import { openStore, type Store } from '../store/index.js';
+import { agentParts, placeChannelSettings, slackSurface } from './agent-surface.js';
+import { reminderService } from './approvals.js';
+import {
+  SessionWorkspaces,
+  scopeFollowerEvents,
+  servedSessions,
+  uninstalls,
+  workspaceInstalls,
+} from './installs.js';
+import { serviceKeys } from './keys.js';
+import { LateBound } from './late-bound.js';
+import { access, auditTrail, following, leaseKeeper, peopleServices, sessionPublisher } from './services.js';
+import { listenerContext, slackApp } from './slack-app.js';
+import { slackOut } from './slack-out.js';
+import { streamPoster } from './streams.js';
+import type { BotTuning, RunnableConfig, Settings } from './types.js';
+
+export interface RunningBot {
+  app: App;
+  /** Where Slack sends requests (HTTP mode): `http://host:port/slack/events`. */
+  eventsUrl: string | undefined;
+  url: string | undefined;
+  store: Store;
+  follower: Follower;
+  metrics: BotMetrics;
+  logger: Logger;
+  replicaId: string;
+  /** Graceful: stops following, releases leases (so another replica takes over at once), closes. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The bot: its parts built in order, each given what it needs at construction, then started, then served.
+ * Each step below builds one side and hands what it built to the next.
+ */
+export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): Promise<RunningBot> {
+  const settings: Settings = { config, tuning, logger: botLogger(config, tuning) };
+  const replicaId = replicaIdOf(settings);
+  const store = await botStore(settings);
+  const service = serviceSide(settings, store);
+  const slack = slackSide(settings, service);
+  const sessions = sessionSide(settings, { ...service, ...slack, replicaId });
+  const people = peopleSide(settings, sessions);
+  const server = await startParts(settings, { ...sessions, ...people });
+  return running(settings, { ...sessions, ...people, server });
+}
+
+/**
+ * The service's side: OAuth installs (a token per workspace; undefined with SLACK_BOT_TOKEN), which
+ * workspace a session's work is of, the follower with the service's client and the metrics, the audit trail.
+ */
+function serviceSide(settings: Settings, store: Store) {
+  const installs = workspaceInstalls(settings, store);
+  const scopes = new SessionWorkspaces(store.sessions, installs !== undefined);
+  // The parts' first cycle (late-bound.ts): the metrics read the outbound queue's depths, and the queue
+  // counts its calls in them. Bound once Slack's side has built the queue.
+  const outbound = new LateBound<OutboundQueue>('the outbound queue');
+  const { client, follower, metrics } = following(settings, store, outbound);
+  // Whoever listens to the follower handles each event as its session's workspace's work.
+  scopeFollowerEvents(follower, scopes);
+  const audit = auditTrail(settings, store);
+  return { store, installs, scopes, outbound, client, follower, metrics, audit };
+}
+
+/** Slack's side: the surface choice, the Bolt app and its routes, who the bot is, and Slack-out. */
+function slackSide(settings: Settings, service: ReturnType<typeof serviceSide>) {
+  const { store, client, metrics, audit, installs, follower } = service;
+  const surface = slackSurface(settings);
+  const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface, installs });
+  const slack = installs?.client ?? app.client;
+  const self = installs?.self ?? botIdentity(slack);
+  // The second cycle: the poster tells the publisher when a batch can't post, and the publisher posts
+  // through the poster. Bound once the session side has built the publisher.
+  const publisher = new LateBound<SessionPublisher>('the session publisher');
+  const out = slackOut(settings, { slack, store, metrics, self, installs, follower, publisher });
+  service.outbound.bind(out.outbound);
+  return { surface, app, routes, slack, self, out, publisherLater: publisher };
+}
+
+type BuiltSoFar = ReturnType<typeof serviceSide> & ReturnType<typeof slackSide> & { replicaId: string };
+
+/** The sessions' side: who may act and see, service keys, the agent surfaces, the publisher, the leases. */
+function sessionSide(settings: Settings, built: BuiltSoFar) {
+  const { store, client, follower, metrics, audit, scopes, installs, out, self, slack, surface } = built;
+  const { policy, visibility } = access(settings, { slack, self });
+  const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
+  const agent = agentParts(settings, { surface, store, out, follower, scopes });
+  const streams = streamPoster(settings, { store, out, metrics, self, surface });
+  const publisher = sessionPublisher(settings, {
+    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes },
+  });
+  built.publisherLater.bind(publisher);
+  const serves = installs && servedSessions(installs, scopes);
+  const leases = leaseKeeper(settings, {
+    ...{ store, follower, out, replicaId: built.replicaId, streams, keys, agent, metrics },
+    ...(serves ? { serves } : {}),
+  });
+  return { ...built, policy, visibility, keys, agent, streams, publisher, leases, serves };
+}
+
+/** People's side: what people do, the reminders of questions nobody answers, and the listeners. */
+function peopleSide(settings: Settings, built: ReturnType<typeof sessionSide>) {
+  const { serves, ...parts } = built;
+  const people = peopleServices(settings, parts);
+  const identity = { botUserId: 'bot' };
+  const reminders = reminderService(settings, {
+    ...{ ...parts, people, botUserId: () => identity.botUserId },
+    ...(serves ? { serves } : {}),
+  });
+  const { installs, store, leases } = parts;
+  const removals =
+    installs && uninstalls(store, { releaseLeases: () => leases.refresh(), logger: settings.logger });
+  registerListeners(parts.app, {
+    ...listenerContext(settings, { people, agent: parts.agent }),
+    ...(removals ? { installs: removals } : {}),
+  });
+  return { people, identity, reminders };
+}
+
+type Built = ReturnType<typeof sessionSide> & ReturnType<typeof peopleSide>;
+
+/** Started in order: keys and tokens sealed, then served, then following, leases, reminders, recovery. */
+async function startParts({ config, logger }: Settings, built: Built): Promise<Server> {
+  const { keys, installs, store, self, app, routes, follower, leases, audit, identity } = built;
+  await reencryptKeys(keys, logger);
+  await installs?.sealStored(); // Slack's tokens: rows still in plain text are sealed, and rotation
+  await placeChannelSettings(store, { oauth: installs !== undefined, self, logger });
+  const server = await serve(app, routes, config);
+  follower.start();
+  await leases.start();
+  // With OAuth installs, who the bot is depends on the workspace (its installation says).
+  if (!installs) await learnWhoWeAre({ self, audit, identity, logger });
+  built.reminders.start();
+  recoverUnsentPosts({ publisher: built.publisher, follower, logger });
+  return server;
+}
+
+/** The bot as started: its address said in the log, and its graceful stop. */
+function running({ config, tuning, logger }: Settings, built: Built & { server: Server }): RunningBot {
+  const { app, store, follower, metrics, replicaId, server, installs } = built;
+  const url = urlOf(server, config.host);
+  logger.info(
+    {
+      replicaId,
+      mode: config.slack.appToken ? 'socket' : installs ? 'http, oauth installs' : 'http',
+      url,
+      store: config.databaseUrl ? 'postgres' : 'pglite',
+    },
+    'agent sessions bot started',
+  );
+  // Graceful: stops following, releases leases (so another replica takes over at once), closes.
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await built.reminders.stop();
+      await built.leases.stop({ release: true });
+      await follower.stop();
+      await built.out.cards.stop();
+      await app.stop().catch(() => {});
+      if (config.slack.appToken) await closeServer(server);
+      if (!tuning.store) await store.close();
+      logger.info({ replicaId }, 'agent sessions bot stopped');
+    })();
+    return stopping;
+  };
+  const eventsUrl = url && !config.slack.appToken ? `${url}/slack/events` : undefined;
+  return { app, url, eventsUrl, store, follower, metrics, logger, replicaId, stop };
+}
+
+/** Rotation: keys encrypted under AGENT_KEY_ENCRYPTION_KEY_PREVIOUS are encrypted again under the new key. */
+async function reencryptKeys(
+  keys: { service: { reencryptAll(): Promise<{ reencrypted: number; unreadable: number }> } },
+  logger: Logger,
+) {
+  const { reencrypted, unreadable } = await keys.service.reencryptAll();
+  if (reencrypted > 0)
+    logger.info({ reencrypted }, 'service keys encrypted again under the current encryption key');
+  if (unreadable > 0)
+    logger.warn(
+      { unreadable },
+      'service keys no configured encryption key can read: their owners must link them again',
+    );
+}
+
+/** Who the bot is (it "answers" a question rejected on timeout) and its workspace (the audit's team). */
+async function learnWhoWeAre(parts: {
+  self: () => Promise<BotIdentity>;
+  audit: { teamId: string | undefined };
+  identity: { botUserId: string };
+  logger: Logger;
+}): Promise<void> {
+  const { self, audit, identity, logger } = parts;
+  await self()
+    .then((me) => {
+      if (me.userId) identity.botUserId = me.userId;
+      audit.teamId = me.teamId;
+    })
+    .catch((error: unknown) => logger.warn({ err: error }, 'auth.test failed; audit records carry no team'));
+}
+
+/** Posts a crash left unsent, for the sessions this replica follows: not awaited, as it may be long. */
+function recoverUnsentPosts(parts: {
+  publisher: Pick<SessionPublisher, 'recoverUnsent'>;
+  follower: Pick<Follower, 'isFollowing'>;
+  logger: Logger;
+}): void {
+  const { publisher, follower, logger } = parts;
+  // A long recovery (Slack may allow one thread read a minute) must not hold the start.
+  void publisher
+    .recoverUnsent((sessionId) => follower.isFollowing(sessionId))
+    .catch((error: unknown) => logger.warn({ err: error }, 'recovery failed'));
+}
+
+/**
+ * HTTP mode listens on HOST:PORT for Slack and the routes. Socket Mode connects out and serves only the
+ * health, metrics and audit routes there — on a server of ours, as Bolt's would bind every interface
+ * whatever HOST says (opened first, so a taken port fails the start cleanly).
+ */
+async function serve(app: App, routes: CustomRoute[], config: RunnableConfig): Promise<Server> {
+  if (config.slack.appToken) {
+    const server = await serveRoutes(routes, { port: config.port, host: config.host });
+    await app.start();
+    return server;
+  }
+  return (await app.start({ port: config.port, host: config.host })) as Server;
+}
+
+async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise((done) => server.close(done));
+  server.closeAllConnections();
+  await closed;
+}
+
+/** A logger that never prints the bot's secrets. */
+function botLogger(config: RunnableConfig, tuning: BotTuning): Logger {
+  const { slack, service } = config;
+  return createLogger({
+    secrets: [
+      slack.oauth?.clientSecret,
+      slack.oauth?.stateSecret,
+      slack.botToken,
+      slack.signingSecret,
+      slack.appToken,
+      service.apiKey,
+      config.keys?.encryptionKey,
+      ...(config.keys?.previousEncryptionKeys ?? []),
+      config.approvals.auditToken,
+      config.metricsToken,
+      databasePassword(config.databaseUrl),
+    ],
+    ...(tuning.logLevel ? { level: tuning.logLevel } : {}),
+    ...(tuning.logDestination ? { destination: tuning.logDestination } : {}),
+  });
+}
+
+/** This replica's name in the leases table. */
+function replicaIdOf({ config, tuning }: Omit<Settings, 'logger'>): string {
+  // PGlite is one process's alone: a restarted bot is the same replica and keeps its leases at once.
+  return (
+    tuning.replicaId ??
+    config.replicaId ??
+    (config.databaseUrl ? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}` : 'embedded')
+  );
+}
+
+async function botStore({ config, tuning }: Omit<Settings, 'logger'>): Promise<Store> {
+  return (
+    tuning.store ??
+    (await openStore({
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir }),
+      ...(tuning.schema ? { schema: tuning.schema } : {}),
+    }))
+  );
+}

@@ -1,0 +1,325 @@
+import { ManualClock } from '@agent-sessions/core';
+import { describe, expect, it } from 'vitest';
+import { useSandboxWithClient } from '../../../../../../test/support/world.js';
+import { BotMetrics } from '../../../../src/services/ops/metrics.js';
+import { OutboundQueue } from '../../../../src/services/slack-out/outbound/outbound.js';
+import { LateBound } from '../../../../src/wiring/late-bound.js';
+import { logger, metrics as newMetrics } from '../../../fakes.js';
+
+const CHANNEL = 'C0AGENTS';
+// The sandbox's own limits run on real time; here the queue's clock is moved by hand and the one 429 is
+// injected (failNext), so the limits are off and every 429 seen is the injected one.
+const world = useSandboxWithClient({ rateLimits: false });
+
+const postsTo = (channel: string, afterSeq: number) =>
+  world.sandbox.workspace.apiCalls.filter(
+    (c) => c.method === 'chat.postMessage' && c.channel === channel && c.seq > afterSeq,
+  );
+const lastSeq = () => world.sandbox.workspace.apiCalls.at(-1)?.seq ?? 0;
+
+/** Lets every promise that can settle now settle (the queue's loop runs between awaits). */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the outbound queue', () => {
+  it('in one channel: prompts and answers first, then card edits, then chatter', async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    const call = (name: string, priority: 'urgent' | 'edit' | 'chatter', method: 'post' | 'update') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method,
+        run: async () => {
+          order.push(name);
+        },
+      });
+    const all = [
+      call('chatter 1', 'chatter', 'post'),
+      call('chatter 2', 'chatter', 'post'),
+      call('card edit', 'edit', 'update'),
+      call('prompt', 'urgent', 'post'),
+    ];
+    await settle();
+    // The first chatter went at once (the burst); what waited goes by priority, not by arrival.
+    expect(order).toEqual(['chatter 1', 'card edit']);
+    expect(queue.waiting(CHANNEL)).toBe(2);
+    await clock.advance(1_000);
+    await settle();
+    expect(order).toEqual(['chatter 1', 'card edit', 'prompt']);
+    await clock.advance(1_000);
+    await Promise.all(all);
+    expect(order).toEqual(['chatter 1', 'card edit', 'prompt', 'chatter 2']);
+  });
+
+  it("a 429 pauses the channel's posts for its Retry-After, once; the refused call goes again first", async () => {
+    const clock = new ManualClock(0);
+    const metrics = newMetrics();
+    const queue = new OutboundQueue(logger, metrics, { postPerSecond: 100, postBurst: 10, clock });
+    const channel = CHANNEL;
+    const from = lastSeq();
+    world.sandbox.failNext({ method: 'chat.postMessage', error: 'ratelimited', retryAfter: 2, channel });
+    const post = (text: string, priority: 'urgent' | 'chatter') =>
+      queue.run({
+        channel,
+        priority,
+        method: 'post',
+        run: () => world.slack.chat.postMessage({ channel, text }),
+      });
+    const first = post('first', 'urgent');
+    const second = post('second', 'chatter');
+    await world.sandbox.workspace.waitFor(() => postsTo(channel, from)[0], { what: 'the 429' });
+    // The queue is waiting out the Retry-After on its clock.
+    await expect.poll(() => clock.pendingSleeps).toBe(1);
+    await clock.advance(1_999);
+    await settle();
+    // Nothing else went out while the channel waited: one call, answered 429.
+    expect(postsTo(channel, from).map((c) => c.status)).toEqual([429]);
+    await clock.advance(1);
+    await Promise.all([first, second]);
+    expect(postsTo(channel, from).map((c) => c.status)).toEqual([429, 200, 200]);
+    const texts = world.sandbox.workspace.messages.get(channel)?.map((m) => m.text);
+    expect(texts?.filter((t) => t === 'first' || t === 'second')).toEqual(['first', 'second']);
+    expect((await metrics.rateLimited.get()).values.map((v) => v.value)).toEqual([1]);
+  });
+
+  it('pacing off: every call at once, nothing queued (the naive strategy)', async () => {
+    const queue = new OutboundQueue(logger, newMetrics(), {
+      pacing: 'off',
+      postPerSecond: 0.001,
+      postBurst: 1,
+    });
+    const results = await Promise.all(
+      [1, 2, 3].map((n) =>
+        queue.run({ channel: CHANNEL, priority: 'chatter', method: 'post', run: async () => n }),
+      ),
+    );
+    expect(results).toEqual([1, 2, 3]);
+    expect(queue.waiting(CHANNEL)).toBe(0);
+  });
+
+  it('reports its depth for /metrics without naming channels (the endpoint is unauthenticated)', async () => {
+    const clock = new ManualClock(0);
+    // The queue counts its calls in the metrics, which read its depths: bound as the composition does.
+    const later = new LateBound<OutboundQueue>('the queue');
+    const metrics = new BotMetrics(
+      () => undefined,
+      () => later.get().depths(),
+    );
+    const queue = new OutboundQueue(logger, metrics, { postPerSecond: 1, postBurst: 1, clock });
+    later.bind(queue);
+    const run = async () => {};
+    const calls = [1, 2, 3].map(() =>
+      queue.run({ channel: 'C0DEPTH', priority: 'chatter', method: 'post', run }),
+    );
+    await settle();
+    const waiting = await metrics.text();
+    expect(waiting).toMatch(/^slack_outbound_queue_depth 2$/m);
+    expect(waiting).toMatch(/^slack_outbound_queue_channels 1$/m);
+    expect(waiting).toMatch(/^slack_outbound_queue_max_depth 2$/m);
+    expect(waiting).not.toMatch(/C0DEPTH/);
+    await clock.advance(2_000);
+    await Promise.all(calls);
+    expect(await metrics.text()).toMatch(/^slack_outbound_queue_depth 0$/m);
+  });
+
+  it("a post that can go never waits behind an edit the workspace's edit budget holds back", async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), {
+      postPerSecond: 1,
+      postBurst: 5,
+      updatePerMinute: 60,
+      updateBurst: 1,
+      clock,
+    });
+    const order: string[] = [];
+    let answerFirstEdit: () => void = () => {};
+    const call = (name: string, priority: 'urgent' | 'edit' | 'chatter', method: 'post' | 'update') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method,
+        run: () => {
+          order.push(name);
+          // The first edit's answer is slow: the channel's posts don't wait for it either.
+          return name === 'edit 1'
+            ? new Promise<void>((resolve) => (answerFirstEdit = resolve))
+            : Promise.resolve();
+        },
+      });
+    const all = [
+      call('edit 1', 'urgent', 'update'),
+      call('edit 2', 'urgent', 'update'),
+      call('prompt', 'urgent', 'post'),
+      call('card edit', 'edit', 'update'),
+      call('chatter 1', 'chatter', 'post'),
+      call('chatter 2', 'chatter', 'post'),
+    ];
+    await settle();
+    // Edits spend the workspace's budget (one now); posts the channel's (five now), in their order.
+    expect(order).toEqual(['edit 1', 'prompt', 'chatter 1', 'chatter 2']);
+    await clock.advance(1_000);
+    await settle();
+    expect(order).toEqual(['edit 1', 'prompt', 'chatter 1', 'chatter 2', 'edit 2']);
+    await clock.advance(1_000);
+    await settle();
+    expect(order.at(-1)).toBe('card edit');
+    answerFirstEdit();
+    await Promise.all(all);
+  });
+
+  it('a 429 on an edit pauses the edits only: the channel goes on posting', async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 100, postBurst: 10, clock });
+    const channel = CHANNEL;
+    const card = String((await world.slack.chat.postMessage({ channel, text: 'card' })).ts);
+    const from = lastSeq();
+    world.sandbox.failNext({ method: 'chat.update', error: 'ratelimited', retryAfter: 3, channel });
+    const edit = queue.run({
+      channel,
+      priority: 'urgent',
+      method: 'update',
+      run: () => world.slack.chat.update({ channel, ts: card, text: 'card, edited' }),
+    });
+    const calls = () =>
+      world.sandbox.workspace.apiCalls.filter((c) => c.seq > from).map((c) => `${c.method} ${c.status}`);
+    await world.sandbox.workspace.waitFor(() => calls()[0], { what: 'the 429' });
+    await queue.run({
+      channel,
+      priority: 'chatter',
+      method: 'post',
+      run: () => world.slack.chat.postMessage({ channel, text: 'chatter while edits wait' }),
+    });
+    expect(calls()).toEqual(['chat.update 429', 'chat.postMessage 200']);
+    await clock.advance(3_000);
+    await edit;
+    expect(calls()).toEqual(['chat.update 429', 'chat.postMessage 200', 'chat.update 200']);
+  });
+
+  it("promotes a session's waiting calls ahead of other sessions' chatter, in their order", async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    const post = (name: string, tag: string) =>
+      queue.run({
+        channel: CHANNEL,
+        priority: 'chatter',
+        method: 'post',
+        tag,
+        run: async () => {
+          order.push(name);
+        },
+      });
+    const all = [post('a1', 'a'), post('b1', 'b'), post('a2', 'a'), post('b2', 'b')];
+    await settle();
+    expect(queue.promote(CHANNEL, 'b', 'outcome')).toBe(2);
+    for (let i = 0; i < 3; i++) {
+      await settle();
+      await clock.advance(1_000);
+    }
+    await Promise.all(all);
+    expect(order).toEqual(['a1', 'b1', 'b2', 'a2']);
+  });
+
+  it("finished sessions' last chatter goes ahead of the reports of sessions that just finished", async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    const post = (name: string, tag: string, priority: 'outcome' | 'chatter') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method: 'post',
+        tag,
+        run: async () => {
+          order.push(name);
+        },
+      });
+    const all = [post('a1', 'a', 'chatter'), post('b1', 'b', 'chatter'), post('a2', 'a', 'chatter')];
+    all.push(post('b2', 'b', 'chatter'));
+    await settle();
+    // b finished first, then a: each one's chatter, then the reports, in the order they finished.
+    queue.promote(CHANNEL, 'b', 'outcome');
+    queue.promote(CHANNEL, 'a', 'outcome');
+    all.push(post('a report', 'a', 'outcome'), post('b report', 'b', 'outcome'));
+    for (let i = 0; i < 5; i++) {
+      await settle();
+      await clock.advance(1_000);
+    }
+    await Promise.all(all);
+    expect(order).toEqual(['a1', 'b1', 'b2', 'a2', 'b report', 'a report']);
+  });
+
+  it('sessions finishing together: their last chatter is out in one round, not one session after another', async () => {
+    // Each session's report is queued once its chatter is out, as the publisher does. One session after
+    // another (chatter, report, next session) the last to finish would wait for every other outcome.
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    const post = (name: string, tag: string, priority: 'outcome' | 'chatter') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method: 'post',
+        tag,
+        run: async () => {
+          order.push(name);
+        },
+      });
+    const first = post('x0', 'x', 'chatter');
+    const chatter = ['a', 'b', 'c', 'd'].map((tag) => post(`${tag} last`, tag, 'chatter'));
+    const unfinished = post('x1', 'x', 'chatter');
+    await settle();
+    const reports = ['d', 'c', 'b', 'a'].map((tag) => {
+      queue.promote(CHANNEL, tag, 'outcome');
+      return chatter['abcd'.indexOf(tag)]?.then(() => post(`${tag} report`, tag, 'outcome'));
+    });
+    for (let i = 0; i < 10; i++) {
+      await settle();
+      await clock.advance(1_000);
+    }
+    await Promise.all([first, ...chatter, unfinished, ...reports]);
+    expect(order).toEqual([
+      'x0',
+      'd last',
+      'c last',
+      'b last',
+      'a last',
+      'd report',
+      'c report',
+      'b report',
+      'a report',
+      'x1',
+    ]);
+  });
+
+  it('a report waits for no chatter of a session that finished more than 20 s after it', async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    const post = (name: string, tag: string | undefined, priority: 'urgent' | 'outcome' | 'chatter') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method: 'post',
+        ...(tag ? { tag } : {}),
+        run: async () => {
+          order.push(name);
+        },
+      });
+    // The channel is busy with 30 s of prompts; a finishes at 0 s, b at 25 s, c at 29 s.
+    const all = Array.from({ length: 30 }, (_, i) => post(`prompt ${i}`, undefined, 'urgent'));
+    all.push(post('b last', 'b', 'chatter'), post('c last', 'c', 'chatter'));
+    await settle();
+    queue.promote(CHANNEL, 'a', 'outcome');
+    all.push(post('a report', 'a', 'outcome'));
+    for (let i = 0; i < 40; i++) {
+      if (i === 25) queue.promote(CHANNEL, 'b', 'outcome');
+      if (i === 29) queue.promote(CHANNEL, 'c', 'outcome');
+      await settle();
+      await clock.advance(1_000);
+    }
+    await Promise.all(all);
+    expect(order.slice(30)).toEqual(['a report', 'b last', 'c last']);
+  });
+});

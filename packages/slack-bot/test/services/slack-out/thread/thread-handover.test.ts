@@ -1,0 +1,136 @@
+import { ManualClock } from '@agent-sessions/core';
+import { describe, expect, it } from 'vitest';
+import { useSandboxWithClient } from '../../../../../../test/support/world.js';
+import type { MessageText } from '../../../../src/blocks/agent-message.js';
+import { OutboundQueue } from '../../../../src/services/slack-out/outbound/index.js';
+import {
+  ThreadPoster,
+  type ThreadPosterHooks,
+} from '../../../../src/services/slack-out/thread/thread-poster.js';
+import { FakePosts, logger, metrics as newMetrics } from '../../../fakes.js';
+
+// How far a wait for a session's chatter reaches (a prompt's: up to the message that asked), and recovery
+// when a session's lease comes back to this process. The real sandbox over HTTP, the queue on a hand-moved
+// clock: one post a second, no burst.
+const CHANNEL = 'C0AGENTS';
+const world = useSandboxWithClient({ rateLimits: false });
+
+let sessionCount = 0;
+async function thread() {
+  const sessionId = `sess_h${++sessionCount}`;
+  const card = await world.slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
+  return { sessionId, channelId: CHANNEL, cardTs: String(card.ts) };
+}
+
+const replies = (cardTs: string) => world.sandbox.workspace.replies(CHANNEL, cardTs);
+const text = (s: string): MessageText => ({ mrkdwn: s, plain: s });
+/** Over half a batch's text: each such message is a post of its own. */
+const long = (n: number) => text(`Long message ${n}. ${'x'.repeat(2_000)}`);
+
+function pacedPoster(posts = new FakePosts(), hooks: ThreadPosterHooks = {}) {
+  const clock = new ManualClock(Date.now());
+  const m = newMetrics();
+  const outbound = new OutboundQueue(logger, m, { postPerSecond: 1, postBurst: 1, clock });
+  const poster = new ThreadPoster(
+    world.slack,
+    posts,
+    logger,
+    m,
+    { retryBaseMs: 5, clock, ...hooks },
+    outbound,
+  );
+  return { poster, posts, clock };
+}
+
+describe('a wait for a session’s chatter', () => {
+  it('up to a mark: settles once the chatter queued by then is out, not what was queued after', async () => {
+    const place = await thread();
+    const other = await thread();
+    const { poster: p, clock } = pacedPoster();
+    // The channel's one token goes to another session: the session's chatter waits behind it.
+    await p.enqueueText(other, 'msg:o', text('Other session.'));
+    await world.sandbox.workspace.waitFor(() => replies(other.cardTs)[0], {
+      what: "the other session's post",
+    });
+    await p.enqueueText(place, 'msg:1', long(1));
+    const first = p.batches.mark();
+    await p.enqueueText(place, 'msg:2', long(2));
+    const second = p.batches.mark();
+    await p.enqueueText(place, 'msg:3', long(3));
+    const settled: string[] = [];
+    void p.drained(place, 'urgent', first).then(() => settled.push('first'));
+    void p.drained(place, 'urgent', second).then(() => settled.push('second'));
+    await clock.advance(1_000);
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first message' });
+    await expect.poll(() => settled).toEqual(['first']);
+    // In order: the wait through the second message is not over before that message is out.
+    expect(replies(place.cardTs).map((m) => m.text?.slice(0, 14))).toEqual(['Long message 1']);
+    await clock.advance(1_000);
+    await expect.poll(() => settled).toEqual(['first', 'second']);
+    expect(replies(place.cardTs).map((m) => m.text?.slice(0, 14))).toEqual([
+      'Long message 1',
+      'Long message 2',
+    ]);
+    // Without a mark: everything, the third too.
+    let all = false;
+    void p.drained(place, 'urgent').then(() => {
+      all = true;
+    });
+    await clock.advance(1_000);
+    await expect.poll(() => all).toBe(true);
+    expect(replies(place.cardTs)).toHaveLength(3);
+  });
+});
+
+describe('a session whose lease comes back', () => {
+  it('is recovered again: a poll still in flight after the lease moved does not mark it recovered', async () => {
+    const place = await thread();
+    let owned = true;
+    const { poster: p, posts } = pacedPoster(undefined, { owns: () => owned });
+    await p.recover(place, { asOwner: true });
+    // The lease moves to another replica; a poll of this one still in flight handles an event.
+    owned = false;
+    p.withdraw(place.sessionId);
+    await p.recover(place, { asOwner: true });
+    // The other replica records two messages and dies before posting them; the lease comes back here.
+    await posts.begin(place.sessionId, 'msg:1', JSON.stringify({ text: 'Recorded by the other, 1.' }));
+    await posts.begin(place.sessionId, 'msg:2', JSON.stringify({ text: 'Recorded by the other, 2.' }));
+    owned = true;
+    await p.recover(place, { asOwner: true });
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the recovered messages' });
+    expect(replies(place.cardTs).map((m) => m.text)).toEqual([
+      'Recorded by the other, 1.\n\nRecorded by the other, 2.',
+    ]);
+  });
+
+  it('a recovery that finds the lease gone queues nothing here', async () => {
+    const place = await thread();
+    let owned = false;
+    const { poster: p, posts, clock } = pacedPoster(undefined, { owns: () => owned });
+    await posts.begin(place.sessionId, 'msg:1', JSON.stringify({ text: 'Left by a crash.' }));
+    await p.recover(place, { asOwner: true });
+    expect(p.batches.has(place, 'msg:1')).toBe(false);
+    await clock.advance(5_000);
+    owned = true;
+    await p.recover(place, { asOwner: true });
+    expect(p.batches.has(place, 'msg:1')).toBe(true);
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the recovered message' });
+    expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Left by a crash.']);
+  });
+});
+
+describe('a batch', () => {
+  it('is made when the channel can post it: what came while it waited joins it', async () => {
+    const place = await thread();
+    const { poster: p, clock } = pacedPoster();
+    await p.enqueueText(place, 'msg:1', text('First, at once.'));
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first message' });
+    // No token until the next second: these wait, and the one post then carries both.
+    await p.enqueueText(place, 'msg:2', text('Second, waiting.'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await p.enqueueText(place, 'msg:3', text('Third, came while the second waited.'));
+    await clock.advance(1_000);
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[1], { what: 'the batch' });
+    expect(replies(place.cardTs)[1]?.text).toBe('Second, waiting.\n\nThird, came while the second waited.');
+  });
+});
