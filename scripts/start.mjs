@@ -4,11 +4,16 @@
 // Everything it starts for local use listens on the loopback and uses secrets made at this start: no one
 // else on the network can reach the bot, and no published constant signs as the sandbox.
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { parseQuirks, QuirksError, scenarioPrompts, startEmulator } from '../packages/emulator/dist/index.js';
 import { loadConfigOrExit, startBot } from '../packages/slack-bot/dist/index.js';
-import { oauthOptionsFromEnv, startSandbox } from '../packages/slack-sandbox/dist/index.js';
+import {
+  functionsFromManifest,
+  oauthOptionsFromEnv,
+  startSandbox,
+} from '../packages/slack-sandbox/dist/index.js';
 
 const out = (line) => process.stdout.write(`${line}\n`);
 
@@ -101,6 +106,10 @@ if (!slack) {
     host: process.env.SANDBOX_HOST || '127.0.0.1',
     ...(config.service ? {} : { emulatorUrl: service.url }),
     ...(oauth ? { oauth } : {}),
+    // Workflow Builder's steps as the app's manifest declares them: the page runs them as workflows.
+    functions: functionsFromManifest(
+      parse(readFileSync(new URL('../manifest.yml', import.meta.url), 'utf8')),
+    ),
   });
   stops.push(() => sandbox.close());
   if (sandbox.oauth) {
@@ -136,10 +145,12 @@ if (!slack) {
   );
 }
 
-// In a terminal the sandbox REPL owns the screen: the bot's JSON log goes to a file beside its store.
+// With the sandbox the screen is a person's: the banner (and, in a terminal, the sandbox REPL). The bot's
+// JSON log goes to a file beside its store, in a terminal or not; with a real Slack it goes to stdout, as
+// in production.
 const repl = Boolean(sandbox && process.stdin.isTTY);
 let logFile;
-if (repl) {
+if (sandbox) {
   mkdirSync(config.dataDir, { recursive: true });
   logFile = join(config.dataDir, 'bot.log');
 }
@@ -182,7 +193,7 @@ if (sandbox && bot.eventsUrl) {
   if (repl) {
     const { startRepl } = await import('./sandbox-repl.mjs');
     startRepl({ sandbox, eventsUrl: bot.eventsUrl, channel: 'C0AGENTS' });
-  } else out('Run `npm start` in a terminal to type /agent commands here as a sandbox user.');
+  }
 }
 
 let stopping = false;

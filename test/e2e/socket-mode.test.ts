@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
 import { loadConfig, openStore, type RunningBot, type Store, startBot } from '@agent-sessions/slack-bot';
-import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
+import { functionsFromManifest, type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { patient } from '../support/patience.js';
 import { ALICE, API_KEY, CHANNEL, captureLogs, FAST, SETUP_TIMEOUT_MS, textOf, WAIT_MS } from './harness.js';
 import { isPrompt } from './helpers.js';
@@ -24,7 +26,13 @@ const freePort = () =>
 
 beforeAll(async () => {
   emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10, startTimeoutMs: SETUP_TIMEOUT_MS });
-  sandbox = await startSandbox({ triggerTtlMs: 10_000, waitTimeoutMs: WAIT_MS });
+  // The manifest's Workflow Builder steps: function_executed reaches the bot over the socket too.
+  const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8'));
+  sandbox = await startSandbox({
+    triggerTtlMs: 10_000,
+    waitTimeoutMs: WAIT_MS,
+    functions: functionsFromManifest(manifest),
+  });
   store = await openStore({});
   port = await freePort();
   // Socket Mode: an app-level token and no signing secret; Slack's requests arrive over a WebSocket.
@@ -36,6 +44,7 @@ beforeAll(async () => {
     AGENT_API_KEY: API_KEY,
     PORT: String(port),
     HOST: '127.0.0.1',
+    WORKFLOW_STEP_CHECK_EVERY: '200ms',
   });
   if (!config.slack || !config.service) throw new Error('configured above');
   bot = await startBot(
@@ -85,3 +94,33 @@ it('runs a session over Socket Mode: command, card, prompt, answer, completion; 
   const health = await fetch(`${bot.url}/healthz`);
   expect(health.status).toBe(200);
 });
+
+it(
+  'a Workflow Builder step arrives over the socket and completes with the session’s outputs',
+  async () => {
+    const ws = sandbox.workspace;
+    const step = await sandbox.socketDriver().runStep({
+      callbackId: 'run_agent_session',
+      inputs: { goal: 'scenario:complete notes over the socket', channel: CHANNEL, mention: ALICE },
+      user: ALICE,
+    });
+    expect(step.deliveries.map((d) => d.status)).toEqual([200]);
+    const done = await ws.waitFor(
+      () => {
+        const e = ws.workflows.executions.get(step.execution.id);
+        return e && e.state !== 'running' ? e : undefined;
+      },
+      { what: 'the step completed', timeoutMs: patient(30_000) },
+    );
+    expect(done).toMatchObject({ state: 'completed', completions: 1 });
+    expect(done.outputs).toMatchObject({
+      status: 'completed',
+      result: expect.stringContaining('notes over the socket'),
+    });
+    const card = (ws.messages.get(CHANNEL) ?? []).find(
+      (m) => /notes over the socket/.test(textOf(m)) && !m.thread_ts,
+    );
+    expect(textOf(card)).toContain('started by a workflow');
+  },
+  patient(60_000),
+);

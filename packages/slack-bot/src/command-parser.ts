@@ -2,6 +2,7 @@
  * `/agent <subcommand> …` into what to do, or a usage error naming what was wrong. Messages are Slack
  * mrkdwn: what the person typed is escaped, and placeholders are written `&lt;goal&gt;`.
  */
+import { START_FLAGS } from './blocks/modals.js';
 import { escapeMrkdwn } from './blocks/text.js';
 
 export type AgentCommand =
@@ -18,7 +19,7 @@ export type AgentCommand =
 
 export const USAGE = [
   '*Agent sessions*',
-  '`/agent start &lt;goal&gt; [--budget 5] [--max-iterations 30]` — start a session here (no goal: a form)',
+  `\`/agent start &lt;goal&gt; ${START_FLAGS}\` — start a session here (no goal: a form)`,
   '`/agent status [session-id]` — a session’s state and any question waiting for you',
   '`/agent list` — this channel’s active sessions',
   '`/agent pause|resume|cancel &lt;session-id&gt;`',

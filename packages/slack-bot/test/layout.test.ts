@@ -88,6 +88,8 @@ describe("the bot's layers", () => {
     expect(breaches(`${S}keys/`, under(`${S}people/`, `${S}approvals/`, `${S}following/`))).toEqual([]);
     expect(breaches(`${S}slack-out/`, under(`${S}keys/`))).toEqual([]);
     expect(breaches(`${S}ops/`, under(`${S}keys/`))).toEqual([]);
+    // workflows/ (Workflow Builder's steps) starts sessions through people/: nothing below uses it.
+    expect(breaches(S, under(`${S}workflows/`)).filter((b) => !b.startsWith(`${S}workflows/`))).toEqual([]);
     // installs/ (OAuth) sits on top: it builds per-workspace Slack-out parts; nothing uses it back.
     expect(breaches(S, under(`${S}installs/`)).filter((b) => !b.startsWith(`${S}installs/`))).toEqual([]);
     expect(breaches(S, under('listeners/', 'wiring/', 'app.ts'))).toEqual([]);

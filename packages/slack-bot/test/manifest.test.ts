@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { z } from 'zod';
+import { RUN_STEP, WAIT_STEP } from '../src/services/workflows/step-inputs.js';
+import { endingOf } from '../src/services/workflows/step-outcome.js';
 
 const manifest = parse(readFileSync(new URL('../../../manifest.yml', import.meta.url), 'utf8'));
 
@@ -70,5 +73,98 @@ describe('manifest.yml', () => {
       messages_tab_enabled: true,
       messages_tab_read_only_enabled: false,
     });
+  });
+});
+
+/** The parameter types Slack's manifest takes for a custom step (docs.slack.dev, "Custom steps"). */
+const SLACK_TYPES = [
+  'string',
+  'integer',
+  'number',
+  'boolean',
+  'object',
+  'array',
+  'slack#/types/channel_id',
+  'slack#/types/user_id',
+  'slack#/types/usergroup_id',
+  'slack#/types/timestamp',
+  'slack#/types/date',
+  'slack#/types/rich_text',
+  'slack#/types/message_ts',
+  'slack#/types/interactivity',
+];
+
+/** A step's parameters, as Slack's manifest schema has them: properties, and the required among them. */
+const parameters = z
+  .object({
+    properties: z.record(
+      z.string().regex(/^[a-z][a-z0-9_]{0,99}$/),
+      z
+        .object({
+          type: z.enum(SLACK_TYPES as [string, ...string[]]),
+          title: z.string().min(1).max(100),
+          description: z.string().max(1000).optional(),
+          hint: z.string().optional(),
+        })
+        .strict(),
+    ),
+    required: z.array(z.string()).optional(),
+  })
+  .strict()
+  .refine((p) => (p.required ?? []).every((name) => name in p.properties), 'every required one is declared');
+
+const functionSchema = z
+  .object({
+    title: z.string().min(1).max(100),
+    description: z.string().min(1).max(1000),
+    input_parameters: parameters,
+    output_parameters: parameters,
+  })
+  .strict();
+
+describe('manifest.yml: Workflow Builder steps', () => {
+  it('declares both steps in Slack’s function schema, run by the bot (remote), in an org-ready app', () => {
+    const functions = z
+      .record(z.string().regex(/^[a-z][a-z0-9_]{0,99}$/), functionSchema)
+      .parse(manifest.functions);
+    expect(Object.keys(functions).sort()).toEqual([RUN_STEP, WAIT_STEP].sort());
+    expect(manifest.settings.org_deploy_enabled).toBe(true);
+    expect(manifest.settings.function_runtime).toBe('remote');
+    expect(manifest.settings.event_subscriptions.bot_events).toContain('function_executed');
+  });
+
+  it('takes the inputs the bot reads, with the goal required and typed as Slack types them', () => {
+    const run = functionSchema.parse(manifest.functions[RUN_STEP]);
+    expect(run.input_parameters.required).toEqual(['goal']);
+    const types = Object.fromEntries(
+      Object.entries(run.input_parameters.properties).map(([k, v]) => [k, v.type]),
+    );
+    expect(types).toEqual({
+      goal: 'string',
+      channel: 'slack#/types/channel_id',
+      budget: 'number',
+      max_iterations: 'integer',
+      context: 'string',
+      mention: 'slack#/types/user_id',
+    });
+    const wait = functionSchema.parse(manifest.functions[WAIT_STEP]);
+    expect(wait.input_parameters.required).toEqual(['session_id']);
+  });
+
+  it('declares exactly the outputs the bot gives, each required one always given', () => {
+    const ending = endingOf(
+      's_1',
+      { status: 'completed', completionReport: { summary: 'done' }, cost: { totalCost: 1.5 } },
+      'https://example.slack.com/archives/C1/p1',
+    );
+    if (ending?.kind !== 'success') throw new Error('a completed session is a success');
+    const bare = endingOf('s_1', { status: 'completed' }, undefined);
+    if (bare?.kind !== 'success') throw new Error('a completed session is a success');
+    for (const name of [RUN_STEP, WAIT_STEP]) {
+      const outputs = functionSchema.parse(manifest.functions[name]).output_parameters;
+      expect(Object.keys(ending.outputs).sort(), name).toEqual(Object.keys(outputs.properties).sort());
+      for (const required of outputs.required ?? [])
+        expect(Object.keys(bare.outputs), name).toContain(required);
+    }
   });
 });

@@ -12,6 +12,7 @@ import {
 import { messageChangedEvent, messageEventOf, richTextOf } from './driver/message-events.js';
 import { appHomeOpenedEvent, blockActionsPayload, slashCommandForm } from './driver/payloads.js';
 import * as views from './driver/view-acts.js';
+import * as workflows from './driver/workflow-acts.js';
 import type { Interactions } from './interactions.js';
 import type { SocketModeHub } from './socket-mode.js';
 import {
@@ -37,6 +38,7 @@ import {
 export type { StopResult } from './driver/agent-acts.js';
 export type { BotResponse, Delivery, SendOptions } from './driver/bot-line.js';
 export type { ViewActInput, ViewValues } from './driver/view-acts.js';
+export type { StepRun } from './driver/workflow-acts.js';
 
 /** What a person's message caused: the message, and each event delivered to the bot. */
 export interface SaidMessage {
@@ -167,6 +169,8 @@ export class SlackDriver {
       values: this.#drafts.get(`${input.user}|${input.channel}|${input.ts}`) ?? {},
       action,
     });
+    // Posted by a custom step under its execution's token: the click carries the execution.
+    Object.assign(payload, workflows.functionDataOf(this.#workspace, input.channel, input.ts));
     const response = await this.#line.sendPayload(payload, options);
     return { ...response, triggerId };
   }
@@ -362,6 +366,19 @@ export class SlackDriver {
   /** Slack's Stop button on a processing agent session: its streams stop, `agent_session_stopped` goes out. */
   stopAgentSession(input: { channel: string; threadTs: string; user: string }): Promise<acts.StopResult> {
     return acts.stopAgentSession(this.#workspace, (e) => this.deliverEvent(e), input);
+  }
+
+  /**
+   * A person runs a workflow whose step is the app's custom step `callbackId` (Workflow Builder): Slack
+   * sends `function_executed`. With `next`, the workflow's next step posts the outputs in that channel.
+   */
+  runStep(input: {
+    callbackId: string;
+    inputs: Record<string, unknown>;
+    user: string;
+    next?: { channel: string };
+  }): Promise<workflows.StepRun> {
+    return workflows.runStep(this.#workspace, (e) => this.deliverEvent(e), input);
   }
 
   /** The person opens the app's Messages tab (agent view): `app_home_opened` with `tab: "messages"`. */

@@ -12,6 +12,7 @@ export {
   type BotResponse,
   type SendOptions,
   SlackDriver,
+  type StepRun,
   type StopResult,
   type ViewActInput,
   type ViewValues,
@@ -36,4 +37,12 @@ export {
   withSharedChannel,
 } from './slack-connect.js';
 export { type EnvelopeType, SocketModeHub } from './socket-mode.js';
+export {
+  type FunctionDefinition,
+  type FunctionDefinitions,
+  type FunctionParameters,
+  functionsFromManifest,
+  outputProblems,
+} from './workflows/definitions.js';
+export { type StepExecution, WorkflowRuns } from './workflows/state.js';
 export * from './workspace.js';

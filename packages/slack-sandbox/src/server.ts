@@ -28,6 +28,8 @@ import { Tenants } from './oauth/tenants.js';
 import { SocketModeHub } from './socket-mode.js';
 import { addAgentRoutes } from './web/agent-routes.js';
 import { addWebRoutes } from './web/routes.js';
+import { addWorkflowRoutes } from './web/workflow-routes.js';
+import type { FunctionDefinitions } from './workflows/definitions.js';
 import { defaultSeed, Workspace, type WorkspaceSeed } from './workspace.js';
 
 const isLoopbackHost = (host: string) =>
@@ -81,6 +83,11 @@ export interface SandboxOptions {
    * `agent_session_stopped` (default yes). When not given, SANDBOX_AGENT_FEATURES / SANDBOX_AGENT_STOP_EVENT.
    */
   agent?: AgentOptions;
+  /**
+   * The app's custom steps for Workflow Builder: the manifest's `functions` (`functionsFromManifest`).
+   * Their executions complete through `functions.completeSuccess` / `completeError`, checked against them.
+   */
+  functions?: FunctionDefinitions;
 }
 
 /** Also: `workspaces`, `workspaceFor(teamId)`, `driverFor(teamId, eventsUrl)`, `oauth` (TenancyHandles). */
@@ -152,6 +159,12 @@ export function createSandboxApp(
     },
     driver: pageDriver,
   });
+  addWorkflowRoutes(app, {
+    get workspace() {
+      return page().workspace;
+    },
+    driver: pageDriver,
+  });
   addWebApiRoute(app, ctx);
   app.get('/sandbox/faults', (c) => c.json({ ok: true, faults: ctx.faults?.list() ?? [] }));
   app.post('/sandbox/faults', async (c) => {
@@ -204,6 +217,14 @@ export function createSandboxApp(
   return app;
 }
 
+/** Every workspace answers the agent methods alike and knows the app's custom steps. */
+function configureTenants(tenants: Tenants, agent: AgentOptions, functions: FunctionDefinitions): void {
+  for (const tenant of tenants.all) {
+    tenant.workspace.agent.configure(agent);
+    tenant.workspace.workflows.define(functions);
+  }
+}
+
 export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const workspace = new Workspace(options.seed ?? defaultSeed(), { waitTimeoutMs: options.waitTimeoutMs });
   const agentOptions = options.agent ?? agentOptionsFromEnv();
@@ -227,7 +248,7 @@ export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandb
   const input = { workspace, interactions, rateLimiter, limits: limitOptions, appToken, signingSecret };
   const tenancy = new Tenancy({ ...input, baseUrl: () => baseUrl, eventAckTimeoutMs, socketMode }, options);
   const home = workspace.seed.teamId;
-  for (const other of tenancy.tenants.all.slice(1)) other.workspace.agent.configure(agentOptions);
+  configureTenants(tenancy.tenants, agentOptions, options.functions ?? {});
   const callLog = process.env.SANDBOX_CALL_LOG;
   if (callLog) {
     // For measuring a suite (how many 429s, which methods): one JSON line per Web API call.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { AgentState } from './agent/state.js';
+import { WorkflowRuns } from './workflows/state.js';
 import type {
   ApiCall,
   SandboxChannel,
@@ -41,6 +42,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   readonly apiCalls: ApiCall[] = [];
   /** Slack's agent platform: sessions, streams, suggested prompts, Stop clicks (see agent/state.ts). */
   readonly agent: AgentState = new AgentState(this);
+  /** Workflow Builder: the app's custom steps, their executions and completions (workflows/state.ts). */
+  readonly workflows: WorkflowRuns = new WorkflowRuns(this);
   /** Who is in each conversation, the bot included where it is a member. */
   readonly #members = new Map<string, Set<string>>();
   /** The last ts given; shared with a workspace it shares a Slack Connect channel with (one history). */
@@ -294,6 +297,7 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
         preview: content.slice(0, 200),
       })),
       agent: this.agent.snapshot(),
+      workflows: this.workflows.snapshot(),
     };
   }
 }

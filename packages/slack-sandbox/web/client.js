@@ -11,6 +11,7 @@ import { renderChannel, renderHome } from '/web/messages.js';
 import { askToConfirm, renderModal } from '/web/overlays.js';
 import { escapeHtml } from '/web/render.js';
 import { $, dmId, post, toast, ui } from '/web/state.js';
+import { renderWorkflows } from '/web/workflows.js';
 import { renderWorkspaces } from '/web/workspaces.js';
 
 function render() {
@@ -42,6 +43,7 @@ function render() {
   if (ui.home) renderHome();
   else renderChannel();
   renderModal();
+  renderWorkflows();
 }
 
 async function refresh() {

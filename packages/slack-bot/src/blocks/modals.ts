@@ -55,6 +55,15 @@ const modal = (
   blocks,
 });
 
+/**
+ * What the start form's fields suggest, and `/agent help` and the mention hint show as their flags: the
+ * service's own default of iterations per round (50), and a small budget.
+ */
+export const START_EXAMPLES = { budget: '5', maxIterations: '50' } as const;
+
+/** The start flags as help shows them. */
+export const START_FLAGS = `[--budget ${START_EXAMPLES.budget}] [--max-iterations ${START_EXAMPLES.maxIterations}]`;
+
 /** `/agent start` without a goal: everything a session takes. */
 export function startModal(channelId: string, initialGoal = ''): ModalView {
   return modal(VIEWS.start, 'Start an agent', 'Start', { channelId }, [
@@ -65,10 +74,13 @@ export function startModal(channelId: string, initialGoal = ''): ModalView {
     }),
     textInput('budget', 'Budget (USD)', {
       optional: true,
-      placeholder: '5',
+      placeholder: START_EXAMPLES.budget,
       hint: 'The agent stops when it has spent this much.',
     }),
-    textInput('max_iterations', 'Max iterations per round', { optional: true, placeholder: '50' }),
+    textInput('max_iterations', 'Max iterations per round', {
+      optional: true,
+      placeholder: START_EXAMPLES.maxIterations,
+    }),
     textInput('context', 'Context (JSON)', {
       multiline: true,
       optional: true,

@@ -1,4 +1,4 @@
-import { isSuccessStatus, isTerminalStatus, parseTimestamp } from '@agent-sessions/core';
+import { isSuccessStatus, isTerminalStatus, needsPerson, parseTimestamp } from '@agent-sessions/core';
 import type { Button, KnownBlock } from '@slack/types';
 import { safeMrkdwn, toolCallFields } from './agent-message.js';
 import { ACTIONS, encodeRef } from './ids.js';
@@ -138,7 +138,8 @@ export function sessionCard(state: CardState): SlackMessage {
       ],
     },
   ];
-  if (!terminal && state.currentStep) {
+  // While the agent waits on a person (a question, its budget, a pause) it is doing nothing: no "Now:".
+  if (!terminal && !needsPerson(state.status) && state.currentStep) {
     // Escaped: whatever the agent wrote can't ping anyone or link anywhere from the card.
     blocks.splice(2, 0, {
       type: 'context',

@@ -1,10 +1,11 @@
 /**
  * The bot's settings, read from the environment once at start. Each concern (Slack, the service, the
- * store, HTTP, conversations, approvals, limits, the agent surfaces, service keys) has its own schema
+ * store, HTTP, conversations, approvals, limits, the agent surfaces, service keys, traces) has its own schema
  * and settings in this folder; here they are checked as one schema, so every problem is named at once.
  * The services never read this: the composition (wiring/) hands each the settings it declares.
  */
 import { z } from 'zod';
+import type { WorkflowStepSettings } from '../services/workflows/workflow-steps.js';
 import { type AgentSurfaceConfig, agentSurfaceSchema, agentSurfaceSettings } from './agent-surface.js';
 import { type ApprovalConfig, approvalsProblems, approvalsSchema, approvalsSettings } from './approvals.js';
 import { conversationProblems, conversationSchema, conversationSettings } from './conversation.js';
@@ -14,11 +15,14 @@ import { limitsSchema, limitsSettings } from './limits.js';
 import { keyLendingOf, serviceProblems, serviceSchema, serviceSettings } from './service.js';
 import { isOAuth, type SlackConfig, slackProblems, slackSchema, slackSettings } from './slack.js';
 import { storeSchema, storeSettings } from './store.js';
+import { type TelemetryConfig, telemetrySchema, telemetrySettings } from './telemetry.js';
+import { workflowsSchema, workflowsSettings } from './workflows.js';
 
 export { DEFAULT_SUGGESTED_PROMPTS } from './agent-surface.js';
 export type { KeysConfig } from './keys.js';
 export { NO_KEY_FOR_TOKENS } from './slack.js';
 export { databasePassword } from './store.js';
+export type { TelemetryConfig } from './telemetry.js';
 
 const schema = z
   .object({
@@ -31,6 +35,8 @@ const schema = z
     ...limitsSchema.shape,
     ...agentSurfaceSchema.shape,
     ...keysSchema.shape,
+    ...telemetrySchema.shape,
+    ...workflowsSchema.shape,
   })
   .superRefine((env, ctx) => {
     const oauth = isOAuth(env);
@@ -60,6 +66,8 @@ export interface BotConfig {
   replicaId?: string;
   /** Unset: /metrics serves only series that name no workspace; set, its bearer also gets those that do. */
   metricsToken?: string;
+  /** SHUTDOWN_GRACE_SECONDS: from SIGTERM to exit at most. */
+  shutdownGraceMs: number;
   approvals: ApprovalConfig;
   /** `steer`: every reply in a session's thread steers it; `mention-only`: only replies that mention the bot. */
   threadReplies: 'steer' | 'mention-only';
@@ -69,6 +77,10 @@ export interface BotConfig {
   agent: AgentSurfaceConfig;
   /** Service keys per workspace or person. */
   keys?: KeysConfig;
+  /** Traces over OTLP, when an endpoint is set. */
+  telemetry: TelemetryConfig;
+  /** Workflow Builder's steps: WORKFLOW_STEP_CHECK_EVERY. */
+  workflows?: WorkflowStepSettings;
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +104,8 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     ...limitsSettings(e),
     agent: agentSurfaceSettings(e),
     keys: { ...keysSettings(e), ...keyLendingOf(e, isOAuth(e)) },
+    ...telemetrySettings(e),
+    ...workflowsSettings(e),
   };
 }
 

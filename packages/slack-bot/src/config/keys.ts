@@ -1,8 +1,7 @@
 /** Service keys per workspace or person: who links them, sign-up, and the keys that encrypt them at rest. */
 import { z } from 'zod';
 import type { TeamList } from '../services/installs/admission.js';
-import type { KeySettings } from '../services/keys/index.js';
-import { encryptionKeyProblems } from '../services/keys/index.js';
+import { encryptionKeyProblems, type KeySettings } from '../services/keys/index.js';
 import { blankAsUnset, commaSeparated, type Problem } from './fields.js';
 
 /** What service keys take (services/keys/settings.ts), with where the operator's key is lent. */

@@ -6,10 +6,12 @@ import type { ChannelSettingsService } from '../services/people/channel-settings
 import type { ConversationService } from '../services/people/conversation.js';
 import type { SessionDirectory } from '../services/people/directory.js';
 import type { FeedbackService } from '../services/people/feedback.js';
+import type { HomeRefresher } from '../services/people/home-refresh.js';
 import type { MessagesTab } from '../services/people/messages-tab.js';
 import type { StartingService } from '../services/people/starting.js';
 import type { SteeringService } from '../services/people/steering.js';
 import type { StopService } from '../services/people/stopping.js';
+import type { WorkflowSteps } from '../services/workflows/workflow-steps.js';
 
 /** What every listener may use: the services, never the store or the service's client. */
 export interface ListenerContext {
@@ -25,7 +27,11 @@ export interface ListenerContext {
   channelSettings: Pick<ChannelSettingsService, 'open' | 'submitForm'>;
   /** Service keys in App Home. */
   keys?: Pick<KeyLinking, 'homeBlocks' | 'openForm' | 'submitLink' | 'submitSignup' | 'remove'>;
+  /** Home tabs people opened, kept true as sessions change. */
+  homes?: Pick<HomeRefresher, 'opened'>;
   logger: Logger;
   /** OAuth mode: uninstalls and revoked tokens. */
   installs?: Pick<Uninstalls, 'uninstalled' | 'revoked'>;
+  /** Workflow Builder's steps "Run an agent session" and "Wait for an agent session". */
+  workflows?: Pick<WorkflowSteps, 'run' | 'wait'>;
 }

@@ -201,6 +201,29 @@ export const MIGRATIONS: readonly string[] = [
      WHERE (SELECT count(*) FROM slack_installations) = 1;
    ALTER TABLE channel_settings DROP CONSTRAINT channel_settings_pkey;
    ALTER TABLE channel_settings ADD PRIMARY KEY (workspace, channel_id);`,
+  // Workflow Builder steps: each execution Slack sent, the session it runs or waits for, and its one
+  // completion, claimed by one replica at a time (a claim lapses, so a replica that died mid-call is
+  // replaced; Slack refuses a second completion of an execution).
+  `CREATE TABLE workflow_executions (
+     execution_id   text PRIMARY KEY,
+     callback_id    text NOT NULL,
+     session_id     text,
+     channel_id     text,
+     user_id        text,
+     permalink      text,
+     state          text NOT NULL DEFAULT 'starting' CHECK (state IN ('starting', 'waiting', 'done')),
+     outcome        text,
+     claim          text,
+     claim_until    timestamptz,
+     team_id        text,
+     enterprise_id  text,
+     workspace      text,
+     created_at     timestamptz NOT NULL DEFAULT now(),
+     updated_at     timestamptz NOT NULL DEFAULT now(),
+     done_at        timestamptz
+   );
+   CREATE INDEX workflow_executions_open ON workflow_executions (created_at) WHERE state <> 'done';
+   CREATE INDEX workflow_executions_session ON workflow_executions (session_id) WHERE state <> 'done';`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

@@ -15,6 +15,7 @@ import { type SessionRepository, SqlSessionRepository } from './sessions.js';
 import { type SlackBudgetRepository, SqlSlackBudgetRepository } from './slack-budgets.js';
 import type { SqlClient } from './sql.js';
 import { SqlStreamRepository, type StreamRepository } from './streams.js';
+import { SqlWorkflowExecutionRepository, type WorkflowExecutionRepository } from './workflow-executions.js';
 
 /**
  * Everything the bot must not forget across restarts and share across replicas, one repository per
@@ -43,6 +44,8 @@ export interface Store {
   serviceKeys: ServiceKeyRepository;
   /** OAuth installs: each workspace's tokens, and the install flow's states. */
   installations: InstallationRepository;
+  /** Workflow Builder steps: each execution and its one completion. */
+  workflowExecutions: WorkflowExecutionRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -63,6 +66,7 @@ export class SqlStore implements Store {
   readonly channelSettings: SqlChannelSettingsRepository;
   readonly serviceKeys: SqlServiceKeyRepository;
   readonly installations: SqlInstallationRepository;
+  readonly workflowExecutions: SqlWorkflowExecutionRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -79,6 +83,7 @@ export class SqlStore implements Store {
     this.channelSettings = new SqlChannelSettingsRepository(sql);
     this.serviceKeys = new SqlServiceKeyRepository(sql);
     this.installations = new SqlInstallationRepository(sql);
+    this.workflowExecutions = new SqlWorkflowExecutionRepository(sql);
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {

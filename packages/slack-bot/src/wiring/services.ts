@@ -8,11 +8,13 @@ import { LeaseKeeper, type LeaseKeeperOptions } from '../services/following/leas
 import { SessionPublisher } from '../services/following/session-publisher.js';
 import { AuditService } from '../services/ops/audit.js';
 import { BotMetrics } from '../services/ops/metrics.js';
+import { pollSpan, serviceRequestTracer } from '../services/ops/tracing.js';
 import { AnsweringService } from '../services/people/answering.js';
 import { BudgetCeiling } from '../services/people/budget-ceiling.js';
 import { ConversationService } from '../services/people/conversation.js';
 import { SessionDirectory } from '../services/people/directory.js';
 import { FeedbackService } from '../services/people/feedback.js';
+import { HomeRefresher } from '../services/people/home-refresh.js';
 import { HomeTeam } from '../services/people/home-team.js';
 import {
   type ActPolicy,
@@ -42,10 +44,13 @@ export function following(
   store: Store,
   outbound: LateBound<Pick<OutboundQueue, 'depths'>>,
 ) {
+  // Traces: a span per request to the service, its `traceparent` sent; a span per poll around it.
+  const traces = config.telemetry.traces;
   const client = new AgentSessionsClient({
     baseUrl: config.service.url,
     apiKey: config.service.apiKey,
     logger: logger.child({ component: 'client' }),
+    ...(traces ? { tracer: serviceRequestTracer } : {}),
   });
   const follower = new Follower({
     client,
@@ -57,11 +62,13 @@ export function following(
     maxConcurrentPolls: 1_000,
     logger: logger.child({ component: 'follower' }),
     ...(tuning.schedule ? { schedule: tuning.schedule } : {}),
+    ...(traces ? { aroundPoll: pollSpan } : {}),
   });
   // A scrape before the queue exists (none: the routes are served later) reads no depths.
   const metrics = new BotMetrics(
     () => follower.stats(),
     () => outbound.peek()?.depths() ?? new Map(),
+    config.requestsPerSecond,
   );
   follower.on('error', (event) => {
     metrics.errors.inc({ where: 'follow' });
@@ -118,7 +125,11 @@ export function sessionPublisher(
     streams,
     keys,
     scopes,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys' | 'scopes'> & {
+    homeChanges,
+  }: Pick<
+    Parts,
+    'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys' | 'scopes' | 'homeChanges'
+  > & {
     streams?: StreamPoster;
   },
 ): SessionPublisher {
@@ -135,6 +146,7 @@ export function sessionPublisher(
     latestDecision: (sessionId) => audit.latestDecision(sessionId),
     keyProblem: (session, error) => keys.guard.onError(session, error),
     inSession: (sessionId, fn) => scopes.run(sessionId, fn),
+    homeChanged: () => homeChanges.emit('changed'),
   });
   publisher.attach(follower);
   return publisher;
@@ -223,6 +235,7 @@ export function peopleServices(
       // of other sessions go first, and the session's next change folds into this edit.
       out.cards.schedule(sessionId, () => publisher.card(sessionId), { now: true });
       agentStarted(agent)(sessionId);
+      parts.homeChanges.emit('changed');
       await leases.refresh();
     },
     ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),
@@ -247,6 +260,16 @@ export function peopleServices(
     audit,
   });
   const keyLinking = keyLinkingFor({ config, logger }, { keys, slack, directory, client: parts.client });
+  const homes = new HomeRefresher({
+    build: async (userId) =>
+      (await directory.home(userId, undefined, await keyLinking.homeBlocks(userId))) ?? {
+        type: 'home',
+        blocks: [],
+      },
+    publish: (userId, view) => slack.views.publish({ user_id: userId, view }),
+    logger: logger.child({ component: 'home' }),
+  });
+  parts.homeChanges.on('changed', () => homes.changed());
   const services = { notifier, answering, steering, starting, conversation, feedback, directory };
-  return { ...services, ...agentSide, keyLinking };
+  return { ...services, ...agentSide, keyLinking, homes };
 }

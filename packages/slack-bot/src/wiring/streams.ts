@@ -1,7 +1,6 @@
 /** The agent's work streamed into Slack, one builder of the composition root. */
 import { streamStart } from '../blocks/stream-plan.js';
-import type { SurfaceChoice } from '../services/slack-out/agent-surface/index.js';
-import { StreamPoster } from '../services/slack-out/agent-surface/index.js';
+import { StreamPoster, type SurfaceChoice } from '../services/slack-out/agent-surface/index.js';
 import type { Parts, Settings } from './types.js';
 
 /** Each session's streaming messages: used while the surface is `agent`; the classic thread otherwise. */

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 /**
  * The shapes the builders share: the settings every builder reads and the parts built so far. Of this
  * folder it imports only installs.ts's shapes (which imports nothing back), so the builders all point
@@ -17,6 +18,7 @@ import type { ChannelSettingsService } from '../services/people/channel-settings
 import type { ConversationService } from '../services/people/conversation.js';
 import type { SessionDirectory } from '../services/people/directory.js';
 import type { FeedbackService } from '../services/people/feedback.js';
+import type { HomeRefresher } from '../services/people/home-refresh.js';
 import type { MessagesTab } from '../services/people/messages-tab.js';
 import type { ActPolicy } from '../services/people/policy.js';
 import type { StartInput, StartingService } from '../services/people/starting.js';
@@ -104,6 +106,8 @@ export interface Parts {
   /** OAuth installs (undefined with one bot token), and which workspace a session's work is of. */
   installs: Installs | undefined;
   scopes: SessionWorkspaces;
+  /** Says 'changed' whenever a session's state, question or end may change what a Home tab shows. */
+  homeChanges: EventEmitter;
 }
 
 /** How the bot's own calls reach Slack: the paced queue, the thread poster and the card updater. */
@@ -138,4 +142,6 @@ export interface People {
   /** The start input with its channel's defaults. */
   withDefaults: (input: StartInput) => Promise<StartInput>;
   keyLinking: KeyLinking;
+  /** Home tabs people opened, kept true as sessions change. */
+  homes: HomeRefresher;
 }

@@ -30,6 +30,13 @@ export function recorder() {
     rec.responses.push(message);
   });
   const client = {
+    chat: {
+      postMessage: vi.fn(async (args: { channel: string; text: string }) => {
+        rec.order.push('chat.postMessage');
+        rec.responses.push(args);
+        return { ok: true };
+      }),
+    },
     views: {
       open: vi.fn(async ({ view }: { view: ModalView }) => {
         rec.order.push('views.open');

@@ -33,6 +33,7 @@ const EXCEPTIONS: Record<string, string> = {
   'slack-out/agent-surface/stream-poster.ts#recovered': SESSION,
   'slack-out/agent-surface/stream-poster.ts#classic': SESSION,
   'slack-out/agent-surface/stream-poster.ts#failures': SESSION,
+  'slack-out/agent-surface/stream-poster.ts#stoppedByClick': SESSION,
   'slack-out/thread/card-updater.ts#pending': SESSION,
   'slack-out/thread/card-updater.ts#lastSent': SESSION,
   'slack-out/thread/card-updater.ts#shown': SESSION,

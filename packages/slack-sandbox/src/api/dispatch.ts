@@ -7,6 +7,7 @@ import type { ApiCall } from '../workspace.js';
 import { agents } from './agents.js';
 import { chat } from './chat.js';
 import { files } from './files.js';
+import { functions } from './functions.js';
 import { people } from './people.js';
 import { reactions } from './reactions.js';
 import { streams } from './streams.js';
@@ -21,6 +22,7 @@ const METHODS: Record<string, Method> = {
   ...reactions,
   ...agents,
   ...streams,
+  ...functions,
 };
 
 /** What the fake Web API needs besides the workspace: the tokens it accepts, faults and rate limits. */
@@ -67,6 +69,36 @@ function channelsOf(args: Args, ctx: ApiContext): string[] {
   return out;
 }
 
+/**
+ * Whom a token lets in: the app (its bot or app-level token, or what `authenticate` says under OAuth), or
+ * a custom step's execution, whose token works like the bot's while the execution runs.
+ */
+function authenticate(
+  ctx: WebApiContext,
+  token: string,
+  name: string,
+  args: Args,
+): { auth: TokenAuth; execution?: string } {
+  const isSocketOpen = name === 'apps.connections.open';
+  const execution = isSocketOpen ? undefined : ctx.workspace.workflows.byToken(token);
+  if (execution) return { auth: { ok: true }, execution: execution.id };
+  if (ctx.authenticate) return { auth: ctx.authenticate(token, name, args) };
+  return {
+    auth:
+      token === (isSocketOpen ? ctx.appToken : ctx.botToken)
+        ? { ok: true }
+        : { ok: false, error: 'invalid_auth' },
+  };
+}
+
+/** The method's answer; a message posted under a step's execution is remembered, for its clicks. */
+function callMethod(method: Method, name: string, args: Args, call: WebApiContext, postedUnder?: string) {
+  const body = method(args, call);
+  if (postedUnder && name === 'chat.postMessage' && body.ok === true)
+    call.workspace.workflows.markPosted(String(body.channel), String(body.ts), postedUnder);
+  return body;
+}
+
 /** `/api/<method>`: token, injected faults, rate limits, then the method itself — in Slack's order. */
 export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
   app.all('/api/:method', async (c) => {
@@ -80,6 +112,8 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
     }
     // The workspace the token reaches (the default one until the token says otherwise).
     let call: WebApiContext = ctx;
+    // The custom step's execution whose token made the call: its posts carry it in their clicks.
+    let postedUnder: string | undefined;
     let channels = channelsOf(args, ctx);
     let channel = channels.at(-1);
     const record = (entry: Omit<ApiCall, 'seq' | 'at' | 'method' | 'channel'>) =>
@@ -100,11 +134,8 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
     if (!isSocketOpen && !method && !oauth) return answer({ ok: false, error: 'unknown_method' });
     if (!oauth) {
       if (!token) return answer({ ok: false, error: 'not_authed' });
-      const auth: TokenAuth = ctx.authenticate
-        ? ctx.authenticate(token, name, args)
-        : token === (isSocketOpen ? ctx.appToken : ctx.botToken)
-          ? { ok: true }
-          : { ok: false, error: 'invalid_auth' };
+      const { auth, execution } = authenticate(ctx, token, name, args);
+      postedUnder = execution;
       if (!auth.ok) return answer({ ok: false, error: auth.error });
       if (auth.context) {
         call = { ...ctx, ...auth.context };
@@ -155,7 +186,7 @@ export function addWebApiRoute(app: Hono, ctx: WebApiContext): void {
 
     if (isSocketOpen) return answer({ ok: true, url: ctx.socketMode.open(ctx.baseUrl()) });
     try {
-      return answer((method as Method)(args, call));
+      return answer(callMethod(method as Method, name, args, call, postedUnder));
     } catch (error) {
       if (error instanceof SlackApiError) return answer({ ok: false, error: error.code, ...error.extra });
       throw error;

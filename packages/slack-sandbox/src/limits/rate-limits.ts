@@ -73,6 +73,9 @@ export const METHOD_TIERS: Record<string, Tier | 'post' | 'history'> = {
   'chat.stopStream': 2,
   'assistant.threads.setSuggestedPrompts': 4,
   'assistant.threads.setTitle': 4,
+  // Workflow Builder's custom steps.
+  'functions.completeSuccess': 3,
+  'functions.completeError': 3,
   'assistant.threads.setStatus': 4,
 };
 

@@ -63,8 +63,8 @@ export interface SandboxEphemeral {
   text: string;
   blocks?: unknown[];
   thread_ts?: string;
-  /** Where it came from: chat.postEphemeral or a response_url. */
-  via: 'api' | 'response_url';
+  /** Where it came from: chat.postEphemeral, a response_url, or Slack itself (Slackbot's notices). */
+  via: 'api' | 'response_url' | 'slack';
 }
 
 export interface SandboxView {
@@ -124,4 +124,6 @@ export type WorkspaceChange =
   | { kind: 'membership'; channel: string; user: string; joined: boolean }
   | { kind: 'reaction'; channel: string; ts: string; name: string; user: string; added: boolean }
   /** Agent sessions, streams, prompts or the feature switch changed (see workspace.agent). */
-  | { kind: 'agent' };
+  | { kind: 'agent' }
+  /** A workflow's step ran or completed (see workspace.workflows). */
+  | { kind: 'workflow' };

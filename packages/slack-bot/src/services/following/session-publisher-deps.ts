@@ -30,6 +30,8 @@ export interface SessionPublisherDeps {
   latestDecision?: (sessionId: string) => Promise<string | undefined>;
   /** A follow error that is about the session's key: dealt with there (true), not as a lost session. */
   keyProblem?: (session: SessionRecord, error: Error) => Promise<boolean>;
+  /** A session's state, question or end changed: the Home tabs of its workspace may show it. */
+  homeChanged?: () => void;
   /** Runs a session's work as its workspace's (its token, its budgets). */
   inSession?: <T>(sessionId: string, fn: () => Promise<T>) => Promise<T>;
 }

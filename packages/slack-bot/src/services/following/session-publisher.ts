@@ -36,8 +36,12 @@ import { refKeyOf } from '../../refs.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { StreamPoster } from '../slack-out/agent-surface/index.js';
 import { queuedChat } from '../slack-out/outbound/index.js';
-import type { CardMessage } from '../slack-out/thread/index.js';
-import { CannotPostHereError, PostWithdrawnError, threadPlace } from '../slack-out/thread/index.js';
+import {
+  CannotPostHereError,
+  type CardMessage,
+  PostWithdrawnError,
+  threadPlace,
+} from '../slack-out/thread/index.js';
 import { MessageMarks } from './message-marks.js';
 import type { SessionPublisherDeps } from './session-publisher-deps.js';
 
@@ -103,7 +107,7 @@ export class SessionPublisher {
     // Slack refused its channel: followed no further there (the starter was told where to look).
     if (session.status === CANT_POST_STATUS) return;
     try {
-      await this.#handle(session, event);
+      await this.#dispatch(session, event);
     } catch (error) {
       // A PostWithdrawnError (its lease moved while this waited to post) goes up too: the poll then
       // saves no cursor, so the new owner handles the event.
@@ -133,7 +137,7 @@ export class SessionPublisher {
       .catch(this.#warn(sessionId, 'could not tell the starter that the channel refused the session'));
   }
 
-  async #handle(session: SessionRecord, event: FollowEvent): Promise<void> {
+  async #dispatch(session: SessionRecord, event: FollowEvent): Promise<void> {
     // Posts go in the session's thread: the card's own, or the mention's the card replied in.
     const carded = await this.#ensureCard(session);
     const place = threadPlace(carded);
@@ -151,7 +155,7 @@ export class SessionPublisher {
     human_input_unreadable: (_session, place, event) => this.#unreadable(place, event),
     invalid_human_input: (_session, place, event) => this.#reportInvalidRequest(place, event),
     cost_limit: (session, place, event) => this.#askForBudget(session, place, event),
-    update: (session, _place, event) => this.#showProgress(session, event),
+    update: (session, place, event) => this.#showProgress(session, place, event),
     finished: (session, place, event) => this.#finish(session, place, event),
     error: (session, place, event) => this.#followError(session, place, event),
     status: (session, _place, event) => this.#statusChanged(session, event),
@@ -196,13 +200,25 @@ export class SessionPublisher {
     );
   }
 
-  async #showProgress(session: SessionRecord, event: FollowEventOf<'update'>): Promise<void> {
+  async #showProgress(
+    session: SessionRecord,
+    place: SessionRecord,
+    event: FollowEventOf<'update'>,
+  ): Promise<void> {
     // The end is shown by 'finished', once the thread has caught up: a card that said "Completed" while
     // the agent's last messages still waited in the channel's queue would read as if it kept talking.
     if (session.finished || isTerminalStatus(event.session.status)) return;
     this.#snapshots.set(session.sessionId, event.session);
-    if (event.session.status !== session.status) {
-      await this.deps.store.sessions.update(session.sessionId, { status: event.session.status });
+    const { status } = event.session;
+    if (status !== session.status) {
+      await this.deps.store.sessions.update(session.sessionId, { status });
+      this.deps.homeChanged?.();
+      if (needsPerson(status)) {
+        // Waiting on a person, the agent does nothing: its last step is no longer what it is doing, and
+        // a paused round's message stops streaming (the next round's work opens a stream of its own).
+        this.#steps.delete(session.sessionId);
+        if (status !== 'waiting_human') await this.#streams(place)?.close(place, 'suspended');
+      }
     }
     // "Waiting for you" is edited ahead of progress: a person looks at it.
     this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId), {
@@ -231,6 +247,7 @@ export class SessionPublisher {
     // Finished only once the report is out: a crash while it waits in the channel's queue (behind the
     // thread's backlog) leaves the session followed, so the next start posts it (once, by its key).
     await this.deps.store.sessions.update(session.sessionId, { finished: true });
+    this.deps.homeChanged?.();
     this.#snapshots.delete(session.sessionId);
     this.#steps.delete(session.sessionId);
     this.#marks.forget(session.sessionId);
@@ -347,6 +364,7 @@ export class SessionPublisher {
       });
     // Recorded before posting, so a click on the message always finds its question.
     await record(existing?.messageTs ?? null);
+    this.deps.homeChanged?.();
     await this.#streams(place)?.close(place, 'suspended');
     // The prompt comes after the agent's messages up to the one that asked: that much of this session's
     // waiting chatter goes first, as urgent as the prompt (not held up by other sessions' chatter or

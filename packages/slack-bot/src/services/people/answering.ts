@@ -11,8 +11,7 @@ import { type AuditService, answerDetail, serviceAnswer } from '../ops/audit.js'
 import type { BotMetrics } from '../ops/metrics.js';
 import { describeServiceFailure, type FormResult, type Outcome, type SessionsApi } from '../outcome.js';
 import type { SlackChat } from '../slack-out/outbound/index.js';
-import type { Notifier } from '../slack-out/thread/index.js';
-import { threadPlace } from '../slack-out/thread/index.js';
+import { type Notifier, threadPlace } from '../slack-out/thread/index.js';
 import { errorsFor, type RawAnswer, toInput } from './answer-input.js';
 import type { ActPolicy } from './policy.js';
 import type { SessionVisibility } from './visibility.js';
@@ -143,7 +142,7 @@ export class AnsweringService {
    * again. `tellOnFailure`: the person is told privately, with their answer (a form has closed by then).
    */
   async send(claimed: ClaimedAnswer, options: { tellOnFailure?: boolean } = {}): Promise<Outcome> {
-    const result = await this.#send(claimed);
+    const result = await this.#respond(claimed);
     if (!result.ok && options.tellOnFailure) {
       const typed = describeAnswer(claimed.prompt.request, claimed.answer);
       await this.deps.notifier.tell(
@@ -155,7 +154,7 @@ export class AnsweringService {
     return result;
   }
 
-  async #send({ prompt, answer, userId, clickedTs }: ClaimedAnswer): Promise<Outcome> {
+  async #respond({ prompt, answer, userId, clickedTs }: ClaimedAnswer): Promise<Outcome> {
     const { client, prompts, metrics } = this.deps;
     const audited = (error?: unknown) =>
       this.deps.audit?.record({

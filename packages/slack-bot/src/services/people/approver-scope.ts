@@ -1,7 +1,6 @@
 import type { Logger } from '../../logger.js';
 import { cacheKey, currentWorkspace } from '../../workspace.js';
-import type { SlackClient } from '../slack-out/outbound/index.js';
-import { type BotIdentity, botIdentity } from '../slack-out/outbound/index.js';
+import { type BotIdentity, botIdentity, type SlackClient } from '../slack-out/outbound/index.js';
 import { entriesIn, type WorkspaceEntry } from './workspace-entries.js';
 
 /**

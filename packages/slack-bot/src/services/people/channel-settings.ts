@@ -7,7 +7,7 @@ import { currentWorkspace } from '../../workspace.js';
 import type { FormResult, Outcome } from '../outcome.js';
 import type { Notifier } from '../slack-out/thread/index.js';
 import type { FormValues } from './answering.js';
-import type { Approvers } from './policy.js';
+import { type Approvers, onlyThey } from './policy.js';
 import { parseObject, type StartInput } from './starting.js';
 
 /** The start input with a channel's defaults filled in, and what the card says of them (none: undefined). */
@@ -159,7 +159,9 @@ export class ChannelSettingsService {
 
   #refusal(): string {
     const who = this.deps.approvers.mentions();
-    return `Only the approvers${who.length > 0 ? ` (${who.join(', ')})` : ' (none is configured: AGENT_APPROVERS)'} can change this channel’s defaults.`;
+    return who.length > 0
+      ? onlyThey(who, 'change this channel’s defaults')
+      : 'Only the approvers can change this channel’s defaults, and none is configured (AGENT_APPROVERS).';
   }
 }
 

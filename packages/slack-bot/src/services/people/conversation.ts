@@ -4,6 +4,7 @@
  * here; what each way does is the other services' (starting, answering, steering).
  */
 import { type HumanInputRequest, isKnownStatus } from '@agent-sessions/core';
+import { START_FLAGS } from '../../blocks/modals.js';
 import { escapeMrkdwn, truncate } from '../../blocks/text.js';
 import { parseAgentCommand } from '../../command-parser.js';
 import type { Logger } from '../../logger.js';
@@ -139,7 +140,7 @@ export class ConversationService {
         await notifier.tell(
           message.channelId,
           message.userId,
-          'Tell me what to do: `@agents <goal> [--budget 5] [--max-iterations 30]`, or mention me in a thread for help with it.',
+          `Tell me what to do: \`@agents <goal> ${START_FLAGS}\`, or mention me in a thread for help with it.`,
         );
         return;
       }

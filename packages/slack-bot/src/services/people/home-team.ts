@@ -1,7 +1,6 @@
 import type { Logger } from '../../logger.js';
 import { cacheKey } from '../../workspace.js';
-import type { SlackClient } from '../slack-out/outbound/index.js';
-import { type BotIdentity, botIdentity } from '../slack-out/outbound/index.js';
+import { type BotIdentity, botIdentity, type SlackClient } from '../slack-out/outbound/index.js';
 
 /**
  * Who belongs to the bot's own workspace (or its Enterprise Grid organisation). Slack Connect puts people

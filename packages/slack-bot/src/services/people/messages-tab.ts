@@ -1,7 +1,6 @@
 import type { Logger } from '../../logger.js';
 import { isFeatureMissing, type SurfaceChoice } from '../slack-out/agent-surface/index.js';
-import type { OutboundQueue } from '../slack-out/outbound/index.js';
-import { type SlackClient, slackErrorCode } from '../slack-out/outbound/index.js';
+import { type OutboundQueue, type SlackClient, slackErrorCode } from '../slack-out/outbound/index.js';
 
 type AssistantApi = {
   assistant: { threads: Pick<SlackClient['assistant']['threads'], 'setSuggestedPrompts'> };

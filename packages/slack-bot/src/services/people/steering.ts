@@ -10,8 +10,7 @@ import type { SessionRepository } from '../../store/sessions.js';
 import { type AuditService, serviceAnswer } from '../ops/audit.js';
 import type { BotMetrics } from '../ops/metrics.js';
 import { describeServiceFailure, type FormResult, type Outcome, type SessionsApi } from '../outcome.js';
-import type { Notifier } from '../slack-out/thread/index.js';
-import { threadPlace } from '../slack-out/thread/index.js';
+import { type Notifier, threadPlace } from '../slack-out/thread/index.js';
 import type { ActPolicy } from './policy.js';
 import { notVisible, type SessionVisibility } from './visibility.js';
 

@@ -4,52 +4,42 @@
  * as free text to the input id, through the same answering path as any question.
  */
 import type { FollowEvent } from '@agent-sessions/core';
-import { type RunningSandbox, startSandbox, validateBlocks } from '@agent-sessions/slack-sandbox';
-import { webApi } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateBlocks } from '@agent-sessions/slack-sandbox';
+import { describe, expect, it } from 'vitest';
+import { BOLT_DEFAULTS, useSandboxWithClient } from '../../../../../test/support/world.js';
 import { ACTIONS } from '../../../src/blocks/ids.js';
 import { SessionPublisher } from '../../../src/services/following/session-publisher.js';
 import { AnsweringService } from '../../../src/services/people/answering.js';
 import { CardUpdater, ThreadPoster } from '../../../src/services/slack-out/thread/index.js';
 import { FakePosts, fakeWorld, logger, session } from '../../fakes.js';
 
-let sandbox: RunningSandbox;
-let slack: webApi.WebClient;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  slack = new webApi.WebClient(sandbox.botToken, { slackApiUrl: sandbox.apiUrl });
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandboxed = useSandboxWithClient({}, BOLT_DEFAULTS);
 
 async function setup() {
   const world = fakeWorld();
-  const card = await slack.chat.postMessage({ channel: 'C0AGENTS', text: 'card' });
+  const card = await sandboxed.slack.chat.postMessage({ channel: 'C0AGENTS', text: 'card' });
   world.sessions.add(session({ cardTs: String(card.ts), status: 'waiting_human' }));
-  const cards = new CardUpdater(slack, logger, world.metrics);
+  const cards = new CardUpdater(sandboxed.slack, logger, world.metrics);
   const publisher = new SessionPublisher({
     store: { sessions: world.sessions, prompts: world.prompts, posts: new FakePosts() },
-    poster: new ThreadPoster(slack, new FakePosts(), logger, world.metrics),
+    poster: new ThreadPoster(sandboxed.slack, new FakePosts(), logger, world.metrics),
     cards,
     metrics: world.metrics,
     logger,
-    slack,
+    slack: sandboxed.slack,
     showReasoning: false,
   });
   const answering = new AnsweringService({
     client: world.service,
     prompts: world.prompts,
-    slack,
+    slack: sandboxed.slack,
     policy: world.policy,
     visibility: world.visibility,
     notifier: world.notifier,
     metrics: world.metrics,
     logger,
   });
-  const thread = () => sandbox.workspace.replies('C0AGENTS', String(card.ts));
+  const thread = () => sandboxed.sandbox.workspace.replies('C0AGENTS', String(card.ts));
   return { ...world, publisher, answering, thread, stop: () => cards.stop() };
 }
 
@@ -114,7 +104,7 @@ describe('a question that could not be read', () => {
       { freeText: 'Yes, deploy to staging first' },
     ]);
     // The message now says who answered what; its buttons are gone.
-    const shown = sandbox.workspace.findMessage('C0AGENTS', String(message?.ts));
+    const shown = sandboxed.sandbox.workspace.findMessage('C0AGENTS', String(message?.ts));
     expect(JSON.stringify(shown?.blocks)).toContain('<@U0ALICE> answered: Yes, deploy to staging first');
     expect(buttons(shown?.blocks)).toEqual([]);
     await w.stop();

@@ -131,7 +131,7 @@ describe('ChannelSettingsService', () => {
     const t = setup();
     expect(await t.service.open('C0AGENTS', 'U0CAROL')).toEqual({
       ok: false,
-      message: 'Only the approvers (<@U0BOB>) can change this channel’s defaults.',
+      message: 'Only <@U0BOB> can change this channel’s defaults.',
     });
     const opened = await t.service.open('C0AGENTS', 'U0BOB');
     expect(opened).toMatchObject({ ok: true, view: { callback_id: 'channel_settings' } });
@@ -159,7 +159,7 @@ describe('ChannelSettingsService', () => {
     if (!form.ok) throw new Error('refused inline');
     await form.run();
     expect(t.saved).toEqual([]);
-    expect(t.told[0]?.[2]).toMatch(/^🚫 Only the approvers[\s\S]*What you typed:\n> budget: 5$/);
+    expect(t.told[0]?.[2]).toMatch(/^🚫 Only <@U0BOB> can change[\s\S]*What you typed:\n> budget: 5$/);
   });
 
   it('an invalid submission keeps the form open with its errors', () => {

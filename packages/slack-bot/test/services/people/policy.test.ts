@@ -1,7 +1,7 @@
 import { defaultSeed, type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
-import { webApi } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { approval } from '../../../../../test/support/questions.js';
+import { NO_RETRIES, sandboxWebClient, useSandboxWithClient } from '../../../../../test/support/world.js';
 import { createLogger } from '../../../src/logger.js';
 import { BudgetCeiling } from '../../../src/services/people/budget-ceiling.js';
 import {
@@ -12,28 +12,15 @@ import {
   StarterOrApprovers,
 } from '../../../src/services/people/policy.js';
 
-let sandbox: RunningSandbox;
-let slack: webApi.WebClient;
+const world = useSandboxWithClient({}, NO_RETRIES);
 const logger = createLogger({ secrets: [], level: 'silent' });
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  slack = new webApi.WebClient(sandbox.botToken, {
-    slackApiUrl: sandbox.apiUrl,
-    retryConfig: { retries: 0 },
-  });
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
 
 const session = { sessionId: 's1', startedBy: 'U0ALICE', channelId: 'C0AGENTS' };
 const steer = { kind: 'steer' as const, session };
 
 describe('StarterOrApprovers', () => {
   it('lets the starter, listed users and members of listed user groups act; nobody else', async () => {
-    const policy = new StarterOrApprovers(new Approvers(slack, ['U0CAROL', 'S0APPROVERS'], logger));
+    const policy = new StarterOrApprovers(new Approvers(world.slack, ['U0CAROL', 'S0APPROVERS'], logger));
     expect(await policy.mayAct('U0ALICE', steer)).toEqual({ allowed: true });
     expect(await policy.mayAct('U0CAROL', steer)).toEqual({ allowed: true });
     expect(await policy.mayAct('U0BOB', steer)).toEqual({ allowed: true }); // in S0APPROVERS
@@ -41,27 +28,38 @@ describe('StarterOrApprovers', () => {
     expect(stranger).toMatchObject({ allowed: false, reason: expect.stringContaining('<@U0ALICE>') });
   });
 
+  it('a refusal names who may act in the very words of the prompt’s "Waiting for" line', async () => {
+    const policy = new StarterOrApprovers(new Approvers(world.slack, ['U0BOB', 'S0APPROVERS'], logger));
+    const waiting = policy.whoMayAnswer(session).line;
+    expect(waiting).toBe('Waiting for <@U0ALICE>, <@U0BOB> or <!subteam^S0APPROVERS>');
+    const refusal = await policy.mayAct('U0CAROL', steer);
+    expect(refusal).toEqual({
+      allowed: false,
+      reason: 'Only <@U0ALICE>, <@U0BOB> or <!subteam^S0APPROVERS> can do that.',
+    });
+  });
+
   it('fails closed when a user group cannot be read', async () => {
-    const policy = new StarterOrApprovers(new Approvers(slack, ['S0MISSING'], logger));
+    const policy = new StarterOrApprovers(new Approvers(world.slack, ['S0MISSING'], logger));
     expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(false);
   });
 });
 
 describe('Approvers', () => {
   it('while Slack can’t be asked, the last user-group list serves a few minutes past its life, then nothing', async () => {
-    const approvers = new Approvers(slack, ['S0APPROVERS'], logger, 0);
+    const approvers = new Approvers(world.slack, ['S0APPROVERS'], logger, 0);
     expect(await approvers.includes('U0BOB')).toBe(true);
-    sandbox.failNext({ method: 'usergroups.users.list', error: 'internal_error' });
+    world.sandbox.failNext({ method: 'usergroups.users.list', error: 'internal_error' });
     expect(await approvers.includes('U0BOB')).toBe(true); // expired, yet just read
     const sixMinutesOn = Date.now() + 6 * 60_000;
     const now = vi.spyOn(Date, 'now').mockReturnValue(sixMinutesOn);
     try {
-      sandbox.failNext({ method: 'usergroups.users.list', error: 'internal_error' });
+      world.sandbox.failNext({ method: 'usergroups.users.list', error: 'internal_error' });
       expect(await approvers.includes('U0BOB')).toBe(false);
     } finally {
       now.mockRestore();
     }
-    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({
+    expect(world.sandbox.workspace.apiCalls.at(-1)).toMatchObject({
       method: 'usergroups.users.list',
       error: 'internal_error',
     });
@@ -101,7 +99,7 @@ const choice = { inputId: 'in_2', kind: 'free_text' as const, prompt: 'Name it',
 
 describe('ApproversOnly (four eyes)', () => {
   it('refuses the starter on approvals (even one who is an approver), and says who may answer', async () => {
-    const policy = new ApproversOnly(new Approvers(slack, ['U0ALICE', 'S0APPROVERS'], logger));
+    const policy = new ApproversOnly(new Approvers(world.slack, ['U0ALICE', 'S0APPROVERS'], logger));
     const starter = await policy.mayAct('U0ALICE', { kind: 'answer', session, request: approval });
     expect(starter).toMatchObject({ allowed: false, reason: expect.stringContaining('second person') });
     expect(starter).toMatchObject({ reason: expect.stringContaining('<!subteam^S0APPROVERS>') });
@@ -114,7 +112,7 @@ describe('ApproversOnly (four eyes)', () => {
   });
 
   it('leaves steering and other kinds of questions to the starter or approvers', async () => {
-    const policy = new ApproversOnly(new Approvers(slack, ['S0APPROVERS'], logger));
+    const policy = new ApproversOnly(new Approvers(world.slack, ['S0APPROVERS'], logger));
     expect(await policy.mayAct('U0ALICE', steer)).toEqual({ allowed: true });
     expect(await policy.mayAct('U0ALICE', { kind: 'answer', session, request: choice })).toEqual({
       allowed: true,
@@ -123,7 +121,7 @@ describe('ApproversOnly (four eyes)', () => {
   });
 
   it('while an approval waits, the starter can’t redirect past it; an approver can; without one, the starter can', async () => {
-    const policy = new ApproversOnly(new Approvers(slack, ['U0ALICE', 'S0APPROVERS'], logger));
+    const policy = new ApproversOnly(new Approvers(world.slack, ['U0ALICE', 'S0APPROVERS'], logger));
     const past = { ...steer, redirect: true, approvalWaiting: true };
     const starter = await policy.mayAct('U0ALICE', past);
     expect(starter).toEqual({
@@ -138,7 +136,7 @@ describe('ApproversOnly (four eyes)', () => {
   });
 
   it('names who can answer on the prompt: approvers for approvals, the starter too for the rest', () => {
-    const policy = new ApproversOnly(new Approvers(slack, ['U0DAN', 'S0APPROVERS'], logger));
+    const policy = new ApproversOnly(new Approvers(world.slack, ['U0DAN', 'S0APPROVERS'], logger));
     expect(policy.whoMayAnswer(session, approval)).toEqual({
       line: 'Waiting for an approver: <@U0DAN> or <!subteam^S0APPROVERS>',
       mentions: '<@U0DAN> <!subteam^S0APPROVERS>',
@@ -146,7 +144,7 @@ describe('ApproversOnly (four eyes)', () => {
     expect(policy.whoMayAnswer(session, choice).line).toBe(
       'Waiting for <@U0ALICE>, <@U0DAN> or <!subteam^S0APPROVERS>',
     );
-    const none = new ApproversOnly(new Approvers(slack, [], logger));
+    const none = new ApproversOnly(new Approvers(world.slack, [], logger));
     expect(none.whoMayAnswer(session, approval).line).toMatch(/none is configured/);
   });
 });
@@ -163,10 +161,7 @@ describe('ChannelMembers', () => {
       seed: { ...seed, channelMembers: { ...seed.channelMembers, C0AGENTS: ['U0ALICE', 'U0BOB', ...crowd] } },
     });
     try {
-      const bigSlack = new webApi.WebClient(big.botToken, {
-        slackApiUrl: big.apiUrl,
-        retryConfig: { retries: 0 },
-      });
+      const bigSlack = sandboxWebClient(big, NO_RETRIES);
       const policy = new ChannelMembers(bigSlack, new Approvers(bigSlack, [], logger), logger);
       const last = crowd.at(-1) as string;
       expect(await policy.mayAct(last, { kind: 'answer', session, request: approval })).toEqual({
@@ -184,25 +179,25 @@ describe('ChannelMembers', () => {
   });
 
   it('sees someone who joined once the kept list expires (a minute; shorter when configured)', async () => {
-    const kept = new ChannelMembers(slack, new Approvers(slack, [], logger), logger);
-    const fresh = new ChannelMembers(slack, new Approvers(slack, [], logger), logger, 0);
+    const kept = new ChannelMembers(world.slack, new Approvers(world.slack, [], logger), logger);
+    const fresh = new ChannelMembers(world.slack, new Approvers(world.slack, [], logger), logger, 0);
     expect((await kept.mayAct('U0CAROL', steer)).allowed).toBe(false);
     expect((await fresh.mayAct('U0CAROL', steer)).allowed).toBe(false);
-    sandbox.workspace.join('C0AGENTS', 'U0CAROL');
+    world.sandbox.workspace.join('C0AGENTS', 'U0CAROL');
     try {
       expect((await kept.mayAct('U0CAROL', steer)).allowed).toBe(false);
       expect((await fresh.mayAct('U0CAROL', steer)).allowed).toBe(true);
     } finally {
-      sandbox.workspace.leave('C0AGENTS', 'U0CAROL');
+      world.sandbox.workspace.leave('C0AGENTS', 'U0CAROL');
     }
     expect((await fresh.mayAct('U0CAROL', steer)).allowed).toBe(false);
   });
 
   it('fails closed when the member list cannot be read; the starter and approvers need none', async () => {
-    const policy = new ChannelMembers(slack, new Approvers(slack, [], logger), logger);
-    sandbox.failNext({ method: 'conversations.members', error: 'fetch_members_failed' });
+    const policy = new ChannelMembers(world.slack, new Approvers(world.slack, [], logger), logger);
+    world.sandbox.failNext({ method: 'conversations.members', error: 'fetch_members_failed' });
     expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(false); // in #agents, but unreadable
-    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({
+    expect(world.sandbox.workspace.apiCalls.at(-1)).toMatchObject({
       method: 'conversations.members',
       error: 'fetch_members_failed',
     });
@@ -210,29 +205,33 @@ describe('ChannelMembers', () => {
     // A private channel the bot is not in does not exist for it (channel_not_found): Bob is in it, refused.
     const hidden = { kind: 'steer' as const, session: { ...session, channelId: 'G0PRIVATE' } };
     expect((await policy.mayAct('U0BOB', hidden)).allowed).toBe(false);
-    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({ error: 'channel_not_found' });
-    const withApprovers = new ChannelMembers(slack, new Approvers(slack, ['S0APPROVERS'], logger), logger);
+    expect(world.sandbox.workspace.apiCalls.at(-1)).toMatchObject({ error: 'channel_not_found' });
+    const withApprovers = new ChannelMembers(
+      world.slack,
+      new Approvers(world.slack, ['S0APPROVERS'], logger),
+      logger,
+    );
     expect((await withApprovers.mayAct('U0BOB', hidden)).allowed).toBe(true);
   });
 
   it('while Slack can’t be asked, the last list read serves a few minutes past its life, then nothing', async () => {
-    const policy = new ChannelMembers(slack, new Approvers(slack, [], logger), logger, 0);
+    const policy = new ChannelMembers(world.slack, new Approvers(world.slack, [], logger), logger, 0);
     expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(true);
-    sandbox.failNext({ method: 'conversations.members', error: 'internal_error' });
+    world.sandbox.failNext({ method: 'conversations.members', error: 'internal_error' });
     expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(true); // expired, yet just read
     const sixMinutesOn = Date.now() + 6 * 60_000;
     const now = vi.spyOn(Date, 'now').mockReturnValue(sixMinutesOn);
     try {
-      sandbox.failNext({ method: 'conversations.members', error: 'internal_error' });
+      world.sandbox.failNext({ method: 'conversations.members', error: 'internal_error' });
       expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(false);
     } finally {
       now.mockRestore();
     }
-    expect(sandbox.workspace.apiCalls.at(-1)).toMatchObject({ error: 'internal_error' });
+    expect(world.sandbox.workspace.apiCalls.at(-1)).toMatchObject({ error: 'internal_error' });
   });
 
   it('pings only the starter and says in words that anyone in the channel can answer', () => {
-    const policy = new ChannelMembers(slack, new Approvers(slack, [], logger), logger);
+    const policy = new ChannelMembers(world.slack, new Approvers(world.slack, [], logger), logger);
     expect(policy.whoMayAnswer(session)).toEqual({
       line: 'Anyone in <#C0AGENTS> can answer',
       mentions: '<@U0ALICE>',
@@ -245,7 +244,7 @@ describe('BudgetCeiling (AGENT_MAX_BUDGET)', () => {
   const raise = (to: number) => ({ ...steer, newBudget: to });
 
   it('under four eyes: up to the ceiling the starter raises; above it an approver other than the starter', async () => {
-    const approvers = new Approvers(slack, ['U0ALICE', 'S0APPROVERS'], logger);
+    const approvers = new Approvers(world.slack, ['U0ALICE', 'S0APPROVERS'], logger);
     const policy = new BudgetCeiling(new ApproversOnly(approvers), approvers, 10, true);
     expect(await policy.mayAct('U0ALICE', raise(10))).toEqual({ allowed: true });
     expect(await policy.mayAct('U0ALICE', raise(10.01))).toEqual({
@@ -264,7 +263,7 @@ describe('BudgetCeiling (AGENT_MAX_BUDGET)', () => {
   });
 
   it('under the other policies: above the ceiling, any approver (a starter who approves too)', async () => {
-    const approvers = new Approvers(slack, ['S0APPROVERS'], logger);
+    const approvers = new Approvers(world.slack, ['S0APPROVERS'], logger);
     const policy = new BudgetCeiling(new StarterOrApprovers(approvers), approvers, 10, false);
     expect(await policy.mayAct('U0ALICE', raise(20))).toEqual({
       allowed: false,

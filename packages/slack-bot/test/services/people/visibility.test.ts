@@ -1,11 +1,6 @@
-import {
-  defaultSeed,
-  type RunningSandbox,
-  startSandbox,
-  withExternalMember,
-} from '@agent-sessions/slack-sandbox';
-import { webApi } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultSeed, withExternalMember } from '@agent-sessions/slack-sandbox';
+import { describe, expect, it } from 'vitest';
+import { NO_RETRIES, useSandboxWithClient } from '../../../../../test/support/world.js';
 import { createLogger } from '../../../src/logger.js';
 import { HomeTeam } from '../../../src/services/people/home-team.js';
 import { Approvers, ChannelMembers } from '../../../src/services/people/policy.js';
@@ -14,53 +9,55 @@ import { SessionVisibility } from '../../../src/services/people/visibility.js';
 // Against the sandbox, where #agents holds Alice, Bob and Dave — Dave of another organisation, there
 // through Slack Connect — and Carol is in #general only. Bob approves (S0APPROVERS).
 const DAVE = 'U0DAVE';
-let sandbox: RunningSandbox;
-let slack: webApi.WebClient;
+const world = useSandboxWithClient(
+  { seed: withExternalMember(defaultSeed(), { id: DAVE, name: 'dave', channels: ['C0AGENTS'] }) },
+  NO_RETRIES,
+);
 const logger = createLogger({ secrets: [], level: 'silent' });
-
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    seed: withExternalMember(defaultSeed(), { id: DAVE, name: 'dave', channels: ['C0AGENTS'] }),
-  });
-  slack = new webApi.WebClient(sandbox.botToken, {
-    slackApiUrl: sandbox.apiUrl,
-    retryConfig: { retries: 0 },
-  });
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
 
 const session = { sessionId: 's1', startedBy: 'U0ALICE', channelId: 'C0AGENTS' };
 const steer = { kind: 'steer' as const, session };
 
 describe('HomeTeam (Slack Connect)', () => {
   it('counts the workspace’s own people, not another organisation’s; one it can’t read is not ours', async () => {
-    const home = new HomeTeam(slack, logger, 0);
+    const home = new HomeTeam(world.slack, logger, 0);
     expect(await home.includes('U0CAROL')).toBe(true);
     expect(await home.includes(DAVE)).toBe(false);
     expect(await home.includes('U0NOBODY')).toBe(false); // user_not_found
-    sandbox.failNext({ method: 'users.info', error: 'internal_error' });
+    world.sandbox.failNext({ method: 'users.info', error: 'internal_error' });
     expect(await home.includes('U0CAROL')).toBe(false);
     expect(await home.includes('U0CAROL')).toBe(true);
   });
 
   it('an external member of the channel is not a member under channel-members; without the check he was', async () => {
-    const approvers = new Approvers(slack, [], logger);
-    const guarded = new ChannelMembers(slack, approvers, logger, 0, new HomeTeam(slack, logger, 0));
+    const approvers = new Approvers(world.slack, [], logger);
+    const guarded = new ChannelMembers(
+      world.slack,
+      approvers,
+      logger,
+      0,
+      new HomeTeam(world.slack, logger, 0),
+    );
     const refused = await guarded.mayAct(DAVE, steer);
     expect(refused).toMatchObject({ allowed: false, reason: expect.stringContaining('<#C0AGENTS>') });
     expect(await guarded.mayAct('U0BOB', steer)).toEqual({ allowed: true });
     // What conversations.members says on its own: Dave is listed.
-    expect((await new ChannelMembers(slack, approvers, logger, 0).mayAct(DAVE, steer)).allowed).toBe(true);
+    expect((await new ChannelMembers(world.slack, approvers, logger, 0).mayAct(DAVE, steer)).allowed).toBe(
+      true,
+    );
   });
 });
 
 describe('SessionVisibility', () => {
   const visibility = () => {
-    const approvers = new Approvers(slack, ['S0APPROVERS'], logger, 0);
-    const members = new ChannelMembers(slack, approvers, logger, 0, new HomeTeam(slack, logger, 0));
+    const approvers = new Approvers(world.slack, ['S0APPROVERS'], logger, 0);
+    const members = new ChannelMembers(
+      world.slack,
+      approvers,
+      logger,
+      0,
+      new HomeTeam(world.slack, logger, 0),
+    );
     return new SessionVisibility({ members, approvers });
   };
 
@@ -85,7 +82,7 @@ describe('SessionVisibility', () => {
 
   it('fails closed: a member list that can’t be read shows nothing to members', async () => {
     const v = visibility();
-    sandbox.failNext({ method: 'conversations.members', error: 'internal_error' });
+    world.sandbox.failNext({ method: 'conversations.members', error: 'internal_error' });
     expect(await v.maySee('U0CAROL', { startedBy: 'U0ALICE', channelId: 'C0GENERAL' })).toBe(false);
   });
 });

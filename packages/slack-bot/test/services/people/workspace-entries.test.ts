@@ -1,6 +1,6 @@
-import { defaultSeed, type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
-import { webApi } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultSeed } from '@agent-sessions/slack-sandbox';
+import { describe, expect, it } from 'vitest';
+import { NO_RETRIES, useSandboxWithClient } from '../../../../../test/support/world.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { createLogger } from '../../../src/logger.js';
 import { Approvers, channelPolicy } from '../../../src/services/people/policy.js';
@@ -146,22 +146,11 @@ describe('approvers per workspace, under OAuth (two workspaces)', () => {
 });
 
 describe('with one bot token (the sandbox’s workspace is T0SANDBOX)', () => {
-  let sandbox: RunningSandbox;
-  let slack: webApi.WebClient;
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-    slack = new webApi.WebClient(sandbox.botToken, {
-      slackApiUrl: sandbox.apiUrl,
-      retryConfig: { retries: 0 },
-    });
-  });
-  afterAll(async () => {
-    await sandbox?.close();
-  });
+  const world = useSandboxWithClient({}, NO_RETRIES);
 
   it('unprefixed entries keep today’s meaning; a prefix counts when it is the bot’s workspace', async () => {
     expect(defaultSeed().teamId).toBe('T0SANDBOX');
-    const client = slack as unknown as SlackClient;
+    const client = world.slack as unknown as SlackClient;
     expect(await new Approvers(client, ['U0BOB'], logger).includes('U0BOB')).toBe(true);
     expect(await new Approvers(client, ['T0SANDBOX:U0BOB'], logger).includes('U0BOB')).toBe(true);
     expect(await new Approvers(client, ['T0NORTH:U0BOB'], logger).includes('U0BOB')).toBe(false);

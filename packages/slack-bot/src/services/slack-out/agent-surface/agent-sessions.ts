@@ -1,7 +1,7 @@
 import type { Logger } from '../../../logger.js';
 import type { SessionRecord } from '../../../store/records.js';
 import type { SessionRepository } from '../../../store/sessions.js';
-import { currentWorkspace } from '../../../workspace.js';
+import { cacheKey, currentWorkspace } from '../../../workspace.js';
 import {
   type OutboundQueue,
   rateLimitedRetryAfterMs,
@@ -35,6 +35,12 @@ interface Entry {
   retryLater?: boolean;
 }
 
+/**
+ * What Slack answers setStatus in a channel the bot is not a member of (`not_in_channel`; the agent
+ * platform has also been seen to say `not_authorized` there): the status and Stop need the bot inside.
+ */
+const NOT_MEMBER = new Set(['not_in_channel', 'not_authorized']);
+
 /** After a transient failure (5xx, `fatal_error`, a lost connection): a person may wait on this status. */
 const RETRY_MS = 5_000;
 
@@ -53,6 +59,8 @@ export class AgentSessions {
   /** Sessions this replica follows (from resync to forget or closed): resynced when the surface comes back. */
   readonly #followed = new Set<string>();
   #warned = false;
+  /** Channels (per workspace and starter) whose "invite me" was said: said once. */
+  readonly #toldNotMember = new Set<string>();
 
   constructor(
     private readonly deps: {
@@ -68,6 +76,11 @@ export class AgentSessions {
       lastPolled?: (sessionId: string) => Promise<string | null | undefined>;
       /** Runs `fn` as the session's workspace's work (SessionWorkspaces.run); without it, as the caller's. */
       runAs?: (sessionId: string, fn: () => Promise<void>) => Promise<void>;
+      /**
+       * Slack refused the status because the bot is not in the session's channel: the starter is told, once
+       * per channel, privately, how to get the status and Stop (invite the bot).
+       */
+      notMember?: (session: SessionRecord) => Promise<unknown>;
     },
   ) {}
 
@@ -277,12 +290,27 @@ export class AgentSessions {
         return undefined;
       }
       entry.dead = true;
+      if (method === 'agents.sessions.setStatus' && NOT_MEMBER.has(code)) this.#tellNotMember(session);
       this.deps.logger.warn(
         { sessionId: session.sessionId, method, error: code },
         "Slack refused this session's agent status: its card and thread carry it from now on",
       );
       return undefined;
     }
+  }
+
+  #tellNotMember(session: SessionRecord): void {
+    const key = cacheKey(`${session.channelId}:${session.startedBy}`);
+    if (!this.deps.notMember || this.#toldNotMember.has(key)) return;
+    this.#toldNotMember.add(key);
+    void this.deps
+      .notMember(session)
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, sessionId: session.sessionId },
+          'could not tell the starter to invite the bot',
+        ),
+      );
   }
 
   #warnings(answer: unknown): void {

@@ -1,5 +1,5 @@
 /** Where a session's stream goes, how it ends, and what Slack's stream errors mean. */
-import { CONTINUATION_LABEL, pieceChars, STREAM_MAX_CHARS } from '../../../blocks/stream-chunks.js';
+import { LABEL_MAX_CHARS, pieceChars, STREAM_MAX_CHARS } from '../../../blocks/stream-chunks.js';
 import type { SessionRecord } from '../../../store/records.js';
 import type { StreamItem } from './stream-recovery.js';
 
@@ -39,7 +39,7 @@ export class PerSession {
 export function takeItems(items: StreamItem[], used: number, openRound: string | null): StreamItem[] {
   const taken: StreamItem[] = [];
   let chars = 0;
-  const room = STREAM_MAX_CHARS - Math.max(used, CONTINUATION_LABEL.length);
+  const room = STREAM_MAX_CHARS - Math.max(used, LABEL_MAX_CHARS);
   while (items.length > 0) {
     const next = items[0] as StreamItem;
     const c = pieceChars(next.piece);

@@ -6,6 +6,7 @@
  */
 import type { AnyChunk } from '@slack/types';
 import {
+  AFTER_REFUSED_STOP_LABEL,
   CONTINUATION_LABEL,
   chunksFor,
   continuationChunk,
@@ -20,16 +21,20 @@ import type { Logger } from '../../../logger.js';
 import type { PostRepository } from '../../../store/posts.js';
 import type { StreamRecord, StreamRepository } from '../../../store/streams.js';
 import type { BotMetrics } from '../../ops/metrics.js';
-import type { BotIdentity } from '../outbound/index.js';
 import {
+  type BotIdentity,
   type OutboundMethod,
   type OutboundPriority,
   rateLimitedRetryAfterMs,
   type SlackClient,
   slackErrorCode,
 } from '../outbound/index.js';
-import type { ThreadPoster } from '../thread/index.js';
-import { CannotPostHereError, CHANNEL_GONE_ERRORS, postMetadata } from '../thread/index.js';
+import {
+  CannotPostHereError,
+  CHANNEL_GONE_ERRORS,
+  postMetadata,
+  type ThreadPoster,
+} from '../thread/index.js';
 import {
   NOT_STREAMING,
   PerSession,
@@ -74,6 +79,8 @@ export class StreamPoster {
   /** Each session's stream work, one at a time (a batch, a stop). */
   readonly #serial = new PerSession();
   readonly #recovered = new Map<string, Promise<void>>();
+  /** Sessions whose stream Slack stopped on a Stop click: their next stream says why it is a new one. */
+  readonly #stoppedByClick = new Set<string>();
   /** Sessions whose chatter goes the classic way (Slack refused their stream). */
   readonly #classic = new Set<string>();
   /** Each session's calls failed without an answer in a row. */
@@ -158,6 +165,11 @@ export class StreamPoster {
       const current = await this.deps.streams.latest(place.sessionId);
       if (current && current.state !== 'stopped' && current.ts) await this.#stop(place, current, end);
     });
+  }
+
+  /** Items waiting here to be streamed. */
+  waiting(): number {
+    return this.#queued.size;
   }
 
   /** The session's lease moved: what waits here is left, recorded with its content, to the new owner. */
@@ -269,8 +281,11 @@ export class StreamPoster {
     const pieces = items.map((i) => i.piece);
     const built = chunksFor(pieces, {});
     const { lead, ...look } = (await this.deps.plan?.(place.sessionId, continuation)) ?? { lead: [] };
-    const chunks: AnyChunk[] = [...lead, ...(continuation ? [continuationChunk()] : []), ...built.chunks];
-    const chars = pieces.reduce((n, p) => n + pieceChars(p), continuation ? CONTINUATION_LABEL.length : 0);
+    // Slack stopped the one above on a Stop click that was refused: this one says why it is a new message.
+    const afterStop = this.#stoppedByClick.delete(place.sessionId);
+    const label = afterStop ? AFTER_REFUSED_STOP_LABEL : continuation ? CONTINUATION_LABEL : '';
+    const chunks: AnyChunk[] = [...lead, ...(label ? [continuationChunk(label)] : []), ...built.chunks];
+    const chars = pieces.reduce((n, p) => n + pieceChars(p), label.length);
     await this.deps.streams.begin(place.sessionId, seq, round, { keys, pieces });
     const self = await this.deps.self();
     const started = await this.#call('stream-start', place.channelId, 'chat.startStream', () =>
@@ -340,6 +355,8 @@ export class StreamPoster {
     const current = await this.deps.streams.latest(place.sessionId);
     if (code && NOT_STREAMING.has(code) && current) {
       await this.deps.streams.stopped(place.sessionId, current.seq);
+      // Stopped by a Stop click while the session goes on (the click was refused, or is being handled).
+      if (code === 'stopped_by_user') this.#stoppedByClick.add(place.sessionId);
       return;
     }
     // No answer (a lost connection) or Slack busy/down (it may have applied part): as many tries again.

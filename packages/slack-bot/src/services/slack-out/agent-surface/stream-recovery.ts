@@ -14,10 +14,8 @@ import {
 import type { Logger } from '../../../logger.js';
 import type { PostRepository } from '../../../store/posts.js';
 import type { StreamRecord, StreamRepository } from '../../../store/streams.js';
-import type { OutboundMethod, SlackClient } from '../outbound/index.js';
-import { type BotIdentity, isOwnMessage } from '../outbound/index.js';
-import type { Place } from '../thread/index.js';
-import { POST_EVENT_TYPE } from '../thread/index.js';
+import { type BotIdentity, isOwnMessage, type OutboundMethod, type SlackClient } from '../outbound/index.js';
+import { type Place, POST_EVENT_TYPE } from '../thread/index.js';
 
 /** One piece waiting for the session's stream, with its key and the round it came from. */
 export interface StreamItem {

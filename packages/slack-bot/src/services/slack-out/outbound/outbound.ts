@@ -6,6 +6,7 @@
 import { type Clock, systemClock, TokenBucket } from '@agent-sessions/core';
 import type { Logger } from '../../../logger.js';
 import type { BotMetrics } from '../../ops/metrics.js';
+import { boundToCaller } from '../../ops/tracing.js';
 import {
   type OutboundCall,
   type OutboundMethod,
@@ -105,7 +106,8 @@ export class OutboundQueue {
     return new Promise<T>((resolve, reject) => {
       const lane = this.#lane(call.method === 'history' ? `${call.channel} history` : call.channel);
       this.#enqueue(lane, {
-        call: call as OutboundCall<unknown>,
+        // Sent later, by the lane's loop: its span is a child of whatever queued it (a click, a poll).
+        call: { ...call, run: boundToCaller(call.run) } as OutboundCall<unknown>,
         resolve: resolve as (v: unknown) => void,
         reject,
       });
@@ -207,6 +209,13 @@ export class OutboundQueue {
       if (depth > 0) out.set(channel, depth);
     }
     return out;
+  }
+
+  /** Whether any call waits, is being sent, or awaits Slack's answer (what a replica going away drains). */
+  busy(): boolean {
+    for (const lane of this.#lanes.values())
+      if (lane.running || lane.inFlight > 0 || this.#next(lane)) return true;
+    return false;
   }
 
   /** Calls of this priority waiting in a channel. */

@@ -2,8 +2,7 @@ import { type Clock, systemClock } from '@agent-sessions/core';
 import type { KnownBlock } from '@slack/types';
 import type { Logger } from '../../../logger.js';
 import type { BotMetrics } from '../../ops/metrics.js';
-import type { SlackClient } from '../outbound/index.js';
-import { type OutboundQueue, rateLimitedRetryAfterMs } from '../outbound/index.js';
+import { type OutboundQueue, rateLimitedRetryAfterMs, type SlackClient } from '../outbound/index.js';
 
 export interface CardMessage {
   channel: string;

@@ -67,6 +67,11 @@ export class ThreadBatches {
 
   constructor(private readonly deps: ThreadBatchesOptions) {}
 
+  /** Items waiting in a batch of this process, or in the post being sent. */
+  waiting(): number {
+    return this.#queued.size;
+  }
+
   /** Where the queue stands now: everything pushed so far, of every session, is at or before it. */
   mark(): number {
     return this.#pushed;

@@ -6,11 +6,12 @@ import type { Clock } from '@agent-sessions/core';
 import type { Logger } from '../../../logger.js';
 import type { PostRepository } from '../../../store/posts.js';
 import { cacheKey } from '../../../workspace.js';
-import type { OutboundMethod, OutboundPriority } from '../outbound/index.js';
 import {
   type BotIdentity,
   botIdentity,
   isOwnMessage,
+  type OutboundMethod,
+  type OutboundPriority,
   type SlackClient,
   slackErrorCode,
 } from '../outbound/index.js';
@@ -114,15 +115,15 @@ export class ThreadLookup {
     return undefined;
   }
 
-  /**
-   * After a crash: the session's keys recorded with a body and never posted are found in the thread (one
-   * bounded read) or handed to `requeue`. Once per session per process, before anything else of it is queued.
-   */
   /** The session may come back to this process later: recover it again then. */
   forgetRecovered(sessionId: string): void {
     this.#recovered.delete(sessionId);
   }
 
+  /**
+   * After a crash: the session's keys recorded with a body and never posted are found in the thread (one
+   * bounded read) or handed to `requeue`. Once per session per process, before anything else of it is queued.
+   */
   recover(
     place: Place,
     requeue: (key: string, message: ThreadMessage) => void,
@@ -130,7 +131,7 @@ export class ThreadLookup {
   ): Promise<void> {
     let done = this.#recovered.get(place.sessionId);
     if (!done) {
-      done = this.#recover(place, requeue, queuedHere).catch((error: unknown) => {
+      done = this.#lookUpUnsent(place, requeue, queuedHere).catch((error: unknown) => {
         this.#recovered.delete(place.sessionId);
         throw error;
       });
@@ -139,7 +140,7 @@ export class ThreadLookup {
     return done;
   }
 
-  async #recover(
+  async #lookUpUnsent(
     place: Place,
     requeue: (key: string, message: ThreadMessage) => void,
     queuedHere: (key: string) => boolean,

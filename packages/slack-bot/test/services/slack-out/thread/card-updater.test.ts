@@ -1,8 +1,7 @@
 import { ManualClock } from '@agent-sessions/core';
-import { type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
-import { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
+import { BOLT_DEFAULTS, useSandboxWithClient } from '../../../../../../test/support/world.js';
 import { createLogger } from '../../../../src/logger.js';
 import { BotMetrics } from '../../../../src/services/ops/metrics.js';
 import { OutboundQueue } from '../../../../src/services/slack-out/outbound/index.js';
@@ -11,23 +10,13 @@ import {
   type CardUpdaterOptions,
 } from '../../../../src/services/slack-out/thread/card-updater.js';
 
-let sandbox: RunningSandbox;
-let slack: webApi.WebClient;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  slack = new webApi.WebClient(sandbox.botToken, { slackApiUrl: sandbox.apiUrl });
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
+const world = useSandboxWithClient({}, BOLT_DEFAULTS);
 
 const section = (text: string): KnownBlock[] => [{ type: 'section', text: { type: 'mrkdwn', text } }];
 
 const updater = (options: CardUpdaterOptions) =>
   new CardUpdater(
-    slack,
+    world.slack,
     createLogger({ secrets: [], level: 'silent' }),
     new BotMetrics(() => undefined),
     options,
@@ -35,10 +24,10 @@ const updater = (options: CardUpdaterOptions) =>
 
 /** Posts a card; `edits()` counts how often Slack saw it edited since. */
 async function postCard(text: string): Promise<{ ts: string; edits: () => number }> {
-  const posted = await slack.chat.postMessage({ channel: 'C0AGENTS', text, blocks: section(text) });
+  const posted = await world.slack.chat.postMessage({ channel: 'C0AGENTS', text, blocks: section(text) });
   const ts = String(posted.ts);
   let edits = 0;
-  sandbox.workspace.on('change', (c) => {
+  world.sandbox.workspace.on('change', (c) => {
     if (c.kind === 'message_changed' && c.message.ts === ts) edits++;
   });
   return { ts, edits: () => edits };
@@ -56,9 +45,12 @@ it('folds a burst of changes into one edit per interval, ending on the latest st
     blocks: section(`v${v}`),
   });
   const shows = (text: string) =>
-    sandbox.workspace.waitFor(() => sandbox.workspace.findMessage('C0AGENTS', ts)?.text === text, {
-      what: `the card showing ${text}`,
-    });
+    world.sandbox.workspace.waitFor(
+      () => world.sandbox.workspace.findMessage('C0AGENTS', ts)?.text === text,
+      {
+        what: `the card showing ${text}`,
+      },
+    );
   cards.schedule('s1', version(1));
   await clock.advance(0);
   await shows('v1');
@@ -81,17 +73,20 @@ it('folds a burst of changes into one edit per interval, ending on the latest st
 
 it('edits at once when asked (a final state), and keeps editing other cards', async () => {
   const cards = updater({ minIntervalMs: 60_000, maxPerMinute: 6_000 });
-  const a = String((await slack.chat.postMessage({ channel: 'C0AGENTS', text: 'a0' })).ts);
-  const b = String((await slack.chat.postMessage({ channel: 'C0AGENTS', text: 'b0' })).ts);
+  const a = String((await world.slack.chat.postMessage({ channel: 'C0AGENTS', text: 'a0' })).ts);
+  const b = String((await world.slack.chat.postMessage({ channel: 'C0AGENTS', text: 'b0' })).ts);
   cards.schedule('a', async () => ({ channel: 'C0AGENTS', ts: a, text: 'a1', blocks: section('a1') }));
   cards.schedule('b', async () => ({ channel: 'C0AGENTS', ts: b, text: 'b1', blocks: section('b1') }));
-  await sandbox.workspace.waitFor(() => sandbox.workspace.findMessage('C0AGENTS', b)?.text === 'b1', {
-    what: 'b edited',
-  });
+  await world.sandbox.workspace.waitFor(
+    () => world.sandbox.workspace.findMessage('C0AGENTS', b)?.text === 'b1',
+    {
+      what: 'b edited',
+    },
+  );
   // A second change to `a` inside its interval waits; a final state doesn't.
   cards.schedule('a', async () => ({ channel: 'C0AGENTS', ts: a, text: 'a2', blocks: section('a2') }));
   await cards.updateNow('a', async () => ({ channel: 'C0AGENTS', ts: a, text: 'a3', blocks: section('a3') }));
-  expect(sandbox.workspace.findMessage('C0AGENTS', a)?.text).toBe('a3');
+  expect(world.sandbox.workspace.findMessage('C0AGENTS', a)?.text).toBe('a3');
   await cards.stop();
 });
 
@@ -119,16 +114,16 @@ it('when the edit budget is scarce: final states first, then "waiting for you", 
   const metrics = new BotMetrics(() => undefined);
   // One edit a second for the workspace, none saved up: every edit after the first waits its turn.
   const outbound = new OutboundQueue(logger, metrics, { updatePerMinute: 60, updateBurst: 1, clock });
-  const cards = new CardUpdater(slack, logger, metrics, { minIntervalMs: 0, clock }, outbound);
+  const cards = new CardUpdater(world.slack, logger, metrics, { minIntervalMs: 0, clock }, outbound);
   const ts: Record<string, string> = {};
   for (const name of ['p1', 'p2', 'wait', 'done'])
-    ts[name] = String((await slack.chat.postMessage({ channel: 'C0AGENTS', text: `${name} v0` })).ts);
+    ts[name] = String((await world.slack.chat.postMessage({ channel: 'C0AGENTS', text: `${name} v0` })).ts);
   const shown: string[] = [];
   const onChange = (c: { kind: string; message?: { ts: string; text?: string } }) => {
     if (c.kind === 'message_changed' && c.message && Object.values(ts).includes(c.message.ts))
       shown.push(c.message.text ?? '');
   };
-  sandbox.workspace.on('change', onChange);
+  world.sandbox.workspace.on('change', onChange);
   const version = (name: string, v: string) => async () => ({
     channel: 'C0AGENTS',
     ts: ts[name] as string,
@@ -136,7 +131,7 @@ it('when the edit budget is scarce: final states first, then "waiting for you", 
     blocks: section(`${name} ${v}`),
   });
   const editsSeen = (n: number) =>
-    sandbox.workspace.waitFor(() => shown.length >= n || undefined, { what: `${n} edits` });
+    world.sandbox.workspace.waitFor(() => shown.length >= n || undefined, { what: `${n} edits` });
 
   cards.schedule('p1', version('p1', 'v1'));
   await editsSeen(1);
@@ -155,6 +150,6 @@ it('when the edit budget is scarce: final states first, then "waiting for you", 
   }
   expect(shown).toEqual(['p1 v1', 'done completed', 'wait waiting for you', 'p2 v1', 'p1 v3']);
   await vi.waitFor(() => expect(cards.updates).toBe(5));
-  sandbox.workspace.off('change', onChange);
+  world.sandbox.workspace.off('change', onChange);
   await cards.stop();
 });

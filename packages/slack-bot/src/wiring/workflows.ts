@@ -1,0 +1,33 @@
+/** Workflow Builder's custom steps, built beside the other parts (services.ts). */
+import { NoKeyHere, WorkflowSteps } from '../services/workflows/workflow-steps.js';
+import type { Parts, Settings } from './types.js';
+
+/**
+ * The steps start sessions as `/agent start` does, and complete in Slack with the workspace's client, in
+ * their own lane of the outbound queue (Tier 3, as the agent sessions' status calls are).
+ */
+export function workflowSteps(
+  { config, logger }: Settings,
+  parts: Pick<Parts, 'store' | 'slack' | 'out' | 'people' | 'keys' | 'installs'>,
+): WorkflowSteps {
+  const { store, slack, out, people, keys, installs } = parts;
+  return new WorkflowSteps({
+    executions: store.workflowExecutions,
+    sessions: store.sessions,
+    starting: people.starting,
+    // A session the bot started: its own key, whoever runs the workflow. One started elsewhere: the key a
+    // start in this workspace would go with (the workspace's, or AGENT_API_KEY where it is lent).
+    readSession: async (sessionId, recorded) => {
+      if (recorded) return keys.calls.sessions.get(sessionId);
+      const key = await keys.service.forStart('');
+      if (!key.ok) throw new NoKeyHere(key.message);
+      return key.client.sessions.get(sessionId);
+    },
+    slack: { functions: out.paced.functions, chat: slack.chat },
+    send: (call) =>
+      out.outbound.run({ channel: 'workflow-steps', priority: 'outcome', method: 'tier3', run: call }),
+    isolated: installs !== undefined,
+    settings: config.workflows ?? { checkMs: 5_000 },
+    logger: logger.child({ component: 'workflows' }),
+  });
+}
