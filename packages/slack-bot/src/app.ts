@@ -70,10 +70,12 @@ export function createSlackApp(options: SlackAppOptions): App {
  * balancer's next request opens a connection to another replica instead of reusing one to this.
  */
 function httpReceiver(
-  { signingSecret, routes, closing, onAnswered }: Pick<
-    SlackAppOptions,
-    'signingSecret' | 'routes' | 'closing' | 'onAnswered'
-  >,
+  {
+    signingSecret,
+    routes,
+    closing,
+    onAnswered,
+  }: Pick<SlackAppOptions, 'signingSecret' | 'routes' | 'closing' | 'onAnswered'>,
   logger: ReturnType<typeof boltLogger>,
 ) {
   // An empty secret would verify requests signed with the empty string.

@@ -95,6 +95,35 @@ export interface ChannelSettingsShown {
   budget?: string;
   maxIterations?: string;
   context?: string;
+  /** Each session in its own channel: archived at its end, or kept open. */
+  codeChannel?: 'archive' | 'keep';
+}
+
+/** Where a channel's sessions live: their thread, or a channel each (a code channel). */
+const CODE_CHANNEL_CHOICES = [
+  { value: 'thread', text: 'In its thread here' },
+  { value: 'archive', text: 'Each session in its own channel, archived at its end' },
+  { value: 'keep', text: 'Each session in its own channel, kept open at its end' },
+] as const;
+
+function codeChannelChoice(shown: ChannelSettingsShown['codeChannel']): InputBlock {
+  const options = CODE_CHANNEL_CHOICES.map((c) => ({
+    text: { type: 'plain_text' as const, text: c.text },
+    value: c.value,
+  }));
+  const initial = options.find((o) => o.value === (shown ?? 'thread'));
+  return {
+    type: 'input',
+    block_id: 'code_channel',
+    optional: true,
+    label: { type: 'plain_text', text: 'Where each session works' },
+    element: {
+      type: 'radio_buttons',
+      action_id: 'value',
+      options,
+      ...(initial ? { initial_option: initial } : {}),
+    },
+  };
 }
 
 /** `/agent settings`: a channel's defaults for new sessions; an empty field sets none. */
@@ -120,6 +149,7 @@ export function channelSettingsModal(channelId: string, shown: ChannelSettingsSh
       hint: 'A JSON object; a session’s own context keys win over these.',
       ...(shown.context ? { initial: shown.context } : {}),
     }),
+    codeChannelChoice(shown.codeChannel),
   ]);
 }
 

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import type { ChannelSteering } from '../services/code-channels/channel-steering.js';
 import type { Uninstalls } from '../services/installs/uninstalls.js';
 import type { KeyLinking } from '../services/keys/index.js';
 import type { AnsweringService } from '../services/people/answering.js';
@@ -30,6 +31,8 @@ export interface ListenerContext {
   /** Home tabs people opened, kept true as sessions change. */
   homes?: Pick<HomeRefresher, 'opened'>;
   logger: Logger;
+  /** Sessions in channels of their own: the agent's channel commands and the context bar's actions. */
+  codeChannels?: Pick<ChannelSteering, 'command' | 'action'>;
   /** OAuth mode: uninstalls and revoked tokens. */
   installs?: Pick<Uninstalls, 'uninstalled' | 'revoked'>;
   /** Workflow Builder's steps "Run an agent session" and "Wait for an agent session". */

@@ -3,6 +3,12 @@ import { openPostgres } from './postgres.js';
 import { SqlStore } from './store.js';
 
 export type { ChannelDefaults, ChannelSettings, ChannelSettingsRepository } from './channel-settings.js';
+export type {
+  CodeChannelEnd,
+  CodeChannelRecord,
+  CodeChannelRepository,
+  CodeChannelState,
+} from './code-channels.js';
 export type { EventLog } from './events.js';
 export type { FeedbackRepository, FeedbackValue } from './feedback.js';
 export type { InstallationRepository, SlackInstallation } from './installations.js';

@@ -24,6 +24,11 @@ export interface SessionRecord {
   teamId?: string | null;
   enterpriseId?: string | null;
   workspace?: string | null;
+  /**
+   * The session's own channel (a code channel), when it has one: its thread's posts go there, at the top
+   * of the channel; the card stays where it was started.
+   */
+  homeChannelId?: string | null;
 }
 
 export type NewSession = Omit<SessionRecord, 'createdAt' | 'finished' | 'status'> & {

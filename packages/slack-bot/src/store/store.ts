@@ -1,6 +1,7 @@
 import type { CursorStore } from '@agent-sessions/core';
 import { type AuditRepository, SqlAuditRepository } from './audit.js';
 import { type ChannelSettingsRepository, SqlChannelSettingsRepository } from './channel-settings.js';
+import { type CodeChannelRepository, SqlCodeChannelRepository } from './code-channels.js';
 import { type EventLog, SqlEventLog } from './events.js';
 import { type FeedbackRepository, SqlFeedbackRepository } from './feedback.js';
 import { SqlFollowStateRepository } from './follow-state.js';
@@ -38,6 +39,7 @@ export interface Store {
   slackBudgets: SlackBudgetRepository;
   /** The agent's work streamed into Slack. */
   streams: StreamRepository;
+  codeChannels: CodeChannelRepository;
   /** A channel's defaults for new sessions. */
   channelSettings: ChannelSettingsRepository;
   /** Service keys linked in App Home, encrypted. */
@@ -63,6 +65,7 @@ export class SqlStore implements Store {
   readonly feedback: SqlFeedbackRepository;
   readonly slackBudgets: SqlSlackBudgetRepository;
   readonly streams: SqlStreamRepository;
+  readonly codeChannels: SqlCodeChannelRepository;
   readonly channelSettings: SqlChannelSettingsRepository;
   readonly serviceKeys: SqlServiceKeyRepository;
   readonly installations: SqlInstallationRepository;
@@ -80,6 +83,7 @@ export class SqlStore implements Store {
     this.feedback = new SqlFeedbackRepository(sql);
     this.slackBudgets = new SqlSlackBudgetRepository(sql);
     this.streams = new SqlStreamRepository(sql);
+    this.codeChannels = new SqlCodeChannelRepository(sql);
     this.channelSettings = new SqlChannelSettingsRepository(sql);
     this.serviceKeys = new SqlServiceKeyRepository(sql);
     this.installations = new SqlInstallationRepository(sql);

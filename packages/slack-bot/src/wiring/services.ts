@@ -31,6 +31,7 @@ import type { OutboundQueue } from '../services/slack-out/outbound/index.js';
 import { Notifier } from '../services/slack-out/thread/index.js';
 import type { Store } from '../store/index.js';
 import { agentAnswered, agentPeople, agentSignalled, agentStarted } from './agent-surface.js';
+import { channelSteering } from './code-channels.js';
 import { keyLinkingFor } from './keys.js';
 import type { LateBound } from './late-bound.js';
 import type { AgentParts, Parts, People, Settings } from './types.js';
@@ -125,10 +126,20 @@ export function sessionPublisher(
     streams,
     keys,
     scopes,
+    codeChannels,
     homeChanges,
   }: Pick<
     Parts,
-    'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys' | 'scopes' | 'homeChanges'
+    | 'store'
+    | 'out'
+    | 'metrics'
+    | 'policy'
+    | 'audit'
+    | 'follower'
+    | 'keys'
+    | 'scopes'
+    | 'codeChannels'
+    | 'homeChanges'
   > & {
     streams?: StreamPoster;
   },
@@ -146,6 +157,7 @@ export function sessionPublisher(
     latestDecision: (sessionId) => audit.latestDecision(sessionId),
     keyProblem: (session, error) => keys.guard.onError(session, error),
     inSession: (sessionId, fn) => scopes.run(sessionId, fn),
+    homes: codeChannels,
     homeChanged: () => homeChanges.emit('changed'),
   });
   publisher.attach(follower);
@@ -165,7 +177,8 @@ export function leaseKeeper(
     agent,
     serves,
     metrics,
-  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys' | 'metrics'> & {
+    codeChannels,
+  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys' | 'metrics' | 'codeChannels'> & {
     streams?: StreamPoster;
     agent?: Pick<AgentParts, 'sessions'>;
     serves?: LeaseKeeperOptions['serves']; // SLACK_ALLOWED_TEAMS: a dropped workspace's sessions stay put
@@ -187,7 +200,13 @@ export function leaseKeeper(
       agent?.sessions.forget(sessionId);
     },
     // Followed from now on (a start, a take-over): Slack's status is set once from the service's.
-    onFollowed: (sessionId) => agent?.sessions.resync(sessionId),
+    onFollowed: (sessionId) => {
+      agent?.sessions.resync(sessionId);
+      // A channel of its own asked for and not made yet (a crash in between): made now, once.
+      codeChannels.ensure(sessionId).catch((error: unknown) => {
+        logger.warn({ err: error, sessionId }, 'could not make the session its own channel');
+      });
+    },
     onPassed: (held) => metrics.leasePassed(held),
   });
 }
@@ -230,7 +249,10 @@ export function peopleServices(
     slack: out.chat,
     channelAllowed: channelPolicy(config.allowedChannels),
     logger,
-    started: async (sessionId) => {
+    started: async (sessionId, input) => {
+      // Its own channel first, so the follower's first posts already go there.
+      if (input.codeChannel)
+        await parts.codeChannels.open(sessionId, input.keepCodeChannel ? 'keep' : 'archive');
       // The card's first state (its buttons) is progress: when the edit budget is scarce, final states
       // of other sessions go first, and the session's next change folds into this edit.
       out.cards.schedule(sessionId, () => publisher.card(sessionId), { now: true });
@@ -271,5 +293,6 @@ export function peopleServices(
   });
   parts.homeChanges.on('changed', () => homes.changed());
   const services = { notifier, answering, steering, starting, conversation, feedback, directory };
-  return { ...services, ...agentSide, keyLinking, homes };
+  const channelSteer = channelSteering(store, { steering, directory, notifier });
+  return { ...services, ...agentSide, keyLinking, homes, channelSteering: channelSteer };
 }

@@ -59,5 +59,6 @@ export function listenerContext(
     ...services,
     ...{ stopping, channelSettings, messagesTab: agent.messagesTab, keys: people.keyLinking },
     homes: people.homes,
+    codeChannels: people.channelSteering,
   };
 }

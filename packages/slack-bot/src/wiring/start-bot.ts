@@ -15,6 +15,7 @@ import { type BotIdentity, botIdentity, type OutboundQueue } from '../services/s
 import { openStore, type Store } from '../store/index.js';
 import { agentParts, placeChannelSettings, slackSurface } from './agent-surface.js';
 import { reminderService } from './approvals.js';
+import { codeChannelParts } from './code-channels.js';
 import {
   SessionWorkspaces,
   scopeFollowerEvents,
@@ -113,18 +114,22 @@ function sessionSide(settings: Settings, built: BuiltSoFar) {
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
   const agent = agentParts(settings, { surface, store, out, follower, scopes, self });
   const streams = streamPoster(settings, { store, out, metrics, self, surface });
+  const codeChannels = codeChannelParts(settings, { store, out });
   // Sessions' changes that a Home tab may show: said by the publisher and the starts, heard by people's Homes.
   const homeChanges = new EventEmitter();
   const publisher = sessionPublisher(settings, {
-    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes, homeChanges },
+    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes, codeChannels, homeChanges },
   });
   built.publisherLater.bind(publisher);
   const serves = installs && servedSessions(installs, scopes);
   const leases = leaseKeeper(settings, {
-    ...{ store, follower, out, replicaId: built.replicaId, streams, keys, agent, metrics },
+    ...{ store, follower, out, replicaId: built.replicaId, streams, keys, agent, metrics, codeChannels },
     ...(serves ? { serves } : {}),
   });
-  return { ...built, policy, visibility, keys, agent, streams, publisher, leases, serves, homeChanges };
+  return {
+    ...built,
+    ...{ policy, visibility, keys, agent, streams, publisher, leases, serves, codeChannels, homeChanges },
+  };
 }
 
 /** People's side: what people do, the reminders of questions nobody answers, and the listeners. */

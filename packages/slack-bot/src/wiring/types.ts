@@ -7,6 +7,8 @@ import type { EventEmitter } from 'node:events';
 import type { AgentSessionsClient, Follower, SchedulePolicy } from '@agent-sessions/core';
 import type { BotConfig } from '../config/index.js';
 import type { Logger } from '../logger.js';
+import type { ChannelSteering } from '../services/code-channels/channel-steering.js';
+import type { CodeChannels } from '../services/code-channels/code-channels.js';
 import type { LeaseKeeper, LeaseKeeperOptions } from '../services/following/lease-keeper.js';
 import type { SessionPublisher } from '../services/following/session-publisher.js';
 import type { SessionWorkspaces } from '../services/installs/scope.js';
@@ -106,6 +108,8 @@ export interface Parts {
   /** OAuth installs (undefined with one bot token), and which workspace a session's work is of. */
   installs: Installs | undefined;
   scopes: SessionWorkspaces;
+  /** Sessions in channels of their own (Slack's code channels). */
+  codeChannels: CodeChannels;
   /** Says 'changed' whenever a session's state, question or end may change what a Home tab shows. */
   homeChanges: EventEmitter;
 }
@@ -142,6 +146,8 @@ export interface People {
   /** The start input with its channel's defaults. */
   withDefaults: (input: StartInput) => Promise<StartInput>;
   keyLinking: KeyLinking;
+  /** A session steered from its own channel (its commands, its context bar). */
+  channelSteering: ChannelSteering;
   /** Home tabs people opened, kept true as sessions change. */
   homes: HomeRefresher;
 }

@@ -108,6 +108,10 @@ export function fakeContext(rec: Recorded) {
       }),
       submitForm: formFn,
     },
+    codeChannels: {
+      command: log<{ say: string }>('codeChannels.command', { say: '⏸️ Paused.' }),
+      action: log<void>('codeChannels.action', undefined),
+    },
     logger,
     form,
   };

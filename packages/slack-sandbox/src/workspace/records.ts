@@ -22,6 +22,8 @@ export interface SandboxChannel {
   is_member: boolean;
   /** Slack Connect: the channel is shared with another organisation (listed there under the same id). */
   is_ext_shared?: boolean;
+  /** Archived (a code channel at its session's end): it takes no more posts. */
+  is_archived?: boolean;
 }
 
 export interface SandboxMessage {

@@ -95,7 +95,7 @@ export class SessionPublisher {
       if (!session.finished && !mine(sessionId)) continue;
       const streams = this.#streams(threadPlace(session));
       await this.#inSession(sessionId, () =>
-        streams ? streams.recover(threadPlace(session)) : this.deps.poster.recover(session),
+        streams ? streams.recover(threadPlace(session)) : this.deps.poster.recover(threadPlace(session)),
       ).catch(this.#warn(sessionId, 'could not recover the posts a crash left unsent'));
     }
   }
@@ -240,10 +240,17 @@ export class SessionPublisher {
     await this.deps.poster.drained(place);
     // The lease moved while the chatter drained: the new owner posts the report (once, by its key).
     this.#throwIfMoved(session.sessionId);
-    await this.deps.poster.postText(place, 'final-report', finalReport(event.session), 'outcome');
+    const [reportTs] = await this.deps.poster.postText(
+      place,
+      'final-report',
+      finalReport(event.session),
+      'outcome',
+    );
     this.#snapshots.set(session.sessionId, event.session);
     await this.deps.store.sessions.update(session.sessionId, { status: event.status });
     await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
+    // Its own channel: the report's canvas, then archived (the summary shared back) or kept open.
+    await this.deps.homes?.finished(session, reportTs, event.session);
     // Finished only once the report is out: a crash while it waits in the channel's queue (behind the
     // thread's backlog) leaves the session followed, so the next start posts it (once, by its key).
     await this.deps.store.sessions.update(session.sessionId, { finished: true });
@@ -294,6 +301,8 @@ export class SessionPublisher {
       ...cardStateOf(session, this.#snapshots.get(sessionId), Date.now(), this.#steps.get(sessionId)),
       ...(decision ? { latestDecision: decision } : {}),
     });
+    // Drawn at the card's coalesced pace: the session's own channel shows the same state.
+    if (session.homeChannelId) this.deps.homes?.shown(session, this.#snapshots.get(sessionId));
     return { channel: session.channelId, ts: session.cardTs, ...card };
   }
 

@@ -110,32 +110,7 @@ export class BotMetrics {
     });
     this.questionReminders = questionRemindersCounter(registry);
     if (requestBudgetPerSecond !== undefined) registerRequestBudget(registry, requestBudgetPerSecond);
-    // No channel ids in labels: /metrics is unauthenticated and a channel id names who works on what.
-    const depths = () => [...outboundDepths().values()];
-    new Gauge({
-      name: 'slack_outbound_queue_depth',
-      help: 'Slack calls waiting in the outbound queue, all channels together',
-      registers: [registry],
-      collect() {
-        this.set(depths().reduce((sum, depth) => sum + depth, 0));
-      },
-    });
-    new Gauge({
-      name: 'slack_outbound_queue_channels',
-      help: 'Channels with Slack calls waiting in the outbound queue',
-      registers: [registry],
-      collect() {
-        this.set(depths().filter((depth) => depth > 0).length);
-      },
-    });
-    new Gauge({
-      name: 'slack_outbound_queue_max_depth',
-      help: 'Slack calls waiting in the busiest channel’s queue',
-      registers: [registry],
-      collect() {
-        this.set(Math.max(0, ...depths()));
-      },
-    });
+    registerQueueDepths(registry, outboundDepths);
     // Known series exist from the start (Prometheus advice), so dashboards see zeros, not gaps.
     for (const kind of ['message', 'human_input']) this.surfacing.zero({ kind });
     for (const method of ['chat.postMessage', 'chat.update']) this.rateLimited.inc({ method }, 0);
@@ -203,4 +178,34 @@ function registerRequestBudget(registry: Registry, perSecond: number): void {
     help: 'Requests a second each API key may send to the service (FOLLOW_REQUESTS_PER_SECOND)',
     registers: [registry],
   }).set(perSecond);
+}
+
+/** The outbound queue's depths, read at each scrape. */
+function registerQueueDepths(registry: Registry, outboundDepths: () => Map<string, number>): void {
+  // No channel ids in labels: /metrics is unauthenticated and a channel id names who works on what.
+  const depths = () => [...outboundDepths().values()];
+  new Gauge({
+    name: 'slack_outbound_queue_depth',
+    help: 'Slack calls waiting in the outbound queue, all channels together',
+    registers: [registry],
+    collect() {
+      this.set(depths().reduce((sum, depth) => sum + depth, 0));
+    },
+  });
+  new Gauge({
+    name: 'slack_outbound_queue_channels',
+    help: 'Channels with Slack calls waiting in the outbound queue',
+    registers: [registry],
+    collect() {
+      this.set(depths().filter((depth) => depth > 0).length);
+    },
+  });
+  new Gauge({
+    name: 'slack_outbound_queue_max_depth',
+    help: 'Slack calls waiting in the busiest channel’s queue',
+    registers: [registry],
+    collect() {
+      this.set(Math.max(0, ...depths()));
+    },
+  });
 }

@@ -78,7 +78,7 @@ export class ConversationService {
   constructor(
     private readonly deps: {
       events: EventLog;
-      sessions: Pick<SessionRepository, 'findByThread'>;
+      sessions: Pick<SessionRepository, 'findByThread' | 'findByHome'>;
       prompts: Pick<PromptRepository, 'pending'>;
       starting: Pick<StartingService, 'start'>;
       answering: Pick<AnsweringService, 'answer'>;
@@ -103,6 +103,9 @@ export class ConversationService {
     const mentioned = message.botUserId !== undefined && message.text.includes(`<@${message.botUserId}>`);
     const inThread = message.threadTs !== undefined && message.threadTs !== message.ts;
     const direct = message.channelType === 'im' || message.channelId.startsWith('D');
+    // A session's own channel: everything said there is for its agent, mentioned or not, as in its thread.
+    const home = direct ? undefined : await this.deps.sessions.findByHome(message.channelId);
+    if (home) return this.#inHome(home, message, mentioned);
     // A channel's ordinary chatter is none of the bot's business: nothing is read or written for it.
     if (!inThread && !mentioned && !direct) return;
     const session =
@@ -120,6 +123,15 @@ export class ConversationService {
     if (inThread && message.threadTs)
       return this.#start(message, { threadTs: message.threadTs, readThread: true });
     return this.#start(message, { threadTs: message.ts, readThread: false });
+  }
+
+  /** A message in a session's own channel: steers it while it runs (once, whichever events bring it). */
+  async #inHome(session: SessionRecord, message: IncomingMessage, mentioned: boolean): Promise<void> {
+    if (session.finished) return;
+    const { events } = this.deps;
+    if (!(await events.markProcessed(message.eventId))) return;
+    if (!(await events.markProcessed(`message:${message.channelId}:${message.ts}`))) return;
+    return this.#reply(session, message, mentioned, true);
   }
 
   async #start(message: IncomingMessage, where: { threadTs: string; readThread: boolean }): Promise<void> {
@@ -156,6 +168,7 @@ export class ConversationService {
       ...(parsed.kind === 'start' && parsed.maxIterations !== undefined
         ? { maxIterations: parsed.maxIterations }
         : {}),
+      ...(parsed.kind === 'start' && parsed.codeChannel ? { codeChannel: true } : {}),
       threadTs: where.threadTs,
       ...(context
         ? {
@@ -170,10 +183,15 @@ export class ConversationService {
   }
 
   /** A reply in a running session's thread: an answer, a redirect, or left alone. */
-  async #reply(session: SessionRecord, message: IncomingMessage, mentioned: boolean): Promise<void> {
+  async #reply(
+    session: SessionRecord,
+    message: IncomingMessage,
+    mentioned: boolean,
+    inHome = false,
+  ): Promise<void> {
     const text = this.#withoutMention(message).trim();
     if (text === '' || /^!aside\b/i.test(text)) return;
-    if (this.deps.threadReplies === 'mention-only' && !mentioned) return;
+    if (this.deps.threadReplies === 'mention-only' && !mentioned && !inHome) return;
     const verdict = await this.deps.policy.mayAct(message.userId, { kind: 'steer', session });
     if (!verdict.allowed) {
       this.deps.metrics.actions.inc({ kind: 'reply', outcome: 'refused' });

@@ -41,11 +41,11 @@ describe('checking /agent settings', () => {
       checkChannelSettings({ budget: '$7.5', max_iterations: '30', context: '{"repo":"acme/api"}' }),
     ).toEqual({
       ok: true,
-      defaults: { budget: 7.5, maxIterations: 30, context: { repo: 'acme/api' } },
+      defaults: { budget: 7.5, maxIterations: 30, context: { repo: 'acme/api' }, codeChannel: null },
     });
     expect(checkChannelSettings({ budget: undefined, max_iterations: ' ', context: undefined })).toEqual({
       ok: true,
-      defaults: { budget: null, maxIterations: null, context: null },
+      defaults: { budget: null, maxIterations: null, context: null, codeChannel: null },
     });
   });
 });
@@ -143,7 +143,12 @@ describe('ChannelSettingsService', () => {
     if (!form.ok) throw new Error('refused');
     await form.run();
     expect(t.saved).toEqual([
-      ['T0A', 'C0AGENTS', { budget: 5, maxIterations: null, context: { repo: 'acme/api' } }, 'U0BOB'],
+      [
+        'T0A',
+        'C0AGENTS',
+        { budget: 5, maxIterations: null, context: { repo: 'acme/api' }, codeChannel: null },
+        'U0BOB',
+      ],
     ]);
     expect(t.told[0]?.[2]).toMatch(/^✅ New sessions in <#C0AGENTS> start with: a budget of \$5\.00/);
     const opened = await t.service.open('C0AGENTS', 'U0BOB');

@@ -27,6 +27,9 @@ function world(
       findByThread: vi.fn(async (channelId: string, ts: string) =>
         (options.sessions ?? []).find((s) => s.channelId === channelId && (s.threadTs ?? s.cardTs) === ts),
       ),
+      findByHome: vi.fn(async (channelId: string) =>
+        (options.sessions ?? []).find((s) => s.homeChannelId === channelId),
+      ),
     },
     prompts: { pending: vi.fn(async () => options.pending ?? []) },
     starting: {

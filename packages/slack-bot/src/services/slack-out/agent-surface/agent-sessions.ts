@@ -216,20 +216,27 @@ export class AgentSessions {
 
   async #queue(sessionId: string, entry: Entry): Promise<void> {
     const session = await this.deps.sessions.get(sessionId);
-    const thread = session ? threadPlace(session).cardTs : null;
+    // Its thread's root, or its own channel (a code channel: the session is the channel, no thread_ts).
+    const place = session ? threadPlace(session) : undefined;
     // Not yet in Slack (its card not posted): asked again at its next change.
-    if (!session || !thread) return;
+    if (!session || !place || (!place.cardTs && !session.homeChannelId)) return;
+    const where = { channel: place.channelId, thread: place.cardTs };
     await this.deps.outbound.run({
-      channel: session.channelId,
+      channel: where.channel,
       priority: 'edit',
       method: 'tier3',
       tag: sessionId,
-      run: () => this.#send(session, thread, entry),
+      run: () => this.#send(session, where, entry),
     });
   }
 
   /** One turn of the queue: the latest status (and title), whatever was asked while it waited. */
-  async #send(session: SessionRecord, thread: string, entry: Entry): Promise<void> {
+  async #send(
+    session: SessionRecord,
+    where: { channel: string; thread: string | null },
+    entry: Entry,
+  ): Promise<void> {
+    const at = { channel_id: where.channel, ...(where.thread ? { thread_ts: where.thread } : {}) };
     if (this.deps.surface.current() !== 'agent' || entry.dead) return;
     const { desired } = entry;
     if (desired !== undefined && (entry.force || desired !== entry.tried)) {
@@ -237,8 +244,7 @@ export class AgentSessions {
       entry.tried = desired;
       const answer = await this.#call('agents.sessions.setStatus', session, entry, () =>
         this.deps.slack.agents.sessions.setStatus({
-          channel_id: session.channelId,
-          thread_ts: thread,
+          ...at,
           status: desired,
           // Both count only when Slack creates the session (the first call), and are ignored after.
           title: sessionTitle(session.goal),
@@ -253,7 +259,7 @@ export class AgentSessions {
     if (title === undefined) return;
     entry.title = undefined;
     await this.#call('agents.sessions.rename', session, entry, () =>
-      this.deps.slack.agents.sessions.rename({ channel_id: session.channelId, thread_ts: thread, title }),
+      this.deps.slack.agents.sessions.rename({ ...at, title }),
     );
   }
 
