@@ -28,7 +28,7 @@ export interface CardState {
   completedAt?: string | null;
   /** The latest decision recorded ("<@U…> answered: Approved · 2026-…"), shown in the footer. */
   latestDecision?: string;
-  /** Where it came from ("Started from this thread (12 messages as context)"), when not /agent start. */
+  /** Where it came from ("Started from this thread, with 12 earlier messages"), when not /agent start. */
   origin?: string | null;
   /** What the agent is doing now (its latest tool call or a short summary), while it works. */
   currentStep?: string | null;

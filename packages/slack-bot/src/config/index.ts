@@ -8,7 +8,12 @@ import { z } from 'zod';
 import type { WorkflowStepSettings } from '../services/workflows/workflow-steps.js';
 import { type AgentSurfaceConfig, agentSurfaceSchema, agentSurfaceSettings } from './agent-surface.js';
 import { type ApprovalConfig, approvalsProblems, approvalsSchema, approvalsSettings } from './approvals.js';
-import { conversationProblems, conversationSchema, conversationSettings } from './conversation.js';
+import {
+  conversationProblems,
+  conversationSchema,
+  conversationSettings,
+  type ThreadContextConfig,
+} from './conversation.js';
 import { httpSchema, httpSettings } from './http.js';
 import { type KeysConfig, keysProblems, keysSchema, keysSettings } from './keys.js';
 import { limitsSchema, limitsSettings } from './limits.js';
@@ -71,6 +76,8 @@ export interface BotConfig {
   approvals: ApprovalConfig;
   /** `steer`: every reply in a session's thread steers it; `mention-only`: only replies that mention the bot. */
   threadReplies: 'steer' | 'mention-only';
+  /** AGENT_THREAD_CACHE_* and AGENT_THREAD_READ*: a thread's context within Slack's read limits. */
+  threadContext: ThreadContextConfig;
   /** off: one post per message and 429s left to the Web API client (the benchmark's naive strategy). */
   slackPacing: 'on' | 'off';
   /** Slack's agent surfaces: AGENT_SLACK_SURFACE, AGENT_SUGGESTED_PROMPTS… */

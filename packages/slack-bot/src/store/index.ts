@@ -23,6 +23,7 @@ export type { BudgetRate, SlackBudgetRepository } from './slack-budgets.js';
 export type { SqlClient, SqlExecutor } from './sql.js';
 export { SqlStore, type Store } from './store.js';
 export type { StreamInFlight, StreamRecord, StreamRepository } from './streams.js';
+export type { ThreadCacheLimits, ThreadMessage, ThreadMessageRepository } from './thread-messages.js';
 export type { WorkflowExecution, WorkflowExecutionRepository } from './workflow-executions.js';
 export { openPglite, openPostgres };
 

@@ -239,6 +239,22 @@ export const MIGRATIONS: readonly string[] = [
      updated_at   timestamptz NOT NULL DEFAULT now()
    );
    ALTER TABLE channel_settings ADD COLUMN code_channel text CHECK (code_channel IN ('archive', 'keep'));`,
+  // The messages received as events, per workspace and bounded (thread-messages.ts): a thread's context
+  // comes from here first, since Slack may allow one thread read a minute.
+  `CREATE TABLE IF NOT EXISTS thread_messages (
+     workspace    text NOT NULL,
+     channel_id   text NOT NULL,
+     thread_ts    text NOT NULL,
+     ts           text NOT NULL,
+     sort_key     text NOT NULL,
+     user_id      text NOT NULL,
+     text         text NOT NULL,
+     files        jsonb NOT NULL DEFAULT '[]',
+     received_at  timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (workspace, channel_id, ts)
+   );
+   CREATE INDEX IF NOT EXISTS thread_messages_thread ON thread_messages (workspace, channel_id, thread_ts, sort_key);
+   CREATE INDEX IF NOT EXISTS thread_messages_age ON thread_messages (workspace, received_at);`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

@@ -16,6 +16,7 @@ import { type SessionRepository, SqlSessionRepository } from './sessions.js';
 import { type SlackBudgetRepository, SqlSlackBudgetRepository } from './slack-budgets.js';
 import type { SqlClient } from './sql.js';
 import { SqlStreamRepository, type StreamRepository } from './streams.js';
+import { SqlThreadMessageRepository, type ThreadMessageRepository } from './thread-messages.js';
 import { SqlWorkflowExecutionRepository, type WorkflowExecutionRepository } from './workflow-executions.js';
 
 /**
@@ -46,6 +47,8 @@ export interface Store {
   serviceKeys: ServiceKeyRepository;
   /** OAuth installs: each workspace's tokens, and the install flow's states. */
   installations: InstallationRepository;
+  /** Messages received as events, bounded: threads' context without reading Slack. */
+  threadMessages: ThreadMessageRepository;
   /** Workflow Builder steps: each execution and its one completion. */
   workflowExecutions: WorkflowExecutionRepository;
   ping(): Promise<void>;
@@ -69,6 +72,7 @@ export class SqlStore implements Store {
   readonly channelSettings: SqlChannelSettingsRepository;
   readonly serviceKeys: SqlServiceKeyRepository;
   readonly installations: SqlInstallationRepository;
+  readonly threadMessages: SqlThreadMessageRepository;
   readonly workflowExecutions: SqlWorkflowExecutionRepository;
 
   constructor(readonly sql: SqlClient) {
@@ -87,6 +91,7 @@ export class SqlStore implements Store {
     this.channelSettings = new SqlChannelSettingsRepository(sql);
     this.serviceKeys = new SqlServiceKeyRepository(sql);
     this.installations = new SqlInstallationRepository(sql);
+    this.threadMessages = new SqlThreadMessageRepository(sql);
     this.workflowExecutions = new SqlWorkflowExecutionRepository(sql);
   }
 

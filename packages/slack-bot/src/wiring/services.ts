@@ -25,6 +25,7 @@ import {
 } from '../services/people/policy.js';
 import { StartingService } from '../services/people/starting.js';
 import { SteeringService } from '../services/people/steering.js';
+import { ThreadContextReader } from '../services/people/thread-context.js';
 import { SessionVisibility } from '../services/people/visibility.js';
 import type { StreamPoster } from '../services/slack-out/agent-surface/index.js';
 import type { OutboundQueue } from '../services/slack-out/outbound/index.js';
@@ -265,9 +266,17 @@ export function peopleServices(
     keys: keys.service,
   });
   const { threadReplies } = config;
+  // Slack's reads may be one a minute per workspace: received messages first, one budget for all replicas.
+  const threadContext = new ThreadContextReader({
+    messages: store.threadMessages,
+    budgets: store.slackBudgets,
+    slack,
+    logger,
+    limits: config.threadContext,
+  });
   const conversation = new ConversationService({
     ...{ events, sessions, prompts, starting, answering, steering, policy, notifier },
-    ...{ slack, metrics, logger, threadReplies },
+    ...{ slack, metrics, logger, threadReplies, threadContext },
   });
   const feedback = new FeedbackService({ sessions, feedback: store.feedback, metrics, logger });
   const card = (sessionId: string) => publisher.card(sessionId);

@@ -236,7 +236,8 @@ export class SessionPublisher {
     // is out, its report goes ahead of other sessions' chatter: the outcome is what people wait for.
     // Chatter a former owner recorded after this process took the session over is posted first.
     await (this.#streams(place) ?? this.deps.poster).recover(place, { again: true, asOwner: true });
-    await this.#streams(place)?.close(place, 'closed');
+    // The stream's last appends are out before the report; its stop (Tier 2) need not be.
+    const ending = await this.#streams(place)?.end(place, 'closed');
     await this.deps.poster.drained(place);
     // The lease moved while the chatter drained: the new owner posts the report (once, by its key).
     this.#throwIfMoved(session.sessionId);
@@ -249,10 +250,12 @@ export class SessionPublisher {
     this.#snapshots.set(session.sessionId, event.session);
     await this.deps.store.sessions.update(session.sessionId, { status: event.status });
     await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
+    await ending?.stopped;
     // Its own channel: the report's canvas, then archived (the summary shared back) or kept open.
     await this.deps.homes?.finished(session, reportTs, event.session);
-    // Finished only once the report is out: a crash while it waits in the channel's queue (behind the
-    // thread's backlog) leaves the session followed, so the next start posts it (once, by its key).
+    // Finished only once the report is out and the stream stopped: a crash while the report waits in the
+    // channel's queue (behind the thread's backlog) leaves the session followed, so the next start posts
+    // it (once, by its key).
     await this.deps.store.sessions.update(session.sessionId, { finished: true });
     this.deps.homeChanged?.();
     this.#snapshots.delete(session.sessionId);
@@ -374,7 +377,8 @@ export class SessionPublisher {
     // Recorded before posting, so a click on the message always finds its question.
     await record(existing?.messageTs ?? null);
     this.deps.homeChanged?.();
-    await this.#streams(place)?.close(place, 'suspended');
+    // The stream's appends are out before the question; its stop goes behind it, at its own limit.
+    await this.#streams(place)?.end(place, 'suspended');
     // The prompt comes after the agent's messages up to the one that asked: that much of this session's
     // waiting chatter goes first, as urgent as the prompt (not held up by other sessions' chatter or
     // outcomes); what the agent said after it keeps its pace. Asked elsewhere (a round object), or the

@@ -19,7 +19,7 @@ export interface StartInput {
   context?: Record<string, unknown>;
   /** Started by a mention or a DM: the card is a reply in this thread, and the session's thread is it. */
   threadTs?: string;
-  /** Said on the card: where the session came from ("Started from this thread (N messages as context)"). */
+  /** Said on the card: where the session came from ("Started from this thread, with 12 earlier messages"). */
   origin?: string;
   /** A channel of its own (a code channel) instead of the thread; false: the thread, whatever the default. */
   codeChannel?: boolean;

@@ -135,6 +135,12 @@ export class ThreadBatches {
     this.deps.outbound.withdraw(sessionId, reason);
   }
 
+  /** Something of this session waits here or is being sent: its next chatter must come after it. */
+  busy(sessionId: string): boolean {
+    const batch = this.#batches.get(sessionId);
+    return batch !== undefined && (batch.items.length > 0 || batch.sending.length > 0);
+  }
+
   /** This key waits in a batch of this process already. */
   has(place: Place, key: string): boolean {
     return this.#queued.has(`${place.sessionId}|${key}`);
