@@ -8,7 +8,7 @@ export default defineConfig({
   test: {
     name: 'n8n-node',
     include: ['test/**/*.test.ts'],
-    exclude: [...configDefaults.exclude, ...(quick ? ['test/node.test.ts'] : [])],
+    exclude: [...configDefaults.exclude, ...(quick ? ['test/node.test.ts', 'test/trigger.test.ts'] : [])],
     testTimeout: patient(30_000),
     // A hook that starts a process (the emulator) waits on the machine as much as a test does.
     hookTimeout: patient(30_000),

@@ -87,7 +87,7 @@ describe('Session', () => {
       [session('create', { goal: 'x', additionalFields: { budget: -2 } }), /Parameter "Budget \(USD\)": The budget must be a positive number of USD/],
       [session('create', { goal: 'x', additionalFields: { maxIterations: 2.5 } }), /Parameter "Max Iterations": Max iterations must be a whole number/],
       [session('get', { sessionId: 'sess 1' }), /Parameter "Session ID": The session id "sess 1" contains spaces/],
-      [session('getMessages', { sessionId: 's', returnAll: false, limit: 500 }), /"Limit" must be a whole number from 1 to 200/],
+      [session('getMessages', { sessionId: 's', returnAll: false, limit: 0 }), /"Limit" must be a whole number of at least 1/],
       [session('sendSignal', { sessionId: 's', signal: 'redirect', message: ' ' }), /Parameter "Message": Say where the agent should go instead/],
       [session('sendSignal', { sessionId: 's', signal: 'resume', signalOptions: { newBudget: 0 } }), /Parameter "New Budget \(USD\)"/],
       [session('wait', { sessionId: 's', pollIntervalSeconds: 0 }), /"Poll Interval \(Seconds\)"/],

@@ -4,7 +4,9 @@
 // docs/workflows.md's JSON blocks: one source), run the manual ones with `n8n execute`, then run n8n as a
 // server (`n8n start`): answer the agent's questions through n8n's own forms over HTTP as a browser does,
 // run the credential test as n8n's dialog does, review an AI Agent's call of the node (2.41: see
-// human-review.mjs) and stop an execution. Everything talks to a local emulator (and a scripted model).
+// human-review.mjs) and stop an execution; the Agent Sessions Trigger fires on sessions started outside
+// n8n, once per event, also after a restart of n8n with unverified community packages off, as n8n 3.0
+// has them (trigger.mjs, unverified.mjs). Everything talks to a local emulator (and a scripted model).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,7 +19,9 @@ import { isActiveStatus, isSuccessStatus, isTerminalStatus } from '@agent-sessio
 import { ensureN8n } from './install.mjs';
 import { humanReview } from './human-review.mjs';
 import { startModel } from './model.mjs';
-import { fetch, ownerSession, startN8n, until } from './server.mjs';
+import { fetch, ownerLogin, ownerSession, startN8n, until } from './server.mjs';
+import { checkTrigger, checkTriggerAfterRestart, prepareTrigger } from './trigger.mjs';
+import { checkUnverifiedDisabled } from './unverified.mjs';
 
 // Which n8n: the first argument (test:n8n runs 2.8.4, then 2.41.3).
 const N8N_VERSION = process.argv[2] ?? '2.8.4';
@@ -58,8 +62,9 @@ function startEmulator() {
 }
 
 /**
- * `n8n execute --rawOutput` prints log lines first: the result is the JSON from the first `{`. Output
- * that can't be parsed fails the run (a check that then reads `undefined` must never pass by accident).
+ * `n8n execute --rawOutput` prints log lines first, and on a busy machine now and then one after
+ * ("Registered runner …"): the result is the JSON from the first `{` to the last `}`. Output that can't
+ * be parsed fails the run (a check that then reads `undefined` must never pass by accident).
  */
 function execute(n8n, env, id, { fails = false } = {}) {
   const result = spawnSync(n8n, ['execute', `--id=${id}`, '--rawOutput'], { env, encoding: 'utf8', timeout: 180_000 });
@@ -67,14 +72,15 @@ function execute(n8n, env, id, { fails = false } = {}) {
   const start = text.indexOf('{');
   let parsed;
   try {
-    parsed = start >= 0 ? JSON.parse(text.slice(start)) : undefined;
+    parsed = start >= 0 ? JSON.parse(text.slice(start, text.lastIndexOf('}') + 1)) : undefined;
   } catch {
     parsed = undefined;
   }
   const ok = typeof parsed === 'object' && parsed !== null && typeof parsed.status === 'string';
-  // A failed execution makes `n8n execute` exit 1 and print the error, not the run.
+  // A failed execution makes `n8n execute` exit 1 and print the error, and in 2.41.3 the run too (status "error").
   if (fails) {
-    check(result.status === 1 && !ok, `n8n execute reports the failure of ${id} (exit ${result.status})`);
+    const failedRun = !ok || parsed.status === 'error';
+    check(result.status === 1 && failedRun, `n8n execute reports the failure of ${id} (exit ${result.status}${ok ? `, run ${parsed.status}` : ''})`);
     return { code: result.status, parsed: ok ? parsed : undefined, stdout: text, stderr: result.stderr ?? '' };
   }
   check(ok, `n8n's output for ${id} is a run as JSON${ok ? '' : ` (exit ${result.status}${result.error ? `, ${result.error.message}` : ''}; stdout ends: ${text.slice(-300)}; stderr ends: ${(result.stderr ?? '').slice(-300)})`}`);
@@ -234,6 +240,8 @@ try {
     execFileSync(n8n, ['import:workflow', `--input=${join(workflowsDir, '..', 'workflows-2.41', 'human-review.json')}`], { env, stdio: 'inherit' });
     execFileSync(n8n, ['publish:workflow', '--id=asHumanReview1'], { env, stdio: 'inherit' });
   }
+  // The trigger's workflow, published: n8n polls from its start (a first poll as it publishes it).
+  const triggerSessions = await prepareTrigger({ n8n, env, work, packageDir, emulatorUrl: emulator.url, apiKey: API_KEY, log });
 
   // N8N_TEST_ONLY=server skips the `n8n execute` runs (to iterate on the form test).
   const only = process.env.N8N_TEST_ONLY;
@@ -363,6 +371,15 @@ try {
   const runData = readExecutionData(execution.data)?.resultData?.runData?.['Run until stopped'];
   const output = runData?.[0]?.data?.main?.[0]?.[0]?.json;
   log(`  (n8n saved the execution as "${execution.status}"; the step's output: ${JSON.stringify(output ?? null)})`);
+
+  const fired = await checkTrigger({ sessions: triggerSessions, rest, emulatorUrl: emulator.url, readExecutionData, check, log });
+  log('n8n restarted with N8N_UNVERIFIED_PACKAGES_ENABLED=false (the default from n8n 3.0)');
+  await server.stop();
+  server = await startN8n(n8n, { ...env, N8N_UNVERIFIED_PACKAGES_ENABLED: 'false' });
+  await until('n8n to serve the published form again', async () => (await fetch(`${server.base}/form/agent-sessions-ask`)).text(), (page) => page.includes("id='n8n-form'"), 120);
+  const restAgain = await ownerLogin(server.base);
+  await checkTriggerAfterRestart({ before: fired, rest: restAgain, emulatorUrl: emulator.url, readExecutionData, check, log });
+  await checkUnverifiedDisabled({ base: server.base, rest: restAgain, name, emulatorUrl: emulator.url, check, log });
 } catch (error) {
   check(false, `the run went through (${error.stack ?? error})`);
   if (server) log(`n8n's log ends:\n${server.log().slice(process.env.N8N_TEST_DEBUG ? -150_000 : -4000)}`);

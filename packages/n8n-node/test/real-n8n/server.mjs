@@ -83,3 +83,24 @@ export async function ownerSession(base) {
   };
 }
 
+
+/** The owner signed in again (after a restart of n8n): the same cookie-and-browser-id client. */
+export async function ownerLogin(base) {
+  const browserId = 'agent-sessions-real-n8n-test';
+  const response = await fetch(`${base}/rest/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'browser-id': browserId },
+    body: JSON.stringify({ emailOrLdapLoginId: 'owner@agent-sessions.test', password: 'Real-n8n-test-1' }),
+  });
+  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
+  if (response.status !== 200 || !cookie.startsWith('n8n-auth=')) {
+    throw new Error(`login answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  }
+  const headers = { cookie, 'browser-id': browserId };
+  return {
+    get: async (path) => (await fetch(`${base}${path}`, { headers })).json(),
+    post: async (path) => fetch(`${base}${path}`, { method: 'POST', headers }),
+    postJson: async (path, body) =>
+      (await fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json(),
+  };
+}

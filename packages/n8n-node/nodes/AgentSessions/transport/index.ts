@@ -13,7 +13,7 @@ import {
 	type Sessions,
 	ValidationError,
 } from '@agent-sessions/core/pure-without-zod';
-import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { sleepWithAbort } from './sleep';
 
@@ -23,8 +23,11 @@ interface FullResponse {
 	headers?: Record<string, string | string[] | undefined>;
 }
 
+/** Where the node's requests run: a step's execution, or the trigger's poll. */
+export type ApiContext = IExecuteFunctions | IPollFunctions;
+
 /** Core logs pino-style (object, message); n8n's logger takes (message, metadata). */
-function n8nLogger(ctx: IExecuteFunctions): Logger {
+function n8nLogger(ctx: ApiContext): Logger {
 	const to =
 		(level: 'debug' | 'info' | 'warn' | 'error') =>
 		(obj: object, msg?: string): void => {
@@ -38,7 +41,7 @@ function n8nLogger(ctx: IExecuteFunctions): Logger {
  * (n8n's proxy settings and the credential's Bearer key), any status handed back to core, which turns
  * a non-2xx into its typed error; sleeps through n8n-workflow's abortable sleep (./sleep), so stopping the execution stops a wait.
  */
-export async function sessionsApi(ctx: IExecuteFunctions, { afterStop = false } = {}): Promise<Sessions> {
+export async function sessionsApi(ctx: ApiContext, { afterStop = false } = {}): Promise<Sessions> {
 	const credentials = await ctx.getCredentials<{ baseUrl: string; apiKey: string }>('agentSessionsApi');
 	const baseUrl = String(credentials.baseUrl).replace(/\/+$/, '');
 	const request = async (req: ApiRequest): Promise<ApiResponse> => {
@@ -75,7 +78,7 @@ export async function sessionsApi(ctx: IExecuteFunctions, { afterStop = false } 
  * status and the service's own words; a request core refused before sending, or an answer that doesn't fit
  * its question, as NodeOperationError naming the field. Never the API key: core's errors don't carry it.
  */
-export function nodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+export function nodeError(ctx: ApiContext, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	if (error instanceof ValidationError || error instanceof HumanInputAnswerError) {
 		return new NodeOperationError(ctx.getNode(), error.message, { itemIndex });

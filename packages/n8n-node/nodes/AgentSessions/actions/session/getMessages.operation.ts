@@ -18,7 +18,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Limit',
 		name: 'limit',
 		type: 'number',
-		typeOptions: { minValue: 1, maxValue: 200 },
+		typeOptions: { minValue: 1 },
 		default: 50,
 		description: 'Max number of results to return',
 		displayOptions: { show: { returnAll: [false] } },
@@ -45,23 +45,27 @@ const displayOptions = { show: { resource: ['session'], operation: ['getMessages
 
 export const description = updateDisplayOptions(displayOptions, properties);
 
+/** The contract's largest messages page (`limit`, maximum 200). */
+const MAX_PAGE_SIZE = 200;
+
 export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject[]> {
 	const id = sessionId(this, i);
 	const options = this.getNodeParameter('messageOptions', i, {}) as IDataObject;
 	const after = typeof options.after === 'string' && options.after.trim() !== '' ? options.after.trim() : undefined;
 	const returnAll = this.getNodeParameter('returnAll', i, false) as boolean;
 	const limit = Number(this.getNodeParameter('limit', i, 50));
-	if (!returnAll && !(Number.isInteger(limit) && limit >= 1 && limit <= 200)) {
-		fail(this, i, `Parameter "Limit" must be a whole number from 1 to 200 (got ${limit})`);
+	if (!returnAll && !(Number.isInteger(limit) && limit >= 1)) {
+		fail(this, i, `Parameter "Limit" must be a whole number of at least 1 (got ${limit})`);
 	}
 	const sessions = await sessionsApi(this);
 	const signal = this.getExecutionCancelSignal();
 	// Every message once, keyed by (round, position), even while rounds grow or interleave and when a page
-	// comes back short or empty (core's cursor); with a Limit, the first that many.
+	// comes back short or empty (core's cursor); with a Limit, the first that many, in pages of at most the
+	// contract's 200.
 	const out: IDataObject[] = [];
 	const messages = sessions.listMessages(id, {
 		...(after ? { after } : {}),
-		...(returnAll ? {} : { pageSize: limit }),
+		...(returnAll ? {} : { pageSize: Math.min(limit, MAX_PAGE_SIZE) }),
 		...(signal ? { signal } : {}),
 	});
 	for await (const keyed of messages) {
