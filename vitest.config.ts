@@ -63,6 +63,17 @@ export default defineConfig({
         },
       },
       {
+        // The image's manifests, alert rules, dashboard and publish workflow: files checked against their
+        // schemas, promtool's unit tests, and a running bot scraped by a real Prometheus (each skipped,
+        // saying why, where Debian's prometheus package is missing). `npm run test:deploy` plays them.
+        test: {
+          name: 'deploy',
+          include: ['test/deploy/**/*.test.ts'],
+          testTimeout: patient(60_000),
+          hookTimeout: patient(120_000),
+        },
+      },
+      {
         // Rules over the repository's own files (sizes, first comments): reads files, starts nothing.
         test: { name: 'repo', include: ['test/repo/**/*.test.ts'] },
       },

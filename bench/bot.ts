@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
 
@@ -29,16 +30,24 @@ export function botEnv(sandbox: RunningSandbox, serviceUrl: string, apiKey: stri
 }
 
 /** The bot as production runs it (`node dist/main.js`, configured by its environment). */
-export function spawnBot(env: Record<string, string>, startTimeoutMs = 120_000): Promise<Bot> {
+export function spawnBot(
+  env: Record<string, string>,
+  startTimeoutMs = 120_000,
+  /** Another build's `dist/main.js` (a checkout of another commit, for before/after in one run). */
+  main = MAIN,
+): Promise<Bot> {
   const started = performance.now();
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [main], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
+  // BENCH_BOT_LOG=<file>: the bot's whole output kept there too, to look into a run afterwards.
+  const logFile = process.env.BENCH_BOT_LOG;
   const onData = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
+    if (logFile) appendFileSync(logFile, chunk);
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);

@@ -145,10 +145,12 @@ if (!slack) {
   );
 }
 
-// In a terminal the sandbox REPL owns the screen: the bot's JSON log goes to a file beside its store.
+// With the sandbox the screen is a person's: the banner (and, in a terminal, the sandbox REPL). The bot's
+// JSON log goes to a file beside its store, in a terminal or not; with a real Slack it goes to stdout, as
+// in production.
 const repl = Boolean(sandbox && process.stdin.isTTY);
 let logFile;
-if (repl) {
+if (sandbox) {
   mkdirSync(config.dataDir, { recursive: true });
   logFile = join(config.dataDir, 'bot.log');
 }
@@ -191,7 +193,7 @@ if (sandbox && bot.eventsUrl) {
   if (repl) {
     const { startRepl } = await import('./sandbox-repl.mjs');
     startRepl({ sandbox, eventsUrl: bot.eventsUrl, channel: 'C0AGENTS' });
-  } else out('Run `npm start` in a terminal to type /agent commands here as a sandbox user.');
+  }
 }
 
 let stopping = false;

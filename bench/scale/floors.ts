@@ -9,6 +9,12 @@
  *   Nor sooner than the service finished the session: the k-th report no sooner than the k-th session done.
  * - Card final: a card's final edit comes after its report (the thread reads in order), and every final
  *   edit spends the workspace's chat.update budget (Tier 3: 50 a minute, a burst of 50).
+ * - The same for both surfaces, each with the posts its run made: on the agent surface (`auto`) a
+ *   streamed session's chatter is no post but appends to its stream (chat.appendStream, Tier 4, the
+ *   workspace's 100 a minute, which a run's few hundred appends never fill), so the channel's posts are
+ *   its cards, the chatter of the sessions that got no stream start, and the reports. A stream's start
+ *   and stop (Tier 2, 20 a minute each) lie on no session's way to its outcome: a start is taken only
+ *   when one is free (else the chatter is posted), and a stop goes after the report.
  */
 import { percentile } from '../stats.js';
 

@@ -1,7 +1,9 @@
 /**
  * Scale benchmark: N sessions of the emulator's `complete` scenario started at once across C
  * channels, through the Slack sandbox at Slack's own limits, with the real bot as one or more processes
- * (several replicas share one PostgreSQL). Measured from the moment the N `/agent start`s were typed:
+ * (several replicas share one PostgreSQL), on each surface in turn in the same run: `classic` (the card
+ * and its thread) and `auto` (the default: Slack's agent sessions and streams, chatter posted the classic
+ * way while stream starts, Tier 2, are spent). Measured from the moment the N `/agent start`s were typed:
  *   - outcome in thread: the session's report posted in its thread;
  *   - card final: the session's card edited to its final state;
  *   - the floors Slack's limits imply for both (./floors.ts), and the ratios to them;
@@ -9,7 +11,7 @@
  *   - lost / duplicated: every agent message in its thread exactly once, one report per session.
  * Prints a line per run and writes bench/results/scale.json.
  *
- *   npm run bench:scale -- [--n 50,200] [--channels 5] [--replicas 1] [--deadline 900]
+ *   npm run bench:scale -- [--n 50,200] [--surfaces classic,auto] [--channels 5] [--replicas 1] [--deadline 900]
  *     [--database-url postgres://postgres@127.0.0.1:5432/test]   (needed with --replicas 2 or more)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,6 +33,7 @@ import { goalOf, keysOf, type Tracked, watch } from './watch.js';
 const { values } = parseArgs({
   options: {
     n: { type: 'string', default: '50,200' },
+    surfaces: { type: 'string', default: 'classic,auto' },
     channels: { type: 'string', default: '5' },
     replicas: { type: 'string', default: '1' },
     deadline: { type: 'string', default: '900' },
@@ -39,6 +42,12 @@ const { values } = parseArgs({
   },
 });
 const NS = (values.n as string).split(',').map((n) => wholeAbove0('n', n.trim()));
+const SURFACES = (values.surfaces as string).split(',').map((surface) => {
+  const trimmed = surface.trim();
+  if (trimmed !== 'classic' && trimmed !== 'auto' && trimmed !== 'agent')
+    throw new Error(`--surfaces takes classic, auto and agent, got "${trimmed}"`);
+  return trimmed;
+});
 const CHANNELS = wholeAbove0('channels', values.channels);
 const REPLICAS = wholeAbove0('replicas', values.replicas);
 const DEADLINE_MS = wholeAbove0('deadline', values.deadline) * 1000;
@@ -53,7 +62,13 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const s = (ms: number | undefined) => (ms === undefined ? '—' : `${round(ms / 1000)} s`);
 
-async function run(n: number, emulator: SpawnedEmulator, client: AgentSessionsClient, root: string) {
+async function run(
+  n: number,
+  surface: string,
+  emulator: SpawnedEmulator,
+  client: AgentSessionsClient,
+  root: string,
+) {
   const emulatorUrl = emulator.url;
   const seed = defaultSeed();
   const channels = Array.from({ length: CHANNELS }, (_, i) => `C0SCALE${i}`);
@@ -78,13 +93,11 @@ async function run(n: number, emulator: SpawnedEmulator, client: AgentSessionsCl
     for (let r = 0; r < REPLICAS; r++) {
       const bot = await spawnBot({
         ...botEnv(sandbox, emulatorUrl, KEY),
-        LOG_LEVEL: 'warn',
-        // The README's figures are the card and thread (classic). Under `auto` the sandbox's agent features
-        // would stream every session, and 200 stream starts at Tier 2 (about 20 a minute) bound the run.
-        AGENT_SLACK_SURFACE: process.env.AGENT_SLACK_SURFACE ?? 'classic',
+        LOG_LEVEL: process.env.BENCH_BOT_LOG_LEVEL ?? 'warn',
+        AGENT_SLACK_SURFACE: surface,
         ...(database
           ? { DATABASE_URL: database.url, REPLICA_ID: `replica-${r}` }
-          : { DATA_DIR: join(root, `n${n}`) }),
+          : { DATA_DIR: join(root, `n${n}-${surface}`) }),
       });
       bots.push(bot);
       samplers.push(sampleProcess(bot.child.pid as number));
@@ -101,7 +114,7 @@ async function run(n: number, emulator: SpawnedEmulator, client: AgentSessionsCl
     );
     const refused = started.filter((r) => r.status === 'rejected' || r.value.status !== 200).length;
     log(
-      `  N = ${n}: ${n} starts typed across ${CHANNELS} channels (${Date.now() - t0} ms, ${refused} refused)`,
+      `  N = ${n}, ${surface}: ${n} starts typed across ${CHANNELS} channels (${Date.now() - t0} ms, ${refused} refused)`,
     );
     let lastLog = Date.now();
     const done = () => tracked.every((t) => t.reportAt !== undefined && t.finalAt !== undefined);
@@ -144,6 +157,7 @@ async function run(n: number, emulator: SpawnedEmulator, client: AgentSessionsCl
     const method = (name: string) => calls.byMethod.get(name) ?? { total: 0, ratelimited: 0 };
     const result = {
       n,
+      surface,
       channels: CHANNELS,
       replicas: REPLICAS,
       outcome,
@@ -155,6 +169,11 @@ async function run(n: number, emulator: SpawnedEmulator, client: AgentSessionsCl
       },
       posts: method('chat.postMessage'),
       updates: method('chat.update'),
+      streams: {
+        started: method('chat.startStream').total,
+        appends: method('chat.appendStream').total,
+        stopped: method('chat.stopStream').total,
+      },
       postsPerChannel: Object.fromEntries(calls.postsByChannel),
       calls: {
         total: calls.total,
@@ -174,10 +193,10 @@ async function run(n: number, emulator: SpawnedEmulator, client: AgentSessionsCl
         : undefined,
     };
     log(
-      `  N = ${n}: outcome p50/p95 ${s(outcome.p50Ms)} / ${s(outcome.p95Ms)} (floor ${s(floors.outcomeP50Ms)} / ${s(floors.outcomeP95Ms)}, ×${result.ratios.outcomeP95}); card final ${s(cardFinal.p50Ms)} / ${s(cardFinal.p95Ms)} (floor ${s(floors.cardFinalP50Ms)} / ${s(floors.cardFinalP95Ms)}, ×${result.ratios.cardFinalP95})`,
+      `  N = ${n}, ${surface}: outcome p50/p95 ${s(outcome.p50Ms)} / ${s(outcome.p95Ms)} (floor ${s(floors.outcomeP50Ms)} / ${s(floors.outcomeP95Ms)}, ×${result.ratios.outcomeP95}); card final ${s(cardFinal.p50Ms)} / ${s(cardFinal.p95Ms)} (floor ${s(floors.cardFinalP50Ms)} / ${s(floors.cardFinalP95Ms)}, ×${result.ratios.cardFinalP95})`,
     );
     log(
-      `           ${result.posts.total} posts, ${result.updates.total} updates, ${calls.ratelimited}/${calls.total} calls 429 (${result.calls.ratelimitedPercent} %); lost ${check.lost}, duplicated ${check.duplicated}, reports ${check.reports}/${n}; ${use.map((u, i) => `bot ${i}: CPU ${u.cpuSeconds} s, RSS peak ${u.peakRssMb} MB`).join('; ')}`,
+      `           ${result.posts.total} posts, ${result.updates.total} updates, streams ${result.streams.started} started / ${result.streams.appends} appends / ${result.streams.stopped} stopped, ${calls.ratelimited}/${calls.total} calls 429 (${result.calls.ratelimitedPercent} %); lost ${check.lost}, duplicated ${check.duplicated}, reports ${check.reports}/${n}; ${use.map((u, i) => `bot ${i}: CPU ${u.cpuSeconds} s, RSS peak ${u.peakRssMb} MB`).join('; ')}`,
     );
     return result;
   } catch (error) {
@@ -235,14 +254,15 @@ async function lostAndDuplicated(
 async function main(): Promise<void> {
   const load = loadavg().map((l) => round(l, 2));
   log(
-    `Scale benchmark: N = ${NS.join(', ')} \`complete\` sessions at once across ${CHANNELS} channels, ${REPLICAS} bot replica(s), at Slack's limits; load ${load.join(' ')}`,
+    `Scale benchmark: N = ${NS.join(', ')} \`complete\` sessions at once across ${CHANNELS} channels, surfaces ${SURFACES.join(' and ')}, ${REPLICAS} bot replica(s), at Slack's limits; load ${load.join(' ')}`,
   );
   const emulator = await spawnEmulator({ apiKeys: [KEY], speed: 1, quirks: '' });
   const client = new AgentSessionsClient({ baseUrl: emulator.url, apiKey: KEY });
   const root = mkdtempSync(join(tmpdir(), 'bench-scale-'));
   const runs = [];
   try {
-    for (const n of NS) runs.push(await run(n, emulator, client, root));
+    for (const n of NS)
+      for (const surface of SURFACES) runs.push(await run(n, surface, emulator, client, root));
   } finally {
     await client.close();
     await emulator.close();

@@ -9,6 +9,7 @@
  * Prints a table and writes bench/results/slack.json.
  *
  *   npm run bench:slack -- [--k 4,20] [--questions 5] [--deadline 120] [--speed 1] [--strategies paced,naive,agent]
+ *     [--baseline <another checkout, built>]   (adds `baseline`: that build's paced bot, side by side)
  *
  * Each phase starts K sessions of the emulator's `growing_round` (one message a second for 30 s: K of them
  * out-talk Slack's one post a second), then `--questions` sessions of `approval` a few seconds apart, each
@@ -48,6 +49,7 @@ const { values } = parseArgs({
     grace: { type: 'string', default: '30' },
     speed: { type: 'string', default: '1' },
     strategies: { type: 'string', default: 'paced,naive,agent' },
+    baseline: { type: 'string', default: '' },
     out: { type: 'string', default: 'bench/results/slack.json' },
   },
 });
@@ -65,6 +67,10 @@ const STRATEGIES = (values.strategies as string).split(',').map((s) => {
     throw new Error(`--strategies: "${name}" is not paced, naive or agent`);
   return name as Strategy;
 });
+const BASELINE_MAIN = values.baseline
+  ? join(values.baseline as string, 'packages/slack-bot/dist/main.js')
+  : undefined;
+if (BASELINE_MAIN) STRATEGIES.push('baseline');
 
 /** When the first question session starts, after the chatty ones (so it asks while they talk). */
 const FIRST_QUESTION_AFTER_MS = 4_000;
@@ -82,7 +88,7 @@ async function phase(
   const sides: Side[] = [];
   try {
     for (const s of await Promise.allSettled(
-      STRATEGIES.map((s) => startSide(s, root, emulator.url, label)),
+      STRATEGIES.map((s) => startSide(s, root, emulator.url, label, BASELINE_MAIN)),
     )) {
       if (s.status === 'fulfilled') sides.push(s.value);
       else throw s.reason;
@@ -182,7 +188,10 @@ async function phase(
     await Promise.all(sides.map((s) => s.bot.stop()));
     await Promise.all(sides.map((s) => s.sandbox.close()));
     for (const s of sides) rmSync(s.dataDir, { recursive: true, force: true });
-    await emulator.admin.reset();
+    // A reset the emulator drops (a socket closed under load) must not throw the phase's figures away.
+    await emulator.admin
+      .reset()
+      .catch((error: unknown) => log(`  (the emulator's reset failed: ${String(error)})`));
   }
 }
 

@@ -13,8 +13,11 @@ import {
 import { type Bot, botEnv, spawnBot } from '../bot.js';
 import { visibleText } from './match.js';
 
-/** `paced` and `naive`: the classic surface (card and thread); `agent`: the paced bot streaming. */
-export type Strategy = 'paced' | 'naive' | 'agent';
+/**
+ * `paced` and `naive`: the classic surface (card and thread); `agent`: the paced bot streaming;
+ * `baseline`: the paced bot of another build (`--baseline`), for before and after in one run.
+ */
+export type Strategy = 'paced' | 'naive' | 'agent' | 'baseline';
 export const KEY = 'bench_slack_key';
 export const CHANNEL = 'C0BUSY';
 const USER = 'U0ALICE';
@@ -56,6 +59,7 @@ export async function startSide(
   root: string,
   emulatorUrl: string,
   label: string,
+  baselineMain?: string,
 ): Promise<Side> {
   const seed = defaultSeed();
   seed.channels.push({ id: CHANNEL, name: 'busy', is_private: false, is_im: false, is_member: true });
@@ -83,13 +87,17 @@ export async function startSide(
   const dataDir = join(root, `${label}-${strategy}`);
   let bot: Bot;
   try {
-    bot = await spawnBot({
-      ...botEnv(sandbox, emulatorUrl, KEY),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      ...(strategy === 'naive' ? { AGENT_SLACK_PACING: 'off' } : {}),
-      AGENT_SLACK_SURFACE: strategy === 'agent' ? 'agent' : 'classic',
-    });
+    bot = await spawnBot(
+      {
+        ...botEnv(sandbox, emulatorUrl, KEY),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        ...(strategy === 'naive' ? { AGENT_SLACK_PACING: 'off' } : {}),
+        AGENT_SLACK_SURFACE: strategy === 'agent' ? 'agent' : 'classic',
+      },
+      undefined,
+      strategy === 'baseline' ? baselineMain : undefined,
+    );
   } catch (error) {
     await sandbox.close();
     throw error;

@@ -73,7 +73,7 @@ describe('the bot in conversation, in the page', () => {
     await replyIn(conversation, '@agents scenario:free_text prepare the release');
     const thread = conversation.getByTestId('thread');
     await thread
-      .getByText('Started from this thread (2 messages as context)')
+      .getByText('Started from this thread, with 2 earlier messages')
       .first()
       .waitFor({ timeout: patient(15_000) });
     await shot('bot-conversation-card');

@@ -5,7 +5,7 @@ import { useBotProcesses } from './bot-process.js';
 import { ALICE, CHANNEL, newCard, textOf } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 
-// AGENT_TASK_DISPLAY=plan: each round's stream is a plan titled with the goal, its tool calls the
+// AGENT_TASK_DISPLAY=plan: each stream is a plan titled with the goal, its tool calls the
 // plan's tasks, ticking to complete; every message still once. The real bot as a process, the sandbox's
 // chat.startStream (task_display_mode, plan_update) as Slack's, the emulator's `chatty` script.
 const world = useBotProcesses({ emulatorSpeed: 10, store: { dataDirPrefix: 'bot-agent-plan-' } });

@@ -5,8 +5,8 @@ import { type BotProcess, useBotProcesses } from './bot-process.js';
 import { ALICE, CHANNEL, newCard, textOf } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 
-// The agent surface: the agent's work streams into the session's thread, one streaming message per
-// round (continuations past 12,000 characters), each message exactly once — also across SIGKILL with a
+// The agent surface: the agent's work streams into the session's thread, one streaming message for the
+// session's rounds (continuations past 12,000 characters), each message exactly once — also across SIGKILL with a
 // stream open. The real bot as a process, the sandbox speaking Slack's chat.startStream / appendStream /
 // stopStream at Slack's own limits, the emulator's `chatty` script (72 messages, one over 40,000 characters,
 // tool calls and reasoning). Run with and without EMULATOR_QUIRKS=all.
@@ -28,8 +28,15 @@ async function startChatty(bot: BotProcess, name: string): Promise<string> {
   return card.ts;
 }
 
-const finished = (ts: string) =>
+const reported = (ts: string) =>
   world.sandbox.workspace.replies(CHANNEL, ts).some((m) => /Reviewed 24 modules/.test(textOf(m)));
+/** The report is there, and every stream stopped (a stream's last stop follows the report). */
+const finished = (ts: string) =>
+  reported(ts) &&
+  world.sandbox.workspace
+    .replies(CHANNEL, ts)
+    .filter(isStream)
+    .every((m) => streamState(m) === 'completed');
 
 /** Every agent message of the session in the thread exactly once: by its key, and by what it says. */
 async function expectEachOnce(cardTs: string): Promise<void> {
@@ -87,7 +94,7 @@ describe('the agent surface streams the work', () => {
         what: 'an open stream',
         timeoutMs: patient(60_000),
       });
-      expect(finished(ts)).toBe(false);
+      expect(reported(ts)).toBe(false);
       await bot.kill('SIGKILL');
       await world.spawn(world.env({ AGENT_SLACK_SURFACE: 'agent' }));
       await ws.waitFor(() => finished(ts), {

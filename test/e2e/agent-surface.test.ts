@@ -83,6 +83,14 @@ describe("Slack's Stop button", () => {
     expect(await signals()).toBe(before);
     expect(await statusOf(sessionId)).toBe('running');
     expect(h.thread(cardTs).some((m) => /stopped by/.test(textOf(m)))).toBe(false);
+    // Slack stopped the live message on the click; the agent's work goes on in one that says why, not in
+    // a "continued" message (those are for Slack's length limit).
+    await h.waitInThread(
+      cardTs,
+      (m) => /^_\(Stop was pressed but not applied: the agent goes on here\)_/.test(m.text ?? ''),
+      'the stream going on after the refused Stop',
+    );
+    expect(h.thread(cardTs).some((m) => /continued from the message above/.test(m.text ?? ''))).toBe(false);
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: `cancel ${sessionId}` });
     await h.waitForCard(cardTs, (t) => /Cancelled/.test(t), 'cancelled by command');
   });
@@ -148,7 +156,7 @@ describe('the Messages tab (agent view)', () => {
 describe('/agent settings: a channel’s defaults for new sessions', () => {
   it('approvers only; every field checked; new sessions get the defaults and the card says so', async () => {
     await h.driver.command({ user: CAROL, channel: CHANNEL, text: 'settings' });
-    await h.waitForEphemeral(CAROL, /Only the approvers .* can change this channel’s defaults/);
+    await h.waitForEphemeral(CAROL, /Only .* can change this channel’s defaults/);
     expect(h.driver.openModal(CAROL)).toBeUndefined();
 
     await h.driver.command({ user: BOB, channel: CHANNEL, text: 'settings' });
@@ -199,5 +207,64 @@ describe('/agent settings: a channel’s defaults for new sessions', () => {
       (t) => /Channel defaults: 12 max iterations, context \(repo\)/.test(t),
       'only the defaults it took',
     );
+  });
+});
+
+describe('the first channels a newcomer tries', () => {
+  const ws = () => h.sandbox.workspace;
+  /** What Alice was told privately about inviting the bot: ephemerals, and the app's DM. */
+  const inviteNotices = () =>
+    [
+      ...ws()
+        .ephemerals.filter((e) => e.user === ALICE)
+        .map((e) => e.text ?? ''),
+      ...[...ws().messages.entries()]
+        .filter(([channel]) => /^D/.test(channel))
+        .flatMap(([, messages]) => messages.map((m) => m.text ?? '')),
+    ].filter((t) => /is not a member of the channel/.test(t));
+  const completedIn = (channel: string, goal: string) =>
+    ws().waitFor(
+      () =>
+        (ws().messages.get(channel) ?? []).find(
+          (m) => textOf(m).includes(goal) && /Completed/.test(textOf(m)),
+        ),
+      { what: `the session "${goal}" completed in ${channel}`, timeoutMs: WAIT_MS },
+    );
+
+  it('#general: the bot is in it from the start, so a session there has Slack’s status and Stop', async () => {
+    await h.driver.command({
+      user: ALICE,
+      channel: 'C0GENERAL',
+      text: 'start scenario:complete hello general',
+    });
+    const card = await completedIn('C0GENERAL', 'hello general');
+    expect(card.ts).toBeDefined();
+    const statusCalls = ws().apiCalls.filter(
+      (c) => c.method === 'agents.sessions.setStatus' && c.channel === 'C0GENERAL',
+    );
+    expect(statusCalls.length).toBeGreaterThan(0);
+    expect(statusCalls.filter((c) => !c.ok)).toEqual([]);
+    expect(inviteNotices()).toEqual([]);
+  });
+
+  it('where the bot is not a member, the starter is told once, privately, how to get the status and Stop', async () => {
+    await h.driver.command({ user: ALICE, channel: 'C0RANDOM', text: 'start scenario:complete tidy random' });
+    const notice = await ws().waitFor(() => inviteNotices()[0], {
+      what: 'the invite notice',
+      timeoutMs: WAIT_MS,
+    });
+    expect(notice).toContain('<#C0RANDOM>');
+    expect(notice).toMatch(/status or a Stop button/);
+    expect(notice).toContain('`/invite`');
+    expect(notice).toContain('<@U0AGENTBOT>');
+    await completedIn('C0RANDOM', 'tidy random');
+    // A second session there: it runs as well, and the notice is not said again.
+    await h.driver.command({
+      user: ALICE,
+      channel: 'C0RANDOM',
+      text: 'start scenario:complete tidy random again',
+    });
+    await completedIn('C0RANDOM', 'tidy random again');
+    expect(inviteNotices()).toHaveLength(1);
   });
 });

@@ -218,6 +218,12 @@ describe('reminders and escalation, on a clock the test moves', () => {
     expect(count(thread, /Reminder 2 of 2/)).toBe(1);
     expect(count(thread, /Escalated to/)).toBe(1);
     expect(textOf(thread.find((m) => /No answer after 3h/.test(textOf(m))))).toMatch(/stays open/);
+    // Each step counted for the alert on questions waiting past their reminder (counted once sent).
+    const stepsSent = async () =>
+      Object.fromEntries(
+        (await h.bot.metrics.questionReminders.get()).values.map((v) => [v.labels.step, v.value]),
+      );
+    await expect.poll(stepsSent).toEqual({ reminder: 2, escalation: 1, timeout: 1 });
     // Left open: still answerable, and answering ends the schedule.
     expect(actionIds(thread.find((m) => m.ts === prompt.ts))).toContain('input_approve');
     await h.driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });

@@ -116,7 +116,7 @@ describe('App Home', () => {
 });
 
 describe('operations', () => {
-  it('GET /healthz checks the store and the service; GET /metrics speaks Prometheus', async () => {
+  it('GET /healthz checks the store and the service; /livez and /readyz answer; GET /metrics speaks Prometheus', async () => {
     const health = await fetch(`${h.bot.url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({
@@ -125,6 +125,13 @@ describe('operations', () => {
       service: { ok: true },
       // Which of Slack's surfaces sessions use: the harness's default for the card's suites.
       surface: { setting: 'classic', current: 'classic' },
+    });
+    const live = await fetch(`${h.bot.url}/livez`);
+    expect({ status: live.status, body: await live.json() }).toEqual({ status: 200, body: { ok: true } });
+    const ready = await fetch(`${h.bot.url}/readyz`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({
+      status: 200,
+      body: { ok: true, store: { ok: true }, replica: 'ready' },
     });
     const metrics = await fetch(`${h.bot.url}/metrics`);
     expect(metrics.headers.get('content-type')).toMatch(/text\/plain/);
@@ -141,6 +148,8 @@ describe('operations', () => {
     }
     expect(Number(/^agent_service_requests_total (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
     expect(text).toMatch(/agent_actions_total\{kind="start",outcome="ok"\} \d+/);
+    // Every Slack request's ack is timed as Slack would see it: this file's commands and clicks counted.
+    expect(Number(/^slack_request_ack_seconds_count (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
   });
 
   it('/healthz says 503 when the service refuses the key', async () => {

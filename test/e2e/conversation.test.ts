@@ -88,7 +88,7 @@ describe('starting from a mention', () => {
         const c = ws()
           .replies(CHANNEL, root.message.ts)
           .find((m) => SESSION_ID.test(textOf(m)));
-        return c && /Started from this thread \(2 messages as context\)/.test(textOf(c)) ? c : undefined;
+        return c && /Started from this thread, with 2 earlier messages/.test(textOf(c)) ? c : undefined;
       },
       { what: 'the card saying where it came from' },
     );

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,6 +95,17 @@ describe('npm start on embedded defaults', () => {
     expect(output).toContain("Slack app: installed in the sandbox's workspace through OAuth");
   });
 
+  it('not in a terminal: a banner only, the bot’s log in data/bot.log as the README says', async () => {
+    // No JSON log line among the banner's, and no advice to run what was just run.
+    expect(output.split('\n').filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
+    expect(output).not.toMatch(/in a terminal/);
+    expect(output).toContain(`Bot log: ${join(dataDir, 'bot.log')}`);
+    await vi.waitFor(() => expect(readFileSync(join(dataDir, 'bot.log'), 'utf8')).toMatch(/^\{.*"msg"/m), {
+      timeout: patient(10_000),
+      interval: 100,
+    });
+  });
+
   it('the page’s page and routes are served', async () => {
     const page = await fetch(`${sandboxUrl}/`);
     expect(page.status).toBe(200);
@@ -133,7 +144,8 @@ describe('npm start on embedded defaults', () => {
           .map((e) => e.text)
           .join('\n'),
       )
-      .toMatch(/approver/i);
+      // Named as the prompt names who it waits for.
+      .toMatch(/Only <@U0ALICE> or <@U0BOB> can do that/);
 
     await post('/sandbox/act', { user: 'U0BOB', ...at });
     await expect

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { type Logger, redactingLogger, silentLogger } from './http/logger.js';
 import { defaultRetryPolicy } from './http/retry.js';
 import { sleep } from './http/sleep.js';
-import { Transport } from './http/transport.js';
+import { type RequestTracer, Transport } from './http/transport.js';
 import { Auth } from './resources/auth.js';
 import { Sessions } from './resources/sessions.js';
 import type { SessionStatus } from './schemas/responses/index.js';
@@ -27,6 +27,8 @@ export interface ClientOptions {
   signal?: AbortSignal;
   /** An undici dispatcher to use instead of the client's own pooled Agent (proxies, tests). */
   dispatcher?: Dispatcher;
+  /** Told of every attempt: a span per request, its trace context (`traceparent`) sent with it. */
+  tracer?: RequestTracer;
 }
 
 const VERSION = '0.1.0';
@@ -94,6 +96,7 @@ export class AgentSessionsClient {
       signal: options.signal,
       dispatcher: options.dispatcher,
       userAgent: `agent-sessions-core/${VERSION} node/${process.versions.node}`,
+      tracer: options.tracer,
     });
     this.auth = new Auth(this.#transport.send);
     this.sessions = new Sessions({ request: this.#transport.send, sleep, logger: this.#logger });

@@ -7,4 +7,5 @@ export * from './follow/index.js';
 export { redactHeaders, redactingLogger } from './http/logger.js';
 export { backoffMs, defaultRetryPolicy, type RetryPolicy, retryVerdict } from './http/retry.js';
 export { sleep } from './http/sleep.js';
+export type { RequestTracer } from './http/transport.js';
 export * from './pure.js';

@@ -59,6 +59,8 @@ export function createApp(deps: Deps, options: { loopbackOnly?: boolean } = {}):
       c.req.header('authorization')?.replace(/^Bearer\s+/i, '') ?? c.req.header('x-service-key') ?? '',
     );
     deps.store.countRequest(key, account?.keyIndex);
+    const traceparent = c.req.header('traceparent');
+    if (traceparent) deps.store.recordTraceparent(key, traceparent);
     const decision = deps.faults.decide(c.req.method, c.req.path);
     if (decision.latencyMs > 0) await sleep(decision.latencyMs);
     switch (decision.kind) {

@@ -25,6 +25,8 @@ export interface SignupUser {
 }
 
 const MAX_EVENTS = 2_000_000;
+/** W3C trace context headers kept (the latest), for a caller's tests of its traces. */
+const MAX_TRACEPARENTS = 2_000;
 
 /** Everything the emulator keeps, in memory. */
 export class Store {
@@ -35,6 +37,8 @@ export class Store {
   #seq = 0;
   readonly requestCounts = new Map<string, number>();
   readonly keyCounts = new Map<number, number>();
+  /** The `traceparent` header of the latest requests that carried one, with their route. */
+  readonly traceparents: Array<{ route: string; traceparent: string }> = [];
   /** Keys made for signed-up accounts (POST /_emulator/keys): gone at reset, unlike configured ones. */
   readonly #mintedKeys = new Set<string>();
   #nextKeyIndex = 0;
@@ -75,6 +79,11 @@ export class Store {
     this.events.push({ seq: ++this.#seq, at: Date.now(), ...event });
   }
 
+  recordTraceparent(route: string, traceparent: string): void {
+    if (this.traceparents.length >= MAX_TRACEPARENTS) this.traceparents.splice(0, MAX_TRACEPARENTS / 2);
+    this.traceparents.push({ route, traceparent });
+  }
+
   countRequest(route: string, keyIndex: number | undefined): void {
     this.requestCounts.set(route, (this.requestCounts.get(route) ?? 0) + 1);
     if (keyIndex !== undefined) this.keyCounts.set(keyIndex, (this.keyCounts.get(keyIndex) ?? 0) + 1);
@@ -88,6 +97,7 @@ export class Store {
     this.events.length = 0;
     this.requestCounts.clear();
     this.keyCounts.clear();
+    this.traceparents.length = 0;
   }
 }
 

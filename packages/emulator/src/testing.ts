@@ -91,6 +91,12 @@ export class EmulatorAdmin {
   stats(): Promise<EmulatorStats> {
     return this.#call('GET', '/stats');
   }
+  /** The `traceparent` header of the latest requests that carried one, by route (`GET /v1/sessions/:id`). */
+  async traceparents(): Promise<Array<{ route: string; traceparent: string }>> {
+    return (
+      await this.#call<{ requests: Array<{ route: string; traceparent: string }> }>('GET', '/traceparents')
+    ).requests;
+  }
   /** The quirks in force (names as `EMULATOR_QUIRKS` takes them; the `after` reading always listed). */
   async quirks(): Promise<string[]> {
     return (await this.#call<{ quirks: string[] }>('GET', '/quirks')).quirks;

@@ -1,4 +1,6 @@
+import type { RequestListener } from 'node:http';
 import { App, type Authorize, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
+import type { FetchFunction } from '@slack/web-api';
 import { BODY_LIMIT_BYTES, refuseLargeBodies } from './http/body-limit.js';
 import { registerActions } from './listeners/actions/index.js';
 import { registerCommands } from './listeners/commands/index.js';
@@ -21,12 +23,22 @@ export interface SlackAppOptions {
   /** HTTP mode: served beside /slack/events (health, metrics, audit); Socket Mode: see serveRoutes. */
   routes: CustomRoute[];
   logger: Logger;
+  /** HTTP mode: each Slack request's time from arrival to the bot's answer (its ack), in seconds. */
+  onAnswered?: (seconds: number) => void;
+  /** HTTP mode: true once the replica is going away; its answers then close their connections. */
+  closing?: () => boolean;
+  /** The Web API client's fetch (traces: a span per Slack call). */
+  fetch?: FetchFunction;
 }
 
 /** The Bolt app: receiver chosen by the tokens given, listeners wired as in Slack's starter templates. */
 export function createSlackApp(options: SlackAppOptions): App {
   const logger = boltLogger(options.logger);
-  const clientOptions = options.apiUrl ? { clientOptions: { slackApiUrl: ensureSlash(options.apiUrl) } } : {};
+  const webApi = {
+    ...(options.apiUrl ? { slackApiUrl: ensureSlash(options.apiUrl) } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
+  const clientOptions = Object.keys(webApi).length > 0 ? { clientOptions: webApi } : {};
   const app = new App({
     ...(options.botToken
       ? { token: options.botToken }
@@ -42,7 +54,7 @@ export function createSlackApp(options: SlackAppOptions): App {
           // The Socket Mode client opens its connection through the Web API too.
           installerOptions: clientOptions,
         }
-      : { receiver: httpReceiver(options.signingSecret, options.routes, logger) }),
+      : { receiver: httpReceiver(options, logger) }),
     ...clientOptions,
   });
   app.error(async (error) => {
@@ -53,9 +65,19 @@ export function createSlackApp(options: SlackAppOptions): App {
 
 /**
  * Bolt's HTTP receiver with a body limit: raw-body stops reading /slack/events past it (413, before the
- * signature is checked), and a body announced over it is refused before routing, on every path.
+ * signature is checked), and a body announced over it is refused before routing, on every path. While
+ * the replica goes away, each answer closes its connection: the listener is closed already, so a load
+ * balancer's next request opens a connection to another replica instead of reusing one to this.
  */
-function httpReceiver(signingSecret: string, routes: CustomRoute[], logger: ReturnType<typeof boltLogger>) {
+function httpReceiver(
+  {
+    signingSecret,
+    routes,
+    closing,
+    onAnswered,
+  }: Pick<SlackAppOptions, 'signingSecret' | 'routes' | 'closing' | 'onAnswered'>,
+  logger: ReturnType<typeof boltLogger>,
+) {
   // An empty secret would verify requests signed with the empty string.
   if (signingSecret === '') throw new Error('HTTP mode needs a signing secret');
   const receiver = new HTTPReceiver({
@@ -64,7 +86,11 @@ function httpReceiver(signingSecret: string, routes: CustomRoute[], logger: Retu
     logger,
     bodyLimit: BODY_LIMIT_BYTES,
   });
-  receiver.requestListener = refuseLargeBodies(receiver.requestListener);
+  const listener = refuseLargeBodies(timeAnswers(receiver.requestListener, onAnswered));
+  receiver.requestListener = (req, res) => {
+    if (closing?.()) res.setHeader('connection', 'close');
+    listener(req, res);
+  };
   return receiver;
 }
 
@@ -74,6 +100,18 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
   registerViews(app, ctx);
   registerEvents(app, ctx);
   registerFunctions(app, ctx);
+}
+
+/** Times each POST to /slack/events from its arrival to the last byte of the answer: the ack Slack sees. */
+function timeAnswers(listener: RequestListener, onAnswered?: (seconds: number) => void): RequestListener {
+  if (!onAnswered) return listener;
+  return (req, res) => {
+    if (req.method === 'POST' && req.url?.startsWith('/slack/events')) {
+      const arrived = process.hrtime.bigint();
+      res.once('finish', () => onAnswered(Number(process.hrtime.bigint() - arrived) / 1e9));
+    }
+    return listener(req, res);
+  };
 }
 
 /** The Web API base as the Web API client wants it: with its trailing slash. */

@@ -2,10 +2,11 @@
  * `/agent <subcommand> …` into what to do, or a usage error naming what was wrong. Messages are Slack
  * mrkdwn: what the person typed is escaped, and placeholders are written `&lt;goal&gt;`.
  */
+import { START_FLAGS } from './blocks/modals.js';
 import { escapeMrkdwn } from './blocks/text.js';
 
 export type AgentCommand =
-  | { kind: 'start'; goal: string; budget?: number; maxIterations?: number }
+  | { kind: 'start'; goal: string; budget?: number; maxIterations?: number; codeChannel?: true }
   | { kind: 'start_modal' }
   | { kind: 'status'; sessionId?: string }
   | { kind: 'list' }
@@ -18,7 +19,7 @@ export type AgentCommand =
 
 export const USAGE = [
   '*Agent sessions*',
-  '`/agent start &lt;goal&gt; [--budget 5] [--max-iterations 30]` — start a session here (no goal: a form)',
+  `\`/agent start &lt;goal&gt; ${START_FLAGS} [--channel]\` — start a session here (no goal: a form; \`--channel\`: in a channel of its own)`,
   '`/agent status [session-id]` — a session’s state and any question waiting for you',
   '`/agent list` — this channel’s active sessions',
   '`/agent pause|resume|cancel &lt;session-id&gt;`',
@@ -30,6 +31,8 @@ export const USAGE = [
 ].join('\n');
 
 const FLAG = /(?:^|\s)--(budget|max-iterations)(?:=|\s+)(\S+)/g;
+/** `--channel`: the session works in a channel of its own (a code channel); it takes no value. */
+const CHANNEL_FLAG = /(?:^|\s)--channel(?=\s|$)/g;
 
 export function parseAgentCommand(text: string): AgentCommand {
   const trimmed = text.trim();
@@ -54,14 +57,19 @@ export function parseAgentCommand(text: string): AgentCommand {
           problems.push(`--max-iterations must be a whole number above 0, got "${escapeMrkdwn(raw)}"`);
         } else maxIterations = value;
       }
-      const unknown = args.match(/(?:^|\s)(--(?!budget|max-iterations)[\w-]+)/);
+      const unknown = args.match(
+        /(?:^|\s)(--(?!budget(?=[=\s]|$)|max-iterations(?=[=\s]|$)|channel(?=\s|$))[\w-]+)/,
+      );
       if (unknown)
         problems.push(
-          `unknown flag ${escapeMrkdwn(unknown[1] ?? '')}; flags are --budget and --max-iterations`,
+          `unknown flag ${escapeMrkdwn(unknown[1] ?? '')}; flags are --budget, --max-iterations and --channel`,
         );
+      const codeChannel = CHANNEL_FLAG.test(args);
+      CHANNEL_FLAG.lastIndex = 0;
       if (problems.length > 0) return { kind: 'error', message: problems.join('\n') };
       const goal = args
         .replace(FLAG, ' ')
+        .replace(CHANNEL_FLAG, ' ')
         .replace(/[ \t]+/g, ' ')
         .replace(/ *\n */g, '\n')
         .trim();
@@ -71,6 +79,7 @@ export function parseAgentCommand(text: string): AgentCommand {
         goal,
         ...(budget === undefined ? {} : { budget }),
         ...(maxIterations === undefined ? {} : { maxIterations }),
+        ...(codeChannel ? { codeChannel } : {}),
       };
     }
     case 'status':

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { startModal } from '../src/blocks/modals.js';
 import { parseAgentCommand, USAGE } from '../src/command-parser.js';
 
 describe('/agent command parsing', () => {
@@ -55,5 +56,16 @@ describe('/agent command parsing', () => {
       expect(parsed.kind).toBe('error');
       expect(parsed.kind === 'error' && parsed.message).not.toMatch(bare);
     }
+  });
+});
+
+describe('help agrees with the start form', () => {
+  it("help's example flags are the form's placeholders, and the iterations are the service's default (50)", () => {
+    const form = JSON.stringify(startModal('C0AGENTS'));
+    const budget = /--budget (\d+)/.exec(USAGE)?.[1];
+    const iterations = /--max-iterations (\d+)/.exec(USAGE)?.[1];
+    expect(iterations).toBe('50');
+    expect(form).toContain(`"placeholder":{"type":"plain_text","text":"${iterations}"`);
+    expect(form).toContain(`"placeholder":{"type":"plain_text","text":"${budget}"`);
   });
 });

@@ -88,6 +88,9 @@ describe("the bot's layers", () => {
     expect(breaches(`${S}keys/`, under(`${S}people/`, `${S}approvals/`, `${S}following/`))).toEqual([]);
     expect(breaches(`${S}slack-out/`, under(`${S}keys/`))).toEqual([]);
     expect(breaches(`${S}ops/`, under(`${S}keys/`))).toEqual([]);
+    // code-channels/ sits over people/ (it steers through it) and slack-out/; the publisher is handed it.
+    const code = `${S}code-channels/`;
+    expect(breaches(S, under(code)).filter((b) => !b.startsWith(code))).toEqual([]);
     // workflows/ (Workflow Builder's steps) starts sessions through people/: nothing below uses it.
     expect(breaches(S, under(`${S}workflows/`)).filter((b) => !b.startsWith(`${S}workflows/`))).toEqual([]);
     // installs/ (OAuth) sits on top: it builds per-workspace Slack-out parts; nothing uses it back.

@@ -26,9 +26,27 @@ const SCOPE_OF: Record<string, string> = {
   'agents.sessions.setStatus': 'chat:write',
   'agents.sessions.rename': 'chat:write',
   'assistant.threads.setSuggestedPrompts': 'assistant:write',
+  // Code channels: a session's own channel, its starter invited, its report as a canvas.
+  'agents.conversations.create': 'code_channels:manage',
+  'agents.conversations.setProperties': 'code_channels:manage',
+  'agents.conversations.setView': 'code_channels:manage',
+  'agents.conversations.setCommands': 'code_channels:manage',
+  'agents.conversations.setCanvasContent': 'code_channels:manage',
+  'agents.conversations.archive': 'code_channels:manage',
+  'conversations.invite': 'channels:write.invites',
+  'canvases.create': 'canvases:write',
 };
 
 describe('manifest.yml', () => {
+  it('enables code channels: their commands delivered to the bot, their messages and actions heard', () => {
+    expect(manifest.features.code_channels).toEqual({
+      enabled: true,
+      slash_command_url: 'https://bot.example.com/slack/events',
+    });
+    const events: string[] = manifest.settings.event_subscriptions.bot_events;
+    expect(events).toEqual(expect.arrayContaining(['message.session', 'code_channel_action']));
+  });
+
   it('declares the app an agent (agent view), with Slack’s Stop button event', () => {
     expect(manifest.features.agent_view.agent_description).toEqual(expect.any(String));
     expect(manifest.features.agent_view.agent_description.length).toBeGreaterThan(0);

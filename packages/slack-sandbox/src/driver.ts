@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as acts from './driver/agent-acts.js';
 import { BotLine, type BotResponse, type Delivery, type SendOptions } from './driver/bot-line.js';
+import * as codeActs from './driver/code-channel-acts.js';
 import {
   actionOf,
   type Draft,
@@ -366,6 +367,33 @@ export class SlackDriver {
   /** Slack's Stop button on a processing agent session: its streams stop, `agent_session_stopped` goes out. */
   stopAgentSession(input: { channel: string; threadTs: string; user: string }): Promise<acts.StopResult> {
     return acts.stopAgentSession(this.#workspace, (e) => this.deliverEvent(e), input);
+  }
+
+  /** A code channel's context bar `action` item, clicked: `code_channel_action` goes to the bot. */
+  clickContextAction(input: { channel: string; key: string; user: string }) {
+    return codeActs.clickContextAction(this.#workspace, (e) => this.deliverEvent(e), input);
+  }
+
+  /** One of the agent's commands run in its code channel (`/pause`): sent as a slash command invocation. */
+  async channelCommand(
+    input: { user: string; channel: string; name: string; text?: string },
+    options: SendOptions = {},
+  ): Promise<BotResponse & { triggerId: string; responseUrl: string }> {
+    const record = codeActs.codeChannelFor(this.#workspace, input.channel, input.user);
+    const name = input.name.replace(/^\//, '');
+    if (!record.commands.some((c) => c.name === name))
+      throw new Error(`sandbox driver: the agent has no /${name} in ${input.channel}`);
+    this.#workspace.codeChannels.acted({
+      kind: 'command',
+      channel: record.channelId,
+      user: input.user,
+      name,
+      ...(input.text ? { text: input.text } : {}),
+    });
+    return this.command(
+      { user: input.user, channel: record.channelId, text: input.text ?? '', command: `/${name}` },
+      options,
+    );
   }
 
   /**

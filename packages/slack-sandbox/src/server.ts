@@ -27,6 +27,7 @@ import { showOneWorkspace, Tenancy, type TenancyHandles } from './oauth/tenancy.
 import { Tenants } from './oauth/tenants.js';
 import { SocketModeHub } from './socket-mode.js';
 import { addAgentRoutes } from './web/agent-routes.js';
+import { addCodeChannelRoutes } from './web/code-channel-routes.js';
 import { addWebRoutes } from './web/routes.js';
 import { addWorkflowRoutes } from './web/workflow-routes.js';
 import type { FunctionDefinitions } from './workflows/definitions.js';
@@ -159,6 +160,12 @@ export function createSandboxApp(
     },
     driver: pageDriver,
   });
+  addCodeChannelRoutes(app, {
+    get workspace() {
+      return page().workspace;
+    },
+    driver: pageDriver,
+  });
   addWorkflowRoutes(app, {
     get workspace() {
       return page().workspace;
@@ -217,10 +224,16 @@ export function createSandboxApp(
   return app;
 }
 
+/** The agent platform's switches, code channels included, for one workspace. */
+function configureAgent(workspace: Workspace, options: AgentOptions): void {
+  workspace.agent.configure(options);
+  if (options.codeChannels) workspace.codeChannels.configure(options.codeChannels);
+}
+
 /** Every workspace answers the agent methods alike and knows the app's custom steps. */
 function configureTenants(tenants: Tenants, agent: AgentOptions, functions: FunctionDefinitions): void {
   for (const tenant of tenants.all) {
-    tenant.workspace.agent.configure(agent);
+    configureAgent(tenant.workspace, agent);
     tenant.workspace.workflows.define(functions);
   }
 }
@@ -228,7 +241,7 @@ function configureTenants(tenants: Tenants, agent: AgentOptions, functions: Func
 export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const workspace = new Workspace(options.seed ?? defaultSeed(), { waitTimeoutMs: options.waitTimeoutMs });
   const agentOptions = options.agent ?? agentOptionsFromEnv();
-  workspace.agent.configure(agentOptions);
+  configureAgent(workspace, agentOptions);
   let baseUrl = '';
   const interactions = new Interactions(workspace, () => baseUrl, options.triggerTtlMs);
   const botToken = options.botToken ?? fresh('xoxb-sandbox-');

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { CodeChannelState } from './agent/code-channels.js';
 import { AgentState } from './agent/state.js';
 import { WorkflowRuns } from './workflows/state.js';
 import type {
@@ -42,6 +43,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   readonly apiCalls: ApiCall[] = [];
   /** Slack's agent platform: sessions, streams, suggested prompts, Stop clicks (see agent/state.ts). */
   readonly agent: AgentState = new AgentState(this);
+  /** Code channels: a channel per agent session (see agent/code-channels.ts). */
+  readonly codeChannels: CodeChannelState = new CodeChannelState(this);
   /** Workflow Builder: the app's custom steps, their executions and completions (workflows/state.ts). */
   readonly workflows: WorkflowRuns = new WorkflowRuns(this);
   /** Who is in each conversation, the bot included where it is a member. */
@@ -113,6 +116,14 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   channelForBot(id: string): SandboxChannel | undefined {
     const channel = this.channel(id);
     return channel && (!channel.is_private || channel.is_member) ? channel : undefined;
+  }
+
+  /** A channel made while the workspace runs (a code channel), with its first members and the bot. */
+  addChannel(channel: SandboxChannel, people: string[]): void {
+    this.channels.set(channel.id, channel);
+    this.messages.set(channel.id, []);
+    this.#members.set(channel.id, new Set(channel.is_member ? [...people, this.seed.botUserId] : people));
+    this.emit('change', { kind: 'agent' });
   }
 
   /** `/invite @bot`: the bot joins, and the channel says so as Slack does. */
@@ -297,6 +308,7 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
         preview: content.slice(0, 200),
       })),
       agent: this.agent.snapshot(),
+      codeChannels: this.codeChannels.snapshot(),
       workflows: this.workflows.snapshot(),
     };
   }

@@ -74,8 +74,8 @@ describe('agents.sessions.setStatus', () => {
     expect(await set({ status: 'thinking' })).toMatchObject({ error: 'invalid_status' });
     expect(await set({ thread_ts: undefined })).toMatchObject({ error: 'thread_ts_required' });
     expect(await set({ channel_id: 'C0NOPE' })).toMatchObject({ error: 'channel_not_found' });
-    // The bot is not in #general: "The caller is not a member of the specified channel".
-    expect(await set({ channel_id: 'C0GENERAL' })).toMatchObject({ error: 'not_authorized' });
+    // The bot is not in #random: "The caller is not a member of the specified channel".
+    expect(await set({ channel_id: 'C0RANDOM' })).toMatchObject({ error: 'not_authorized' });
     // Carol is not in #agents; U0NOBODY does not exist.
     expect(await set({ initiator_user_id: 'U0CAROL' })).toMatchObject({ error: 'user_not_found' });
     expect(await set({ initiator_user_id: 'U0NOBODY' })).toMatchObject({ error: 'user_not_found' });

@@ -44,7 +44,7 @@ describe('conversations.members', () => {
       response_metadata: { next_cursor: '' },
     });
     // A public channel the bot is not in is readable (channels:read); the bot is not among its members.
-    expect((await client.conversations.members({ channel: 'C0GENERAL' })).members).toEqual([
+    expect((await client.conversations.members({ channel: 'C0RANDOM' })).members).toEqual([
       'U0ALICE',
       'U0BOB',
       'U0CAROL',
@@ -52,34 +52,34 @@ describe('conversations.members', () => {
   });
 
   it('pages with a small limit: an opaque cursor to the next page, empty on the last', async () => {
-    const first = await client.conversations.members({ channel: 'C0GENERAL', limit: 2 });
+    const first = await client.conversations.members({ channel: 'C0RANDOM', limit: 2 });
     expect(first.members).toEqual(['U0ALICE', 'U0BOB']);
     const cursor = first.response_metadata?.next_cursor as string;
     expect(cursor).not.toBe('');
-    const second = await client.conversations.members({ channel: 'C0GENERAL', limit: 2, cursor });
+    const second = await client.conversations.members({ channel: 'C0RANDOM', limit: 2, cursor });
     expect(second.members).toEqual(['U0CAROL']);
     expect(second.response_metadata?.next_cursor).toBe('');
 
     // The WebClient's own paginator follows the cursors to the end.
     const pages: string[][] = [];
-    for await (const page of client.paginate('conversations.members', { channel: 'C0GENERAL', limit: 1 }))
+    for await (const page of client.paginate('conversations.members', { channel: 'C0RANDOM', limit: 1 }))
       pages.push((page as { members?: string[] }).members ?? []);
     expect(pages).toEqual([['U0ALICE'], ['U0BOB'], ['U0CAROL']]);
   });
 
   it('skips no one when the member a cursor points at leaves between two pages', async () => {
-    const first = await client.conversations.members({ channel: 'C0GENERAL', limit: 1 });
+    const first = await client.conversations.members({ channel: 'C0RANDOM', limit: 1 });
     expect(first.members).toEqual(['U0ALICE']);
-    sandbox.workspace.leave('C0GENERAL', 'U0BOB');
+    sandbox.workspace.leave('C0RANDOM', 'U0BOB');
     try {
       const next = await client.conversations.members({
-        channel: 'C0GENERAL',
+        channel: 'C0RANDOM',
         limit: 1,
         cursor: first.response_metadata?.next_cursor as string,
       });
       expect(next.members).toEqual(['U0CAROL']);
     } finally {
-      sandbox.workspace.join('C0GENERAL', 'U0BOB');
+      sandbox.workspace.join('C0RANDOM', 'U0BOB');
     }
   });
 
@@ -226,5 +226,23 @@ describe('joining and leaving', () => {
     expect(
       (await command({ user: 'U0ALICE', channel: 'C0AGENTS', command: '/agent', text: 'help' })).status,
     ).toBe(503);
+  });
+});
+
+describe('a slash command nobody has', () => {
+  it('is answered as Slack answers it, only to the person, and reaches no app', async () => {
+    const calls = sandbox.workspace.apiCalls.length;
+    const res = await command({
+      user: 'U0ALICE',
+      channel: 'C0AGENTS',
+      command: '/agnet',
+      text: 'start ship it',
+    });
+    expect(res.status).toBe(200);
+    const notice = sandbox.workspace.ephemerals.at(-1);
+    expect(notice).toMatchObject({ user: 'U0ALICE', channel: 'C0AGENTS', via: 'slack' });
+    expect(notice?.text).toMatch(/^\/agnet is not a valid command\. In Slack, all messages that start with/);
+    // Nothing was delivered to the app (no event, no request to a Request URL was even possible).
+    expect(sandbox.workspace.apiCalls.length).toBe(calls);
   });
 });

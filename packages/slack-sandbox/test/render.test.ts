@@ -261,3 +261,29 @@ describe('the composer’s mentions', () => {
     );
   });
 });
+
+describe('Slack date tokens', () => {
+  // 2026-11-27 17:11:30 UTC: 18:11 in Berlin, 12:11 in New York.
+  const epoch = Date.UTC(2026, 10, 27, 17, 11, 30) / 1000;
+  const token = (format: string) => `<!date^${epoch}^${format}|2026-11-27 17:11 UTC>`;
+  const at = (timeZone: string, now = epoch * 1000) => ({ ...ctx, timeZone, now });
+
+  it('show each reader the time in their own zone, as Slack’s client does', () => {
+    expect(mrkdwn(token('{date_short_pretty} at {time}'), at('Europe/Berlin'))).toContain(
+      '>today at 6:11 PM<',
+    );
+    expect(mrkdwn(token('{date_short_pretty} at {time}'), at('America/New_York'))).toContain(
+      '>today at 12:11 PM<',
+    );
+    const later = at('Europe/Berlin', (epoch + 3 * 86_400) * 1000);
+    expect(mrkdwn(token('{date_short_pretty} at {time}'), later)).toContain('>Nov 27, 2026 at 6:11 PM<');
+    expect(mrkdwn(token('{date_num} {time_secs}'), at('UTC'))).toContain('>2026-11-27 5:11:30 PM<');
+    expect(mrkdwn(token('{ago}'), at('UTC', (epoch + 120) * 1000))).toContain('>2 minutes ago<');
+  });
+
+  it('show the fallback for a token Slack doesn’t know or a bad epoch; never the raw token', () => {
+    expect(mrkdwn(token('{nonsense}'), at('UTC'))).toBe('2026-11-27 17:11 UTC');
+    expect(mrkdwn('<!date^soon^{time}|whenever>', at('UTC'))).toBe('whenever');
+    expect(mrkdwn(token('{time}'), at('UTC'))).not.toContain('!date');
+  });
+});

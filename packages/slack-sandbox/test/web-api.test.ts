@@ -163,7 +163,7 @@ describe('the fake Web API, driven by the real @slack/web-api WebClient', () => 
   });
 
   it('hides a private channel from the bot until it is invited; public ones take its posts anyway', async () => {
-    expect((await client.chat.postMessage({ channel: 'C0GENERAL', text: 'hello' })).ok).toBe(true);
+    expect((await client.chat.postMessage({ channel: 'C0RANDOM', text: 'hello' })).ok).toBe(true);
     for (const call of [
       client.chat.postMessage({ channel: 'G0PRIVATE', text: 'hello' }),
       client.chat.postEphemeral({ channel: 'G0PRIVATE', user: 'U0ALICE', text: 'psst' }),
@@ -209,10 +209,10 @@ describe('the fake Web API, driven by the real @slack/web-api WebClient', () => 
       error: 'not_supported',
     });
     // Posting where the bot is not a member (chat:write.public) does not make the channel readable.
-    const card = await client.chat.postMessage({ channel: 'C0GENERAL', text: 'a card' });
+    const card = await client.chat.postMessage({ channel: 'C0RANDOM', text: 'a card' });
     for (const read of [
-      client.conversations.history({ channel: 'C0GENERAL' }),
-      client.conversations.replies({ channel: 'C0GENERAL', ts: String(card.ts) }),
+      client.conversations.history({ channel: 'C0RANDOM' }),
+      client.conversations.replies({ channel: 'C0RANDOM', ts: String(card.ts) }),
     ])
       expect(await slackError(read)).toMatchObject({ error: 'not_in_channel' });
     expect(await slackError(client.apiCall('conversations.open', {}))).toMatchObject({

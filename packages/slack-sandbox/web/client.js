@@ -5,6 +5,7 @@
 // log), the shared state in state.js. The sandbox serves them as they are: no bundler.
 
 import { agentClick, openedMessagesTab } from '/web/agent.js';
+import { codeChannelClick, renderCodeChannel } from '/web/code-channel.js';
 import { renderEventLog } from '/web/event-log.js';
 import { modalValues, readValue } from '/web/inputs.js';
 import { renderChannel, renderHome } from '/web/messages.js';
@@ -42,6 +43,7 @@ function render() {
   $('dm-tab').classList.toggle('active', ui.dm && !ui.home);
   if (ui.home) renderHome();
   else renderChannel();
+  renderCodeChannel();
   renderModal();
   renderWorkflows();
 }
@@ -111,6 +113,7 @@ document.addEventListener('click', async (event) => {
     return;
   }
   if (await agentClick(target)) return;
+  if (await codeChannelClick(target)) return;
   if (target.dataset.channelId) {
     ui.channel = target.dataset.channelId;
     ui.home = false;

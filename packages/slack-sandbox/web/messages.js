@@ -3,17 +3,14 @@
 
 import { promptsPanel, sessionBar, streamingBadge } from '/web/agent.js';
 import { setValue } from '/web/inputs.js';
-import { escapeHtml, renderBlocks } from '/web/render.js';
-import { $, context, dmId, ui } from '/web/state.js';
+import { clockTime, escapeHtml, renderBlocks } from '/web/render.js';
+import { $, context, dmId, readerZone, ui } from '/web/state.js';
 
-const time = (ts) =>
-  new Date(Number(ts) * 1000).toLocaleTimeString([], {
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  });
+// A message's time as Slack's client shows it, in the reader's zone: the same clock as every date token.
+const time = (ts) => clockTime(new Date(Number(ts) * 1000), readerZone());
 
 function authorOf(message) {
+  if (message.via === 'slack') return 'Slackbot';
   // A workflow's own "Send a message" step posts as Workflow Builder (workflows.js).
   if (message.bot_id === 'BWORKFLOWS') return 'Workflow Builder <small>WORKFLOW</small>';
   if (message.bot_id) return 'agents <small>APP</small>';
@@ -84,9 +81,10 @@ export function renderChannel() {
   $('channel-header').textContent = ui.dm
     ? '🤖 agents · Messages'
     : `${channel.is_private ? '🔒' : '#'} ${channel.name} · ${membersLine(channel)}`;
+  $('composer-form').hidden = false;
   $('reply-chip').hidden = !ui.replyTo;
   $('composer').placeholder = ui.replyTo
-    ? 'Reply in the thread (mention with @agents)'
+    ? 'Reply in the thread'
     : ui.dm
       ? 'Message agents'
       : '@agents <goal>, a message, or /agent start scenario:approval ship the release notes';
@@ -148,6 +146,9 @@ function renderThreaded(parent, channel) {
 
 export function renderHome() {
   const s = ui.state;
+  // Slack's Home tab is the app's own page: there is nothing to type into.
+  $('composer-form').hidden = true;
+  $('reply-chip').hidden = true;
   $('channel-header').textContent = '🤖 agents · Home';
   const view = s.views.find((v) => v.type === 'home' && v.user === ui.user);
   $('messages').innerHTML = view

@@ -40,6 +40,8 @@ export const context = (container, errors) => {
   return {
     users: Object.fromEntries(s.users.map((u) => [u.id, u.profile?.display_name || u.name])),
     channels: Object.fromEntries(s.channels.map((c) => [c.id, c.name])),
+    // Date tokens show in the reader's own zone, as Slack shows them.
+    timeZone: readerZone(),
     container,
     ...(errors ? { errors } : {}),
   };
@@ -47,3 +49,6 @@ export const context = (container, errors) => {
 
 // The DM between the person acting and the bot: Slack's im channel, D + the user id's rest.
 export const dmId = () => `D${ui.user.slice(1)}`;
+
+// The person acting's time zone (their profile's tz), for every time the page shows.
+export const readerZone = () => ui.state?.users.find((u) => u.id === ui.user)?.tz || undefined;

@@ -51,6 +51,11 @@ export interface FollowerOptions {
   logger?: FollowerLogger;
   /** Aborting it stops following at once, in-flight requests included. */
   signal?: AbortSignal;
+  /**
+   * Runs each poll, its requests and its event handlers included: where a caller opens a span (a trace
+   * per poll) that the poll's service calls and whatever its handlers do are part of.
+   */
+  aroundPoll?: (sessionId: string, poll: () => Promise<void>) => Promise<void>;
 }
 
 export interface FollowOptions {
@@ -109,6 +114,7 @@ export class Follower {
   readonly #laneOf = new Map<string, Lane>();
   readonly #handlers = new FollowEventHandlers();
   readonly #abort = new AbortController();
+  readonly #aroundPoll: FollowerOptions['aroundPoll'];
   #running = false;
   #stopping = false;
   #requests = 0;
@@ -131,6 +137,7 @@ export class Follower {
     }
     this.#drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
     this.#defaultRateLimitPauseMs = options.defaultRateLimitPauseMs ?? 1_000;
+    this.#aroundPoll = options.aroundPoll;
     // Every request in flight listens on this one signal, by design: not a leak.
     setMaxListeners(0, this.#abort.signal);
     // Validates the budget options now rather than at the first follow.
@@ -291,7 +298,9 @@ export class Follower {
       const after = lane.queue.peek();
       const busy = after !== undefined && now - after.dueAt > this.#policy.activeMinMs;
       this.#requests++;
-      const poll = this.#pollOnce(lane, follower, busy).finally(() => {
+      const pollOnce = () => this.#pollOnce(lane, follower, busy);
+      const around = this.#aroundPoll;
+      const poll = (around ? around(follower.sessionId, pollOnce) : pollOnce()).finally(() => {
         lane.inFlight.delete(follower.sessionId);
         lane.wake();
       });

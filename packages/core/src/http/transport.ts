@@ -1,12 +1,26 @@
 import { inspect } from 'node:util';
 import { Agent, type Dispatcher } from 'undici';
-import { AbortError, AgentSessionsError, ConnectionError, TimeoutError } from './errors.js';
+import { AbortError, AgentSessionsError, ConnectionError, ServiceError, TimeoutError } from './errors.js';
 import { type Logger, redactHeaders, silentLogger } from './logger.js';
 import { type ApiRequest, type ApiResponse, cutErrorText, pathWithQuery, responseError } from './request.js';
 import { backoffMs, type RetryPolicy, retryVerdict } from './retry.js';
 import { sleep } from './sleep.js';
 
 export type { RequestOptions } from './request.js';
+
+/**
+ * Told of every attempt sent to the service: where a caller makes a span of it (OpenTelemetry or any
+ * other) and hands the trace context to the service in headers (W3C `traceparent`). Core knows no
+ * tracing library: the caller brings its own.
+ */
+export interface RequestTracer {
+  start(attempt: { method: string; path: string; attempt: number }): {
+    /** Headers added to the attempt, e.g. `traceparent`. */
+    headers: Readonly<Record<string, string>>;
+    /** The attempt's outcome: the status the service answered, or the error when none came. */
+    end(outcome: { status?: number; error?: unknown }): void;
+  };
+}
 
 export interface TransportOptions {
   baseUrl: string;
@@ -18,6 +32,7 @@ export interface TransportOptions {
   signal: AbortSignal | undefined;
   dispatcher: Dispatcher | undefined;
   userAgent: string;
+  tracer?: RequestTracer | undefined;
 }
 
 type RawHeaders = Record<string, string | string[] | undefined>;
@@ -133,7 +148,26 @@ export class Transport {
     const path = pathWithQuery(req);
     const pathAndQuery = `${this.#basePath}${path.charCodeAt(0) === SLASH ? path.slice(1) : path}`;
     const base = req.authenticated ? this.#authenticatedHeaders : this.#anonymousHeaders;
-    const headers = req.body === undefined ? base : { ...base, 'content-type': 'application/json' };
+    const traced = this.#options.tracer?.start({ method: req.method, path: req.path, attempt });
+    const withTrace = traced ? { ...base, ...traced.headers } : base;
+    const headers = req.body === undefined ? withTrace : { ...withTrace, 'content-type': 'application/json' };
+    try {
+      const response = await this.#attempt(req, signal, attempt, pathAndQuery, headers);
+      traced?.end({ status: response.status });
+      return response;
+    } catch (error) {
+      traced?.end(error instanceof ServiceError ? { status: error.status, error } : { error });
+      throw error;
+    }
+  }
+
+  async #attempt(
+    req: ApiRequest,
+    signal: AbortSignal | undefined,
+    attempt: number,
+    pathAndQuery: string,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<ApiResponse> {
     const timeoutMs = req.timeoutMs ?? this.#options.timeoutMs;
     const log = this.#options.logger;
     const started = log === silentLogger ? 0 : performance.now();

@@ -132,6 +132,9 @@ export function adminRoutes(deps: Deps) {
     }),
   );
 
+  // The W3C trace context the latest requests carried: a caller's tests match it to their spans.
+  app.get('/traceparents', (c) => c.json({ requests: deps.store.traceparents }));
+
   app.post('/reset', (c) => {
     for (const s of deps.store.sessions.values()) s.script.timer++;
     deps.store.reset();

@@ -2,7 +2,7 @@ import type { HomeView, KnownBlock } from '@slack/types';
 import type { PromptRecord, SessionRecord } from '../store/records.js';
 import { promptMessage } from './prompt.js';
 import { statusLabel } from './session-card.js';
-import { escapeMrkdwn, mrkdwn, plain, truncate } from './text.js';
+import { escapeMrkdwn, mrkdwn, placeOf, plain, slackDate, truncate } from './text.js';
 
 /** Sessions shown on the Home tab: each takes 2 blocks, under Slack's 100 with room for the header. */
 const MAX_SESSIONS = 45;
@@ -34,7 +34,9 @@ export function homeView(
       blocks.push(
         {
           type: 'context',
-          elements: [mrkdwn(`*${escapeMrkdwn(truncate(w.session.goal, 150))}* · <#${w.session.channelId}>`)],
+          elements: [
+            mrkdwn(`*${escapeMrkdwn(truncate(w.session.goal, 150))}* · ${placeOf(w.session.channelId)}`),
+          ],
         },
         ...shown.blocks,
         { type: 'divider' },
@@ -61,16 +63,12 @@ export function homeView(
       {
         type: 'section',
         text: mrkdwn(
-          `*${escapeMrkdwn(truncate(s.goal, 200))}*\n${statusLabel(s.status)} · <#${s.channelId}>`,
+          `*${escapeMrkdwn(truncate(s.goal, 200))}*\n${statusLabel(s.status)} · ${placeOf(s.channelId)}`,
         ),
       },
       {
         type: 'context',
-        elements: [
-          mrkdwn(
-            `session \`${escapeMrkdwn(s.sessionId)}\` · started ${s.createdAt.slice(0, 16).replace('T', ' ')} UTC`,
-          ),
-        ],
+        elements: [mrkdwn(`session \`${escapeMrkdwn(s.sessionId)}\` · started ${slackDate(s.createdAt)}`)],
       },
     );
   }

@@ -55,6 +55,15 @@ const modal = (
   blocks,
 });
 
+/**
+ * What the start form's fields suggest, and `/agent help` and the mention hint show as their flags: the
+ * service's own default of iterations per round (50), and a small budget.
+ */
+export const START_EXAMPLES = { budget: '5', maxIterations: '50' } as const;
+
+/** The start flags as help shows them. */
+export const START_FLAGS = `[--budget ${START_EXAMPLES.budget}] [--max-iterations ${START_EXAMPLES.maxIterations}]`;
+
 /** `/agent start` without a goal: everything a session takes. */
 export function startModal(channelId: string, initialGoal = ''): ModalView {
   return modal(VIEWS.start, 'Start an agent', 'Start', { channelId }, [
@@ -65,10 +74,13 @@ export function startModal(channelId: string, initialGoal = ''): ModalView {
     }),
     textInput('budget', 'Budget (USD)', {
       optional: true,
-      placeholder: '5',
+      placeholder: START_EXAMPLES.budget,
       hint: 'The agent stops when it has spent this much.',
     }),
-    textInput('max_iterations', 'Max iterations per round', { optional: true, placeholder: '50' }),
+    textInput('max_iterations', 'Max iterations per round', {
+      optional: true,
+      placeholder: START_EXAMPLES.maxIterations,
+    }),
     textInput('context', 'Context (JSON)', {
       multiline: true,
       optional: true,
@@ -83,6 +95,35 @@ export interface ChannelSettingsShown {
   budget?: string;
   maxIterations?: string;
   context?: string;
+  /** Each session in its own channel: archived at its end, or kept open. */
+  codeChannel?: 'archive' | 'keep';
+}
+
+/** Where a channel's sessions live: their thread, or a channel each (a code channel). */
+const CODE_CHANNEL_CHOICES = [
+  { value: 'thread', text: 'In its thread here' },
+  { value: 'archive', text: 'Each session in its own channel, archived at its end' },
+  { value: 'keep', text: 'Each session in its own channel, kept open at its end' },
+] as const;
+
+function codeChannelChoice(shown: ChannelSettingsShown['codeChannel']): InputBlock {
+  const options = CODE_CHANNEL_CHOICES.map((c) => ({
+    text: { type: 'plain_text' as const, text: c.text },
+    value: c.value,
+  }));
+  const initial = options.find((o) => o.value === (shown ?? 'thread'));
+  return {
+    type: 'input',
+    block_id: 'code_channel',
+    optional: true,
+    label: { type: 'plain_text', text: 'Where each session works' },
+    element: {
+      type: 'radio_buttons',
+      action_id: 'value',
+      options,
+      ...(initial ? { initial_option: initial } : {}),
+    },
+  };
 }
 
 /** `/agent settings`: a channel's defaults for new sessions; an empty field sets none. */
@@ -108,6 +149,7 @@ export function channelSettingsModal(channelId: string, shown: ChannelSettingsSh
       hint: 'A JSON object; a session’s own context keys win over these.',
       ...(shown.context ? { initial: shown.context } : {}),
     }),
+    codeChannelChoice(shown.codeChannel),
   ]);
 }
 

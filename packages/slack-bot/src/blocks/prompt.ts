@@ -3,7 +3,7 @@ import type { ActionsBlock, Checkboxes, KnownBlock, MultiStaticSelect, PlainText
 import type { PromptRecord } from '../store/records.js';
 import { safeMrkdwn } from './agent-message.js';
 import { ACTIONS, type ActionRef, encodeRef, REF_LIMITS } from './ids.js';
-import { escapeMrkdwn, mrkdwn, plain, type SlackMessage, truncate } from './text.js';
+import { escapeMrkdwn, mrkdwn, plain, type SlackMessage, slackDate, truncate } from './text.js';
 
 const MAX_BUTTON_CHOICES = 5;
 const MAX_CHECKBOXES = 10;
@@ -180,9 +180,8 @@ export function answeredPrompt(
   answer: HumanInputAnswer,
   by: string,
   at: Date,
-  timeZone = 'UTC',
 ): SlackMessage {
-  const time = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone });
+  const time = slackDate(at);
   const rejected = request.kind === 'approval' && answer.approved === false;
   const summary = describeAnswer(request, answer);
   const icon = rejected ? '❌' : '✅';
@@ -191,7 +190,7 @@ export function answeredPrompt(
       ? `${icon} ${rejected ? 'Rejected' : 'Approved'} by <@${by}>${answer.freeText ? `: ${escapeMrkdwn(answer.freeText)}` : ''}`
       : `${icon} <@${by}> answered: ${escapeMrkdwn(summary)}`;
   return {
-    text: `${safeMrkdwn(truncate(summary, 200))} — answered by a person at ${time}`,
+    text: `${safeMrkdwn(truncate(summary, 200))} — answered by a person ${time}`,
     blocks: [
       { type: 'section', text: mrkdwn(`*The agent asked:*\n${escapeMrkdwn(request.prompt)}`) },
       { type: 'context', elements: [mrkdwn(`${line} · ${time}`)] },

@@ -1,4 +1,4 @@
-import { isSuccessStatus, isTerminalStatus, parseTimestamp } from '@agent-sessions/core';
+import { isSuccessStatus, isTerminalStatus, needsPerson, parseTimestamp } from '@agent-sessions/core';
 import type { Button, KnownBlock } from '@slack/types';
 import { safeMrkdwn, toolCallFields } from './agent-message.js';
 import { ACTIONS, encodeRef } from './ids.js';
@@ -28,7 +28,7 @@ export interface CardState {
   completedAt?: string | null;
   /** The latest decision recorded ("<@U…> answered: Approved · 2026-…"), shown in the footer. */
   latestDecision?: string;
-  /** Where it came from ("Started from this thread (12 messages as context)"), when not /agent start. */
+  /** Where it came from ("Started from this thread, with 12 earlier messages"), when not /agent start. */
   origin?: string | null;
   /** What the agent is doing now (its latest tool call or a short summary), while it works. */
   currentStep?: string | null;
@@ -138,7 +138,8 @@ export function sessionCard(state: CardState): SlackMessage {
       ],
     },
   ];
-  if (!terminal && state.currentStep) {
+  // While the agent waits on a person (a question, its budget, a pause) it is doing nothing: no "Now:".
+  if (!terminal && !needsPerson(state.status) && state.currentStep) {
     // Escaped: whatever the agent wrote can't ping anyone or link anywhere from the card.
     blocks.splice(2, 0, {
       type: 'context',

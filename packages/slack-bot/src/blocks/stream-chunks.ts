@@ -18,6 +18,13 @@ const DETAILS_MAX = 300;
 const OUTPUT_MAX = 1_000;
 /** The label a continuation stream begins with. */
 export const CONTINUATION_LABEL = '_(continued from the message above)_\n\n';
+/**
+ * The label of a stream that goes on after Slack stopped the one above on a Stop click the bot refused
+ * (Slack stops the thread's streams on any click; whether the session stops is the app's to decide).
+ */
+export const AFTER_REFUSED_STOP_LABEL = '_(Stop was pressed but not applied: the agent goes on here)_\n\n';
+/** Room a stream keeps for either label. */
+export const LABEL_MAX_CHARS = Math.max(CONTINUATION_LABEL.length, AFTER_REFUSED_STOP_LABEL.length);
 
 /** A tool call as a task: its id, what it is called, and its arguments shown as details. */
 export interface TaskCall {
@@ -192,9 +199,9 @@ export function chunksFor(
   return { chunks, tasks: next };
 }
 
-/** The chunk a continuation stream begins with. */
-export function continuationChunk(): AnyChunk {
-  return { type: 'markdown_text', text: CONTINUATION_LABEL };
+/** The chunk a continuation stream begins with (its label: past the limit, or after a refused Stop). */
+export function continuationChunk(label: string = CONTINUATION_LABEL): AnyChunk {
+  return { type: 'markdown_text', text: label };
 }
 
 /**

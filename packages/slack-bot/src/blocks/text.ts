@@ -97,3 +97,22 @@ export function formatDuration(ms: number): string {
   const h = Math.floor(m / 60);
   return `${h}h ${m % 60}m`;
 }
+
+/** Where a session runs, as people read it: its channel, or "a direct message" for a DM with the bot. */
+export const placeOf = (channelId: string): string =>
+  /^[DUW]/.test(channelId) ? 'a direct message' : `<#${channelId}>`;
+
+/** How the bot writes every time: the reader's own date and clock, as Slack renders them. */
+export const TIME_FORMAT = '{date_short_pretty} at {time}';
+
+/**
+ * A time as Slack's date token: each reader sees it in their own time zone and clock format ("today at
+ * 5:11 PM", "Nov 27 at 17:11"); clients that can't render tokens show the fallback, in UTC.
+ */
+export function slackDate(at: Date | string | number, format: string = TIME_FORMAT): string {
+  const date = at instanceof Date ? at : new Date(at);
+  const ms = date.getTime();
+  if (!Number.isFinite(ms)) return '';
+  const fallback = `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `<!date^${Math.floor(ms / 1000)}^${format}|${fallback}>`;
+}

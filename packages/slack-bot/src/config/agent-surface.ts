@@ -17,6 +17,11 @@ export const MAX_SUGGESTED_PROMPTS = 4;
 export const DEFAULT_SUGGESTED_PROMPTS: SuggestedPrompt[] = [
   { title: 'Start an agent', message: 'Summarise what changed in our API this week' },
   { title: 'What can you do?', message: 'help' },
+  // A long task works in a channel of its own (a code channel), its summary back here at the end.
+  {
+    title: 'A long task, in its own channel',
+    message: '--channel Review our open pull requests, one by one',
+  },
 ];
 
 const NAME = 'AGENT_SUGGESTED_PROMPTS';

@@ -1,6 +1,6 @@
 /**
  * The bot's settings, read from the environment once at start. Each concern (Slack, the service, the
- * store, HTTP, conversations, approvals, limits, the agent surfaces, service keys) has its own schema
+ * store, HTTP, conversations, approvals, limits, the agent surfaces, service keys, traces) has its own schema
  * and settings in this folder; here they are checked as one schema, so every problem is named at once.
  * The services never read this: the composition (wiring/) hands each the settings it declares.
  */
@@ -8,19 +8,26 @@ import { z } from 'zod';
 import type { WorkflowStepSettings } from '../services/workflows/workflow-steps.js';
 import { type AgentSurfaceConfig, agentSurfaceSchema, agentSurfaceSettings } from './agent-surface.js';
 import { type ApprovalConfig, approvalsProblems, approvalsSchema, approvalsSettings } from './approvals.js';
-import { conversationProblems, conversationSchema, conversationSettings } from './conversation.js';
+import {
+  conversationProblems,
+  conversationSchema,
+  conversationSettings,
+  type ThreadContextConfig,
+} from './conversation.js';
 import { httpSchema, httpSettings } from './http.js';
 import { type KeysConfig, keysProblems, keysSchema, keysSettings } from './keys.js';
 import { limitsSchema, limitsSettings } from './limits.js';
 import { keyLendingOf, serviceProblems, serviceSchema, serviceSettings } from './service.js';
 import { isOAuth, type SlackConfig, slackProblems, slackSchema, slackSettings } from './slack.js';
 import { storeSchema, storeSettings } from './store.js';
+import { type TelemetryConfig, telemetrySchema, telemetrySettings } from './telemetry.js';
 import { workflowsSchema, workflowsSettings } from './workflows.js';
 
 export { DEFAULT_SUGGESTED_PROMPTS } from './agent-surface.js';
 export type { KeysConfig } from './keys.js';
 export { NO_KEY_FOR_TOKENS } from './slack.js';
 export { databasePassword } from './store.js';
+export type { TelemetryConfig } from './telemetry.js';
 
 const schema = z
   .object({
@@ -33,6 +40,7 @@ const schema = z
     ...limitsSchema.shape,
     ...agentSurfaceSchema.shape,
     ...keysSchema.shape,
+    ...telemetrySchema.shape,
     ...workflowsSchema.shape,
   })
   .superRefine((env, ctx) => {
@@ -63,15 +71,21 @@ export interface BotConfig {
   replicaId?: string;
   /** Unset: /metrics serves only series that name no workspace; set, its bearer also gets those that do. */
   metricsToken?: string;
+  /** SHUTDOWN_GRACE_SECONDS: from SIGTERM to exit at most. */
+  shutdownGraceMs: number;
   approvals: ApprovalConfig;
   /** `steer`: every reply in a session's thread steers it; `mention-only`: only replies that mention the bot. */
   threadReplies: 'steer' | 'mention-only';
+  /** AGENT_THREAD_CACHE_* and AGENT_THREAD_READ*: a thread's context within Slack's read limits. */
+  threadContext: ThreadContextConfig;
   /** off: one post per message and 429s left to the Web API client (the benchmark's naive strategy). */
   slackPacing: 'on' | 'off';
   /** Slack's agent surfaces: AGENT_SLACK_SURFACE, AGENT_SUGGESTED_PROMPTS… */
   agent: AgentSurfaceConfig;
   /** Service keys per workspace or person. */
   keys?: KeysConfig;
+  /** Traces over OTLP, when an endpoint is set. */
+  telemetry: TelemetryConfig;
   /** Workflow Builder's steps: WORKFLOW_STEP_CHECK_EVERY. */
   workflows?: WorkflowStepSettings;
 }
@@ -97,6 +111,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     ...limitsSettings(e),
     agent: agentSurfaceSettings(e),
     keys: { ...keysSettings(e), ...keyLendingOf(e, isOAuth(e)) },
+    ...telemetrySettings(e),
     ...workflowsSettings(e),
   };
 }

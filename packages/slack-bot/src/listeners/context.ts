@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import type { ChannelSteering } from '../services/code-channels/channel-steering.js';
 import type { Uninstalls } from '../services/installs/uninstalls.js';
 import type { KeyLinking } from '../services/keys/index.js';
 import type { AnsweringService } from '../services/people/answering.js';
@@ -6,6 +7,7 @@ import type { ChannelSettingsService } from '../services/people/channel-settings
 import type { ConversationService } from '../services/people/conversation.js';
 import type { SessionDirectory } from '../services/people/directory.js';
 import type { FeedbackService } from '../services/people/feedback.js';
+import type { HomeRefresher } from '../services/people/home-refresh.js';
 import type { MessagesTab } from '../services/people/messages-tab.js';
 import type { StartingService } from '../services/people/starting.js';
 import type { SteeringService } from '../services/people/steering.js';
@@ -26,7 +28,11 @@ export interface ListenerContext {
   channelSettings: Pick<ChannelSettingsService, 'open' | 'submitForm'>;
   /** Service keys in App Home. */
   keys?: Pick<KeyLinking, 'homeBlocks' | 'openForm' | 'submitLink' | 'submitSignup' | 'remove'>;
+  /** Home tabs people opened, kept true as sessions change. */
+  homes?: Pick<HomeRefresher, 'opened'>;
   logger: Logger;
+  /** Sessions in channels of their own: the agent's channel commands and the context bar's actions. */
+  codeChannels?: Pick<ChannelSteering, 'command' | 'action'>;
   /** OAuth mode: uninstalls and revoked tokens. */
   installs?: Pick<Uninstalls, 'uninstalled' | 'revoked'>;
   /** Workflow Builder's steps "Run an agent session" and "Wait for an agent session". */

@@ -5,6 +5,8 @@ export interface ChannelDefaults {
   budget: number | null;
   maxIterations: number | null;
   context: Record<string, unknown> | null;
+  /** Each session in a channel of its own, archived or kept open at its end; null: in its thread. */
+  codeChannel?: 'archive' | 'keep' | null;
 }
 
 export interface ChannelSettings extends ChannelDefaults {
@@ -40,6 +42,7 @@ interface Row {
   budget: number | string | null;
   max_iterations: number | string | null;
   context: unknown;
+  code_channel?: string | null;
   updated_by: string;
   updated_at: Date | string;
 }
@@ -68,6 +71,7 @@ export class SqlChannelSettingsRepository implements ChannelSettingsRepository {
       budget: row.budget === null ? null : Number(row.budget),
       maxIterations: row.max_iterations === null ? null : Number(row.max_iterations),
       context: isObject(context) ? context : null,
+      codeChannel: row.code_channel === 'archive' || row.code_channel === 'keep' ? row.code_channel : null,
       updatedBy: row.updated_by,
       updatedAt: new Date(row.updated_at).toISOString(),
     };
@@ -76,11 +80,11 @@ export class SqlChannelSettingsRepository implements ChannelSettingsRepository {
   async save(workspace: string, channelId: string, d: ChannelDefaults, userId: string): Promise<void> {
     if (workspace === UNPLACED) throw new Error('channel settings need a workspace');
     await this.sql.query(
-      `INSERT INTO channel_settings (workspace, channel_id, budget, max_iterations, context, updated_by)
-       VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO channel_settings (workspace, channel_id, budget, max_iterations, context, updated_by, code_channel)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (workspace, channel_id) DO UPDATE SET budget = excluded.budget,
          max_iterations = excluded.max_iterations, context = excluded.context,
-         updated_by = excluded.updated_by, updated_at = now()`,
+         code_channel = excluded.code_channel, updated_by = excluded.updated_by, updated_at = now()`,
       [
         workspace,
         channelId,
@@ -88,6 +92,7 @@ export class SqlChannelSettingsRepository implements ChannelSettingsRepository {
         d.maxIterations,
         d.context === null ? null : JSON.stringify(d.context),
         userId,
+        d.codeChannel ?? null,
       ],
     );
   }

@@ -3,6 +3,12 @@ import { openPostgres } from './postgres.js';
 import { SqlStore } from './store.js';
 
 export type { ChannelDefaults, ChannelSettings, ChannelSettingsRepository } from './channel-settings.js';
+export type {
+  CodeChannelEnd,
+  CodeChannelRecord,
+  CodeChannelRepository,
+  CodeChannelState,
+} from './code-channels.js';
 export type { EventLog } from './events.js';
 export type { FeedbackRepository, FeedbackValue } from './feedback.js';
 export type { InstallationRepository, SlackInstallation } from './installations.js';
@@ -17,6 +23,7 @@ export type { BudgetRate, SlackBudgetRepository } from './slack-budgets.js';
 export type { SqlClient, SqlExecutor } from './sql.js';
 export { SqlStore, type Store } from './store.js';
 export type { StreamInFlight, StreamRecord, StreamRepository } from './streams.js';
+export type { ThreadCacheLimits, ThreadMessage, ThreadMessageRepository } from './thread-messages.js';
 export type { WorkflowExecution, WorkflowExecutionRepository } from './workflow-executions.js';
 export { openPglite, openPostgres };
 

@@ -7,7 +7,13 @@ export interface LeaseRepository {
    * unfinished sessions among live replicas (and `limit`); leases beyond it are released.
    */
   acquire(owner: string, options: { limit: number; ttlMs: number }): Promise<string[]>;
+  /**
+   * Gives up every lease of `owner` (a replica going away) and pokes their sessions, so the live replicas
+   * take them at their next poke pass (`awaitingOwner`) rather than when the leases would have expired.
+   */
   release(owner: string): Promise<void>;
+  /** Whether a poked session is unfinished and unleased: one a replica let go, waiting for an owner. */
+  awaitingOwner(): Promise<boolean>;
   /** Asks whichever replica follows the session to poll it now (someone just acted on it). */
   poke(sessionId: string): Promise<void>;
   /** The pokes waiting for sessions `owner` holds, taken (each is returned once). */
@@ -76,9 +82,28 @@ export class SqlLeaseRepository implements LeaseRepository {
     });
   }
 
-  async release(owner: string): Promise<void> {
-    await this.sql.query('DELETE FROM leases WHERE owner = $1', [owner]);
-    await this.sql.query('DELETE FROM replicas WHERE owner = $1', [owner]);
+  release(owner: string): Promise<void> {
+    return this.sql.transaction(async (tx) => {
+      await tx.query(
+        `UPDATE sessions SET poked_at = now()
+          WHERE session_id IN (SELECT session_id FROM leases WHERE owner = $1) AND NOT finished`,
+        [owner],
+      );
+      await tx.query('DELETE FROM leases WHERE owner = $1', [owner]);
+      // Out of the live replicas at once: the others' fair share grows to take these sessions now.
+      await tx.query('DELETE FROM replicas WHERE owner = $1', [owner]);
+    });
+  }
+
+  async awaitingOwner(): Promise<boolean> {
+    const { rows } = await this.sql.query<{ waiting: boolean }>(
+      `SELECT EXISTS (
+         SELECT 1 FROM sessions s
+          WHERE s.poked_at IS NOT NULL AND NOT s.finished AND s.detached_at IS NULL
+            AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.session_id = s.session_id)
+       ) AS waiting`,
+    );
+    return rows[0]?.waiting === true;
   }
 
   async poke(sessionId: string): Promise<void> {

@@ -224,6 +224,37 @@ export const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX workflow_executions_open ON workflow_executions (created_at) WHERE state <> 'done';
    CREATE INDEX workflow_executions_session ON workflow_executions (session_id) WHERE state <> 'done';`,
+  // Code channels: a session's own channel (its home: where its thread's posts go), each step recorded
+  // once done; a channel's setting that gives every session one, archived or kept open at its end.
+  `ALTER TABLE sessions ADD COLUMN home_channel_id text;
+   CREATE INDEX sessions_home_channel ON sessions (home_channel_id) WHERE home_channel_id IS NOT NULL;
+   CREATE TABLE code_channels (
+     session_id   text PRIMARY KEY REFERENCES sessions ON DELETE CASCADE,
+     workspace    text,
+     channel_id   text,
+     state        text NOT NULL DEFAULT 'wanted' CHECK (state IN ('wanted', 'open', 'thread', 'closed')),
+     at_end       text NOT NULL DEFAULT 'archive' CHECK (at_end IN ('archive', 'keep')),
+     reason       text,
+     canvas_id    text,
+     updated_at   timestamptz NOT NULL DEFAULT now()
+   );
+   ALTER TABLE channel_settings ADD COLUMN code_channel text CHECK (code_channel IN ('archive', 'keep'));`,
+  // The messages received as events, per workspace and bounded (thread-messages.ts): a thread's context
+  // comes from here first, since Slack may allow one thread read a minute.
+  `CREATE TABLE IF NOT EXISTS thread_messages (
+     workspace    text NOT NULL,
+     channel_id   text NOT NULL,
+     thread_ts    text NOT NULL,
+     ts           text NOT NULL,
+     sort_key     text NOT NULL,
+     user_id      text NOT NULL,
+     text         text NOT NULL,
+     files        jsonb NOT NULL DEFAULT '[]',
+     received_at  timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (workspace, channel_id, ts)
+   );
+   CREATE INDEX IF NOT EXISTS thread_messages_thread ON thread_messages (workspace, channel_id, thread_ts, sort_key);
+   CREATE INDEX IF NOT EXISTS thread_messages_age ON thread_messages (workspace, received_at);`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

@@ -18,12 +18,17 @@ export interface SessionRecord {
    * card is a reply in the mention's thread). Absent or null: the card's thread.
    */
   threadTs?: string | null;
-  /** Where it came from, for the card: "Started from this thread (12 messages as context)". */
+  /** Where it came from, for the card: "Started from this thread, with 12 earlier messages". */
   origin?: string | null;
   /** The Slack workspace (and organisation) it was started from; the installation's key. */
   teamId?: string | null;
   enterpriseId?: string | null;
   workspace?: string | null;
+  /**
+   * The session's own channel (a code channel), when it has one: its thread's posts go there, at the top
+   * of the channel; the card stays where it was started.
+   */
+  homeChannelId?: string | null;
 }
 
 export type NewSession = Omit<SessionRecord, 'createdAt' | 'finished' | 'status'> & {

@@ -23,6 +23,7 @@ export interface SessionRow {
   team_id?: string | null;
   enterprise_id?: string | null;
   workspace?: string | null;
+  home_channel_id?: string | null;
 }
 
 export function toSession(r: SessionRow): SessionRecord {
@@ -38,6 +39,7 @@ export function toSession(r: SessionRow): SessionRecord {
     createdAt: iso(r.created_at) ?? '',
     threadTs: r.thread_ts ?? null,
     origin: r.origin ?? null,
+    ...(r.home_channel_id ? { homeChannelId: r.home_channel_id } : {}),
     ...(r.workspace
       ? { teamId: r.team_id ?? null, enterpriseId: r.enterprise_id ?? null, workspace: r.workspace }
       : {}),

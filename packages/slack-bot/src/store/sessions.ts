@@ -21,6 +21,8 @@ export interface SessionRepository {
   list(filter: SessionFilter): Promise<SessionRecord[]>;
   /** The newest session whose thread is `threadTs` in this channel (its card's thread, or the mention's). */
   findByThread(channelId: string, threadTs: string): Promise<SessionRecord | undefined>;
+  /** The session whose own channel (code channel) this is. */
+  findByHome(channelId: string): Promise<SessionRecord | undefined>;
   /**
    * A workspace's unfinished sessions stop being followed (its app was uninstalled): they stay in the
    * service and here, and no replica takes their lease again. Returns their ids.
@@ -75,6 +77,16 @@ export class SqlSessionRepository implements SessionRepository {
     const { rows } = await this.sql.query<SessionRow>(
       `SELECT * FROM sessions WHERE channel_id = $1
          AND (thread_ts = $2 OR (thread_ts IS NULL AND card_ts = $2))${scopedTo('sessions', params)}
+       ORDER BY created_at DESC LIMIT 1`,
+      params,
+    );
+    return rows[0] ? toSession(rows[0]) : undefined;
+  }
+
+  async findByHome(channelId: string): Promise<SessionRecord | undefined> {
+    const params: unknown[] = [channelId];
+    const { rows } = await this.sql.query<SessionRow>(
+      `SELECT * FROM sessions WHERE home_channel_id = $1${scopedTo('sessions', params)}
        ORDER BY created_at DESC LIMIT 1`,
       params,
     );

@@ -1,6 +1,7 @@
 import type { CursorStore } from '@agent-sessions/core';
 import { type AuditRepository, SqlAuditRepository } from './audit.js';
 import { type ChannelSettingsRepository, SqlChannelSettingsRepository } from './channel-settings.js';
+import { type CodeChannelRepository, SqlCodeChannelRepository } from './code-channels.js';
 import { type EventLog, SqlEventLog } from './events.js';
 import { type FeedbackRepository, SqlFeedbackRepository } from './feedback.js';
 import { SqlFollowStateRepository } from './follow-state.js';
@@ -15,6 +16,7 @@ import { type SessionRepository, SqlSessionRepository } from './sessions.js';
 import { type SlackBudgetRepository, SqlSlackBudgetRepository } from './slack-budgets.js';
 import type { SqlClient } from './sql.js';
 import { SqlStreamRepository, type StreamRepository } from './streams.js';
+import { SqlThreadMessageRepository, type ThreadMessageRepository } from './thread-messages.js';
 import { SqlWorkflowExecutionRepository, type WorkflowExecutionRepository } from './workflow-executions.js';
 
 /**
@@ -38,12 +40,15 @@ export interface Store {
   slackBudgets: SlackBudgetRepository;
   /** The agent's work streamed into Slack. */
   streams: StreamRepository;
+  codeChannels: CodeChannelRepository;
   /** A channel's defaults for new sessions. */
   channelSettings: ChannelSettingsRepository;
   /** Service keys linked in App Home, encrypted. */
   serviceKeys: ServiceKeyRepository;
   /** OAuth installs: each workspace's tokens, and the install flow's states. */
   installations: InstallationRepository;
+  /** Messages received as events, bounded: threads' context without reading Slack. */
+  threadMessages: ThreadMessageRepository;
   /** Workflow Builder steps: each execution and its one completion. */
   workflowExecutions: WorkflowExecutionRepository;
   ping(): Promise<void>;
@@ -63,9 +68,11 @@ export class SqlStore implements Store {
   readonly feedback: SqlFeedbackRepository;
   readonly slackBudgets: SqlSlackBudgetRepository;
   readonly streams: SqlStreamRepository;
+  readonly codeChannels: SqlCodeChannelRepository;
   readonly channelSettings: SqlChannelSettingsRepository;
   readonly serviceKeys: SqlServiceKeyRepository;
   readonly installations: SqlInstallationRepository;
+  readonly threadMessages: SqlThreadMessageRepository;
   readonly workflowExecutions: SqlWorkflowExecutionRepository;
 
   constructor(readonly sql: SqlClient) {
@@ -80,9 +87,11 @@ export class SqlStore implements Store {
     this.feedback = new SqlFeedbackRepository(sql);
     this.slackBudgets = new SqlSlackBudgetRepository(sql);
     this.streams = new SqlStreamRepository(sql);
+    this.codeChannels = new SqlCodeChannelRepository(sql);
     this.channelSettings = new SqlChannelSettingsRepository(sql);
     this.serviceKeys = new SqlServiceKeyRepository(sql);
     this.installations = new SqlInstallationRepository(sql);
+    this.threadMessages = new SqlThreadMessageRepository(sql);
     this.workflowExecutions = new SqlWorkflowExecutionRepository(sql);
   }
 

@@ -13,7 +13,11 @@ import { Approvers } from '../services/people/policy.js';
 import type { StartInput } from '../services/people/starting.js';
 import type { SteeringService } from '../services/people/steering.js';
 import { StopService } from '../services/people/stopping.js';
-import { AgentSessions, WorkspaceSurfaces } from '../services/slack-out/agent-surface/index.js';
+import {
+  AgentSessions,
+  notMemberNotice,
+  WorkspaceSurfaces,
+} from '../services/slack-out/agent-surface/index.js';
 import type { BotIdentity, OutboundQueue, SlackClient } from '../services/slack-out/outbound/index.js';
 import type { Notifier } from '../services/slack-out/thread/index.js';
 import type { Store } from '../store/index.js';
@@ -40,9 +44,11 @@ export function agentParts(
     follower: Pick<Follower, 'on'>;
     /** Runs work as a session's workspace's (its surface, its token). */
     scopes: Pick<SessionWorkspaces, 'run'>;
+    /** Who the bot is: named in the notice to invite it. */
+    self: () => Promise<BotIdentity>;
   },
 ): AgentParts {
-  const { surface, store, out, follower, scopes } = parts;
+  const { surface, store, out, follower, scopes, self } = parts;
   const log = logger.child({ component: 'agent-surface' });
   const sessions = new AgentSessions({
     slack: out.paced,
@@ -52,6 +58,15 @@ export function agentParts(
     logger: log,
     lastPolled: async (sessionId) => (await store.followState.load(sessionId))?.status,
     runAs: (sessionId, fn) => scopes.run(sessionId, fn),
+    notMember: async (session) => {
+      const text = notMemberNotice(session.channelId, (await self().catch(() => undefined))?.userId);
+      const channel = session.channelId;
+      const user = session.startedBy;
+      // An ephemeral in a channel the bot is not in may be refused too: then the app's DM says it.
+      await out.paced.chat
+        .postEphemeral({ channel, user, text })
+        .catch(() => out.paced.chat.postMessage({ channel: user, text }));
+    },
   });
   // auto tried agent sessions again in a workspace: its sessions followed meanwhile get their status.
   surface.onAgain((workspace) => sessions.resyncAll(workspace));

@@ -7,10 +7,10 @@ export function reminderService(
   { config, tuning, logger }: Settings,
   parts: Pick<
     Parts,
-    'store' | 'keys' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId' | 'scopes'
+    'store' | 'keys' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId' | 'scopes' | 'metrics'
   > & { serves?: (sessionId: string) => Promise<boolean> },
 ): ReminderService {
-  const { store, slack, out, people, policy, audit, botUserId, scopes } = parts;
+  const { store, slack, out, people, policy, audit, botUserId, scopes, metrics } = parts;
   const client = parts.keys.calls;
   return new ReminderService({
     reminders: store.reminders,
@@ -22,6 +22,7 @@ export function reminderService(
     answering: people.answering,
     client,
     audit,
+    metrics,
     settings: config.approvals,
     logger: logger.child({ component: 'reminders' }),
     botUserId,

@@ -5,7 +5,7 @@
  */
 import type { FollowEvent, Follower } from '@agent-sessions/core';
 import { type CustomRoute, LogLevel } from '@slack/bolt';
-import { type KeysConfig, NO_KEY_FOR_TOKENS } from '../config/index.js';
+import { type KeysConfig, NO_KEY_FOR_TOKENS, type TelemetryConfig } from '../config/index.js';
 import { boltLogger, type Logger } from '../logger.js';
 import { Admission } from '../services/installs/admission.js';
 import { NoWorkspaceError, WorkspaceClient } from '../services/installs/client.js';
@@ -18,6 +18,7 @@ import { WorkspaceTokens } from '../services/installs/tokens.js';
 import { Uninstalls } from '../services/installs/uninstalls.js';
 import { KeyConfigError, keyCipherOf } from '../services/keys/index.js';
 import type { BotMetrics } from '../services/ops/metrics.js';
+import { slackFetchOption } from '../services/ops/tracing.js';
 import type { BotIdentity, OutboundOptions } from '../services/slack-out/outbound/index.js';
 import type { CardUpdaterOptions } from '../services/slack-out/thread/index.js';
 import type { Store } from '../store/index.js';
@@ -45,7 +46,11 @@ export interface Installs {
 }
 
 interface InstallsSettings {
-  config: { slack: { apiUrl?: string; oauth?: OAuthSettings }; keys?: KeysConfig };
+  config: {
+    slack: { apiUrl?: string; oauth?: OAuthSettings };
+    keys?: KeysConfig;
+    telemetry: TelemetryConfig;
+  };
   tuning: { installs?: InstallsTuning };
   logger: Logger;
 }
@@ -62,7 +67,10 @@ export function workspaceInstalls(
   const cipher = keyCipherOf(config.keys);
   if (!cipher) throw new KeyConfigError(NO_KEY_FOR_TOKENS);
   const installations = new SealedInstallations(store.installations, cipher, log);
-  const apiOptions = oauth.apiUrl ? { slackApiUrl: oauth.apiUrl } : {};
+  const apiOptions = {
+    ...(oauth.apiUrl ? { slackApiUrl: oauth.apiUrl } : {}),
+    ...slackFetchOption(config.telemetry.traces),
+  };
   const exchange = slackTokenExchange({
     clientId: oauth.clientId,
     clientSecret: oauth.clientSecret,
@@ -115,7 +123,7 @@ export function workspaceSlackOut(
     logger: Logger;
     metrics: BotMetrics;
     outboundOptions: OutboundOptions;
-    config: { slackPacing: 'on' | 'off'; slack: { apiUrl?: string } };
+    config: { slackPacing: 'on' | 'off'; slack: { apiUrl?: string }; telemetry: TelemetryConfig };
     tuning: { cards?: CardUpdaterOptions };
   },
 ) {
@@ -130,6 +138,7 @@ export function workspaceSlackOut(
           logLevel: LogLevel.INFO,
           rejectRateLimitedCalls: true,
           ...(apiUrl ? { slackApiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {}),
+          ...slackFetchOption(parts.config.telemetry.traces),
         })
       : installs.client;
   const cards = new WorkspaceCards(paced, logger, metrics, parts.tuning.cards, outbound);

@@ -1,6 +1,7 @@
 /** Service keys per workspace or person, one builder of the composition root. */
 import { listsWorkspace } from '../services/installs/admission.js';
 import { type KeyLinking, type KeyParts, keyParts, keysInAppHome } from '../services/keys/index.js';
+import { serviceRequestTracer } from '../services/ops/tracing.js';
 import type { SessionDirectory } from '../services/people/directory.js';
 import { Approvers } from '../services/people/policy.js';
 import { threadPlace } from '../services/slack-out/thread/index.js';
@@ -32,6 +33,7 @@ export function serviceKeys(
     registry: metrics.tenantRegistry,
     requestsPerSecond: config.requestsPerSecond,
     logger,
+    ...(config.telemetry.traces ? { tracer: serviceRequestTracer } : {}),
   });
 }
 

@@ -8,11 +8,13 @@ import { LeaseKeeper, type LeaseKeeperOptions } from '../services/following/leas
 import { SessionPublisher } from '../services/following/session-publisher.js';
 import { AuditService } from '../services/ops/audit.js';
 import { BotMetrics } from '../services/ops/metrics.js';
+import { pollSpan, serviceRequestTracer } from '../services/ops/tracing.js';
 import { AnsweringService } from '../services/people/answering.js';
 import { BudgetCeiling } from '../services/people/budget-ceiling.js';
 import { ConversationService } from '../services/people/conversation.js';
 import { SessionDirectory } from '../services/people/directory.js';
 import { FeedbackService } from '../services/people/feedback.js';
+import { HomeRefresher } from '../services/people/home-refresh.js';
 import { HomeTeam } from '../services/people/home-team.js';
 import {
   type ActPolicy,
@@ -23,12 +25,14 @@ import {
 } from '../services/people/policy.js';
 import { StartingService } from '../services/people/starting.js';
 import { SteeringService } from '../services/people/steering.js';
+import { ThreadContextReader } from '../services/people/thread-context.js';
 import { SessionVisibility } from '../services/people/visibility.js';
 import type { StreamPoster } from '../services/slack-out/agent-surface/index.js';
 import type { OutboundQueue } from '../services/slack-out/outbound/index.js';
 import { Notifier } from '../services/slack-out/thread/index.js';
 import type { Store } from '../store/index.js';
 import { agentAnswered, agentPeople, agentSignalled, agentStarted } from './agent-surface.js';
+import { channelSteering } from './code-channels.js';
 import { keyLinkingFor } from './keys.js';
 import type { LateBound } from './late-bound.js';
 import type { AgentParts, Parts, People, Settings } from './types.js';
@@ -42,10 +46,13 @@ export function following(
   store: Store,
   outbound: LateBound<Pick<OutboundQueue, 'depths'>>,
 ) {
+  // Traces: a span per request to the service, its `traceparent` sent; a span per poll around it.
+  const traces = config.telemetry.traces;
   const client = new AgentSessionsClient({
     baseUrl: config.service.url,
     apiKey: config.service.apiKey,
     logger: logger.child({ component: 'client' }),
+    ...(traces ? { tracer: serviceRequestTracer } : {}),
   });
   const follower = new Follower({
     client,
@@ -57,11 +64,13 @@ export function following(
     maxConcurrentPolls: 1_000,
     logger: logger.child({ component: 'follower' }),
     ...(tuning.schedule ? { schedule: tuning.schedule } : {}),
+    ...(traces ? { aroundPoll: pollSpan } : {}),
   });
   // A scrape before the queue exists (none: the routes are served later) reads no depths.
   const metrics = new BotMetrics(
     () => follower.stats(),
     () => outbound.peek()?.depths() ?? new Map(),
+    config.requestsPerSecond,
   );
   follower.on('error', (event) => {
     metrics.errors.inc({ where: 'follow' });
@@ -118,7 +127,21 @@ export function sessionPublisher(
     streams,
     keys,
     scopes,
-  }: Pick<Parts, 'store' | 'out' | 'metrics' | 'policy' | 'audit' | 'follower' | 'keys' | 'scopes'> & {
+    codeChannels,
+    homeChanges,
+  }: Pick<
+    Parts,
+    | 'store'
+    | 'out'
+    | 'metrics'
+    | 'policy'
+    | 'audit'
+    | 'follower'
+    | 'keys'
+    | 'scopes'
+    | 'codeChannels'
+    | 'homeChanges'
+  > & {
     streams?: StreamPoster;
   },
 ): SessionPublisher {
@@ -135,6 +158,8 @@ export function sessionPublisher(
     latestDecision: (sessionId) => audit.latestDecision(sessionId),
     keyProblem: (session, error) => keys.guard.onError(session, error),
     inSession: (sessionId, fn) => scopes.run(sessionId, fn),
+    homes: codeChannels,
+    homeChanged: () => homeChanges.emit('changed'),
   });
   publisher.attach(follower);
   return publisher;
@@ -153,7 +178,8 @@ export function leaseKeeper(
     agent,
     serves,
     metrics,
-  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys' | 'metrics'> & {
+    codeChannels,
+  }: Pick<Parts, 'store' | 'follower' | 'out' | 'replicaId' | 'keys' | 'metrics' | 'codeChannels'> & {
     streams?: StreamPoster;
     agent?: Pick<AgentParts, 'sessions'>;
     serves?: LeaseKeeperOptions['serves']; // SLACK_ALLOWED_TEAMS: a dropped workspace's sessions stay put
@@ -175,7 +201,13 @@ export function leaseKeeper(
       agent?.sessions.forget(sessionId);
     },
     // Followed from now on (a start, a take-over): Slack's status is set once from the service's.
-    onFollowed: (sessionId) => agent?.sessions.resync(sessionId),
+    onFollowed: (sessionId) => {
+      agent?.sessions.resync(sessionId);
+      // A channel of its own asked for and not made yet (a crash in between): made now, once.
+      codeChannels.ensure(sessionId).catch((error: unknown) => {
+        logger.warn({ err: error, sessionId }, 'could not make the session its own channel');
+      });
+    },
     onPassed: (held) => metrics.leasePassed(held),
   });
 }
@@ -218,11 +250,15 @@ export function peopleServices(
     slack: out.chat,
     channelAllowed: channelPolicy(config.allowedChannels),
     logger,
-    started: async (sessionId) => {
+    started: async (sessionId, input) => {
+      // Its own channel first, so the follower's first posts already go there.
+      if (input.codeChannel)
+        await parts.codeChannels.open(sessionId, input.keepCodeChannel ? 'keep' : 'archive');
       // The card's first state (its buttons) is progress: when the edit budget is scarce, final states
       // of other sessions go first, and the session's next change folds into this edit.
       out.cards.schedule(sessionId, () => publisher.card(sessionId), { now: true });
       agentStarted(agent)(sessionId);
+      parts.homeChanges.emit('changed');
       await leases.refresh();
     },
     ...(config.approvals.maxBudget === undefined ? {} : { maxBudget: config.approvals.maxBudget }),
@@ -230,9 +266,17 @@ export function peopleServices(
     keys: keys.service,
   });
   const { threadReplies } = config;
+  // Slack's reads may be one a minute per workspace: received messages first, one budget for all replicas.
+  const threadContext = new ThreadContextReader({
+    messages: store.threadMessages,
+    budgets: store.slackBudgets,
+    slack,
+    logger,
+    limits: config.threadContext,
+  });
   const conversation = new ConversationService({
     ...{ events, sessions, prompts, starting, answering, steering, policy, notifier },
-    ...{ slack, metrics, logger, threadReplies },
+    ...{ slack, metrics, logger, threadReplies, threadContext },
   });
   const feedback = new FeedbackService({ sessions, feedback: store.feedback, metrics, logger });
   const card = (sessionId: string) => publisher.card(sessionId);
@@ -247,6 +291,17 @@ export function peopleServices(
     audit,
   });
   const keyLinking = keyLinkingFor({ config, logger }, { keys, slack, directory, client: parts.client });
+  const homes = new HomeRefresher({
+    build: async (userId) =>
+      (await directory.home(userId, undefined, await keyLinking.homeBlocks(userId))) ?? {
+        type: 'home',
+        blocks: [],
+      },
+    publish: (userId, view) => slack.views.publish({ user_id: userId, view }),
+    logger: logger.child({ component: 'home' }),
+  });
+  parts.homeChanges.on('changed', () => homes.changed());
   const services = { notifier, answering, steering, starting, conversation, feedback, directory };
-  return { ...services, ...agentSide, keyLinking };
+  const channelSteer = channelSteering(store, { steering, directory, notifier });
+  return { ...services, ...agentSide, keyLinking, homes, channelSteering: channelSteer };
 }

@@ -4,19 +4,24 @@ import { createSlackApp } from '../app.js';
 import type { ListenerContext } from '../listeners/context.js';
 import { scopeRequests } from '../services/installs/scope.js';
 import { healthRoutes } from '../services/ops/health.js';
+import type { Readiness, RequestsInFlight } from '../services/ops/readiness.js';
+import { slackFetchOption, slackRequestSpan } from '../services/ops/tracing.js';
 import type { WorkspaceSurfaces } from '../services/slack-out/agent-surface/index.js';
 import type { Parts, Settings } from './types.js';
 
 type AppParts = Pick<Parts, 'store' | 'client' | 'metrics' | 'audit' | 'installs'> & {
   surface?: WorkspaceSurfaces;
+  /** Whether this replica takes work (`/readyz`), and the Slack requests it is working on. */
+  readiness: Readiness;
+  requests: RequestsInFlight;
 };
 
-/** The Bolt app, serving /healthz, /metrics and /audit beside Slack's requests. */
+/** The Bolt app, serving /healthz, /livez, /readyz, /metrics and /audit beside Slack's requests. */
 export function slackApp(
   { config, logger }: Settings,
-  { store, client, metrics, audit, surface, installs }: AppParts,
+  { store, client, metrics, audit, surface, installs, readiness, requests }: AppParts,
 ): { app: App; routes: CustomRoute[] } {
-  const health = { store, client, metrics, surface, metricsToken: config.metricsToken };
+  const health = { store, client, metrics, surface, readiness, metricsToken: config.metricsToken };
   const routes = [
     ...healthRoutes({ ...health, logger: logger.child({ component: 'health' }) }),
     ...audit.routes(config.approvals.auditToken),
@@ -30,7 +35,14 @@ export function slackApp(
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     routes,
     logger,
+    onAnswered: (seconds) => metrics.acks.observe(seconds),
+    closing: () => readiness.phase === 'draining',
+    ...slackFetchOption(config.telemetry.traces),
   });
+  // First of the middleware: a replica going away waits for every request's listener to finish.
+  app.use(({ next }) => requests.track(next));
+  // Traces: a span per Slack request, parent of the service and Slack calls its listener makes.
+  if (config.telemetry.traces) app.use(({ body, next }) => slackRequestSpan(body, next));
   scopeRequests(app, installs?.admission, logger); // each request as its workspace's work
   return { app, routes };
 }
@@ -43,5 +55,10 @@ export function listenerContext(
   const { answering, steering, starting, conversation, feedback, directory } = people;
   const { stopping, channelSettings } = people;
   const services = { answering, steering, starting, conversation, feedback, directory, logger };
-  return { ...services, stopping, channelSettings, messagesTab: agent.messagesTab, keys: people.keyLinking };
+  return {
+    ...services,
+    ...{ stopping, channelSettings, messagesTab: agent.messagesTab, keys: people.keyLinking },
+    homes: people.homes,
+    codeChannels: people.channelSteering,
+  };
 }

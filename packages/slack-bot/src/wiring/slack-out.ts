@@ -3,6 +3,7 @@ import { LogLevel, webApi } from '@slack/bolt';
 import { ensureSlash } from '../app.js';
 import { boltLogger } from '../logger.js';
 import type { SessionPublisher } from '../services/following/session-publisher.js';
+import { slackFetchOption } from '../services/ops/tracing.js';
 import { OutboundQueue, queuedChat } from '../services/slack-out/outbound/index.js';
 import { CardUpdater, ThreadPoster } from '../services/slack-out/thread/index.js';
 import { workspaceSlackOut } from './installs.js';
@@ -41,6 +42,7 @@ export function slackOut(
           logLevel: LogLevel.INFO,
           rejectRateLimitedCalls: true,
           ...(config.slack.apiUrl ? { slackApiUrl: ensureSlash(config.slack.apiUrl) } : {}),
+          ...slackFetchOption(config.telemetry.traces),
         })
       : slack);
   // A new session's card and a prompt marked answered wait in the same queue, first in their channel.

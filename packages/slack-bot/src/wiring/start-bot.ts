@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { Follower } from '@agent-sessions/core';
@@ -9,10 +10,12 @@ import { serveRoutes, urlOf } from '../http/routes-server.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { SessionPublisher } from '../services/following/session-publisher.js';
 import type { BotMetrics } from '../services/ops/metrics.js';
+import { Readiness, RequestsInFlight } from '../services/ops/readiness.js';
 import { type BotIdentity, botIdentity, type OutboundQueue } from '../services/slack-out/outbound/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { agentParts, placeChannelSettings, slackSurface } from './agent-surface.js';
 import { reminderService } from './approvals.js';
+import { codeChannelParts } from './code-channels.js';
 import {
   SessionWorkspaces,
   scopeFollowerEvents,
@@ -23,9 +26,11 @@ import {
 import { serviceKeys } from './keys.js';
 import { LateBound } from './late-bound.js';
 import { access, auditTrail, following, leaseKeeper, peopleServices, sessionPublisher } from './services.js';
+import { shutDown } from './shutdown.js';
 import { listenerContext, slackApp } from './slack-app.js';
 import { slackOut } from './slack-out.js';
 import { streamPoster } from './streams.js';
+import { startTracing, type Tracing } from './telemetry.js';
 import type { BotTuning, RunnableConfig, Settings } from './types.js';
 import { workflowSteps } from './workflows.js';
 
@@ -39,8 +44,11 @@ export interface RunningBot {
   metrics: BotMetrics;
   logger: Logger;
   replicaId: string;
-  /** Graceful: stops following, releases leases (so another replica takes over at once), closes. */
-  stop(): Promise<void>;
+  /**
+   * Graceful, within `graceMs` (SHUTDOWN_GRACE_SECONDS by default): not ready, no new requests, the work
+   * in flight finished, leases released (so another replica takes over at once), closed. See shutdown.ts.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 /**
@@ -49,6 +57,8 @@ export interface RunningBot {
  */
 export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): Promise<RunningBot> {
   const settings: Settings = { config, tuning, logger: botLogger(config, tuning) };
+  // First: the parts built next take OpenTelemetry's API, which the SDK (when traces are on) backs.
+  const tracing = await startTracing(config.telemetry);
   const replicaId = replicaIdOf(settings);
   const store = await botStore(settings);
   const service = serviceSide(settings, store);
@@ -56,7 +66,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const sessions = sessionSide(settings, { ...service, ...slack, replicaId });
   const people = peopleSide(settings, sessions);
   const server = await startParts(settings, { ...sessions, ...people });
-  return running(settings, { ...sessions, ...people, server });
+  return running(settings, { ...sessions, ...people, server, tracing });
 }
 
 /**
@@ -80,7 +90,11 @@ function serviceSide(settings: Settings, store: Store) {
 function slackSide(settings: Settings, service: ReturnType<typeof serviceSide>) {
   const { store, client, metrics, audit, installs, follower } = service;
   const surface = slackSurface(settings);
-  const { app, routes } = slackApp(settings, { store, client, metrics, audit, surface, installs });
+  const readiness = new Readiness();
+  const requests = new RequestsInFlight();
+  const { app, routes } = slackApp(settings, {
+    ...{ store, client, metrics, audit, surface, installs, readiness, requests },
+  });
   const slack = installs?.client ?? app.client;
   const self = installs?.self ?? botIdentity(slack);
   // The second cycle: the poster tells the publisher when a batch can't post, and the publisher posts
@@ -88,7 +102,7 @@ function slackSide(settings: Settings, service: ReturnType<typeof serviceSide>) 
   const publisher = new LateBound<SessionPublisher>('the session publisher');
   const out = slackOut(settings, { slack, store, metrics, self, installs, follower, publisher });
   service.outbound.bind(out.outbound);
-  return { surface, app, routes, slack, self, out, publisherLater: publisher };
+  return { surface, app, routes, slack, self, out, publisherLater: publisher, readiness, requests };
 }
 
 type BuiltSoFar = ReturnType<typeof serviceSide> & ReturnType<typeof slackSide> & { replicaId: string };
@@ -98,18 +112,24 @@ function sessionSide(settings: Settings, built: BuiltSoFar) {
   const { store, client, follower, metrics, audit, scopes, installs, out, self, slack, surface } = built;
   const { policy, visibility } = access(settings, { slack, self });
   const keys = serviceKeys(settings, { store, client, follower, out, metrics, self });
-  const agent = agentParts(settings, { surface, store, out, follower, scopes });
+  const agent = agentParts(settings, { surface, store, out, follower, scopes, self });
   const streams = streamPoster(settings, { store, out, metrics, self, surface });
+  const codeChannels = codeChannelParts(settings, { store, out });
+  // Sessions' changes that a Home tab may show: said by the publisher and the starts, heard by people's Homes.
+  const homeChanges = new EventEmitter();
   const publisher = sessionPublisher(settings, {
-    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes },
+    ...{ store, out, metrics, policy, audit, follower, streams, keys, scopes, codeChannels, homeChanges },
   });
   built.publisherLater.bind(publisher);
   const serves = installs && servedSessions(installs, scopes);
   const leases = leaseKeeper(settings, {
-    ...{ store, follower, out, replicaId: built.replicaId, streams, keys, agent, metrics },
+    ...{ store, follower, out, replicaId: built.replicaId, streams, keys, agent, metrics, codeChannels },
     ...(serves ? { serves } : {}),
   });
-  return { ...built, policy, visibility, keys, agent, streams, publisher, leases, serves };
+  return {
+    ...built,
+    ...{ policy, visibility, keys, agent, streams, publisher, leases, serves, codeChannels, homeChanges },
+  };
 }
 
 /** People's side: what people do, the reminders of questions nobody answers, and the listeners. */
@@ -149,12 +169,16 @@ async function startParts({ config, logger }: Settings, built: Built): Promise<S
   built.reminders.start();
   built.workflows.start();
   recoverUnsentPosts({ publisher: built.publisher, follower, logger });
+  built.readiness.started();
   return server;
 }
 
-/** The bot as started: its address said in the log, and its graceful stop. */
-function running({ config, tuning, logger }: Settings, built: Built & { server: Server }): RunningBot {
-  const { app, store, follower, metrics, replicaId, server, installs } = built;
+/** The bot as started: its address said in the log, and its graceful stop (shutdown.ts). */
+function running(
+  { config, tuning, logger }: Settings,
+  built: Built & { server: Server; tracing: Tracing },
+): RunningBot {
+  const { app, store, follower, metrics, replicaId, server, installs, tracing } = built;
   const url = urlOf(server, config.host);
   logger.info(
     {
@@ -165,20 +189,28 @@ function running({ config, tuning, logger }: Settings, built: Built & { server: 
     },
     'agent sessions bot started',
   );
-  // Graceful: stops following, releases leases (so another replica takes over at once), closes.
   let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      await built.reminders.stop();
-      await built.workflows.stop();
-      await built.leases.stop({ release: true });
-      await follower.stop();
-      await built.out.cards.stop();
-      await app.stop().catch(() => {});
-      if (config.slack.appToken) await closeServer(server);
-      if (!tuning.store) await store.close();
-      logger.info({ replicaId }, 'agent sessions bot stopped');
-    })();
+  const stop = (options: { graceMs?: number } = {}) => {
+    const { readiness, requests, workflows, leases, out, streams } = built;
+    // Home refreshes stop with the reminders: neither starts new work after.
+    const reminders = {
+      stop: async () => {
+        built.people.homes.stop();
+        await built.reminders.stop();
+      },
+    };
+    stopping ??= shutDown(
+      {
+        ...{ readiness, requests, app, server, reminders, workflows, leases, follower, out, streams },
+        ...{ logger, replicaId },
+        socketMode: config.slack.appToken !== undefined,
+        closeStore: async () => {
+          if (!tuning.store) await store.close();
+          await tracing.shutdown();
+        },
+      },
+      options.graceMs ?? config.shutdownGraceMs,
+    ).then(() => logger.info({ replicaId }, 'agent sessions bot stopped'));
     return stopping;
   };
   const eventsUrl = url && !config.slack.appToken ? `${url}/slack/events` : undefined;
@@ -241,12 +273,6 @@ async function serve(app: App, routes: CustomRoute[], config: RunnableConfig): P
     return server;
   }
   return (await app.start({ port: config.port, host: config.host })) as Server;
-}
-
-async function closeServer(server: Server): Promise<void> {
-  const closed = new Promise((done) => server.close(done));
-  server.closeAllConnections();
-  await closed;
 }
 
 /** A logger that never prints the bot's secrets. */

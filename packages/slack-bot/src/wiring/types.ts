@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 /**
  * The shapes the builders share: the settings every builder reads and the parts built so far. Of this
  * folder it imports only installs.ts's shapes (which imports nothing back), so the builders all point
@@ -6,6 +7,8 @@
 import type { AgentSessionsClient, Follower, SchedulePolicy } from '@agent-sessions/core';
 import type { BotConfig } from '../config/index.js';
 import type { Logger } from '../logger.js';
+import type { ChannelSteering } from '../services/code-channels/channel-steering.js';
+import type { CodeChannels } from '../services/code-channels/code-channels.js';
 import type { LeaseKeeper, LeaseKeeperOptions } from '../services/following/lease-keeper.js';
 import type { SessionPublisher } from '../services/following/session-publisher.js';
 import type { SessionWorkspaces } from '../services/installs/scope.js';
@@ -17,6 +20,7 @@ import type { ChannelSettingsService } from '../services/people/channel-settings
 import type { ConversationService } from '../services/people/conversation.js';
 import type { SessionDirectory } from '../services/people/directory.js';
 import type { FeedbackService } from '../services/people/feedback.js';
+import type { HomeRefresher } from '../services/people/home-refresh.js';
 import type { MessagesTab } from '../services/people/messages-tab.js';
 import type { ActPolicy } from '../services/people/policy.js';
 import type { StartInput, StartingService } from '../services/people/starting.js';
@@ -104,6 +108,10 @@ export interface Parts {
   /** OAuth installs (undefined with one bot token), and which workspace a session's work is of. */
   installs: Installs | undefined;
   scopes: SessionWorkspaces;
+  /** Sessions in channels of their own (Slack's code channels). */
+  codeChannels: CodeChannels;
+  /** Says 'changed' whenever a session's state, question or end may change what a Home tab shows. */
+  homeChanges: EventEmitter;
 }
 
 /** How the bot's own calls reach Slack: the paced queue, the thread poster and the card updater. */
@@ -138,4 +146,8 @@ export interface People {
   /** The start input with its channel's defaults. */
   withDefaults: (input: StartInput) => Promise<StartInput>;
   keyLinking: KeyLinking;
+  /** A session steered from its own channel (its commands, its context bar). */
+  channelSteering: ChannelSteering;
+  /** Home tabs people opened, kept true as sessions change. */
+  homes: HomeRefresher;
 }

@@ -150,7 +150,9 @@ describe('prompts', () => {
     const at = new Date('2026-11-22T14:02:00Z');
     const approved = answeredPrompt(request('approval'), { approved: true }, 'U0BOB', at);
     valid(approved.blocks);
-    expect(JSON.stringify(approved.blocks)).toContain('✅ Approved by <@U0BOB> · 14:02');
+    expect(JSON.stringify(approved.blocks)).toContain(
+      '✅ Approved by <@U0BOB> · <!date^1795356120^{date_short_pretty} at {time}|2026-11-22 14:02 UTC>',
+    );
     expect(actionIds(approved.blocks)).toEqual([]);
     const rejected = answeredPrompt(
       request('approval'),
@@ -158,7 +160,9 @@ describe('prompts', () => {
       'U0BOB',
       at,
     );
-    expect(JSON.stringify(rejected.blocks)).toContain('❌ Rejected by <@U0BOB>: too &lt;risky&gt; · 14:02');
+    expect(JSON.stringify(rejected.blocks)).toContain(
+      '❌ Rejected by <@U0BOB>: too &lt;risky&gt; · <!date^1795356120^{date_short_pretty} at {time}|2026-11-22 14:02 UTC>',
+    );
     const chosen = answeredPrompt(
       request('multi_select', {
         options: [

@@ -26,6 +26,8 @@ export const HELPERS: Record<string, string> = {
   section: 'wraps text its callers have escaped (mrkdwn by contract)',
   splitText: 'splits text that layoutText has escaped',
   formatUsd: 'formats a number',
+  slackDate: 'formats a time as Slack’s date token (numbers only)',
+  placeOf: 'names a channel id the bot stored (a Slack id, never typed text)',
   progressBar: 'formats a number',
   formatDuration: 'formats a number',
   unreadableAsFreeText: 'builds a request, not a message; unreadableQuestionMessage is covered',

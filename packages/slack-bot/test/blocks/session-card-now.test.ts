@@ -42,6 +42,13 @@ describe('the card’s now line and origin', () => {
     expect(text).toContain('Started from this thread (3 messages as context)');
     expect(card.text).not.toMatch(/<!channel>/);
     expect(validateBlocks(card.blocks, 'message')).toEqual([]);
+    // Waiting on a person (a question, its budget, a pause), the agent does nothing: no stale step.
+    for (const status of ['waiting_human', 'cost_limit', 'paused']) {
+      const waiting = sessionCard({ ...state, status, currentStep: '🔧 search_docs' });
+      expect({ status, text: JSON.stringify(waiting.blocks) }).not.toMatchObject({
+        text: expect.stringContaining('Now:'),
+      });
+    }
     const done = sessionCard({ ...state, status: 'completed', currentStep: 'Telling' });
     expect(JSON.stringify(done.blocks)).not.toContain('Now:');
     expect(

@@ -30,6 +30,13 @@ export function recorder() {
     rec.responses.push(message);
   });
   const client = {
+    chat: {
+      postMessage: vi.fn(async (args: { channel: string; text: string }) => {
+        rec.order.push('chat.postMessage');
+        rec.responses.push(args);
+        return { ok: true };
+      }),
+    },
     views: {
       open: vi.fn(async ({ view }: { view: ModalView }) => {
         rec.order.push('views.open');
@@ -100,6 +107,10 @@ export function fakeContext(rec: Recorded) {
         view: modal('channel_settings'),
       }),
       submitForm: formFn,
+    },
+    codeChannels: {
+      command: log<{ say: string }>('codeChannels.command', { say: '⏸️ Paused.' }),
+      action: log<void>('codeChannels.action', undefined),
     },
     logger,
     form,

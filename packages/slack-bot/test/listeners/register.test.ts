@@ -20,7 +20,16 @@ describe('registerListeners', () => {
       expect(actions).toContain(id);
     expect(actions).toContain(`/^${ACTIONS.choose}_\\d+$/`);
     expect(registered.view).toEqual(expect.arrayContaining(Object.values(VIEWS)));
-    expect(registered.command).toEqual(['/agent']);
-    expect(registered.event).toEqual(['app_home_opened', 'message', 'app_mention', 'agent_session_stopped']);
+    expect(registered.command).toEqual([
+      '/agent',
+      '/^\\/(pause|resume|cancel|redirect|budget|agent-status)$/',
+    ]);
+    expect(registered.event).toEqual([
+      'app_home_opened',
+      'message',
+      'app_mention',
+      'agent_session_stopped',
+      'code_channel_action',
+    ]);
   });
 });

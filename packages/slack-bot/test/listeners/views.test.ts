@@ -1,12 +1,14 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { answerSubmitted } from '../../src/listeners/views/answer-submitted.js';
 import { channelSettingsSubmitted } from '../../src/listeners/views/channel-settings-submitted.js';
+import { FORM_ACK_BUDGET_MS } from '../../src/listeners/views/form-result.js';
 import { raiseBudgetSubmitted } from '../../src/listeners/views/raise-budget-submitted.js';
 import { redirectSubmitted } from '../../src/listeners/views/redirect-submitted.js';
 import { rejectSubmitted } from '../../src/listeners/views/reject-submitted.js';
 import { startSubmitted } from '../../src/listeners/views/start-submitted.js';
 import { encodeRef } from '../../src/refs.js';
+import type { FormResult } from '../../src/services/outcome.js';
 import { args, asContext, fakeContext, recorder, viewSubmission } from './fake-args.js';
 
 type Args = SlackViewMiddlewareArgs & AllMiddlewareArgs;
@@ -98,5 +100,29 @@ describe('view submissions', () => {
       userId: 'U0ALICE',
       answer: { kind: 'reject' },
     });
+  });
+
+  it('checks slower than the ack budget: the form closes first; a late refusal goes to the DM, typed text kept', async () => {
+    vi.useFakeTimers();
+    try {
+      const s = submit('answer_input', { ref }, { q_0: 'ship on Friday' });
+      let settle: (result: FormResult) => void = () => {};
+      s.ctx.answering.submitForm.mockReturnValueOnce(new Promise<FormResult>((r) => (settle = r)));
+      const done = answerSubmitted(asContext(s.ctx))(s.a);
+      await vi.advanceTimersByTimeAsync(FORM_ACK_BUDGET_MS);
+      expect(s.rec.order).toEqual(['ack']);
+      expect(s.rec.acks).toEqual([undefined]);
+      settle({ ok: false, errors: { q_0: 'Already answered by <@U0BOB>.' } });
+      await done;
+      expect(s.rec.order).toEqual(['ack', 'chat.postMessage']);
+      expect(s.rec.responses).toEqual([
+        {
+          channel: 'U0ALICE',
+          text: '⚠️ Your form was not used:\n• Already answered by <@U0BOB>.\nWhat you typed:\n> ship on Friday',
+        },
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

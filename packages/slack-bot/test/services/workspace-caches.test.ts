@@ -21,6 +21,9 @@ const SERVICES = fileURLToPath(new URL('../../src/services/', import.meta.url));
 const SESSION = "keyed by the service's session id, unique across workspaces; a session is one workspace's";
 const WORKSPACE = "keyed by the workspace's own key: one entry per workspace";
 const EXCEPTIONS: Record<string, string> = {
+  'code-channels/code-channels.ts#waiting': SESSION,
+  'code-channels/code-channels.ts#drawing': SESSION,
+  'code-channels/code-channels.ts#refused': WORKSPACE,
   'slack-out/thread/thread-batches.ts#batches': SESSION,
   'slack-out/thread/thread-batches.ts#queued': SESSION,
   'slack-out/agent-surface/stream-place.ts#chains': SESSION,
@@ -33,6 +36,7 @@ const EXCEPTIONS: Record<string, string> = {
   'slack-out/agent-surface/stream-poster.ts#recovered': SESSION,
   'slack-out/agent-surface/stream-poster.ts#classic': SESSION,
   'slack-out/agent-surface/stream-poster.ts#failures': SESSION,
+  'slack-out/agent-surface/stream-poster.ts#stoppedByClick': SESSION,
   'slack-out/thread/card-updater.ts#pending': SESSION,
   'slack-out/thread/card-updater.ts#lastSent': SESSION,
   'slack-out/thread/card-updater.ts#shown': SESSION,

@@ -291,6 +291,26 @@ for (const backend of storeBackends('store_test')) {
       expect((await store.sql.query('SELECT * FROM leases')).rows).toHaveLength(0);
     });
 
+    it('a released lease pokes its session: it awaits an owner until another replica takes it', async () => {
+      await store.sessions.create(session('handover-1'));
+      await store.sessions.create(session('handover-done'));
+      await store.sql.query("DELETE FROM leases WHERE session_id NOT LIKE 'handover-%'");
+      await store.sql.query("UPDATE sessions SET finished = true WHERE session_id NOT LIKE 'handover-%'");
+      const held = await store.leases.acquire('replica-a', { limit: 50, ttlMs: 60_000 });
+      expect(held.sort()).toEqual(['handover-1', 'handover-done']);
+      await store.sessions.update('handover-done', { finished: true });
+      expect(await store.leases.awaitingOwner()).toBe(false);
+
+      await store.leases.release('replica-a');
+      expect(await store.leases.awaitingOwner()).toBe(true);
+      // replica-a is out of the live replicas: replica-b's share is every unfinished session.
+      expect(await store.leases.acquire('replica-b', { limit: 50, ttlMs: 60_000 })).toEqual(['handover-1']);
+      expect(await store.leases.awaitingOwner()).toBe(false);
+      // The poke is the new owner's: it polls the session at once.
+      expect(await store.leases.takePokes('replica-b')).toEqual(['handover-1']);
+      await store.leases.release('replica-b');
+    });
+
     // PGlite has one connection: a transaction holding a row there holds everything, so only PostgreSQL.
     it.skipIf(backend.name !== 'PostgreSQL')(
       'a replica keeps its own lease while its session is being updated (its row locked) by another connection',

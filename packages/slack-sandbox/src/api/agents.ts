@@ -45,6 +45,16 @@ function threadRoot(ctx: ApiContext, channel: string, args: Args, missing: strin
   return ts;
 }
 
+/**
+ * Which session a call means: a code channel's own (no `thread_ts`: "must be omitted for session
+ * channels", kept under '') or a thread's.
+ */
+function sessionThread(ctx: ApiContext, channel: string, args: Args): string {
+  if (!ctx.workspace.codeChannels.get(channel)) return threadRoot(ctx, channel, args, 'thread_ts_required');
+  if (str(args, 'thread_ts')) throw invalidArgument('thread_ts must be omitted for a session channel');
+  return '';
+}
+
 function title(args: Args, name: string, requiredHere: boolean): string | undefined {
   const value = requiredHere ? required(args, name) : str(args, name);
   if (value !== undefined && value.length > MAX_TITLE)
@@ -80,7 +90,7 @@ export const agents: Record<string, Method> = {
     const status = required(args, 'status');
     if (!(SESSION_STATUSES as readonly string[]).includes(status)) throw new SlackApiError('invalid_status');
     const channel = sessionChannel(ctx, args);
-    const threadTs = threadRoot(ctx, channel.id, args, 'thread_ts_required');
+    const threadTs = sessionThread(ctx, channel.id, args);
     const existing = workspace.agent.session(channel.id, threadTs);
     // title and initiator_user_id count only when the session is created; later they are ignored.
     const newTitle = existing ? undefined : title(args, 'title', false);
@@ -117,8 +127,7 @@ export const agents: Record<string, Method> = {
     requireAgentApp(ctx, 'feature_disabled');
     const newTitle = title(args, 'title', true) as string;
     const channel = sessionChannel(ctx, args);
-    const threadTs = str(args, 'thread_ts');
-    if (!threadTs) throw new SlackApiError('thread_ts_required');
+    const threadTs = sessionThread(ctx, channel.id, args);
     const session = ctx.workspace.agent.session(channel.id, threadTs);
     if (!session) throw new SlackApiError('session_not_found');
     ctx.workspace.agent.rename(session, newTitle);

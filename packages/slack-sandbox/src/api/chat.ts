@@ -31,6 +31,7 @@ function content(args: Args, ctx: ApiContext): { text: string; blocks?: unknown[
 function channelOf(workspace: Workspace, args: Args): string {
   const channel = workspace.channelForBot(required(args, 'channel'));
   if (!channel) throw new SlackApiError('channel_not_found');
+  if (channel.is_archived) throw new SlackApiError('is_archived');
   return channel.id;
 }
 

@@ -6,6 +6,7 @@ import type { SocketModeHub } from '../socket-mode.js';
 import type { ApiCall } from '../workspace.js';
 import { agents } from './agents.js';
 import { chat } from './chat.js';
+import { codeChannels } from './code-channels.js';
 import { files } from './files.js';
 import { functions } from './functions.js';
 import { people } from './people.js';
@@ -22,6 +23,7 @@ const METHODS: Record<string, Method> = {
   ...reactions,
   ...agents,
   ...streams,
+  ...codeChannels,
   ...functions,
 };
 

@@ -28,6 +28,8 @@ export interface Delivery {
   status: number | 'timeout';
   /** Why this attempt was a retry (`X-Slack-Retry-Reason`); empty for the first. */
   reason: string;
+  /** From sending this attempt to the bot's answer (or to giving up on it), in ms: the ack time Slack sees. */
+  ms: number;
 }
 
 type Obj = Record<string, unknown>;
@@ -107,6 +109,7 @@ export class BotLine {
     let reason = '';
     for (let attempt = 0; attempt <= 3; attempt++) {
       let status: number | 'timeout';
+      const sentAt = performance.now();
       if (this.#socketMode) {
         status = await this.#socketMode
           .deliver('events_api', body, { attempt, reason })
@@ -124,7 +127,7 @@ export class BotLine {
           },
         );
       }
-      deliveries.push({ attempt, status, reason });
+      deliveries.push({ attempt, status, reason, ms: Math.round(performance.now() - sentAt) });
       const ok = typeof status === 'number' && status >= 200 && status < 300;
       this.#workspace.recordCall({
         method: String(event.type) + (event.subtype ? ` (${String(event.subtype)})` : ''),

@@ -40,3 +40,13 @@ export function playBuiltInCommand(
   if (named.length === 0) throw new Error('Say who to invite: /invite @name');
   return { joined: named.filter((id) => workspace.join(channel.id, id, user)) };
 }
+
+/**
+ * What Slack's composer says, only to the person, for a slash command that neither Slack nor any app in
+ * the workspace has: the command is not sent anywhere.
+ */
+export const notAValidCommand = (command: string): string =>
+  `${command} is not a valid command. In Slack, all messages that start with the "/" character are interpreted as commands. If you are trying to send a message and not run a command, try preceding the "/" with an empty space.`;
+
+/** The app's own slash commands in this workspace (its manifest's). */
+export const appCommands = (workspace: Workspace): string[] => workspace.seed.commands ?? ['/agent'];

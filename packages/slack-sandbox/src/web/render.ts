@@ -20,6 +20,10 @@ export interface RenderContext {
   container: { kind: 'message'; channel: string; ts: string } | { kind: 'view'; viewId: string };
   /** Inline errors of a view, by block_id (response_action: errors). */
   errors?: Record<string, string>;
+  /** The reader's time zone (their profile's `tz`): Slack shows every date token in it. */
+  timeZone?: string;
+  /** The reader's "now", for today / yesterday / ago (tests pin it). */
+  now?: number;
 }
 
 const ESCAPES: Record<string, string> = {
@@ -53,8 +57,86 @@ const safeHref = (url: unknown): string => {
 const externalLink = (url: unknown, html: string): string =>
   `<a href="${escapeHtml(safeHref(url))}" target="_blank" rel="noopener">${html}</a>`;
 
+const formatter = (timeZone: string | undefined, options: Intl.DateTimeFormatOptions) =>
+  new Intl.DateTimeFormat('en-US', { ...options, ...(timeZone ? { timeZone } : {}) });
+
+/** A clock time as Slack's client shows it ("5:11 PM"), in the reader's zone: one way for every time. */
+export function clockTime(at: Date | number, timeZone?: string, seconds = false): string {
+  const options: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
+  return formatter(timeZone, seconds ? { ...options, second: '2-digit' } : options).format(at);
+}
+
+/** A calendar day in a zone, as YYYY-MM-DD (en-CA writes it so). */
+const dayOf = (at: Date | number, timeZone?: string) =>
+  new Intl.DateTimeFormat('en-CA', {
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    ...(timeZone ? { timeZone } : {}),
+  }).format(at);
+
+function prettyDay(at: Date, ctx: RenderContext, plain: string): string {
+  const now = ctx.now ?? Date.now();
+  const day = dayOf(at, ctx.timeZone);
+  if (day === dayOf(now, ctx.timeZone)) return 'today';
+  if (day === dayOf(now - 86_400_000, ctx.timeZone)) return 'yesterday';
+  if (day === dayOf(now + 86_400_000, ctx.timeZone)) return 'tomorrow';
+  return plain;
+}
+
+function ago(at: Date, now: number): string {
+  const seconds = Math.round((now - at.getTime()) / 1000);
+  const [n, unit] =
+    Math.abs(seconds) < 60
+      ? [seconds, 'second']
+      : Math.abs(seconds) < 3600
+        ? [Math.round(seconds / 60), 'minute']
+        : Math.abs(seconds) < 86_400
+          ? [Math.round(seconds / 3600), 'hour']
+          : [Math.round(seconds / 86_400), 'day'];
+  const count = Math.abs(n);
+  const words = `${count} ${unit}${count === 1 ? '' : 's'}`;
+  return n >= 0 ? `${words} ago` : `in ${words}`;
+}
+
+/**
+ * Slack's date token, `<!date^epoch^format^link|fallback>`, as Slack's client shows it: each `{token}` of
+ * the format in the reader's time zone; a token it doesn't know, or a bad epoch, shows the fallback.
+ */
+function dateToken(target: string, fallback: string | undefined, ctx: RenderContext): string {
+  const [, epoch = '', format = '', link] = target.split('^');
+  const at = new Date(Number(epoch) * 1000);
+  if (!/^\d+$/.test(epoch) || Number.isNaN(at.getTime())) return escapeHtml(fallback ?? '');
+  const tz = ctx.timeZone;
+  const date = formatter(tz, { month: 'long', day: 'numeric', year: 'numeric' }).format(at);
+  const short = formatter(tz, { month: 'short', day: 'numeric', year: 'numeric' }).format(at);
+  const long = formatter(tz, { weekday: 'long', month: 'long', day: 'numeric', year: 'numeric' }).format(at);
+  const tokens: Record<string, () => string> = {
+    date_num: () => dayOf(at, tz),
+    date: () => date,
+    date_short: () => short,
+    date_long: () => long,
+    date_pretty: () => prettyDay(at, ctx, date),
+    date_short_pretty: () => prettyDay(at, ctx, short),
+    date_long_pretty: () => prettyDay(at, ctx, long),
+    time: () => clockTime(at, tz),
+    time_secs: () => clockTime(at, tz, true),
+    ago: () => ago(at, ctx.now ?? Date.now()),
+  };
+  let unknown = false;
+  const text = format.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const token = tokens[name];
+    if (!token) unknown = true;
+    return token ? token() : whole;
+  });
+  if (unknown) return escapeHtml(fallback ?? text);
+  const shown = `<time class="slack-date" data-testid="slack-date" datetime="${at.toISOString()}" title="${escapeHtml(fallback ?? '')}">${escapeHtml(text)}</time>`;
+  return link ? externalLink(decodeSlackEntities(link), shown) : shown;
+}
+
 function linkOf(inner: string, ctx: RenderContext): string {
   const [target = '', label] = inner.split('|', 2);
+  if (target.startsWith('!date^')) return dateToken(target, label, ctx);
   if (target.startsWith('@')) {
     const id = target.slice(1);
     return `<span class="mention" data-user="${escapeHtml(id)}">@${escapeHtml(ctx.users[id] ?? label ?? id)}</span>`;

@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { SlackDriver, ViewValues } from '../driver.js';
 import type { Workspace } from '../workspace.js';
-import { isBuiltInCommand, playBuiltInCommand } from './built-in-commands.js';
+import { appCommands, isBuiltInCommand, notAValidCommand, playBuiltInCommand } from './built-in-commands.js';
 import { type Body, connectedDriver, jsonRoute } from './json-route.js';
 
 export interface WebContext {
@@ -144,12 +144,13 @@ function addWriting(app: Hono, ctx: WebContext): void {
           channel,
           text: mentionsToSlack(text, ctx.workspace),
         });
-      return driver().command({
-        user,
-        channel,
-        text,
-        ...(typeof b.command === 'string' ? { command: b.command } : {}),
-      });
+      const command = typeof b.command === 'string' ? b.command : '/agent';
+      // A command nobody has: Slack tells the person so (only them, from Slackbot) and sends nothing.
+      if (!appCommands(ctx.workspace).includes(command)) {
+        ctx.workspace.postEphemeral({ channel, user, text: notAValidCommand(command), via: 'slack' });
+        return { invalidCommand: command };
+      }
+      return driver().command({ user, channel, text, command });
     }),
   );
   // A person writes: in a channel, in a thread (threadTs), or to the bot in its Messages tab (dm: true).

@@ -22,6 +22,8 @@ export interface SandboxChannel {
   is_member: boolean;
   /** Slack Connect: the channel is shared with another organisation (listed there under the same id). */
   is_ext_shared?: boolean;
+  /** Archived (a code channel at its session's end): it takes no more posts. */
+  is_archived?: boolean;
 }
 
 export interface SandboxMessage {
@@ -63,8 +65,8 @@ export interface SandboxEphemeral {
   text: string;
   blocks?: unknown[];
   thread_ts?: string;
-  /** Where it came from: chat.postEphemeral or a response_url. */
-  via: 'api' | 'response_url';
+  /** Where it came from: chat.postEphemeral, a response_url, or Slack itself (Slackbot's notices). */
+  via: 'api' | 'response_url' | 'slack';
 }
 
 export interface SandboxView {

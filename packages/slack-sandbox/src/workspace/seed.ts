@@ -20,6 +20,8 @@ export interface WorkspaceSeed {
    * holds its person and the bot.
    */
   channelMembers?: Record<string, string[]>;
+  /** The app's slash commands, as its manifest declares them (default `/agent`): Slack refuses any other. */
+  commands?: string[];
 }
 
 const user = (id: string, name: string, realName: string, teamId: string, isBot = false): SandboxUser => ({
@@ -47,8 +49,11 @@ export function defaultSeed(): WorkspaceSeed {
       user('U0AGENTBOT', 'agents', 'Agent Sessions', teamId, true),
     ],
     channels: [
-      { id: 'C0GENERAL', name: 'general', is_private: false, is_im: false, is_member: false },
+      // The first channel a newcomer sees: the app is in it, as once someone added it there.
+      { id: 'C0GENERAL', name: 'general', is_private: false, is_im: false, is_member: true },
       { id: 'C0AGENTS', name: 'agents', is_private: false, is_im: false, is_member: true },
+      // A public channel the app was never added to: it may post there (chat:write.public), nothing more.
+      { id: 'C0RANDOM', name: 'random', is_private: false, is_im: false, is_member: false },
       // The bot is not invited here: Slack hides the channel from it until someone types /invite.
       { id: 'G0PRIVATE', name: 'private-ops', is_private: true, is_im: false, is_member: false },
     ],
@@ -57,6 +62,7 @@ export function defaultSeed(): WorkspaceSeed {
     channelMembers: {
       C0GENERAL: ['U0ALICE', 'U0BOB', 'U0CAROL'],
       C0AGENTS: ['U0ALICE', 'U0BOB'],
+      C0RANDOM: ['U0ALICE', 'U0BOB', 'U0CAROL'],
       G0PRIVATE: ['U0ALICE', 'U0BOB'],
     },
   };

@@ -58,6 +58,7 @@ async function run(
         goal: parsed.goal,
         ...(parsed.budget === undefined ? {} : { budget: parsed.budget }),
         ...(parsed.maxIterations === undefined ? {} : { maxIterations: parsed.maxIterations }),
+        ...(parsed.codeChannel ? { codeChannel: true } : {}),
       });
       if (!result.ok) await reply.say(`⚠️ ${result.message}`);
       return;

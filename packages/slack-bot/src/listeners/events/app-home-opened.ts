@@ -15,5 +15,8 @@ export const appHomeOpened =
     // The service key section first: which key the viewer's sessions run under.
     const top = (await ctx.keys?.homeBlocks(event.user)) ?? [];
     const view = await ctx.directory.home(event.user, body.event_id, top);
-    if (view) await client.views.publish({ user_id: event.user, view });
+    if (!view) return;
+    await client.views.publish({ user_id: event.user, view });
+    // From now on each change of a session it shows is published to it (coalesced).
+    ctx.homes?.opened(event.user, view);
   };

@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { ListenerContext } from '../context.js';
 import { agentSessionStopped } from './agent-session-stopped.js';
 import { appHomeOpened } from './app-home-opened.js';
+import { codeChannelAction } from './code-channel-action.js';
 import { appMentioned, messageReceived } from './message.js';
 import { appUninstalled, tokensRevoked } from './uninstalled.js';
 
@@ -10,6 +11,7 @@ export function registerEvents(app: App, ctx: ListenerContext): void {
   app.event('message', messageReceived(ctx));
   app.event('app_mention', appMentioned(ctx));
   app.event('agent_session_stopped', agentSessionStopped(ctx));
+  app.event('code_channel_action', codeChannelAction(ctx));
   const { installs } = ctx;
   if (installs) {
     app.event('app_uninstalled', appUninstalled(installs));

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import type { ListenerContext } from '../context.js';
-import { settleForm } from './form-result.js';
+import { settleForm, tellLate } from './form-result.js';
 import { formValues } from './values.js';
 
 type Args = SlackViewMiddlewareArgs & AllMiddlewareArgs;
@@ -12,7 +12,7 @@ type Args = SlackViewMiddlewareArgs & AllMiddlewareArgs;
  */
 export const keySubmitted =
   (ctx: ListenerContext, which: 'link' | 'signup') =>
-  async ({ ack, view, body }: Args): Promise<void> => {
+  async ({ ack, view, body, client }: Args): Promise<void> => {
     const keys = ctx.keys;
     if (!keys) {
       await ack();
@@ -21,8 +21,8 @@ export const keySubmitted =
     const values = formValues(view);
     await settleForm(
       ack,
-      which === 'link'
-        ? await keys.submitLink(body.user.id, values)
-        : await keys.submitSignup(body.user.id, values),
+      which === 'link' ? keys.submitLink(body.user.id, values) : keys.submitSignup(body.user.id, values),
+      // A key is a secret: a refusal that comes late doesn't repeat what was typed.
+      tellLate(client, body.user.id, {}),
     );
   };

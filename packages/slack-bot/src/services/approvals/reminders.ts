@@ -11,6 +11,7 @@ import type { PromptInSession } from '../../store/records.js';
 import type { ClaimedStep, ReminderRepository } from '../../store/reminders.js';
 import { currentWorkspace } from '../../workspace.js';
 import type { AuditService } from '../ops/audit.js';
+import type { BotMetrics } from '../ops/metrics.js';
 import { describeServiceFailure, type SessionsApi } from '../outcome.js';
 import type { AnsweringService } from '../people/answering.js';
 import type { ActPolicy } from '../people/policy.js';
@@ -59,6 +60,8 @@ export class ReminderService {
       answering: Pick<AnsweringService, 'send'>;
       client: SessionsApi<'cancel'>;
       audit: Pick<AuditService, 'record' | 'prune'>;
+      /** Counts each step sent: questions waiting past their reminder are an alert (deploy/monitoring). */
+      metrics?: Pick<BotMetrics, 'questionReminders'>;
       settings: ReminderSettings;
       logger: Logger;
       /** The bot's own user id: who "answers" a question rejected on timeout. */
@@ -151,7 +154,9 @@ export class ReminderService {
         if (!(await this.#serves(due.sessionId))) continue;
         await this.#inSession(due.sessionId, async () => {
           const prompt = await this.deps.prompts.find(due);
-          if (prompt) await this.#timeout(prompt, timeoutMs);
+          if (!prompt) return;
+          await this.#timeout(prompt, timeoutMs);
+          this.deps.metrics?.questionReminders.inc({ step: 'timeout' });
         });
       }
     }
@@ -172,6 +177,10 @@ export class ReminderService {
       // A question no longer in the store has nothing to remind of.
       if (prompt && due.step <= settings.remindMax) await this.#remind(prompt, due.step);
       else if (prompt) await this.#escalate(prompt);
+      if (prompt)
+        this.deps.metrics?.questionReminders.inc({
+          step: due.step <= settings.remindMax ? 'reminder' : 'escalation',
+        });
       await reminders.markDelivered(due.sessionId, due.inputId, due.step);
     } catch (error) {
       if (error instanceof CannotPostHereError) {

@@ -99,6 +99,8 @@ export class LeaseKeeper {
   async #takePokes(): Promise<void> {
     if (this.#stopped) return;
     for (const sessionId of await this.store.leases.takePokes(this.owner)) this.follower.poke(sessionId);
+    // A replica going away let its sessions go (and poked them): take them now, not at the next renewal.
+    if (await this.store.leases.awaitingOwner()) await this.refresh();
   }
 
   /** Renews and takes leases now (also right after a session is started here). */
@@ -172,11 +174,21 @@ export class LeaseKeeper {
 
   #followed = new Set<string>();
 
-  async stop(options: { release: boolean }): Promise<void> {
+  /**
+   * Stops renewing and taking leases. The leases held stay this replica's until `release` (or until they
+   * lapse): a replica going away finishes its posts first, so the next owner doesn't post them again.
+   */
+  async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     if (this.#pokeTimer) clearInterval(this.#pokeTimer);
     await this.#tick;
-    if (options.release) await this.store.leases.release(this.owner).catch(() => {});
+  }
+
+  /** Gives every lease up at once, so the other replicas take these sessions at their next poke pass. */
+  async release(): Promise<void> {
+    await this.store.leases.release(this.owner).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'could not release leases: they lapse after the lease time');
+    });
   }
 }

@@ -1,5 +1,5 @@
 /** What the session publisher is given: the store, Slack's posting parts, and the policies it shows. */
-import type { HumanInputRequest } from '@agent-sessions/core';
+import type { FollowedSession, HumanInputRequest } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { PostRepository } from '../../store/posts.js';
 import type { PromptRepository } from '../../store/prompts.js';
@@ -30,6 +30,18 @@ export interface SessionPublisherDeps {
   latestDecision?: (sessionId: string) => Promise<string | undefined>;
   /** A follow error that is about the session's key: dealt with there (true), not as a lost session. */
   keyProblem?: (session: SessionRecord, error: Error) => Promise<boolean>;
+  /** Sessions with a channel of their own (code channels): shown there as on the card, ended there. */
+  homes?: SessionHomes;
+  /** A session's state, question or end changed: the Home tabs of its workspace may show it. */
+  homeChanged?: () => void;
   /** Runs a session's work as its workspace's (its token, its budgets). */
   inSession?: <T>(sessionId: string, fn: () => Promise<T>) => Promise<T>;
+}
+
+/** What a session's own channel is told: the card's state as it is drawn, and the end once the report is out. */
+export interface SessionHomes {
+  /** The card is being drawn (its coalesced edit): the channel shows the same state. */
+  shown(session: SessionRecord, snapshot: FollowedSession | undefined): void;
+  /** The report is out (`reportTs` in the channel): its canvas, then the channel archived or kept open. */
+  finished(session: SessionRecord, reportTs: string | undefined, report: FollowedSession): Promise<void>;
 }

@@ -95,7 +95,7 @@ export class SessionPublisher {
       if (!session.finished && !mine(sessionId)) continue;
       const streams = this.#streams(threadPlace(session));
       await this.#inSession(sessionId, () =>
-        streams ? streams.recover(threadPlace(session)) : this.deps.poster.recover(session),
+        streams ? streams.recover(threadPlace(session)) : this.deps.poster.recover(threadPlace(session)),
       ).catch(this.#warn(sessionId, 'could not recover the posts a crash left unsent'));
     }
   }
@@ -155,7 +155,7 @@ export class SessionPublisher {
     human_input_unreadable: (_session, place, event) => this.#unreadable(place, event),
     invalid_human_input: (_session, place, event) => this.#reportInvalidRequest(place, event),
     cost_limit: (session, place, event) => this.#askForBudget(session, place, event),
-    update: (session, _place, event) => this.#showProgress(session, event),
+    update: (session, place, event) => this.#showProgress(session, place, event),
     finished: (session, place, event) => this.#finish(session, place, event),
     error: (session, place, event) => this.#followError(session, place, event),
     status: (session, _place, event) => this.#statusChanged(session, event),
@@ -200,13 +200,25 @@ export class SessionPublisher {
     );
   }
 
-  async #showProgress(session: SessionRecord, event: FollowEventOf<'update'>): Promise<void> {
+  async #showProgress(
+    session: SessionRecord,
+    place: SessionRecord,
+    event: FollowEventOf<'update'>,
+  ): Promise<void> {
     // The end is shown by 'finished', once the thread has caught up: a card that said "Completed" while
     // the agent's last messages still waited in the channel's queue would read as if it kept talking.
     if (session.finished || isTerminalStatus(event.session.status)) return;
     this.#snapshots.set(session.sessionId, event.session);
-    if (event.session.status !== session.status) {
-      await this.deps.store.sessions.update(session.sessionId, { status: event.session.status });
+    const { status } = event.session;
+    if (status !== session.status) {
+      await this.deps.store.sessions.update(session.sessionId, { status });
+      this.deps.homeChanged?.();
+      if (needsPerson(status)) {
+        // Waiting on a person, the agent does nothing: its last step is no longer what it is doing, and
+        // a paused round's message stops streaming (the next round's work opens a stream of its own).
+        this.#steps.delete(session.sessionId);
+        if (status !== 'waiting_human') await this.#streams(place)?.close(place, 'suspended');
+      }
     }
     // "Waiting for you" is edited ahead of progress: a person looks at it.
     this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId), {
@@ -224,17 +236,28 @@ export class SessionPublisher {
     // is out, its report goes ahead of other sessions' chatter: the outcome is what people wait for.
     // Chatter a former owner recorded after this process took the session over is posted first.
     await (this.#streams(place) ?? this.deps.poster).recover(place, { again: true, asOwner: true });
-    await this.#streams(place)?.close(place, 'closed');
+    // The stream's last appends are out before the report; its stop (Tier 2) need not be.
+    const ending = await this.#streams(place)?.end(place, 'closed');
     await this.deps.poster.drained(place);
     // The lease moved while the chatter drained: the new owner posts the report (once, by its key).
     this.#throwIfMoved(session.sessionId);
-    await this.deps.poster.postText(place, 'final-report', finalReport(event.session), 'outcome');
+    const [reportTs] = await this.deps.poster.postText(
+      place,
+      'final-report',
+      finalReport(event.session),
+      'outcome',
+    );
     this.#snapshots.set(session.sessionId, event.session);
     await this.deps.store.sessions.update(session.sessionId, { status: event.status });
     await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
-    // Finished only once the report is out: a crash while it waits in the channel's queue (behind the
-    // thread's backlog) leaves the session followed, so the next start posts it (once, by its key).
+    await ending?.stopped;
+    // Its own channel: the report's canvas, then archived (the summary shared back) or kept open.
+    await this.deps.homes?.finished(session, reportTs, event.session);
+    // Finished only once the report is out and the stream stopped: a crash while the report waits in the
+    // channel's queue (behind the thread's backlog) leaves the session followed, so the next start posts
+    // it (once, by its key).
     await this.deps.store.sessions.update(session.sessionId, { finished: true });
+    this.deps.homeChanged?.();
     this.#snapshots.delete(session.sessionId);
     this.#steps.delete(session.sessionId);
     this.#marks.forget(session.sessionId);
@@ -281,6 +304,8 @@ export class SessionPublisher {
       ...cardStateOf(session, this.#snapshots.get(sessionId), Date.now(), this.#steps.get(sessionId)),
       ...(decision ? { latestDecision: decision } : {}),
     });
+    // Drawn at the card's coalesced pace: the session's own channel shows the same state.
+    if (session.homeChannelId) this.deps.homes?.shown(session, this.#snapshots.get(sessionId));
     return { channel: session.channelId, ts: session.cardTs, ...card };
   }
 
@@ -351,7 +376,9 @@ export class SessionPublisher {
       });
     // Recorded before posting, so a click on the message always finds its question.
     await record(existing?.messageTs ?? null);
-    await this.#streams(place)?.close(place, 'suspended');
+    this.deps.homeChanged?.();
+    // The stream's appends are out before the question; its stop goes behind it, at its own limit.
+    await this.#streams(place)?.end(place, 'suspended');
     // The prompt comes after the agent's messages up to the one that asked: that much of this session's
     // waiting chatter goes first, as urgent as the prompt (not held up by other sessions' chatter or
     // outcomes); what the agent said after it keeps its pace. Asked elsewhere (a round object), or the

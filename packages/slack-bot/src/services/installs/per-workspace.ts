@@ -3,6 +3,7 @@ import { bindWorkspace, currentWorkspace, type Workspace } from '../../workspace
 import type { BotMetrics } from '../ops/metrics.js';
 import {
   type OutboundCall,
+  type OutboundMethod,
   type OutboundOptions,
   type OutboundPriority,
   OutboundQueue,
@@ -64,6 +65,18 @@ export class WorkspaceOutbound extends OutboundQueue {
     let taken = super.withdraw(tag, reason);
     for (const queue of this.#queues.values()) taken += queue.withdraw(tag, reason);
     return taken;
+  }
+
+  override takeNow(channel: string, method: OutboundMethod): boolean {
+    const workspace = currentWorkspace();
+    if (workspace) return this.queueOf(workspace).takeNow(channel, method);
+    return super.takeNow(channel, method);
+  }
+
+  override pauseLimit(channel: string, method: OutboundMethod, retryAfterMs: number): void {
+    const workspace = currentWorkspace();
+    if (workspace) this.queueOf(workspace).pauseLimit(channel, method, retryAfterMs);
+    else super.pauseLimit(channel, method, retryAfterMs);
   }
 
   override nudge(channel: string): void {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AgentSessionsClient, SignupRequest } from '@agent-sessions/core';
+import type { AgentSessionsClient, RequestTracer, SignupRequest } from '@agent-sessions/core';
 import type { HomeView, KnownBlock } from '@slack/types';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../../logger.js';
@@ -72,6 +72,8 @@ export function keyParts(deps: {
   registry: Registry;
   requestsPerSecond: number;
   logger: Logger;
+  /** Told of every request of the keys' clients (traces). */
+  tracer?: RequestTracer;
 }) {
   const config = deps.config ?? { mode: 'per-workspace', allowSignup: false, previousEncryptionKeys: [] };
   const cipher = keyCipherOf(config);
@@ -83,6 +85,7 @@ export function keyParts(deps: {
     mode: config.mode,
     serviceUrl: deps.serviceUrl,
     defaultClient: deps.defaultClient,
+    ...(deps.tracer ? { tracer: deps.tracer } : {}),
     ...(deps.defaultLent ? { defaultLent: deps.defaultLent } : {}),
     defaultVersion: `default:${fingerprint.digest('hex').slice(0, 12)}`,
     homeTeam: deps.homeTeam,

@@ -4,6 +4,7 @@ import {
   AuthenticationError,
   NotFoundError,
   PermissionDeniedError,
+  type RequestTracer,
 } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
 import type { ServiceKeyRepository, StoredServiceKey } from '../../store/service-keys.js';
@@ -56,6 +57,8 @@ export interface ServiceKeysOptions {
   logger: Logger;
   /** How long a slot's key, once read, serves before the store is asked again. Default 3 s. */
   cacheMs?: number;
+  /** Told of every request of the keys' clients (a span each, `traceparent` sent). */
+  tracer?: RequestTracer;
   newClient?: (apiKey: string) => AgentSessionsClient;
 }
 
@@ -80,6 +83,7 @@ export class ServiceKeys {
           baseUrl: options.serviceUrl,
           apiKey,
           logger: options.logger.child({ component: 'client' }),
+          ...(options.tracer ? { tracer: options.tracer } : {}),
         }));
   }
 

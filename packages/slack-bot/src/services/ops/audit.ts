@@ -7,7 +7,7 @@ import {
   ServiceError,
 } from '@agent-sessions/core';
 import type { CustomRoute } from '@slack/bolt';
-import { escapeMrkdwn, truncate } from '../../blocks/text.js';
+import { escapeMrkdwn, slackDate, truncate } from '../../blocks/text.js';
 import type { Logger } from '../../logger.js';
 import type { AuditAction, AuditEntry, AuditRecord, AuditRepository } from '../../store/audit.js';
 import { currentWorkspace } from '../../workspace.js';
@@ -106,7 +106,7 @@ export class AuditService {
   /** The latest decision on a session's questions, for the card's footer. */
   async latestDecision(sessionId: string): Promise<string | undefined> {
     const last = await this.deps.audit.latest(sessionId, ['answer', 'reject', 'timeout']);
-    return last ? `${describeRecord(last)} · ${last.at.slice(0, 16).replace('T', ' ')} UTC` : undefined;
+    return last ? `${describeRecord(last)} · ${slackDate(last.at)}` : undefined;
   }
 
   /** `/agent history <session-id>`: every record, oldest first (the last 40 when there are more). */
@@ -116,7 +116,7 @@ export class AuditService {
     const shown = records.slice(-40);
     return [
       `*History of session \`${escapeMrkdwn(sessionId)}\`* (${records.length} actions${records.length > 40 ? ', the last 40' : ''})`,
-      ...shown.map((r) => `• ${r.at.slice(0, 19).replace('T', ' ')} UTC — ${describeRecord(r)}`),
+      ...shown.map((r) => `• ${slackDate(r.at)} — ${describeRecord(r)}`),
     ].join('\n');
   }
 

@@ -18,12 +18,16 @@ export class BotMetrics {
   readonly rateLimited: Counter<'method'>;
   /** Agent messages per thread post (1 when the thread keeps up). */
   readonly batchSize: Histogram<string>;
+  /** From a Slack request's arrival to the bot's answer (its ack): Slack gives up after 3 s. */
+  readonly acks: Histogram<string>;
   /** What became of each thread post: posted, as_text, as_file, cant_post_here, gave_up, … */
   readonly postOutcomes: Counter<'outcome'>;
   /** Lease passes (renew, release, take) this replica has finished: its heartbeat in the store. */
   readonly leasePasses: Counter<string>;
   /** Sessions whose lease this replica held after its last pass. */
   readonly leasesHeld: Gauge<string>;
+  /** Steps sent for questions nobody answered in time: `reminder`, `escalation`, `timeout`. */
+  readonly questionReminders: Counter<'step'>;
 
   /**
    * `outboundDepths`: the outbound queue's waiting calls per lane, read at each scrape. The queue counts its
@@ -32,6 +36,8 @@ export class BotMetrics {
   constructor(
     follower: () => FollowerStats | undefined,
     outboundDepths: () => Map<string, number> = () => new Map(),
+    /** FOLLOW_REQUESTS_PER_SECOND: each API key's request budget, for alerts on how much of it is spent. */
+    requestBudgetPerSecond?: number,
   ) {
     const registry = this.registry;
     const stats = follower;
@@ -80,6 +86,12 @@ export class BotMetrics {
       buckets: [1, 2, 3, 5, 8, 13, 20],
       registers: [registry],
     });
+    this.acks = new Histogram({
+      name: 'slack_request_ack_seconds',
+      help: "From a Slack request's arrival at /slack/events to the bot's answer (its ack); Slack waits 3 s",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5],
+      registers: [registry],
+    });
     this.postOutcomes = new Counter({
       name: 'slack_post_outcomes_total',
       help: 'What became of thread posts: posted, as_text, as_file, cant_post_here, retried, gave_up',
@@ -96,34 +108,12 @@ export class BotMetrics {
       help: 'Sessions whose lease this replica held after its last pass',
       registers: [registry],
     });
-    // No channel ids in labels: /metrics is unauthenticated and a channel id names who works on what.
-    const depths = () => [...outboundDepths().values()];
-    new Gauge({
-      name: 'slack_outbound_queue_depth',
-      help: 'Slack calls waiting in the outbound queue, all channels together',
-      registers: [registry],
-      collect() {
-        this.set(depths().reduce((sum, depth) => sum + depth, 0));
-      },
-    });
-    new Gauge({
-      name: 'slack_outbound_queue_channels',
-      help: 'Channels with Slack calls waiting in the outbound queue',
-      registers: [registry],
-      collect() {
-        this.set(depths().filter((depth) => depth > 0).length);
-      },
-    });
-    new Gauge({
-      name: 'slack_outbound_queue_max_depth',
-      help: 'Slack calls waiting in the busiest channel’s queue',
-      registers: [registry],
-      collect() {
-        this.set(Math.max(0, ...depths()));
-      },
-    });
+    this.questionReminders = questionRemindersCounter(registry);
+    if (requestBudgetPerSecond !== undefined) registerRequestBudget(registry, requestBudgetPerSecond);
+    registerQueueDepths(registry, outboundDepths);
     // Known series exist from the start (Prometheus advice), so dashboards see zeros, not gaps.
     for (const kind of ['message', 'human_input']) this.surfacing.zero({ kind });
+    for (const method of ['chat.postMessage', 'chat.update']) this.rateLimited.inc({ method }, 0);
   }
 
   /** A lease pass finished, holding `held` leases: the replica's heartbeat in the store. */
@@ -165,6 +155,57 @@ function registerFollowerSeries(registry: Registry, stats: () => FollowerStats |
     collect() {
       this.reset();
       this.inc(stats()?.failedPolls ?? 0);
+    },
+  });
+}
+
+/** Steps sent for unanswered questions, every step's series there from the start (alerts read them). */
+function questionRemindersCounter(registry: Registry): Counter<'step'> {
+  const counter = new Counter({
+    name: 'agent_question_reminders_total',
+    help: 'Steps sent for questions nobody answered in time: reminder, escalation, timeout',
+    labelNames: ['step'],
+    registers: [registry],
+  });
+  for (const step of ['reminder', 'escalation', 'timeout']) counter.inc({ step }, 0);
+  return counter;
+}
+
+/** Each API key's request budget, beside the requests sent: how much of it is spent, for alerts. */
+function registerRequestBudget(registry: Registry, perSecond: number): void {
+  new Gauge({
+    name: 'agent_service_request_budget_per_second',
+    help: 'Requests a second each API key may send to the service (FOLLOW_REQUESTS_PER_SECOND)',
+    registers: [registry],
+  }).set(perSecond);
+}
+
+/** The outbound queue's depths, read at each scrape. */
+function registerQueueDepths(registry: Registry, outboundDepths: () => Map<string, number>): void {
+  // No channel ids in labels: /metrics is unauthenticated and a channel id names who works on what.
+  const depths = () => [...outboundDepths().values()];
+  new Gauge({
+    name: 'slack_outbound_queue_depth',
+    help: 'Slack calls waiting in the outbound queue, all channels together',
+    registers: [registry],
+    collect() {
+      this.set(depths().reduce((sum, depth) => sum + depth, 0));
+    },
+  });
+  new Gauge({
+    name: 'slack_outbound_queue_channels',
+    help: 'Channels with Slack calls waiting in the outbound queue',
+    registers: [registry],
+    collect() {
+      this.set(depths().filter((depth) => depth > 0).length);
+    },
+  });
+  new Gauge({
+    name: 'slack_outbound_queue_max_depth',
+    help: 'Slack calls waiting in the busiest channel’s queue',
+    registers: [registry],
+    collect() {
+      this.set(Math.max(0, ...depths()));
     },
   });
 }

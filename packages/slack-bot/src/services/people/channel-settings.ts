@@ -7,7 +7,7 @@ import { currentWorkspace } from '../../workspace.js';
 import type { FormResult, Outcome } from '../outcome.js';
 import type { Notifier } from '../slack-out/thread/index.js';
 import type { FormValues } from './answering.js';
-import type { Approvers } from './policy.js';
+import { type Approvers, onlyThey } from './policy.js';
 import { parseObject, type StartInput } from './starting.js';
 
 /** The start input with a channel's defaults filled in, and what the card says of them (none: undefined). */
@@ -36,7 +36,12 @@ export function applyChannelDefaults(
       parts.push(`context (${truncate(taken.join(', '), 80)})`);
     }
   }
-  if (parts.length === 0) return { input };
+  if (defaults.codeChannel && input.codeChannel !== false) {
+    out.codeChannel = true;
+    out.keepCodeChannel = input.keepCodeChannel ?? defaults.codeChannel === 'keep';
+    if (!input.codeChannel) parts.push('each session in its own channel');
+  }
+  if (parts.length === 0) return { input: out };
   return { input: out, applied: `Channel defaults: ${parts.join(', ')}` };
 }
 
@@ -67,8 +72,12 @@ export function checkChannelSettings(
     if (parsed.ok) context = parsed.value;
     else errors.context = parsed.error;
   }
+  const where = values.code_channel;
+  const codeChannel = where === 'archive' || where === 'keep' ? where : null;
+  if (where !== undefined && where !== 'thread' && codeChannel === null)
+    errors.code_channel = 'Choose where each session works: its thread, or a channel of its own';
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, defaults: { budget, maxIterations, context } };
+  return { ok: true, defaults: { budget, maxIterations, context, codeChannel } };
 }
 
 /**
@@ -101,6 +110,7 @@ export class ChannelSettingsService {
         ...(current?.budget != null ? { budget: String(current.budget) } : {}),
         ...(current?.maxIterations != null ? { maxIterations: String(current.maxIterations) } : {}),
         ...(current?.context ? { context: JSON.stringify(current.context, null, 2) } : {}),
+        ...(current?.codeChannel ? { codeChannel: current.codeChannel } : {}),
       }),
     };
   }
@@ -159,7 +169,9 @@ export class ChannelSettingsService {
 
   #refusal(): string {
     const who = this.deps.approvers.mentions();
-    return `Only the approvers${who.length > 0 ? ` (${who.join(', ')})` : ' (none is configured: AGENT_APPROVERS)'} can change this channel’s defaults.`;
+    return who.length > 0
+      ? onlyThey(who, 'change this channel’s defaults')
+      : 'Only the approvers can change this channel’s defaults, and none is configured (AGENT_APPROVERS).';
   }
 }
 
@@ -170,6 +182,9 @@ function describe(d: ChannelDefaults): string {
     d.context === null
       ? 'no default context'
       : `context keys ${escapeMrkdwn(Object.keys(d.context).join(', ') || '(none)')}`,
+    d.codeChannel
+      ? `each session in its own channel (${d.codeChannel === 'keep' ? 'kept open' : 'archived'} at its end)`
+      : 'each session in its thread',
   ];
   return parts.join(', ');
 }

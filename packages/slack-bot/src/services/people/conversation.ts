@@ -4,6 +4,7 @@
  * here; what each way does is the other services' (starting, answering, steering).
  */
 import { type HumanInputRequest, isKnownStatus } from '@agent-sessions/core';
+import { START_FLAGS } from '../../blocks/modals.js';
 import { escapeMrkdwn, truncate } from '../../blocks/text.js';
 import { parseAgentCommand } from '../../command-parser.js';
 import type { Logger } from '../../logger.js';
@@ -12,15 +13,15 @@ import type { EventLog } from '../../store/events.js';
 import type { PromptRepository } from '../../store/prompts.js';
 import type { PromptRecord, SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
-import { cacheKey } from '../../workspace.js';
 import type { BotMetrics } from '../ops/metrics.js';
 import type { Outcome } from '../outcome.js';
-import { type SlackClient, slackErrorCode } from '../slack-out/outbound/index.js';
+import type { SlackClient } from '../slack-out/outbound/index.js';
 import type { Notifier } from '../slack-out/thread/index.js';
 import type { AnsweringService, RawAnswer } from './answering.js';
 import type { ActPolicy } from './policy.js';
 import type { StartingService } from './starting.js';
 import type { SteeringService } from './steering.js';
+import type { ThreadContextReader } from './thread-context.js';
 
 /** A person's message as the Events API brought it (`message` or `app_mention`), before it means anything. */
 export interface IncomingMessage {
@@ -38,27 +39,10 @@ export interface IncomingMessage {
   botUserId: string | undefined;
 }
 
-/** How a thread becomes a session's context: the last 50 messages or 12,000 characters, whichever is smaller. */
-export const THREAD_CONTEXT_LIMITS = { messages: 50, characters: 12_000, read: 200 } as const;
+export { type SlackThreadContext, THREAD_CONTEXT_LIMITS } from './thread-context.js';
 
 /** The goal of a bare mention inside a thread. */
 export const BARE_MENTION_GOAL = 'Help with this thread';
-
-export interface SlackThreadContext {
-  teamId: string;
-  channelId: string;
-  threadTs: string;
-  permalink: string | null;
-  messages: Array<{
-    userId: string;
-    name: string;
-    text: string;
-    ts: string;
-    files: Array<{ name: string; permalink: string }>;
-  }>;
-  /** Said when not every earlier message is here. */
-  cut?: string;
-}
 
 export type ThreadReplies = 'steer' | 'mention-only';
 
@@ -72,24 +56,19 @@ const REDIRECTABLE = new Set(['queued', 'orchestrating', 'running', 'paused', 'w
  * SteeringService), so the same rules hold: who may act, first answer wins.
  */
 export class ConversationService {
-  readonly #names = new Map<string, string>();
-
   constructor(
     private readonly deps: {
       events: EventLog;
-      sessions: Pick<SessionRepository, 'findByThread'>;
+      sessions: Pick<SessionRepository, 'findByThread' | 'findByHome'>;
       prompts: Pick<PromptRepository, 'pending'>;
       starting: Pick<StartingService, 'start'>;
       answering: Pick<AnsweringService, 'answer'>;
       steering: Pick<SteeringService, 'signal'>;
       policy: ActPolicy;
       notifier: Notifier;
-      slack: {
-        reactions: Pick<SlackClient['reactions'], 'add'>;
-        conversations: Pick<SlackClient['conversations'], 'replies'>;
-        chat: Pick<SlackClient['chat'], 'getPermalink'>;
-        users: Pick<SlackClient['users'], 'info'>;
-      };
+      slack: { reactions: Pick<SlackClient['reactions'], 'add'> };
+      /** Received messages kept, and a thread read from them first (Slack's reads may be one a minute). */
+      threadContext: Pick<ThreadContextReader, 'remember' | 'read'>;
       metrics: BotMetrics;
       logger: Logger;
       threadReplies: ThreadReplies;
@@ -102,7 +81,12 @@ export class ConversationService {
     const mentioned = message.botUserId !== undefined && message.text.includes(`<@${message.botUserId}>`);
     const inThread = message.threadTs !== undefined && message.threadTs !== message.ts;
     const direct = message.channelType === 'im' || message.channelId.startsWith('D');
-    // A channel's ordinary chatter is none of the bot's business: nothing is read or written for it.
+    // A session's own channel: everything said there is for its agent, mentioned or not, as in its thread.
+    const home = direct ? undefined : await this.deps.sessions.findByHome(message.channelId);
+    if (home) return this.#inHome(home, message, mentioned);
+    // Kept (bounded, per workspace) for a later mention in its thread: read from here, not from Slack.
+    await this.deps.threadContext.remember(message);
+    // A channel's ordinary chatter is none of the bot's business beyond that.
     if (!inThread && !mentioned && !direct) return;
     const session =
       inThread && message.threadTs
@@ -119,6 +103,15 @@ export class ConversationService {
     if (inThread && message.threadTs)
       return this.#start(message, { threadTs: message.threadTs, readThread: true });
     return this.#start(message, { threadTs: message.ts, readThread: false });
+  }
+
+  /** A message in a session's own channel: steers it while it runs (once, whichever events bring it). */
+  async #inHome(session: SessionRecord, message: IncomingMessage, mentioned: boolean): Promise<void> {
+    if (session.finished) return;
+    const { events } = this.deps;
+    if (!(await events.markProcessed(message.eventId))) return;
+    if (!(await events.markProcessed(`message:${message.channelId}:${message.ts}`))) return;
+    return this.#reply(session, message, mentioned, true);
   }
 
   async #start(message: IncomingMessage, where: { threadTs: string; readThread: boolean }): Promise<void> {
@@ -139,14 +132,14 @@ export class ConversationService {
         await notifier.tell(
           message.channelId,
           message.userId,
-          'Tell me what to do: `@agents <goal> [--budget 5] [--max-iterations 30]`, or mention me in a thread for help with it.',
+          `Tell me what to do: \`@agents <goal> ${START_FLAGS}\`, or mention me in a thread for help with it.`,
         );
         return;
       }
       goal = BARE_MENTION_GOAL;
     }
     await this.#react(message, 'eyes');
-    const context = where.readThread ? await this.#threadContext(message, where.threadTs) : undefined;
+    const read = where.readThread ? await this.deps.threadContext.read(message, where.threadTs) : undefined;
     const result = await starting.start({
       channelId: message.channelId,
       userId: message.userId,
@@ -155,13 +148,9 @@ export class ConversationService {
       ...(parsed.kind === 'start' && parsed.maxIterations !== undefined
         ? { maxIterations: parsed.maxIterations }
         : {}),
+      ...(parsed.kind === 'start' && parsed.codeChannel ? { codeChannel: true } : {}),
       threadTs: where.threadTs,
-      ...(context
-        ? {
-            context: { slack: context },
-            origin: `Started from this thread (${context.messages.length} message${context.messages.length === 1 ? '' : 's'} as context)`,
-          }
-        : {}),
+      ...(read ? { context: { slack: read.context }, origin: `Started from this thread, ${read.said}` } : {}),
     });
     if (result.ok) return;
     await this.#react(message, 'warning');
@@ -169,10 +158,15 @@ export class ConversationService {
   }
 
   /** A reply in a running session's thread: an answer, a redirect, or left alone. */
-  async #reply(session: SessionRecord, message: IncomingMessage, mentioned: boolean): Promise<void> {
+  async #reply(
+    session: SessionRecord,
+    message: IncomingMessage,
+    mentioned: boolean,
+    inHome = false,
+  ): Promise<void> {
     const text = this.#withoutMention(message).trim();
     if (text === '' || /^!aside\b/i.test(text)) return;
-    if (this.deps.threadReplies === 'mention-only' && !mentioned) return;
+    if (this.deps.threadReplies === 'mention-only' && !mentioned && !inHome) return;
     const verdict = await this.deps.policy.mayAct(message.userId, { kind: 'steer', session });
     if (!verdict.allowed) {
       this.deps.metrics.actions.inc({ kind: 'reply', outcome: 'refused' });
@@ -226,90 +220,6 @@ export class ConversationService {
     });
   }
 
-  /** The thread before the mention, read once and bounded: the session's `context.slack`. */
-  async #threadContext(message: IncomingMessage, threadTs: string): Promise<SlackThreadContext> {
-    const { slack, logger } = this.deps;
-    const limits = THREAD_CONTEXT_LIMITS;
-    let read: Array<Record<string, unknown>> = [];
-    let more = false;
-    let unread: string | undefined;
-    try {
-      // One request: replies may be limited to one a minute (non-Marketplace apps), so never paged.
-      const page = await slack.conversations.replies({
-        channel: message.channelId,
-        ts: threadTs,
-        limit: limits.read,
-      });
-      read = (page.messages ?? []) as Array<Record<string, unknown>>;
-      more = page.has_more === true;
-    } catch (error) {
-      // Started anyway (the goal is what was asked), and the context says the thread is missing.
-      unread = `The thread could not be read (${slackErrorCode(error) ?? 'Slack could not be reached'}): no earlier messages are here.`;
-      logger.warn({ err: error, channel: message.channelId }, 'could not read the thread for context');
-    }
-    // Slack's ts strings have a fixed shape (seconds.micros): compared as text, without float rounding.
-    const earlier = read.filter((m) => typeof m.ts === 'string' && tsBefore(m.ts, message.ts));
-    const kept: SlackThreadContext['messages'] = [];
-    let characters = 0;
-    // Newest first, until either bound, then back in order.
-    for (const m of [...earlier].reverse()) {
-      if (kept.length >= limits.messages) break;
-      const text = typeof m.text === 'string' ? m.text : '';
-      if (characters + text.length > limits.characters) break;
-      characters += text.length;
-      const userId = String(m.user ?? m.bot_id ?? '');
-      kept.unshift({
-        userId,
-        name: await this.#nameOf(userId),
-        text,
-        ts: String(m.ts),
-        files: Array.isArray(m.files)
-          ? (m.files as Array<Record<string, unknown>>).map((f) => ({
-              name: String(f.name ?? f.title ?? ''),
-              permalink: String(f.permalink ?? ''),
-            }))
-          : [],
-      });
-    }
-    const left = earlier.length - kept.length;
-    const cut =
-      unread ??
-      (left > 0 || more
-        ? `Only the last ${kept.length} message${kept.length === 1 ? '' : 's'} of the thread are here (at most ${limits.messages} messages or ${limits.characters.toLocaleString('en-US')} characters)${more ? '; the thread has more than was read' : `; ${left} earlier left out`}.`
-        : undefined);
-    let permalink: string | null = null;
-    try {
-      const link = await slack.chat.getPermalink({ channel: message.channelId, message_ts: threadTs });
-      permalink = link.permalink ?? null;
-    } catch (error) {
-      logger.debug({ err: error }, 'no permalink for the thread');
-    }
-    return {
-      teamId: message.teamId,
-      channelId: message.channelId,
-      threadTs,
-      permalink,
-      messages: kept,
-      ...(cut ? { cut } : {}),
-    };
-  }
-
-  async #nameOf(userId: string): Promise<string> {
-    const known = this.#names.get(cacheKey(userId));
-    if (known !== undefined) return known;
-    let name = userId;
-    if (/^[UW]/.test(userId)) {
-      try {
-        const info = await this.deps.slack.users.info({ user: userId });
-        name = info.user?.profile?.display_name || info.user?.real_name || info.user?.name || userId;
-      } catch (error) {
-        this.deps.logger.debug({ err: error, userId }, 'no name for a user');
-      }
-    }
-    this.#names.set(cacheKey(userId), name);
-    return name;
-  }
-
   #withoutMention(message: IncomingMessage): string {
     if (!message.botUserId) return message.text;
     return message.text
@@ -324,15 +234,6 @@ export class ConversationService {
       .add({ channel: message.channelId, timestamp: message.ts, name })
       .catch((error: unknown) => this.deps.logger.debug({ err: error, name }, 'could not react'));
   }
-}
-
-/** Whether Slack ts `a` is before `b` (same-length integer parts compare as text; else by length). */
-function tsBefore(a: string, b: string): boolean {
-  const [ai = '', af = ''] = a.split('.');
-  const [bi = '', bf = ''] = b.split('.');
-  if (ai.length !== bi.length) return ai.length < bi.length;
-  if (ai !== bi) return ai < bi;
-  return af.padEnd(6, '0') < bf.padEnd(6, '0');
 }
 
 /** What a reply means for a question: free text as typed; one choice by exact label (any case) or number. */

@@ -115,15 +115,17 @@ export class StarterOrApprovers implements ActPolicy {
 
   async mayAct(userId: string, { session }: ActTarget): Promise<Verdict> {
     if (userId === session.startedBy || (await this.approvers.includes(userId))) return { allowed: true };
-    return {
-      allowed: false,
-      reason: `Only <@${session.startedBy}> (who started this session) and the configured approvers can do that.`,
-    };
+    return { allowed: false, reason: onlyThey(this.#who(session)) };
   }
 
   whoMayAnswer(session: Pick<SessionRecord, 'startedBy'>): Answerers {
-    const all = [`<@${session.startedBy}>`, ...this.approvers.mentions()];
+    const all = this.#who(session);
     return { line: `Waiting for ${joinOr(all)}`, mentions: all.join(' ') };
+  }
+
+  /** The starter and the approvers: the prompt's "Waiting for" line and the refusal name the same people. */
+  #who(session: Pick<SessionRecord, 'startedBy'>): string[] {
+    return [`<@${session.startedBy}>`, ...this.approvers.mentions()];
   }
 }
 
@@ -162,7 +164,11 @@ export class ApproversOnly implements ActPolicy {
       };
     }
     if (await this.approvers.includes(userId)) return { allowed: true };
-    return { allowed: false, reason: `Only ${named} can answer this approval.` };
+    return {
+      allowed: false,
+      reason:
+        who.length > 0 ? onlyThey(who, 'answer this approval') : `Only ${named} can answer this approval.`,
+    };
   }
 
   whoMayAnswer(session: Pick<SessionRecord, 'startedBy'>, request: HumanInputRequest): Answerers {
@@ -196,7 +202,7 @@ export class ChannelMembers implements ActPolicy {
     if (await this.includes(session.channelId, userId)) return { allowed: true };
     return {
       allowed: false,
-      reason: `Only members of <#${session.channelId}> (where this session runs) can do that.`,
+      reason: onlyThey([`members of <#${session.channelId}> (where this session runs)`]),
     };
   }
 
@@ -256,6 +262,14 @@ export function choosePolicy(
   if (name === 'approvers-only') return new ApproversOnly(approvers);
   if (name === 'channel-members') return members;
   return new StarterOrApprovers(approvers);
+}
+
+/**
+ * The one way every refusal names who may act: "Only a, b or c can do that." — the same names, in the same
+ * order, as the prompt's "Waiting for a, b or c".
+ */
+export function onlyThey(who: string[], what = 'do that'): string {
+  return `Only ${joinOr(who)} can ${what}.`;
 }
 
 /** "a, b or c". */

@@ -19,8 +19,12 @@ export interface StartInput {
   context?: Record<string, unknown>;
   /** Started by a mention or a DM: the card is a reply in this thread, and the session's thread is it. */
   threadTs?: string;
-  /** Said on the card: where the session came from ("Started from this thread (N messages as context)"). */
+  /** Said on the card: where the session came from ("Started from this thread, with 12 earlier messages"). */
   origin?: string;
+  /** A channel of its own (a code channel) instead of the thread; false: the thread, whatever the default. */
+  codeChannel?: boolean;
+  /** Its own channel stays open at the end (else archived). */
+  keepCodeChannel?: boolean;
 }
 
 /** Why the bot can't post where a session was asked for, in words for the person who asked. */
@@ -43,8 +47,8 @@ export class StartingService {
       notifier: Notifier;
       metrics: BotMetrics;
       logger: Logger;
-      /** The new session's card shown at once, and this replica following it. */
-      started: (sessionId: string) => Promise<void>;
+      /** The new session's card shown at once (its own channel made, if asked), and this replica following it. */
+      started: (sessionId: string, input: StartInput) => Promise<void>;
       /** Every session started is recorded. */
       audit?: Pick<AuditService, 'record'>;
       /** AGENT_MAX_BUDGET: no session starts with more; an approver may raise it later. */
@@ -143,7 +147,7 @@ export class StartingService {
       ...(input.origin ? { origin: input.origin } : {}),
       ...(key?.ref ? { keyRef: key.ref } : {}),
     });
-    await this.deps.started(sessionId);
+    await this.deps.started(sessionId, input);
     return { ok: true, sessionId };
   }
 

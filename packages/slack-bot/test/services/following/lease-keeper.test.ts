@@ -13,6 +13,7 @@ function world(options: { serves?: (sessionId: string) => Promise<boolean> } = {
     release: async () => {},
     poke: async () => {},
     takePokes: async () => [],
+    awaitingOwner: async () => false,
   };
   const following = new Set<string>();
   const follower = {

@@ -41,11 +41,11 @@ describe('checking /agent settings', () => {
       checkChannelSettings({ budget: '$7.5', max_iterations: '30', context: '{"repo":"acme/api"}' }),
     ).toEqual({
       ok: true,
-      defaults: { budget: 7.5, maxIterations: 30, context: { repo: 'acme/api' } },
+      defaults: { budget: 7.5, maxIterations: 30, context: { repo: 'acme/api' }, codeChannel: null },
     });
     expect(checkChannelSettings({ budget: undefined, max_iterations: ' ', context: undefined })).toEqual({
       ok: true,
-      defaults: { budget: null, maxIterations: null, context: null },
+      defaults: { budget: null, maxIterations: null, context: null, codeChannel: null },
     });
   });
 });
@@ -131,7 +131,7 @@ describe('ChannelSettingsService', () => {
     const t = setup();
     expect(await t.service.open('C0AGENTS', 'U0CAROL')).toEqual({
       ok: false,
-      message: 'Only the approvers (<@U0BOB>) can change this channel’s defaults.',
+      message: 'Only <@U0BOB> can change this channel’s defaults.',
     });
     const opened = await t.service.open('C0AGENTS', 'U0BOB');
     expect(opened).toMatchObject({ ok: true, view: { callback_id: 'channel_settings' } });
@@ -143,7 +143,12 @@ describe('ChannelSettingsService', () => {
     if (!form.ok) throw new Error('refused');
     await form.run();
     expect(t.saved).toEqual([
-      ['T0A', 'C0AGENTS', { budget: 5, maxIterations: null, context: { repo: 'acme/api' } }, 'U0BOB'],
+      [
+        'T0A',
+        'C0AGENTS',
+        { budget: 5, maxIterations: null, context: { repo: 'acme/api' }, codeChannel: null },
+        'U0BOB',
+      ],
     ]);
     expect(t.told[0]?.[2]).toMatch(/^✅ New sessions in <#C0AGENTS> start with: a budget of \$5\.00/);
     const opened = await t.service.open('C0AGENTS', 'U0BOB');
@@ -159,7 +164,7 @@ describe('ChannelSettingsService', () => {
     if (!form.ok) throw new Error('refused inline');
     await form.run();
     expect(t.saved).toEqual([]);
-    expect(t.told[0]?.[2]).toMatch(/^🚫 Only the approvers[\s\S]*What you typed:\n> budget: 5$/);
+    expect(t.told[0]?.[2]).toMatch(/^🚫 Only <@U0BOB> can change[\s\S]*What you typed:\n> budget: 5$/);
   });
 
   it('an invalid submission keeps the form open with its errors', () => {

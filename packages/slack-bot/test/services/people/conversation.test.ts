@@ -7,10 +7,33 @@ import {
   type ThreadReplies,
 } from '../../../src/services/people/conversation.js';
 import type { StartInput } from '../../../src/services/people/starting.js';
+import { ThreadContextReader, tsBefore } from '../../../src/services/people/thread-context.js';
 import type { PromptRecord, SessionRecord } from '../../../src/store/records.js';
+import type { ThreadMessage, ThreadMessageRepository } from '../../../src/store/thread-messages.js';
 import { fakeWorld, request, session } from '../../fakes.js';
 
 const BOT = 'U0AGENTBOT';
+
+/** The store's kept messages in memory (its SQL: test/store/thread-messages.test.ts). */
+class KeptMessages implements ThreadMessageRepository {
+  readonly rows: Array<ThreadMessage & { workspace: string }> = [];
+  async remember(workspace: string, m: ThreadMessage) {
+    if (this.rows.some((r) => r.workspace === workspace && r.channelId === m.channelId && r.ts === m.ts))
+      return false;
+    this.rows.push({ workspace, ...m });
+    return true;
+  }
+  async thread(workspace: string, channelId: string, threadTs: string, beforeTs: string, limit: number) {
+    const all = this.rows
+      .filter((r) => r.workspace === workspace && r.channelId === channelId && r.threadTs === threadTs)
+      .filter((r) => tsBefore(r.ts, beforeTs))
+      .sort((a, b) => (tsBefore(a.ts, b.ts) ? -1 : 1));
+    return { messages: all.slice(-limit), kept: all.length, rootKept: all.some((r) => r.ts === threadTs) };
+  }
+  async prune() {
+    return 0;
+  }
+}
 
 /** A conversation over fakes: every call the service makes, recorded. */
 function world(
@@ -26,6 +49,9 @@ function world(
     sessions: {
       findByThread: vi.fn(async (channelId: string, ts: string) =>
         (options.sessions ?? []).find((s) => s.channelId === channelId && (s.threadTs ?? s.cardTs) === ts),
+      ),
+      findByHome: vi.fn(async (channelId: string) =>
+        (options.sessions ?? []).find((s) => s.homeChannelId === channelId),
       ),
     },
     prompts: { pending: vi.fn(async () => options.pending ?? []) },
@@ -58,9 +84,19 @@ function world(
     logger: w.logger,
     threadReplies: options.threadReplies ?? 'steer',
   };
-  const service = new ConversationService(
-    deps as unknown as ConstructorParameters<typeof ConversationService>[0],
-  );
+  const kept = new KeptMessages();
+  const budgets = { take: vi.fn(async () => 0) };
+  const threadContext = new ThreadContextReader({
+    messages: kept,
+    budgets,
+    slack: deps.slack,
+    logger: w.logger,
+    limits: { cacheMessages: 1000, cacheRetentionMs: 60_000, readsPerMinute: 1, readLimit: 200 },
+  } as unknown as ConstructorParameters<typeof ThreadContextReader>[0]);
+  const service = new ConversationService({
+    ...deps,
+    threadContext,
+  } as unknown as ConstructorParameters<typeof ConversationService>[0]);
   let n = 0;
   const message = (extra: Partial<IncomingMessage>): IncomingMessage => ({
     eventId: `Ev${++n}`,
@@ -75,7 +111,7 @@ function world(
     ...extra,
   });
   const ephemerals = () => w.slack.of('chat.postEphemeral').map((a) => String(a.text));
-  return { ...w, deps, service, message, reactions, thread, ephemerals };
+  return { ...w, deps, service, message, reactions, thread, ephemerals, kept, budgets };
 }
 
 const steered = session({ sessionId: 'sess_1', cardTs: '1700000000.000100', status: 'running' });
@@ -179,7 +215,7 @@ describe('starting from a mention or a DM', () => {
     });
     expect(slack.cut).toMatch(/last 50 messages[\s\S]*10 earlier left out/);
     expect(slack.permalink).toBe('https://slack.test/p1');
-    expect(input.origin).toBe('Started from this thread (50 messages as context)');
+    expect(input.origin).toBe('Started from this thread, with the last 50 of 60 earlier messages');
     // Read once, one page; names looked up once per person.
     expect(w.deps.slack.conversations.replies).toHaveBeenCalledTimes(1);
     expect(w.deps.slack.users.info).toHaveBeenCalledTimes(2);
@@ -212,8 +248,77 @@ describe('starting from a mention or a DM', () => {
     };
     expect(input.context.slack.messages).toEqual([]);
     expect(input.context.slack.cut).toBe(
-      'The thread could not be read (ratelimited): no earlier messages are here.',
+      'Not the whole thread: it could not be read, Slack allows 1 thread read a minute.',
     );
+  });
+
+  it('a thread whose root the bot received: its context from the kept messages, Slack not read', async () => {
+    const w = world();
+    const root = w.message({ text: 'The build is red again', ts: '1700000000.000100' });
+    await w.service.handle(root);
+    for (const [i, who] of ['U0BOB', 'U0CAROL'].entries())
+      await w.service.handle(
+        w.message({ userId: who, text: `reply ${i}`, threadTs: root.ts, ts: `1700000001.00000${i}` }),
+      );
+    await w.service.handle(
+      w.message({ text: `<@${BOT}> fix it`, threadTs: root.ts, ts: '1700000002.000000' }),
+    );
+    const input = w.deps.starting.start.mock.calls[0]?.[0] as unknown as {
+      origin: string;
+      context: { slack: { messages: Array<{ text: string }>; cut?: string } };
+    };
+    expect(input.context.slack.messages.map((m) => m.text)).toEqual([
+      'The build is red again',
+      'reply 0',
+      'reply 1',
+    ]);
+    expect(input.context.slack.cut).toBeUndefined();
+    expect(input.origin).toBe('Started from this thread, with 3 earlier messages');
+    expect(w.deps.slack.conversations.replies).not.toHaveBeenCalled();
+    expect(w.budgets.take).not.toHaveBeenCalled();
+  });
+
+  it('its start never received and the read budget spent: the kept messages only, said partial', async () => {
+    const w = world();
+    w.budgets.take.mockResolvedValue(42_000);
+    const rootTs = '1700000000.000100';
+    await w.service.handle(
+      w.message({ userId: 'U0BOB', text: 'seen', threadTs: rootTs, ts: '1700000001.000000' }),
+    );
+    await w.service.handle(w.message({ text: `<@${BOT}> go`, threadTs: rootTs, ts: '1700000002.000000' }));
+    const input = w.deps.starting.start.mock.calls[0]?.[0] as unknown as {
+      origin: string;
+      context: { slack: { messages: Array<{ text: string }>; cut?: string } };
+    };
+    expect(input.context.slack.messages.map((m) => m.text)).toEqual(['seen']);
+    expect(input.origin).toBe(
+      'Started from this thread, with 1 earlier message (not the whole thread: its start could not be read, Slack allows 1 thread read a minute)',
+    );
+    expect(input.context.slack.cut).toMatch(/^Not the whole thread: its start could not be read/);
+    expect(w.deps.slack.conversations.replies).not.toHaveBeenCalled();
+  });
+
+  it('its start never received: read once from Slack, merged with what was kept, each message once', async () => {
+    const w = world();
+    const rootTs = '1700000000.000100';
+    w.thread.push(
+      { user: 'U0CAROL', text: 'root', ts: rootTs },
+      { user: 'U0BOB', text: 'first reply', ts: '1700000000.000200' },
+      { user: 'U0BOB', text: 'kept reply', ts: '1700000001.000000' },
+    );
+    await w.service.handle(
+      w.message({ userId: 'U0BOB', text: 'kept reply', threadTs: rootTs, ts: '1700000001.000000' }),
+    );
+    await w.service.handle(w.message({ text: `<@${BOT}> go`, threadTs: rootTs, ts: '1700000002.000000' }));
+    const input = w.deps.starting.start.mock.calls[0]?.[0] as unknown as {
+      origin: string;
+      context: { slack: { messages: Array<{ text: string }> } };
+    };
+    expect(input.context.slack.messages.map((m) => m.text)).toEqual(['root', 'first reply', 'kept reply']);
+    expect(input.origin).toBe('Started from this thread, with 3 earlier messages');
+    // Read whole, so kept: a second mention in the thread reads nothing more.
+    await w.service.handle(w.message({ text: `<@${BOT}> again`, threadTs: rootTs, ts: '1700000003.000000' }));
+    expect(w.deps.slack.conversations.replies).toHaveBeenCalledTimes(1);
   });
 
   it('a failed start is told privately and marked ⚠️', async () => {

@@ -28,6 +28,17 @@ describe('StarterOrApprovers', () => {
     expect(stranger).toMatchObject({ allowed: false, reason: expect.stringContaining('<@U0ALICE>') });
   });
 
+  it('a refusal names who may act in the very words of the prompt’s "Waiting for" line', async () => {
+    const policy = new StarterOrApprovers(new Approvers(world.slack, ['U0BOB', 'S0APPROVERS'], logger));
+    const waiting = policy.whoMayAnswer(session).line;
+    expect(waiting).toBe('Waiting for <@U0ALICE>, <@U0BOB> or <!subteam^S0APPROVERS>');
+    const refusal = await policy.mayAct('U0CAROL', steer);
+    expect(refusal).toEqual({
+      allowed: false,
+      reason: 'Only <@U0ALICE>, <@U0BOB> or <!subteam^S0APPROVERS> can do that.',
+    });
+  });
+
   it('fails closed when a user group cannot be read', async () => {
     const policy = new StarterOrApprovers(new Approvers(world.slack, ['S0MISSING'], logger));
     expect((await policy.mayAct('U0BOB', steer)).allowed).toBe(false);

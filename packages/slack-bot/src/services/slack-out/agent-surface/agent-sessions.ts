@@ -1,7 +1,7 @@
 import type { Logger } from '../../../logger.js';
 import type { SessionRecord } from '../../../store/records.js';
 import type { SessionRepository } from '../../../store/sessions.js';
-import { currentWorkspace } from '../../../workspace.js';
+import { cacheKey, currentWorkspace } from '../../../workspace.js';
 import {
   type OutboundQueue,
   rateLimitedRetryAfterMs,
@@ -35,6 +35,12 @@ interface Entry {
   retryLater?: boolean;
 }
 
+/**
+ * What Slack answers setStatus in a channel the bot is not a member of (`not_in_channel`; the agent
+ * platform has also been seen to say `not_authorized` there): the status and Stop need the bot inside.
+ */
+const NOT_MEMBER = new Set(['not_in_channel', 'not_authorized']);
+
 /** After a transient failure (5xx, `fatal_error`, a lost connection): a person may wait on this status. */
 const RETRY_MS = 5_000;
 
@@ -53,6 +59,8 @@ export class AgentSessions {
   /** Sessions this replica follows (from resync to forget or closed): resynced when the surface comes back. */
   readonly #followed = new Set<string>();
   #warned = false;
+  /** Channels (per workspace and starter) whose "invite me" was said: said once. */
+  readonly #toldNotMember = new Set<string>();
 
   constructor(
     private readonly deps: {
@@ -68,6 +76,11 @@ export class AgentSessions {
       lastPolled?: (sessionId: string) => Promise<string | null | undefined>;
       /** Runs `fn` as the session's workspace's work (SessionWorkspaces.run); without it, as the caller's. */
       runAs?: (sessionId: string, fn: () => Promise<void>) => Promise<void>;
+      /**
+       * Slack refused the status because the bot is not in the session's channel: the starter is told, once
+       * per channel, privately, how to get the status and Stop (invite the bot).
+       */
+      notMember?: (session: SessionRecord) => Promise<unknown>;
     },
   ) {}
 
@@ -203,20 +216,27 @@ export class AgentSessions {
 
   async #queue(sessionId: string, entry: Entry): Promise<void> {
     const session = await this.deps.sessions.get(sessionId);
-    const thread = session ? threadPlace(session).cardTs : null;
+    // Its thread's root, or its own channel (a code channel: the session is the channel, no thread_ts).
+    const place = session ? threadPlace(session) : undefined;
     // Not yet in Slack (its card not posted): asked again at its next change.
-    if (!session || !thread) return;
+    if (!session || !place || (!place.cardTs && !session.homeChannelId)) return;
+    const where = { channel: place.channelId, thread: place.cardTs };
     await this.deps.outbound.run({
-      channel: session.channelId,
+      channel: where.channel,
       priority: 'edit',
       method: 'tier3',
       tag: sessionId,
-      run: () => this.#send(session, thread, entry),
+      run: () => this.#send(session, where, entry),
     });
   }
 
   /** One turn of the queue: the latest status (and title), whatever was asked while it waited. */
-  async #send(session: SessionRecord, thread: string, entry: Entry): Promise<void> {
+  async #send(
+    session: SessionRecord,
+    where: { channel: string; thread: string | null },
+    entry: Entry,
+  ): Promise<void> {
+    const at = { channel_id: where.channel, ...(where.thread ? { thread_ts: where.thread } : {}) };
     if (this.deps.surface.current() !== 'agent' || entry.dead) return;
     const { desired } = entry;
     if (desired !== undefined && (entry.force || desired !== entry.tried)) {
@@ -224,8 +244,7 @@ export class AgentSessions {
       entry.tried = desired;
       const answer = await this.#call('agents.sessions.setStatus', session, entry, () =>
         this.deps.slack.agents.sessions.setStatus({
-          channel_id: session.channelId,
-          thread_ts: thread,
+          ...at,
           status: desired,
           // Both count only when Slack creates the session (the first call), and are ignored after.
           title: sessionTitle(session.goal),
@@ -240,7 +259,7 @@ export class AgentSessions {
     if (title === undefined) return;
     entry.title = undefined;
     await this.#call('agents.sessions.rename', session, entry, () =>
-      this.deps.slack.agents.sessions.rename({ channel_id: session.channelId, thread_ts: thread, title }),
+      this.deps.slack.agents.sessions.rename({ ...at, title }),
     );
   }
 
@@ -277,12 +296,27 @@ export class AgentSessions {
         return undefined;
       }
       entry.dead = true;
+      if (method === 'agents.sessions.setStatus' && NOT_MEMBER.has(code)) this.#tellNotMember(session);
       this.deps.logger.warn(
         { sessionId: session.sessionId, method, error: code },
         "Slack refused this session's agent status: its card and thread carry it from now on",
       );
       return undefined;
     }
+  }
+
+  #tellNotMember(session: SessionRecord): void {
+    const key = cacheKey(`${session.channelId}:${session.startedBy}`);
+    if (!this.deps.notMember || this.#toldNotMember.has(key)) return;
+    this.#toldNotMember.add(key);
+    void this.deps
+      .notMember(session)
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, sessionId: session.sessionId },
+          'could not tell the starter to invite the bot',
+        ),
+      );
   }
 
   #warnings(answer: unknown): void {

@@ -51,3 +51,13 @@ export function sessionTitle(text: string): string {
   if (line === '') return 'Agent session';
   return line.length <= TITLE_MAX ? line : `${line.slice(0, TITLE_MAX - 1)}…`;
 }
+
+/**
+ * Told privately to whoever started a session in a channel the bot is not in: Slack shows an agent's
+ * status and its Stop button only where the app is a member. Written for real Slack (`/invite`, or the
+ * channel's Integrations), and said once per channel.
+ */
+export function notMemberNotice(channelId: string, botUserId: string | undefined): string {
+  const me = botUserId ? `<@${botUserId}>` : 'the app';
+  return `ℹ️ Your session runs, but <#${channelId}> can't show its status or a Stop button: ${me} is not a member of the channel. To get them for the next session here, add it: type \`/invite\` and pick ${me} in the channel, or open the channel's details → Integrations → Add apps. Meanwhile the card and its thread show where the session is.`;
+}

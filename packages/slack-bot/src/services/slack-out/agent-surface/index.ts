@@ -5,6 +5,7 @@
  * outbound queue.
  */
 export { AgentSessions } from './agent-sessions.js';
+export { notMemberNotice } from './agent-status.js';
 export { StreamPoster } from './stream-poster.js';
 export {
   DEFAULT_SURFACE_RETRY_MS,

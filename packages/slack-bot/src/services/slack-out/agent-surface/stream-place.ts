@@ -1,5 +1,5 @@
 /** Where a session's stream goes, how it ends, and what Slack's stream errors mean. */
-import { CONTINUATION_LABEL, pieceChars, STREAM_MAX_CHARS } from '../../../blocks/stream-chunks.js';
+import { LABEL_MAX_CHARS, pieceChars, STREAM_MAX_CHARS } from '../../../blocks/stream-chunks.js';
 import type { SessionRecord } from '../../../store/records.js';
 import type { StreamItem } from './stream-recovery.js';
 
@@ -35,17 +35,18 @@ export class PerSession {
   }
 }
 
-/** As many waiting items as one call holds (and the stream has room for), in order: taken out of `items`. */
-export function takeItems(items: StreamItem[], used: number, openRound: string | null): StreamItem[] {
+/**
+ * As many waiting items as one call holds (and the stream has room for), in order: taken out of `items`.
+ * Rounds share the session's open stream, so items of several rounds may go in one call.
+ */
+export function takeItems(items: StreamItem[], used: number): StreamItem[] {
   const taken: StreamItem[] = [];
   let chars = 0;
-  const room = STREAM_MAX_CHARS - Math.max(used, CONTINUATION_LABEL.length);
+  const room = STREAM_MAX_CHARS - Math.max(used, LABEL_MAX_CHARS);
   while (items.length > 0) {
     const next = items[0] as StreamItem;
     const c = pieceChars(next.piece);
-    const otherRound =
-      taken.length > 0 && next.roundId !== (taken[0] as StreamItem).roundId && next.roundId !== openRound;
-    if (taken.length > 0 && (chars + c > room || otherRound)) break;
+    if (taken.length > 0 && chars + c > room) break;
     // A full stream takes nothing more: this item begins the next one (it always fits an empty one).
     if (taken.length === 0 && used > 0 && c > room) return [items.shift() as StreamItem];
     taken.push(items.shift() as StreamItem);

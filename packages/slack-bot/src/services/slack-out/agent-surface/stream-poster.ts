@@ -6,6 +6,7 @@
  */
 import type { AnyChunk } from '@slack/types';
 import {
+  AFTER_REFUSED_STOP_LABEL,
   CONTINUATION_LABEL,
   chunksFor,
   continuationChunk,
@@ -68,6 +69,14 @@ export interface StreamPosterDeps {
   plan?: (sessionId: string, continuation: boolean) => Promise<StreamStart>;
 }
 
+/** Slack's stream starts are spent for now (Tier 2): the batch goes the classic way instead of waiting. */
+class StartsSpentError extends Error {
+  constructor() {
+    super("no chat.startStream left in Slack's limit for now");
+    this.name = 'StartsSpentError';
+  }
+}
+
 /** Stream calls unanswered in a row (lost connections) before the session's chatter goes to its thread. */
 const MAX_UNANSWERED = 3;
 
@@ -78,8 +87,12 @@ export class StreamPoster {
   /** Each session's stream work, one at a time (a batch, a stop). */
   readonly #serial = new PerSession();
   readonly #recovered = new Map<string, Promise<void>>();
+  /** Sessions whose stream Slack stopped on a Stop click: their next stream says why it is a new one. */
+  readonly #stoppedByClick = new Set<string>();
   /** Sessions whose chatter goes the classic way (Slack refused their stream). */
   readonly #classic = new Set<string>();
+  /** Sessions this process knows have no stream open (none started yet here, or stopped). */
+  readonly #unstreamed = new Set<string>();
   /** Each session's calls failed without an answer in a row. */
   readonly #failures = new Map<string, number>();
 
@@ -106,7 +119,7 @@ export class StreamPoster {
     const pieces = streamPiecesOf(message, { showReasoning: this.deps.showReasoning, fallbackId: key });
     for (const [i, piece] of pieces.entries()) {
       const k = pieces.length === 1 ? key : `${key}~${i}`;
-      if (this.#queued.has(`${place.sessionId}|${k}`)) continue;
+      if (this.#waitsHere(place, k)) continue;
       const body = JSON.stringify({ ...pieceAsMessage(piece), stream: { roundId, piece } });
       const state = await this.deps.posts.begin(place.sessionId, k, body);
       if (state.state === 'posted') continue;
@@ -127,9 +140,18 @@ export class StreamPoster {
     let done = this.#recovered.get(place.sessionId);
     if (!done) {
       done = this.#serial
-        .run(place.sessionId, () =>
-          recoverStream(this.deps, place, (key) => this.#queued.has(`${place.sessionId}|${key}`), this.#call),
-        )
+        .run(place.sessionId, async () => {
+          const items = await recoverStream(
+            this.deps,
+            place,
+            (key) => this.#waitsHere(place, key),
+            this.#call,
+          );
+          // No stream open: the session's first batch starts one or posts classic, spending no append turn.
+          const latest = await this.deps.streams.latest(place.sessionId);
+          if (!latest || latest.state === 'stopped' || !latest.ts) this.#unstreamed.add(place.sessionId);
+          return items;
+        })
         .then(
           (items) => this.push(place, items),
           (error: unknown) => {
@@ -152,16 +174,40 @@ export class StreamPoster {
   }
 
   /**
-   * The round's stream ends: a question comes as its own message (`suspended`), or the session is over
-   * (`closed`). What waits is appended first; the stream is stopped with every key it holds as metadata.
+   * The session's stream ends: a question comes as its own message (`suspended`), or the session is over
+   * (`closed`). What waits is appended first, and once that is out this returns, so the question or the
+   * report may go at once; the stop (every key the stream holds as metadata) waits for Slack's Tier 2
+   * limit on its own, ahead of the session's next batch, and `stopped` settles when it is done.
    */
-  async close(place: StreamPlace, end: StreamEnd): Promise<void> {
+  async end(place: StreamPlace, end: StreamEnd): Promise<{ stopped: Promise<void> }> {
     await this.recover(place, end === 'closed' ? { again: true } : {});
     await this.drained(place, end === 'closed' ? 'outcome' : 'urgent');
-    await this.#serial.run(place.sessionId, async () => {
-      const current = await this.deps.streams.latest(place.sessionId);
-      if (current && current.state !== 'stopped' && current.ts) await this.#stop(place, current, end);
-    });
+    const stopped = this.#serial
+      .run(place.sessionId, async () => {
+        const current = await this.deps.streams.latest(place.sessionId);
+        if (current && current.state !== 'stopped' && current.ts) await this.#stop(place, current, end);
+        if (end === 'closed') this.#unstreamed.delete(place.sessionId);
+      })
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'could not stop a stream'),
+      );
+    return { stopped };
+  }
+
+  /** `end`, and its stop done. */
+  async close(place: StreamPlace, end: StreamEnd): Promise<void> {
+    const { stopped } = await this.end(place, end);
+    await stopped;
+  }
+
+  /** Queued here, or handed to the thread poster and not yet posted: not "left unsent". */
+  #waitsHere(place: StreamPlace, key: string): boolean {
+    return this.#queued.has(`${place.sessionId}|${key}`) || this.deps.poster.batches.has(place, key);
+  }
+
+  /** Items waiting here to be streamed. */
+  waiting(): number {
+    return this.#queued.size;
   }
 
   /** The session's lease moved: what waits here is left, recorded with its content, to the new owner. */
@@ -169,6 +215,7 @@ export class StreamPoster {
     const queue = this.#queues.get(sessionId);
     for (const item of queue?.items.splice(0) ?? []) this.#queued.delete(`${sessionId}|${item.key}`);
     this.#recovered.delete(sessionId);
+    this.#unstreamed.delete(sessionId);
   }
 
   push(place: StreamPlace, items: StreamItem[]): void {
@@ -190,15 +237,20 @@ export class StreamPoster {
     if (queue.scheduled || queue.items.length === 0) return;
     queue.scheduled = true;
     const { place } = queue;
+    const flush = () => this.#serial.run(place.sessionId, () => this.#flush(queue));
     // The append's limit decides when; the batch is taken when the turn comes, so all that waits joins it.
-    this.deps.poster.outbound
-      .run({
-        channel: place.channelId,
-        priority: queue.priority,
-        method: 'stream-append',
-        tag: place.sessionId,
-        run: () => this.#serial.run(place.sessionId, () => this.#flush(queue)),
-      })
+    // A session with no stream open appends nothing: it starts one or posts classic, neither of which
+    // should spend (or wait for) an append.
+    const turn = this.#unstreamed.has(place.sessionId)
+      ? flush()
+      : this.deps.poster.outbound.run({
+          channel: place.channelId,
+          priority: queue.priority,
+          method: 'stream-append',
+          tag: place.sessionId,
+          run: flush,
+        });
+    turn
       .catch((error: unknown) =>
         this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'a stream append failed'),
       )
@@ -209,28 +261,27 @@ export class StreamPoster {
       });
   }
 
-  /** One turn: what waits goes into the round's stream (started, or continued past Slack's limit). */
+  /**
+   * One turn: what waits goes into the session's stream, one stream across its rounds (continued past
+   * Slack's limit). A session whose classic chatter is still going out, or that finds no stream start
+   * left in Slack's limit, posts this batch the classic way: in order, none lost, none twice.
+   */
   async #flush(queue: SessionQueue): Promise<void> {
     const { place } = queue;
     // Its lease moved while this waited: what waits stays recorded for the new owner, who streams it.
     if (this.deps.poster.owns?.(place.sessionId) === false) return this.withdraw(place.sessionId);
     if (!this.streams(place)) return this.#toClassic(queue);
+    // Its earlier chatter waits in the thread poster: what comes after it goes there too, behind it.
+    if (this.deps.poster.batches.busy(place.sessionId)) return this.#handOver(queue, queue.items.splice(0));
     const current = await this.deps.streams.latest(place.sessionId);
     const open = current && current.state !== 'stopped' && current.ts ? current : undefined;
-    const round = queue.items[0]?.roundId ?? '';
-    // A round not seen before begins its own stream; rounds that interleave (subagents) share the open one.
-    const newRound =
-      !!open &&
-      round !== '' &&
-      open.roundId !== round &&
-      !(await this.deps.streams.hadRound(place.sessionId, round));
-    const taken = takeItems(queue.items, open && !newRound ? open.chars : 0, open ? open.roundId : null);
+    const taken = takeItems(queue.items, open ? open.chars : 0);
     if (taken.length === 0) return;
     const keys = taken.map((i) => i.key);
     const pieces = taken.map((i) => i.piece);
     const chars = pieces.reduce((n, p) => n + pieceChars(p), 0);
     try {
-      if (open && !newRound && open.chars + chars <= STREAM_MAX_CHARS) {
+      if (open && open.chars + chars <= STREAM_MAX_CHARS) {
         const { chunks, tasks } = chunksFor(pieces, open.tasks as TaskStates);
         await this.deps.streams.intend(place.sessionId, open.seq, { keys, pieces });
         await this.#slack('chat.appendStream', () =>
@@ -243,8 +294,14 @@ export class StreamPoster {
           tasks,
         });
       } else {
-        // A new round, the first stream, or past Slack's limit: the open one stops, a new one begins.
-        const continuation = !!current && !newRound && current.roundId === round;
+        // The first stream, the first after a question, or past Slack's limit: one start, if Slack has room.
+        if (!this.deps.poster.outbound.takeNow(place.channelId, 'stream-start')) {
+          if (!open) this.#unstreamed.add(place.sessionId);
+          return this.#handOver(queue, taken);
+        }
+        const round = taken[0]?.roundId ?? '';
+        // Past the limit, or the same round after Slack stopped the stream (its Stop button, a timeout).
+        const continuation = !!open || current?.roundId === round;
         if (open) await this.#stop(place, open, 'processing');
         await this.#start(place, (current?.seq ?? 0) + 1, round, taken, continuation);
       }
@@ -254,12 +311,33 @@ export class StreamPoster {
       for (const item of taken) item.onShown?.();
       this.#failures.delete(place.sessionId);
     } catch (error) {
+      if (error instanceof StartsSpentError) return this.#handOver(queue, taken);
       // Not taken: back at the front, in order (a new try, another stream, or the classic thread).
       queue.items.unshift(...taken);
       const latest = await this.deps.streams.latest(place.sessionId);
       if (latest?.inFlight) await this.#settleInFlight(queue, latest, error);
       await this.#failed(queue, error);
     }
+  }
+
+  /**
+   * Items recorded for the stream posted in the thread instead, as the classic surface shows them, this
+   * once: the session's later batches try a stream again (once its classic posts are out).
+   */
+  #handOver(queue: SessionQueue, items: StreamItem[]): void {
+    const { place } = queue;
+    for (const item of items) {
+      this.#queued.delete(`${place.sessionId}|${item.key}`);
+      if (this.deps.poster.batches.has(place, item.key)) continue;
+      this.deps.poster.batches.push(place, {
+        key: item.key,
+        message: pieceAsMessage(item.piece),
+        begun: true,
+        resolve: () => item.onShown?.(),
+        reject: () => {},
+      });
+    }
+    if (items.length > 0) this.deps.metrics.postOutcomes.inc({ outcome: 'as_text' }, items.length);
   }
 
   async #start(
@@ -273,11 +351,15 @@ export class StreamPoster {
     const pieces = items.map((i) => i.piece);
     const built = chunksFor(pieces, {});
     const { lead, ...look } = (await this.deps.plan?.(place.sessionId, continuation)) ?? { lead: [] };
-    const chunks: AnyChunk[] = [...lead, ...(continuation ? [continuationChunk()] : []), ...built.chunks];
-    const chars = pieces.reduce((n, p) => n + pieceChars(p), continuation ? CONTINUATION_LABEL.length : 0);
+    // Slack stopped the one above on a Stop click that was refused: this one says why it is a new message.
+    const afterStop = this.#stoppedByClick.delete(place.sessionId);
+    const label = afterStop ? AFTER_REFUSED_STOP_LABEL : continuation ? CONTINUATION_LABEL : '';
+    const chunks: AnyChunk[] = [...lead, ...(label ? [continuationChunk(label)] : []), ...built.chunks];
+    const chars = pieces.reduce((n, p) => n + pieceChars(p), label.length);
     await this.deps.streams.begin(place.sessionId, seq, round, { keys, pieces });
     const self = await this.deps.self();
-    const started = await this.#call('stream-start', place.channelId, 'chat.startStream', () =>
+    // Its token is taken already (`takeNow`): the call goes now, outside the queue.
+    const started = await this.#slack('chat.startStream', () =>
       this.deps.slack.chat.startStream({
         channel: place.channelId,
         thread_ts: place.cardTs as string,
@@ -286,9 +368,17 @@ export class StreamPoster {
         ...look,
         chunks,
       }),
-    );
+    ).catch(async (error: unknown) => {
+      const retryAfterMs = rateLimitedRetryAfterMs(error);
+      if (retryAfterMs === undefined) throw error;
+      // Slack counts starts of other replicas too: none was made, and the batch goes the classic way.
+      this.deps.poster.outbound.pauseLimit(place.channelId, 'stream-start', retryAfterMs);
+      await this.deps.streams.forget(place.sessionId, seq);
+      throw new StartsSpentError();
+    });
     if (!started.ts) throw new Error('chat.startStream answered without a ts');
     await this.deps.streams.commit(place.sessionId, seq, { ts: started.ts, keys, chars, tasks: built.tasks });
+    this.#unstreamed.delete(place.sessionId);
   }
 
   /** Stops a stream, its keys as metadata (a crash look-up finds them as it finds any post's). */
@@ -311,6 +401,7 @@ export class StreamPoster {
         this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'could not stop a stream');
     }
     await this.deps.streams.stopped(place.sessionId, stream.seq);
+    this.#unstreamed.add(place.sessionId);
   }
 
   /**
@@ -344,6 +435,8 @@ export class StreamPoster {
     const current = await this.deps.streams.latest(place.sessionId);
     if (code && NOT_STREAMING.has(code) && current) {
       await this.deps.streams.stopped(place.sessionId, current.seq);
+      // Stopped by a Stop click while the session goes on (the click was refused, or is being handled).
+      if (code === 'stopped_by_user') this.#stoppedByClick.add(place.sessionId);
       return;
     }
     // No answer (a lost connection) or Slack busy/down (it may have applied part): as many tries again.

@@ -20,6 +20,7 @@ export type OutboundMethod =
   | 'post'
   | 'update'
   | 'upload'
+  | 'tier2'
   | 'tier3'
   | 'tier4'
   | 'history'
@@ -63,6 +64,8 @@ export interface OutboundOptions {
   updateBurst?: number;
   /** agents.sessions.setStatus / rename (Tier 3, 50+ a minute) for the whole workspace. */
   tier3PerMinute?: number;
+  /** Tier 2 methods that are no stream's (code channels' create and archive), for the workspace. */
+  tier2PerMinute?: number;
   /** views / ephemerals (Tier 4, ~100 a minute) for the whole workspace. */
   tier4PerMinute?: number;
   /**
@@ -110,6 +113,8 @@ export function streamBuckets(options: OutboundOptions, clock: Clock): Map<Outbo
     ['stream-append', perMinute(options.streamAppendPerMinute ?? 90)],
     ['stream-start', perMinute(options.streamStartPerMinute ?? 18)],
     ['stream-stop', perMinute(options.streamStopPerMinute ?? 18)],
+    // Other Tier 2 methods (a code channel's create and archive): about 20 a minute for the workspace.
+    ['tier2', perMinute(options.tier2PerMinute ?? 18)],
   ]);
 }
 

@@ -6,6 +6,7 @@
 import { type Clock, systemClock, TokenBucket } from '@agent-sessions/core';
 import type { Logger } from '../../../logger.js';
 import type { BotMetrics } from '../../ops/metrics.js';
+import { boundToCaller } from '../../ops/tracing.js';
 import {
   type OutboundCall,
   type OutboundMethod,
@@ -23,6 +24,8 @@ const MAX_OUTCOME_TAGS = 10_000;
  * #enqueue): about a round of twenty threads at one post a second, so the most a report waits for it.
  */
 const OUTCOME_CHATTER_LEAD_MS = 20_000;
+/** Channel post tokens only `urgent` posts may spend: a question's own post and its session's chatter before it. */
+const URGENT_POST_RESERVE = 2;
 
 interface Job {
   call: OutboundCall<unknown>;
@@ -105,7 +108,8 @@ export class OutboundQueue {
     return new Promise<T>((resolve, reject) => {
       const lane = this.#lane(call.method === 'history' ? `${call.channel} history` : call.channel);
       this.#enqueue(lane, {
-        call: call as OutboundCall<unknown>,
+        // Sent later, by the lane's loop: its span is a child of whatever queued it (a click, a poll).
+        call: { ...call, run: boundToCaller(call.run) } as OutboundCall<unknown>,
         resolve: resolve as (v: unknown) => void,
         reject,
       });
@@ -194,6 +198,25 @@ export class OutboundQueue {
     return at;
   }
 
+  /**
+   * Takes a token of a limit only if one is free now, without queueing: for a caller that does something
+   * else when the limit is spent (a session with no stream start left posts its chatter the classic way).
+   * The call it pays for is then made by the caller, outside the queue. Always true unpaced.
+   */
+  takeNow(channel: string, method: OutboundMethod): boolean {
+    if (this.pacing === 'off') return true;
+    const bucket = this.#bucket(this.#lane(channel), method);
+    return bucket ? bucket.tryTake(0) : true;
+  }
+
+  /** A call made outside the queue (after `takeNow`) was answered 429: what spends its limit waits. */
+  pauseLimit(channel: string, method: OutboundMethod, retryAfterMs: number): void {
+    const pauseMs = retryAfterMs >= 0 ? retryAfterMs : this.#defaultRetryAfterMs;
+    this.rateLimited++;
+    this.metrics.rateLimited.inc({ method });
+    this.#bucket(this.#lane(channel), method)?.pauseFor(pauseMs);
+  }
+
   /** A channel's waiting calls may go sooner than its queue thought (a spare call now matters more). */
   nudge(channel: string): void {
     this.#lanes.get(channel)?.wake?.abort();
@@ -207,6 +230,13 @@ export class OutboundQueue {
       if (depth > 0) out.set(channel, depth);
     }
     return out;
+  }
+
+  /** Whether any call waits, is being sent, or awaits Slack's answer (what a replica going away drains). */
+  busy(): boolean {
+    for (const lane of this.#lanes.values())
+      if (lane.running || lane.inFlight > 0 || this.#next(lane)) return true;
+    return false;
   }
 
   /** Calls of this priority waiting in a channel. */
@@ -268,14 +298,15 @@ export class OutboundQueue {
    */
   async #take(lane: Lane): Promise<Job | number> {
     let waitMs = Number.POSITIVE_INFINITY;
-    const full = new Set<TokenBucket>();
+    /** Each limit found short, with the fewest tokens a call asked to leave there: calls leaving as many wait too. */
+    const full = new Map<TokenBucket, number>();
     // A snapshot: the queues may change while a shared budget is asked.
     for (const job of PRIORITIES.flatMap((p) => lane.queues[p])) {
       const { tag, method } = job.call;
       const paid = tag !== undefined && method === 'post' && lane.prepaid.delete(tag);
       const bucket = paid ? undefined : this.#bucket(lane, method);
-      if (bucket && full.has(bucket)) continue;
-      const keep = bucket && job.call.spare?.() ? bucket.burst - 1 : 0;
+      const keep = !bucket ? 0 : job.call.spare?.() ? bucket.burst - 1 : this.#reserved(lane, bucket, job);
+      if (bucket && (full.get(bucket) ?? Number.POSITIVE_INFINITY) <= keep) continue;
       const wait = bucket ? await this.#spend(lane, job.call.method, bucket, keep) : 0;
       if (wait === 0) {
         const queue = lane.queues[job.call.priority];
@@ -285,11 +316,22 @@ export class OutboundQueue {
         if (method === 'turn' && tag !== undefined) lane.prepaid.add(tag);
         return job;
       }
-      // A spare call finding no spare tokens says nothing about the calls behind it.
-      if (keep === 0 && bucket) full.add(bucket);
+      // A call that leaves tokens finding too few says nothing about the calls behind it that leave fewer.
+      if (bucket) full.set(bucket, Math.min(full.get(bucket) ?? Number.POSITIVE_INFINITY, keep));
       waitMs = Math.min(waitMs, Math.max(1, wait));
     }
     return waitMs;
+  }
+
+  /**
+   * Posts a person waits for (a question, an answer, a new session's card: `urgent`) find the channel's
+   * post budget ready: the others (chatter, reports) leave URGENT_POST_RESERVE tokens of its burst. They
+   * still post a message a second as the budget refills, only not out of the burst, so a question and
+   * the chatter it must follow (two posts) go at once however busy the channel is.
+   */
+  #reserved(lane: Lane, bucket: TokenBucket, job: Job): number {
+    if (bucket !== lane.post || job.call.priority === 'urgent') return 0;
+    return Math.max(0, Math.min(URGENT_POST_RESERVE, bucket.burst - 1));
   }
 
   /** Takes a token of the call's limit: 0, or the milliseconds until one may be. */

@@ -11,6 +11,7 @@ export {
   CHANNEL_GONE_ERRORS,
   type Place,
   PostWithdrawnError,
+  type ThreadMessage,
   threadPlace,
 } from './thread-place.js';
 export { ThreadPoster, type ThreadPosterOptions } from './thread-poster.js';

@@ -35,14 +35,19 @@ export class Notifier {
 
   /** A line in the session's thread (who did what). */
   async note(
-    session: Pick<SessionRecord, 'sessionId' | 'channelId' | 'cardTs' | 'threadTs'>,
+    session: Pick<SessionRecord, 'sessionId' | 'channelId' | 'cardTs' | 'threadTs' | 'homeChannelId'>,
     text: string,
   ): Promise<void> {
-    const thread = threadPlace(session).cardTs;
-    if (!thread) return;
+    // The card's thread, or the session's own channel (at its top).
+    const { channelId, cardTs: thread } = threadPlace(session);
+    if (!thread && !session.homeChannelId) return;
     try {
-      await this.#run(session.channelId, 'post', () =>
-        this.deps.slack.chat.postMessage({ channel: session.channelId, thread_ts: thread, text }),
+      await this.#run(channelId, 'post', () =>
+        this.deps.slack.chat.postMessage({
+          channel: channelId,
+          ...(thread ? { thread_ts: thread } : {}),
+          text,
+        }),
       );
     } catch (error) {
       this.deps.logger.warn(

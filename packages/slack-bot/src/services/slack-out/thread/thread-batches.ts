@@ -67,6 +67,11 @@ export class ThreadBatches {
 
   constructor(private readonly deps: ThreadBatchesOptions) {}
 
+  /** Items waiting in a batch of this process, or in the post being sent. */
+  waiting(): number {
+    return this.#queued.size;
+  }
+
   /** Where the queue stands now: everything pushed so far, of every session, is at or before it. */
   mark(): number {
     return this.#pushed;
@@ -128,6 +133,12 @@ export class ThreadBatches {
     }
     // Its report and prompts waiting in the queue too: the new owner posts them (each key once).
     this.deps.outbound.withdraw(sessionId, reason);
+  }
+
+  /** Something of this session waits here or is being sent: its next chatter must come after it. */
+  busy(sessionId: string): boolean {
+    const batch = this.#batches.get(sessionId);
+    return batch !== undefined && (batch.items.length > 0 || batch.sending.length > 0);
   }
 
   /** This key waits in a batch of this process already. */

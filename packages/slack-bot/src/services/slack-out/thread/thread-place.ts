@@ -6,9 +6,13 @@ export type Place = Pick<SessionRecord, 'sessionId' | 'channelId' | 'cardTs'>;
 
 /**
  * Where a session's messages go: the thread its card is in — a mention's thread when the card is a reply
- * there, else the card's own. Slack threads only under a thread's parent, never under a reply.
+ * there, else the card's own. Slack threads only under a thread's parent, never under a reply. A session
+ * with a channel of its own (a code channel) posts there, at the top of the channel (no thread).
  */
-export function threadPlace<T extends Place & Pick<SessionRecord, 'threadTs'>>(session: T): T {
+export function threadPlace<T extends Place & Pick<SessionRecord, 'threadTs' | 'homeChannelId'>>(
+  session: T,
+): T {
+  if (session.homeChannelId) return { ...session, channelId: session.homeChannelId, cardTs: null };
   return session.threadTs ? { ...session, cardTs: session.threadTs } : session;
 }
 

@@ -175,6 +175,11 @@ export class ThreadPoster {
     this.batches.push(place, item);
   }
 
+  /** Chatter waiting here to be posted, of every session. */
+  waiting(): number {
+    return this.batches.waiting();
+  }
+
   /** The session's lease moved: its waiting chatter is left for the new owner to post. */
   withdraw(sessionId: string): void {
     this.batches.withdraw(sessionId);

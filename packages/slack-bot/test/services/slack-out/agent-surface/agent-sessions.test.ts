@@ -166,6 +166,17 @@ describe('AgentSessions', () => {
     expect(t.sent[0]?.[1]).toMatchObject({ channel_id: 'D0ALICE', thread_ts: '5.0' });
   });
 
+  it('a session in its own channel (a code channel) is that channel’s session: no thread_ts, one call', async () => {
+    const t = setup();
+    t.sessions.add(session({ homeChannelId: 'C0CODE' }));
+    t.agent.status('sess_1', 'running');
+    await t.settle();
+    expect(t.sent).toHaveLength(1);
+    expect(t.sent[0]?.[1]).toMatchObject({ channel_id: 'C0CODE', status: 'processing' });
+    expect(t.sent[0]?.[1]).not.toHaveProperty('thread_ts');
+    expect(t.agent.shown('sess_1')).toBe('processing');
+  });
+
   it('changes while a call is out fold into one more call: the latest status, none in between', async () => {
     const t = setup();
     t.holdCalls();

@@ -204,23 +204,24 @@ describe('the agent work streams, each message exactly once', () => {
     );
   });
 
-  it('a new round stops the stream and begins its own; a round seen before joins the open one', async () => {
+  it("rounds share the session's one open stream: one start for all of them, each message once", async () => {
     const place = await thread();
     const { stream } = bot();
+    const starts = () =>
+      world.sandbox.workspace.apiCalls.filter((c) => c.method === 'chat.startStream').length;
+    const before = starts();
     await stream.enqueue(place, 'msg:r1#0', 'r1', say('Round one.'));
     await stream.drained(place);
     await stream.enqueue(place, 'msg:r2#0', 'r2', say('Round two.'));
     await stream.drained(place);
     await stream.enqueue(place, 'msg:r1#1', 'r1', say('A late word of round one.'));
     await stream.close(place, 'closed');
+    expect(starts() - before).toBe(1);
     const posted = replies(place.cardTs);
     expect(posted.map((m) => m.text.trim())).toEqual([
-      'Round one.',
-      'Round two.\n\nA late word of round one.',
+      'Round one.\n\nRound two.\n\nA late word of round one.',
     ]);
-    expect(posted.every((m) => (m as { streaming_state?: string }).streaming_state === 'completed')).toBe(
-      true,
-    );
+    expect((posted[0] as { streaming_state?: string }).streaming_state).toBe('completed');
   });
 
   it('past 12,000 characters the stream stops and a continuation begins, labelled, nothing twice', async () => {
@@ -263,8 +264,8 @@ describe('the agent work streams, each message exactly once', () => {
 describe('batching becomes appending', () => {
   it('under load, the messages waiting for the append limit go into one append', async () => {
     const place = await thread();
-    // One append a minute, on a clock the test moves: the first message starts the stream, then the
-    // next nine wait for the append limit together.
+    // One append a minute, on a clock the test moves: the first message starts the stream (no append),
+    // the second spends the minute's append, then the next eight wait for the append limit together.
     const clock = new ManualClock(Date.now());
     const { stream } = bot(undefined, undefined, { clock, streamAppendPerMinute: 1 });
     const appends = () =>
@@ -272,14 +273,70 @@ describe('batching becomes appending', () => {
     const before = appends();
     await stream.enqueue(place, 'msg:r1#1', 'r1', say('Batched 1.'));
     await stream.drained(place);
-    for (let i = 2; i <= 10; i++) await stream.enqueue(place, `msg:r1#${i}`, 'r1', say(`Batched ${i}.`));
+    await stream.enqueue(place, 'msg:r1#2', 'r1', say('Batched 2.'));
+    await stream.drained(place);
+    expect(appends() - before).toBe(1);
+    for (let i = 3; i <= 10; i++) await stream.enqueue(place, `msg:r1#${i}`, 'r1', say(`Batched ${i}.`));
     while (clock.pendingSleeps === 0) await new Promise((resolve) => setImmediate(resolve));
-    expect(appends() - before).toBe(0);
+    expect(appends() - before).toBe(1);
     await clock.advance(60_000);
     await stream.close(place, 'closed');
-    expect(appends() - before).toBe(1);
+    expect(appends() - before).toBe(2);
     const [message] = replies(place.cardTs);
     for (let i = 1; i <= 10; i++) expect(message?.text.split(`Batched ${i}.`).length).toBe(2);
+  });
+});
+
+describe("Slack's stream starts spent (Tier 2)", () => {
+  it('a session waiting for a start posts its chatter the classic way, in order, once; it streams once a start is free', async () => {
+    const clock = new ManualClock(Date.now());
+    const { stream, poster } = bot(undefined, undefined, { clock, streamStartPerMinute: 1 });
+    const first = await thread();
+    const second = await thread();
+    await stream.enqueue(first, 'msg:r1#0', 'r1', say('The first session streams.'));
+    await stream.drained(first);
+    await stream.enqueue(second, 'msg:r1#0', 'r1', say('No start left: posted.'));
+    await stream.enqueue(second, 'msg:r1#1', 'r1', say('Posted after it.'));
+    await stream.drained(second);
+    // Posted at the channel's pace (a post a second on the queue's clock, moved here by hand).
+    let out = false;
+    void poster.drained(second).then(() => {
+      out = true;
+    });
+    while (!out) {
+      await clock.advance(1_000);
+      await new Promise((resolve) => setImmediate(resolve)); // lets the sandbox's answers in
+    }
+    const classic = () =>
+      replies(second.cardTs)
+        .filter((m) => !('streaming_state' in m))
+        .map((m) => m.text.trim())
+        .join('\n\n');
+    expect(classic()).toBe('No start left: posted.\n\nPosted after it.');
+    expect(replies(second.cardTs).some((m) => 'streaming_state' in m)).toBe(false);
+    // A minute on, a start is free: what the session says next streams, below its classic posts.
+    await clock.advance(60_000);
+    await stream.enqueue(second, 'msg:r1#2', 'r1', say('Streamed at last.'));
+    await stream.close(second, 'closed');
+    await stream.close(first, 'closed');
+    const posted = replies(second.cardTs);
+    expect(classic()).toBe('No start left: posted.\n\nPosted after it.');
+    expect(posted.at(-1)?.text.trim()).toBe('Streamed at last.');
+    expect((posted.at(-1) as { streaming_state?: string }).streaming_state).toBe('completed');
+    expect(replies(first.cardTs).map((m) => m.text.trim())).toEqual(['The first session streams.']);
+  });
+
+  it('a start Slack answers with 429 (another replica spent the limit): the batch is posted the classic way, once', async () => {
+    const place = await thread();
+    const { stream, poster } = bot();
+    world.sandbox.failNext({ method: 'chat.startStream', error: 'ratelimited', retryAfter: 30 });
+    await stream.enqueue(place, 'msg:r1#0', 'r1', say('Refused a start.'));
+    await stream.drained(place);
+    await poster.drained(place);
+    await stream.close(place, 'closed');
+    const posted = replies(place.cardTs);
+    expect(posted.map((m) => m.text.trim())).toEqual(['Refused a start.']);
+    expect(posted.some((m) => 'streaming_state' in m)).toBe(false);
   });
 });
 

@@ -277,14 +277,14 @@ describe('batches and crashes', () => {
   });
 
   it('where the bot may post but not read (a public channel it is not in), a lost record means posting again', async () => {
-    const card = await world.slack.chat.postMessage({ channel: 'C0GENERAL', text: 'card' });
-    const place = { sessionId: `sess_${++sessionCount}`, channelId: 'C0GENERAL', cardTs: String(card.ts) };
+    const card = await world.slack.chat.postMessage({ channel: 'C0RANDOM', text: 'card' });
+    const place = { sessionId: `sess_${++sessionCount}`, channelId: 'C0RANDOM', cardTs: String(card.ts) };
     const { poster: p, posts } = poster();
     await p.post(place, 'msg:a', { text: 'Alpha.' });
     posts.posts.set(`${place.sessionId}|msg:a`, { ts: null, since: new Date(0).toISOString() });
     // No look-up is possible (not_in_channel): the post is made again rather than never.
     await p.post(place, 'msg:a', { text: 'Alpha.' });
-    expect(world.sandbox.workspace.replies('C0GENERAL', place.cardTs).map((m) => m.text)).toEqual([
+    expect(world.sandbox.workspace.replies('C0RANDOM', place.cardTs).map((m) => m.text)).toEqual([
       'Alpha.',
       'Alpha.',
     ]);
