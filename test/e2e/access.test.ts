@@ -53,7 +53,7 @@ describe('who sees a session, who counts as a member, where sessions start', () 
   });
 
   it('cancel and redirect by command: an outsider hears what an unknown id gets, and no signal is sent', async () => {
-    const { sessionId, cardTs } = await h.start('scenario:long keep indexing');
+    const { sessionId, cardTs } = await h.start('scenario:long keep indexing --max-iterations 100000');
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
     const missing = 'sess_does_not_exist';
     const notFound = (id: string) => `⚠️ There is no session \`${id}\` that you can see.`;

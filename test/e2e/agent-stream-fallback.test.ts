@@ -16,7 +16,12 @@ it(
   'a refused stream: the session goes on in its thread, each message once, nothing streamed',
   async () => {
     const { sessionId, cardTs } = await h.start('scenario:chatty review without streams');
-    await h.waitInThread(cardTs, (m) => /Reviewed 24 modules/.test(textOf(m)), 'the final report', 120_000);
+    await h.waitInThread(
+      cardTs,
+      (m) => /Reviewed 24 modules/.test(textOf(m)),
+      'the final report',
+      patient(120_000),
+    );
     const thread = h.thread(cardTs);
     expect(thread.some(streamed)).toBe(false);
     const calls = h.sandbox.workspace.apiCalls.filter((c) => c.method === 'chat.startStream');

@@ -43,7 +43,7 @@ describe('a session is a Slack agent session', () => {
   });
 
   it('a redirect renames the session after its new direction', async () => {
-    const { sessionId, cardTs } = await h.start('scenario:long crawl the wiki');
+    const { sessionId, cardTs } = await h.start('scenario:long crawl the wiki --max-iterations 100000');
     await waitForSlack(cardTs, 'processing');
     await h.driver.command({
       user: ALICE,
@@ -96,7 +96,7 @@ describe("Slack's Stop button", () => {
   });
 
   it('the starter’s Stop cancels: the emulator records it, the thread says who, the session closes', async () => {
-    const { sessionId, cardTs } = await h.start('scenario:long crawl the docs');
+    const { sessionId, cardTs } = await h.start('scenario:long crawl the docs --max-iterations 100000');
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
     await waitForSlack(cardTs, 'processing');
     await h.driver.stopAgentSession({ channel: CHANNEL, threadTs: cardTs, user: ALICE });
@@ -114,7 +114,7 @@ describe("Slack's Stop button", () => {
   });
 
   it('a Stop Slack delivers twice (a retry) cancels once', async () => {
-    const { cardTs } = await h.start('scenario:long count the pages');
+    const { cardTs } = await h.start('scenario:long count the pages --max-iterations 100000');
     await waitForSlack(cardTs, 'processing');
     const before = await signals();
     const { event, eventId } = await h.driver.stopAgentSession({

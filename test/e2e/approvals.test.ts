@@ -105,7 +105,7 @@ describe('four eyes (AGENT_APPROVAL_POLICY=approvers-only) and the record of dec
   });
 
   it('the starter still steers: pause and resume are theirs', async () => {
-    const steered = await h.start('scenario:long count the files');
+    const steered = await h.start('scenario:long count the files --max-iterations 100000');
     const statusOf = async () => (await h.emulator.admin.session(steered.sessionId))?.status;
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: `pause ${steered.sessionId}` });
     await h.waitForEphemeral(ALICE, /Paused\./);

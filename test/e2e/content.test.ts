@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import { ALICE, allLogLines, BOB, CHANNEL, captureLogs, textOf, useHarness } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 import { expectNoSecrets, secretsOf } from './secrets.js';
@@ -13,7 +14,12 @@ const messageKeys = (keys: string[]) => [
 describe('what the agent writes', () => {
   it('chatty: 72 messages fast, each exactly once; long ones in one markdown block, the longest uploaded', async () => {
     const { sessionId, cardTs } = await h.start('scenario:chatty review the modules');
-    await h.waitInThread(cardTs, (m) => /Reviewed 24 modules/.test(textOf(m)), 'the final report', 60_000);
+    await h.waitInThread(
+      cardTs,
+      (m) => /Reviewed 24 modules/.test(textOf(m)),
+      'the final report',
+      patient(60_000),
+    );
     const thread = h.thread(cardTs);
     const keys = postKeys(thread);
     expect(duplicates(keys)).toEqual([]);
@@ -48,7 +54,7 @@ describe('what the agent writes', () => {
 
   it('growing_round: a round read while it grows; every note once and in order', async () => {
     const { cardTs } = await h.start('scenario:growing_round');
-    await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'completion', 30_000);
+    await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'completion', patient(30_000));
     await h.waitInThread(cardTs, (m) => /Finished after 30 progress notes/.test(textOf(m)), 'the report');
     // A thread that fell behind gets several notes in one post (a batch): every note, in order, counts.
     const notes = h

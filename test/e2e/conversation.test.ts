@@ -184,7 +184,7 @@ describe('steering by replying', () => {
     const said = await h.driver.mention({
       user: ALICE,
       channel: CHANNEL,
-      text: 'scenario:long index the wiki',
+      text: 'scenario:long index the wiki --max-iterations 100000',
     });
     const { card } = await cardIn(CHANNEL, said.message.ts);
     await ws().waitFor(

@@ -167,7 +167,7 @@ describe('OAuth installs in two workspaces', () => {
 
   it('uninstalling Northwind stops following its sessions; the home workspace carries on', async () => {
     const a = await w.start(HOME, 'scenario:approval ship the home release');
-    const b = await w.start(NORTH, 'scenario:long northwind indexing');
+    const b = await w.start(NORTH, 'scenario:long northwind indexing --max-iterations 100000');
     await waitForCard(w.sandbox, NORTH, b.cardTs, /Running/, 'the northwind session running');
     const bot = w.bots[0];
     expect(bot?.follower.isFollowing(b.sessionId)).toBe(true);

@@ -159,7 +159,10 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
   });
 
   it('a removed key: the thread says so once, the session waits; linked again, it is followed again', async () => {
-    const { sessionId, cardTs } = await h.start('scenario:long index the wiki', ALICE);
+    const { sessionId, cardTs } = await h.start(
+      'scenario:long index the wiki --max-iterations 100000',
+      ALICE,
+    );
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
     await openHome(ALICE);
     await pressInHome(h.sandbox, h.driver, ALICE, 'keys_remove');
@@ -179,7 +182,7 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
   });
 
   it('a key the service revokes (401): the thread says so once, with how to fix it, and following stops', async () => {
-    const { sessionId, cardTs } = await h.start('scenario:long index the blog', BOB);
+    const { sessionId, cardTs } = await h.start('scenario:long index the blog --max-iterations 100000', BOB);
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
     await h.emulator.admin.revokeKey(accounts.bob.key);
     const notice = /refused the key it runs under \(401\)/;

@@ -82,7 +82,7 @@ describe('Slack errors on a thread post', () => {
         cardTs,
         (m) => /Completed/.test(textOf(m)) && /Wrote docs\/notes\.md/.test(textOf(m)),
         'the final report',
-        60_000,
+        patient(60_000),
       );
       await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'completion');
       const refused = calls.filter((c) => c.error === 'msg_blocks_too_long');
@@ -110,9 +110,14 @@ describe('four chatty sessions in one channel', () => {
       const chatty = [];
       for (let i = 1; i <= 4; i++) chatty.push(await h.start(`scenario:chatty review part ${i}`));
       const asking = await h.start('scenario:approval ship the release');
-      const prompt = await h.waitInThread(asking.cardTs, isPrompt, 'the approval prompt', 60_000);
+      const prompt = await h.waitInThread(asking.cardTs, isPrompt, 'the approval prompt', patient(60_000));
       for (const { cardTs } of chatty) {
-        await h.waitInThread(cardTs, (m) => /Reviewed 24 modules/.test(textOf(m)), 'a final report', 180_000);
+        await h.waitInThread(
+          cardTs,
+          (m) => /Reviewed 24 modules/.test(textOf(m)),
+          'a final report',
+          patient(180_000),
+        );
       }
       // Event order, not time: the prompt went out while chatter of the four was still waiting its turn.
       const chattyThreads = new Set(chatty.map((c) => c.cardTs));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { patient } from '../support/patience.js';
 import { ALICE, CAROL, CHANNEL, textOf, useHarness } from './harness.js';
 import { actionIds, isPrompt, SIGNAL_ROUTE } from './helpers.js';
 
@@ -221,7 +222,7 @@ describe('where a session may start', () => {
       const said = await h.waitForEphemeral(
         ALICE,
         /Could not start the session: the service answered 503/,
-        30_000,
+        patient(30_000),
       );
       expect(said).toContain('write the digest');
     } finally {
@@ -238,7 +239,7 @@ describe('budget', () => {
       cardTs,
       (m) => /Budget reached at \$/.test(textOf(m)),
       'the budget prompt',
-      30_000,
+      patient(30_000),
     );
     await h.waitForCard(cardTs, (t) => /Budget reached/.test(t), 'the card in cost_limit');
     const modal = await h.pressForModal(ALICE, prompt.ts, 'budget_raise', 'the budget modal');
@@ -261,7 +262,7 @@ describe('budget', () => {
       cardTs,
       (t) => /Completed/.test(t) && /\$25\.00/.test(t),
       'completion under the new budget',
-      30_000,
+      patient(30_000),
     );
     expect(await statusOf(sessionId)).toBe('completed');
     // The budget prompt says what became of it, and its button is gone.

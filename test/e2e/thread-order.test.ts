@@ -35,7 +35,12 @@ it(
       h.start('scenario:chatty survey the second archive'),
     ]);
     for (const { cardTs } of sessions) {
-      await h.waitForCard(cardTs, (t) => /Completed/.test(t), 'the card in its final state', 120_000);
+      await h.waitForCard(
+        cardTs,
+        (t) => /Completed/.test(t),
+        'the card in its final state',
+        patient(120_000),
+      );
     }
     for (const { sessionId, cardTs } of sessions) {
       const inThread = (s: Seen): s is Extract<Seen, { kind: 'post' }> =>
