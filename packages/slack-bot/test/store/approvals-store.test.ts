@@ -1,7 +1,7 @@
 import type { HumanInputRequest } from '@agent-sessions/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { refKeyOf, type SqlStore } from '../../src/index.js';
-import { storeBackends } from './backends.js';
+import { describeWithStore, storeBackends } from './backends.js';
 
 // The approvals' repositories on both databases: the reminder schedule (each step claimed once, however
 // many callers race) and the append-only audit.
@@ -38,16 +38,7 @@ async function waitingQuestion(store: SqlStore, sessionId: string, inputId = 'in
 }
 
 for (const backend of backends) {
-  describe.skipIf(backend.skip)(`approvals store on ${backend.name}`, () => {
-    let store: SqlStore;
-    beforeAll(async () => {
-      store = await backend.open();
-    });
-    afterAll(async () => {
-      await store?.close();
-      await backend.cleanup();
-    });
-
+  describeWithStore(backend, `approvals store on ${backend.name}`, (store) => {
     it('claims each reminder step once, with growing gaps, among racing callers', async () => {
       await waitingQuestion(store, 'r1');
       await store.reminders.schedule(t0, 15 * MIN, undefined);

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { openPglite, openPostgres, type SqlClient, SqlStore } from '../../src/index.js';
 
 export interface Backend {
@@ -51,4 +52,34 @@ export function storeBackends(schemaPrefix: string): Backend[] {
       cleanup: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),
     },
   ];
+}
+
+/**
+ * A describe block whose tests share one store on the backend: opened before them, closed after, the
+ * PostgreSQL schema then dropped. Skipped (reported so, never passed) when the backend is. The body is
+ * collected before the store opens, so it gets a stand-in that reads through to the opened store.
+ */
+export function describeWithStore(backend: Backend, title: string, body: (store: SqlStore) => void): void {
+  describe.skipIf(backend.skip)(title, () => {
+    let store: SqlStore | undefined;
+    beforeAll(async () => {
+      store = await backend.open();
+    });
+    afterAll(async () => {
+      await store?.close();
+      await backend.cleanup();
+    });
+    body(openedLater(() => store));
+  });
+}
+
+function openedLater(current: () => SqlStore | undefined): SqlStore {
+  return new Proxy({} as SqlStore, {
+    get(_stand, property) {
+      const store = current();
+      if (!store) throw new Error(`the store opens in beforeAll: '${String(property)}' read before it`);
+      const value: unknown = Reflect.get(store, property, store);
+      return typeof value === 'function' ? value.bind(store) : value;
+    },
+  });
 }

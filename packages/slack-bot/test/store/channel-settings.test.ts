@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, type SqlClient, type SqlStore, SqlStore as Store } from '../../src/index.js';
-import { storeBackends } from './backends.js';
+import { describeWithStore, storeBackends } from './backends.js';
 
 /** The migration that names each row's workspace. */
 const WORKSPACES = MIGRATIONS.findIndex((m) => /ALTER TABLE channel_settings ADD COLUMN workspace/.test(m));
@@ -20,16 +20,7 @@ async function schemaBeforeWorkspaces(sql: SqlClient): Promise<void> {
 const defaults = { budget: 4.5, maxIterations: 12, context: { repo: 'acme/api', tags: ['a', 'b'] } };
 
 for (const backend of storeBackends('channel_settings')) {
-  describe.skipIf(backend.skip)(`a channel's defaults for new sessions (${backend.name})`, () => {
-    let store: SqlStore;
-    beforeAll(async () => {
-      store = await backend.open();
-    });
-    afterAll(async () => {
-      await store?.close();
-      await backend.cleanup();
-    });
-
+  describeWithStore(backend, `a channel's defaults for new sessions (${backend.name})`, (store) => {
     it('none until saved; the latest save kept, context as JSON, a cleared field null', async () => {
       expect(await store.channelSettings.get('T1', 'C0AGENTS')).toBeUndefined();
       await store.channelSettings.save('T1', 'C0AGENTS', defaults, 'U0BOB');

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlStore } from '../../src/index.js';
-import { storeBackends } from './backends.js';
+import { expect, it } from 'vitest';
+import { describeWithStore, storeBackends } from './backends.js';
 
 const session = (sessionId: string) => ({
   sessionId,
@@ -12,16 +11,7 @@ const session = (sessionId: string) => ({
 });
 
 for (const backend of storeBackends('code_channels')) {
-  describe.skipIf(backend.skip)(`a session's own channel (${backend.name})`, () => {
-    let store: SqlStore;
-    beforeAll(async () => {
-      store = await backend.open();
-    });
-    afterAll(async () => {
-      await store?.close();
-      await backend.cleanup();
-    });
-
+  describeWithStore(backend, `a session's own channel (${backend.name})`, (store) => {
     it("wanted, opened (the session's home from then on), closed once however many ask", async () => {
       await store.sessions.create(session('s-open'));
       await store.codeChannels.want('s-open', 'keep');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { SqlStore } from '../../src/index.js';
 import {
   InstallationUnreadableError,
@@ -7,7 +7,7 @@ import {
   UnsealedTokenError,
 } from '../../src/services/installs/sealed.js';
 import { KeyCipher } from '../../src/services/keys/index.js';
-import { storeBackends } from './backends.js';
+import { describeWithStore, storeBackends } from './backends.js';
 import { installationOf, slackTokens } from './installed-tokens.js';
 
 const rawRow = async (store: SqlStore, key: string): Promise<string> => {
@@ -21,16 +21,7 @@ const rawRow = async (store: SqlStore, key: string): Promise<string> => {
 const rnd = () => randomBytes(4).toString('hex').toUpperCase();
 
 for (const backend of storeBackends('sealed_installs')) {
-  describe.skipIf(backend.skip)(`Slack tokens encrypted at rest (${backend.name})`, () => {
-    let store: SqlStore;
-    beforeAll(async () => {
-      store = await backend.open();
-    });
-    afterAll(async () => {
-      await store?.close();
-      await backend.cleanup();
-    });
-
+  describeWithStore(backend, `Slack tokens encrypted at rest (${backend.name})`, (store) => {
     it('each token is stored encrypted and comes back as it was; ids and expiry stay readable', async () => {
       const sealed = new SealedInstallations(store.installations, new KeyCipher(randomBytes(32)));
       const team = `T${rnd()}`;

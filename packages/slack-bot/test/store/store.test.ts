@@ -3,16 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HumanInputRequest } from '@agent-sessions/core';
 import { initialFollowState } from '@agent-sessions/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  MIGRATIONS,
-  openPglite,
-  refKeyOf,
-  type SqlStore,
-  SqlStore as Store,
-  StoreDataError,
-} from '../../src/index.js';
-import { storeBackends } from './backends.js';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS, openPglite, refKeyOf, SqlStore as Store, StoreDataError } from '../../src/index.js';
+import { describeWithStore, storeBackends } from './backends.js';
 
 const approval = (inputId: string): HumanInputRequest => ({
   inputId,
@@ -40,16 +33,7 @@ const session = (id: string, extra: Partial<{ channelId: string; startedBy: stri
 });
 
 for (const backend of storeBackends('store_test')) {
-  describe.skipIf(backend.skip)(`Store on ${backend.name}`, () => {
-    let store: SqlStore;
-    beforeAll(async () => {
-      store = await backend.open();
-    });
-    afterAll(async () => {
-      await store?.close();
-      await backend.cleanup();
-    });
-
+  describeWithStore(backend, `Store on ${backend.name}`, (store) => {
     it('migrates once, however often it is opened', async () => {
       const { migrate } = await import('../../src/index.js');
       expect(await migrate(store.sql)).toBe(0);

@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlStore } from '../../src/index.js';
-import { storeBackends } from './backends.js';
+import { expect, it } from 'vitest';
+import { describeWithStore, storeBackends } from './backends.js';
 
 // The streams' bookkeeping in SQL: a stream recorded before it starts, an append in flight before it
 // is sent, and its keys given the stream's ts together with the stream's new state.
 for (const backend of storeBackends('streams')) {
-  describe.skipIf(backend.skip)(`a session's streams in the store (${backend.name})`, () => {
-    let store: SqlStore;
-    beforeAll(async () => {
-      store = await backend.open();
-    });
-    afterAll(async () => {
-      await store?.close();
-      await backend.cleanup();
-    });
-
+  describeWithStore(backend, `a session's streams in the store (${backend.name})`, (store) => {
     it('start, append, stop: each key once with the stream ts, what was in flight kept until answered', async () => {
       const s = `sess_${Math.random().toString(36).slice(2)}`;
       await store.posts.begin(s, 'msg:r1#0', '{"text":"a"}');

@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlStore } from '../../src/index.js';
+import { expect, it } from 'vitest';
 import type { ThreadMessage } from '../../src/store/thread-messages.js';
-import { storeBackends } from './backends.js';
+import { describeWithStore, storeBackends } from './backends.js';
 
 // The messages received as events, kept per workspace for threads' context: once each, a thread's read
 // back in order, and the limits (how many a workspace keeps, for how long) applied oldest first.
 for (const backend of storeBackends('thread_messages')) {
-  describe.skipIf(backend.skip)(`received messages kept for thread context (${backend.name})`, () => {
-    let store: SqlStore;
-    beforeAll(async () => {
-      store = await backend.open();
-    });
-    afterAll(async () => {
-      await store?.close();
-      await backend.cleanup();
-    });
-
+  describeWithStore(backend, `received messages kept for thread context (${backend.name})`, (store) => {
     const message = (channelId: string, threadTs: string, ts: string, text = ts): ThreadMessage => ({
       channelId,
       threadTs,

@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlStore } from '../../src/index.js';
+import { expect, it } from 'vitest';
 import { inWorkspace } from '../../src/workspace.js';
-import { storeBackends } from './backends.js';
+import { describeWithStore, storeBackends } from './backends.js';
 
 for (const backend of storeBackends('workflow_executions')) {
-  describe.skipIf(backend.skip)(`Workflow Builder step executions (${backend.name})`, () => {
-    let store: SqlStore;
-    beforeAll(async () => {
-      store = await backend.open();
-    });
-    afterAll(async () => {
-      await store?.close();
-      await backend.cleanup();
-    });
-
+  describeWithStore(backend, `Workflow Builder step executions (${backend.name})`, (store) => {
     it('recorded once per execution id, with the workspace it came from', async () => {
       const workspace = { teamId: 'T1', key: 'T1', isEnterpriseInstall: false, isolated: true };
       const first = await inWorkspace(workspace, () =>
