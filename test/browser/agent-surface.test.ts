@@ -1,12 +1,9 @@
 import { copyFileSync } from 'node:fs';
 import { scenarioPrompts } from '@agent-sessions/emulator';
-import type { SpawnedEmulator } from '@agent-sessions/emulator/testing';
-import type { RunningBot } from '@agent-sessions/slack-bot';
-import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { patient } from '../support/patience.js';
-import { actAs as actAsIn, openPage, requireChromium, screenshot, startBotWithSandbox } from './page.js';
+import { actAs as actAsIn, botInPage, screenshot } from './page.js';
 
 // Slack's agent surface, the bot side in the page: a session started from the Messages tab's suggested
 // prompt, its question answered while Slack shows it "suspended", "processing" again, and a second session
@@ -15,35 +12,17 @@ const API_KEY = 'emu_browser_agent_key_51c8';
 const PROMPTS = scenarioPrompts();
 const DOCS = new URL('../../docs/', import.meta.url).pathname;
 
-let emulator: SpawnedEmulator;
-let sandbox: RunningSandbox;
-let bot: RunningBot;
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  requireChromium();
-  ({ emulator, sandbox, bot } = await startBotWithSandbox({
-    apiKey: API_KEY,
-    // Real time: each state lasts a second or more, long enough to be seen on the page.
-    emulatorSpeed: 1,
-    env: { AGENT_SUGGESTED_PROMPTS: JSON.stringify(PROMPTS) },
-    needsPersonMs: 1_000,
-  }));
-  ({ browser, page } = await openPage(sandbox.url));
-}, patient(90_000));
-
-afterAll(async () => {
-  await browser?.close();
-  await bot?.stop();
-  await bot?.store.close();
-  await sandbox?.close();
-  await emulator?.close();
+const live = botInPage({
+  apiKey: API_KEY,
+  // Real time: each state lasts a second or more, long enough to be seen on the page.
+  emulatorSpeed: 1,
+  env: { AGENT_SUGGESTED_PROMPTS: JSON.stringify(PROMPTS) },
+  needsPersonMs: 1_000,
 });
 
 /** Saved for the run; the README's (`docs`) into docs/ too when UPDATE_DOCS_SCREENSHOT=1. */
 async function shot(name: string, docs = false) {
-  await screenshot(page, name);
+  await screenshot(live.page, name);
   if (docs && process.env.UPDATE_DOCS_SCREENSHOT === '1')
     copyFileSync(
       new URL(`../../test-results/browser/${name}.png`, import.meta.url).pathname,
@@ -54,8 +33,8 @@ async function shot(name: string, docs = false) {
 /** The conversation a suggested prompt started: its message, the card and thread under it, its session pill. */
 async function fromPrompt(index: number): Promise<{ conversation: Locator; pill: Locator }> {
   const prompt = PROMPTS[index] as { title: string; message: string };
-  await page.locator(`[data-testid="suggested-prompt"][data-prompt-index="${index}"]`).click();
-  const conversation = page.getByTestId('conversation').filter({ hasText: prompt.message }).last();
+  await live.page.locator(`[data-testid="suggested-prompt"][data-prompt-index="${index}"]`).click();
+  const conversation = live.page.getByTestId('conversation').filter({ hasText: prompt.message }).last();
   await conversation
     .getByTestId('thread')
     .getByText(/Started by/)
@@ -65,13 +44,13 @@ async function fromPrompt(index: number): Promise<{ conversation: Locator; pill:
 }
 
 const statusIs = (pill: Locator, status: string) =>
-  pill.and(page.locator(`[data-status="${status}"]`)).waitFor({ timeout: patient(30_000) });
+  pill.and(live.page.locator(`[data-status="${status}"]`)).waitFor({ timeout: patient(30_000) });
 
 describe('Slack’s agent surfaces in the page, with the real bot', () => {
   it('Messages tab prompt → suspended while it asks → answered → processing → done; Stop cancels another', async () => {
-    await actAsIn(page, 'U0ALICE');
-    await page.getByTestId('dm-tab').click();
-    const prompts = page.getByTestId('suggested-prompt');
+    await actAsIn(live.page, 'U0ALICE');
+    await live.page.getByTestId('dm-tab').click();
+    const prompts = live.page.getByTestId('suggested-prompt');
     await expect.poll(() => prompts.count(), { timeout: patient(15_000) }).toBe(PROMPTS.length);
     await shot('agent-messages-tab');
 
@@ -100,11 +79,11 @@ describe('Slack’s agent surfaces in the page, with the real bot', () => {
       .waitFor({ timeout: patient(20_000) });
     await statusIs(second.pill, 'closed');
     await shot('agent-stopped', true);
-    const stopped = (await bot.store.sessions.list({ startedBy: 'U0ALICE' })).find((s) =>
+    const stopped = (await live.bot.store.sessions.list({ startedBy: 'U0ALICE' })).find((s) =>
       s.goal.startsWith('scenario:long'),
     );
     await expect
-      .poll(async () => (await emulator.admin.session(stopped?.sessionId ?? ''))?.status, {
+      .poll(async () => (await live.emulator.admin.session(stopped?.sessionId ?? ''))?.status, {
         timeout: patient(20_000),
       })
       .toBe('cancelled');

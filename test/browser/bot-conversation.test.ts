@@ -1,56 +1,28 @@
-import type { SpawnedEmulator } from '@agent-sessions/emulator/testing';
-import type { RunningBot } from '@agent-sessions/slack-bot';
-import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { patient } from '../support/patience.js';
-import {
-  actAs as actAsIn,
-  openPage,
-  requireChromium,
-  screenshot,
-  startBotWithSandbox,
-  write as writeIn,
-} from './page.js';
+import { actAs as actAsIn, botInPage, screenshot, write as writeIn } from './page.js';
 
 // The bot as someone you talk to, in the page with the real bot: mention it in a thread of a discussion, see
 // the card in that thread with the discussion as context, reply to steer it, answer its question by
 // replying, press 👍 on the report.
 const API_KEY = 'emu_browser_conv_key_8d21';
 
-let emulator: SpawnedEmulator;
-let sandbox: RunningSandbox;
-let bot: RunningBot;
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  requireChromium();
-  ({ emulator, sandbox, bot } = await startBotWithSandbox({
-    apiKey: API_KEY,
-    // Real time: the scenario asks its question ~5 s in, time enough to steer it by a reply first.
-    emulatorSpeed: 1,
-    // Slack's rate limits off: the bot does not pace itself yet (bot-outbound).
-    sandbox: { rateLimits: false },
-    needsPersonMs: 1_000,
-  }));
-  ({ browser, page } = await openPage(sandbox.url));
-}, patient(90_000));
-
-afterAll(async () => {
-  await browser?.close();
-  await bot?.stop();
-  await bot?.store.close();
-  await sandbox?.close();
-  await emulator?.close();
+const live = botInPage({
+  apiKey: API_KEY,
+  // Real time: the scenario asks its question ~5 s in, time enough to steer it by a reply first.
+  emulatorSpeed: 1,
+  // Slack's rate limits off: the bot does not pace itself yet (bot-outbound).
+  sandbox: { rateLimits: false },
+  needsPersonMs: 1_000,
 });
 
-const shot = (name: string) => screenshot(page, name);
-const write = (text: string) => writeIn(page, text);
-const actAs = (userId: string) => actAsIn(page, userId);
+const shot = (name: string) => screenshot(live.page, name);
+const write = (text: string) => writeIn(live.page, text);
+const actAs = (userId: string) => actAsIn(live.page, userId);
 async function replyIn(conversation: Locator, text: string) {
   await conversation.getByTestId('reply-in-thread').first().click();
-  await page.getByTestId('reply-chip').waitFor();
+  await live.page.getByTestId('reply-chip').waitFor();
   await write(text);
   await conversation.getByTestId('thread').getByText(text).first().waitFor();
 }
@@ -61,13 +33,13 @@ describe('the bot in conversation, in the page', () => {
   it('mention in a discussion’s thread → card with context → steer by reply → answer by reply → 👍', async () => {
     await actAs('U0BOB');
     await write('The release is blocked: nobody has named it yet');
-    const conversation = page
+    const conversation = live.page
       .getByTestId('conversation')
       .filter({ hasText: 'The release is blocked' })
       .last();
     await actAs('U0CAROL');
     await replyIn(conversation, 'Last time we used a star name');
-    await page.locator('#reply-cancel').click();
+    await live.page.locator('#reply-cancel').click();
 
     await actAs('U0ALICE');
     await replyIn(conversation, '@agents scenario:free_text prepare the release');
@@ -99,7 +71,7 @@ describe('the bot in conversation, in the page', () => {
     await write('Vega');
     const answer = thread
       .getByTestId('message')
-      .filter({ has: page.getByText('Vega', { exact: true }) })
+      .filter({ has: live.page.getByText('Vega', { exact: true }) })
       .first();
     await reaction(answer, 'white_check_mark');
     await thread
@@ -112,16 +84,16 @@ describe('the bot in conversation, in the page', () => {
     const thumbsUp = thread.getByTestId('feedback').filter({ hasText: '👍' }).last();
     await thumbsUp.waitFor({ timeout: patient(20_000) });
     await thumbsUp.click();
-    await page.locator('.ephemeral').filter({ hasText: 'Thanks — noted 👍' }).waitFor();
+    await live.page.locator('.ephemeral').filter({ hasText: 'Thanks — noted 👍' }).waitFor();
     await expect
       .poll(
         async () =>
-          (await (await fetch(`${bot.url}/metrics`)).text()).match(
+          (await (await fetch(`${live.bot.url}/metrics`)).text()).match(
             /agent_report_feedback_total\{value="good"\} (\d+)/,
           )?.[1],
       )
       .toBe('1');
-    await page.locator('#reply-cancel').click();
+    await live.page.locator('#reply-cancel').click();
     await shot('bot-conversation-feedback');
   });
 });

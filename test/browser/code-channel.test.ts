@@ -1,53 +1,31 @@
-import type { SpawnedEmulator } from '@agent-sessions/emulator/testing';
-import type { RunningBot } from '@agent-sessions/slack-bot';
-import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { patient } from '../support/patience.js';
-import { actAs, openPage, requireChromium, screenshot, startBotWithSandbox, write } from './page.js';
+import { actAs, botInPage, screenshot, write } from './page.js';
 
 // A session in a channel of its own (Slack Code), as the page shows it with the real bot: started with
 // --channel, its context bar and tabs, its question answered by a message in the channel, the channel
 // archived at the end and the summary back in the origin thread.
 const API_KEY = 'emu_browser_code_channel_9d1e';
 
-let emulator: SpawnedEmulator;
-let sandbox: RunningSandbox;
-let bot: RunningBot;
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  requireChromium();
-  ({ emulator, sandbox, bot } = await startBotWithSandbox({
-    apiKey: API_KEY,
-    emulatorSpeed: 2,
-    sandbox: { rateLimits: false },
-    needsPersonMs: 1_000,
-  }));
-  ({ browser, page } = await openPage(sandbox.url));
-  page.setDefaultTimeout(patient(20_000));
-}, patient(90_000));
-
-afterAll(async () => {
-  await browser?.close();
-  await bot?.stop();
-  await bot?.store.close();
-  await sandbox?.close();
-  await emulator?.close();
+const live = botInPage({
+  apiKey: API_KEY,
+  emulatorSpeed: 2,
+  sandbox: { rateLimits: false },
+  needsPersonMs: 1_000,
+  pageTimeoutMs: patient(20_000),
 });
 
 describe('a code channel in the page, with the real bot', () => {
   it('--channel → its own channel: bar, tabs, commands; the question answered there; archived, summary back', async () => {
-    await actAs(page, 'U0ALICE');
-    await page.locator('[data-channel-id="C0AGENTS"]').click();
-    await write(page, '/agent start --channel scenario:free_text prepare the release');
-    const record = await sandbox.workspace.waitFor(() => sandbox.workspace.codeChannels.all()[0], {
+    await actAs(live.page, 'U0ALICE');
+    await live.page.locator('[data-channel-id="C0AGENTS"]').click();
+    await write(live.page, '/agent start --channel scenario:free_text prepare the release');
+    const record = await live.sandbox.workspace.waitFor(() => live.sandbox.workspace.codeChannels.all()[0], {
       what: 'the code channel',
       timeoutMs: patient(20_000),
     });
-    await page.locator(`[data-channel-id="${record.channelId}"]`).click();
-    const panel = page.getByTestId('code-channel');
+    await live.page.locator(`[data-channel-id="${record.channelId}"]`).click();
+    const panel = live.page.getByTestId('code-channel');
     await panel
       .getByTestId('cc-action')
       .first()
@@ -55,30 +33,30 @@ describe('a code channel in the page, with the real bot', () => {
     await expect.poll(() => panel.getByTestId('cc-command').count()).toBe(6);
 
     // The question comes in the channel itself; a plain message there answers it.
-    await page
+    await live.page
       .getByTestId('messages')
       .getByText('What should the release be called?')
       .first()
       .waitFor({ timeout: patient(30_000) });
-    await screenshot(page, 'code-channel-question');
-    await write(page, 'Aurora');
+    await screenshot(live.page, 'code-channel-question');
+    await write(live.page, 'Aurora');
 
     await panel.getByTestId('cc-archived').waitFor({ timeout: patient(45_000) });
-    await page.getByTestId('messages').getByText('Release "Aurora" prepared').first().waitFor();
+    await live.page.getByTestId('messages').getByText('Release "Aurora" prepared').first().waitFor();
     await panel.locator('[data-testid="cc-tab"][data-view-key="report"]').click();
     await panel.getByTestId('cc-canvas').getByText('Release "Aurora" prepared').waitFor();
     await panel.locator('[data-testid="cc-tab"][data-view-key="questions"]').click();
     await expect.poll(() => panel.getByTestId('cc-tab-body').textContent()).toMatch(/answered by/);
-    await screenshot(page, 'code-channel-archived');
+    await screenshot(live.page, 'code-channel-archived');
 
     // Back in the origin channel: the card's thread holds the summary Slack shared back.
-    await page.locator('[data-channel-id="C0AGENTS"]').click();
-    const shared = sandbox.workspace.codeChannels.get(record.channelId)?.sharedSummaryTs;
+    await live.page.locator('[data-channel-id="C0AGENTS"]').click();
+    const shared = live.sandbox.workspace.codeChannels.get(record.channelId)?.sharedSummaryTs;
     expect(shared).toEqual(expect.any(String));
-    const summaries = sandbox.workspace
+    const summaries = live.sandbox.workspace
       .replies('C0AGENTS', record.origin?.ts as string)
       .filter((m) => /Release "Aurora" prepared/.test(m.text ?? ''));
     expect(summaries).toHaveLength(1);
-    await page.getByTestId('messages').getByText('Release "Aurora" prepared').first().waitFor();
+    await live.page.getByTestId('messages').getByText('Release "Aurora" prepared').first().waitFor();
   });
 });

@@ -3,6 +3,7 @@ import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/te
 import { loadConfig, openStore, type RunningBot, startBot } from '@agent-sessions/slack-bot';
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '@agent-sessions/slack-sandbox';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { patient } from '../support/patience.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
@@ -98,4 +99,42 @@ export async function startBotWithSandbox(options: {
     await emulator.close();
     throw error;
   }
+}
+
+/** What a browser suite drives: the processes of `startBotWithSandbox` and Chromium open at the page. */
+export interface BotInPage {
+  emulator: SpawnedEmulator;
+  sandbox: RunningSandbox;
+  bot: RunningBot;
+  browser: Browser;
+  page: Page;
+}
+
+/**
+ * The suite's set-up, registered as its beforeAll/afterAll: the emulator, the sandbox and the bot started,
+ * Chromium open at the sandbox's page; all closed after the suite. The fields are set once beforeAll ran.
+ */
+export function botInPage(
+  options: Parameters<typeof startBotWithSandbox>[0] & {
+    /** Playwright's wait for every action on the page, when the default is too short. */
+    pageTimeoutMs?: number;
+  },
+): BotInPage {
+  const { pageTimeoutMs, ...start } = options;
+  const live = {} as Partial<BotInPage>;
+  beforeAll(async () => {
+    requireChromium();
+    Object.assign(live, await startBotWithSandbox(start));
+    const { browser, page } = await openPage((live.sandbox as RunningSandbox).url);
+    Object.assign(live, { browser, page });
+    if (pageTimeoutMs !== undefined) page.setDefaultTimeout(pageTimeoutMs);
+  }, patient(90_000));
+  afterAll(async () => {
+    await live.browser?.close();
+    await live.bot?.stop();
+    await live.bot?.store.close();
+    await live.sandbox?.close();
+    await live.emulator?.close();
+  });
+  return live as BotInPage;
 }

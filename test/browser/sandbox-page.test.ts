@@ -1,62 +1,34 @@
-import type { SpawnedEmulator } from '@agent-sessions/emulator/testing';
-import type { RunningBot } from '@agent-sessions/slack-bot';
-import type { RunningSandbox } from '@agent-sessions/slack-sandbox';
 import { LogLevel, WebClient } from '@slack/web-api';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { patient } from '../support/patience.js';
-import {
-  actAs as actAsIn,
-  openPage,
-  requireChromium,
-  screenshot,
-  startBotWithSandbox,
-  write as writeIn,
-} from './page.js';
+import { actAs as actAsIn, botInPage, screenshot, write as writeIn } from './page.js';
 
 // Everything real: the emulator process, the sandbox server, the bot, and Debian's headless Chromium
 // driving the sandbox's page, which talks only to the sandbox.
 const API_KEY = 'emu_browser_key_3e7a';
 
-let emulator: SpawnedEmulator;
-let sandbox: RunningSandbox;
-let bot: RunningBot;
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  requireChromium();
-  ({ emulator, sandbox, bot } = await startBotWithSandbox({
-    apiKey: API_KEY,
-    emulatorSpeed: 10,
-    env: { AGENT_APPROVERS: 'U0BOB' },
-    needsPersonMs: 2_000,
-  }));
-  ({ browser, page } = await openPage(sandbox.url));
-}, patient(90_000));
-
-afterAll(async () => {
-  await browser?.close();
-  await bot?.stop();
-  await bot?.store.close();
-  await sandbox?.close();
-  await emulator?.close();
+const live = botInPage({
+  apiKey: API_KEY,
+  emulatorSpeed: 10,
+  env: { AGENT_APPROVERS: 'U0BOB' },
+  needsPersonMs: 2_000,
 });
 
-const shot = (name: string) => screenshot(page, name);
-const write = (text: string) => writeIn(page, text);
-const actAs = (userId: string) => actAsIn(page, userId);
+const shot = (name: string) => screenshot(live.page, name);
+const write = (text: string) => writeIn(live.page, text);
+const actAs = (userId: string) => actAsIn(live.page, userId);
 
 /** The answer the service received to the first question of the session whose goal ends with `goal`. */
 async function answerReceived(goal: string): Promise<Record<string, unknown> | undefined> {
-  const session = (await emulator.admin.sessions()).find((s) => s.goal.endsWith(goal));
+  const session = (await live.emulator.admin.sessions()).find((s) => s.goal.endsWith(goal));
   return session?.humanInputs[0]?.answer;
 }
 
 /** Types `/agent start …` and returns the conversation (card + thread) it started. */
 async function start(goal: string): Promise<Locator> {
   await write(`/agent start ${goal}`);
-  const conversation = page.getByTestId('conversation').filter({ hasText: goal }).last();
+  const conversation = live.page.getByTestId('conversation').filter({ hasText: goal }).last();
   await conversation.waitFor();
   return conversation;
 }
@@ -78,10 +50,10 @@ describe('the sandbox page', () => {
     await shot('approval-completed');
     if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
       // The whole conversation, card first, for the README.
-      await page.setViewportSize({ width: 1280, height: 1180 });
-      await page.locator('#messages').evaluate((box) => box.scrollTo(0, 0));
-      await page.screenshot({ path: new URL('../../docs/sandbox.png', import.meta.url).pathname });
-      await page.setViewportSize({ width: 1280, height: 900 });
+      await live.page.setViewportSize({ width: 1280, height: 1180 });
+      await live.page.locator('#messages').evaluate((box) => box.scrollTo(0, 0));
+      await live.page.screenshot({ path: new URL('../../docs/sandbox.png', import.meta.url).pathname });
+      await live.page.setViewportSize({ width: 1280, height: 900 });
     }
   });
 
@@ -91,20 +63,20 @@ describe('the sandbox page', () => {
     await c.getByRole('button', { name: 'Approve' }).waitFor({ timeout: patient(20_000) });
     await actAs('U0CAROL');
     await c.getByRole('button', { name: 'Approve' }).click();
-    await page.getByText('Only visible to you').last().waitFor();
-    await expect.poll(() => page.locator('.ephemeral').last().textContent()).toContain('Only @alice');
+    await live.page.getByText('Only visible to you').last().waitFor();
+    await expect.poll(() => live.page.locator('.ephemeral').last().textContent()).toContain('Only @alice');
     await shot('refusal');
     expect(await c.getByRole('button', { name: 'Approve' }).count()).toBe(1);
     await actAs('U0ALICE');
-    expect(await page.getByText('Only visible to you').count()).toBe(0);
+    expect(await live.page.getByText('Only visible to you').count()).toBe(0);
   });
 
   it('a choice, from the scenario panel', async () => {
     await actAs('U0ALICE');
-    await page.getByTestId('scenario').selectOption('single_select');
-    await page.locator('#scenario-goal').fill('pick the environment');
-    await page.getByRole('button', { name: 'Start', exact: true }).click();
-    const c = page.getByTestId('conversation').filter({ hasText: 'pick the environment' }).last();
+    await live.page.getByTestId('scenario').selectOption('single_select');
+    await live.page.locator('#scenario-goal').fill('pick the environment');
+    await live.page.getByRole('button', { name: 'Start', exact: true }).click();
+    const c = live.page.getByTestId('conversation').filter({ hasText: 'pick the environment' }).last();
     await c.getByRole('button', { name: 'Canary (5% of traffic)' }).click({ timeout: patient(20_000) });
     await c.getByText(/^✅ .*answered: Canary/).waitFor();
     expect(await answerReceived('pick the environment')).toEqual({ choiceId: 'canary' });
@@ -127,7 +99,7 @@ describe('the sandbox page', () => {
     await actAs('U0BOB');
     const c = await start('scenario:free_text name it');
     await c.getByRole('button', { name: 'Answer' }).click({ timeout: patient(20_000) });
-    const modal = page.getByTestId('modal');
+    const modal = live.page.getByTestId('modal');
     await modal.waitFor();
     await modal.getByRole('button', { name: 'Send' }).click();
     await modal.getByRole('alert').waitFor();
@@ -146,16 +118,16 @@ describe('the sandbox page', () => {
     await actAs('U0CAROL');
     await write('/agent help');
     await expect
-      .poll(() => page.locator('.ephemeral').last().textContent(), { timeout: patient(10_000) })
+      .poll(() => live.page.locator('.ephemeral').last().textContent(), { timeout: patient(10_000) })
       .toContain('/agent redirect');
     await actAs('U0ALICE');
-    expect(await page.locator('.ephemeral').filter({ hasText: '/agent redirect' }).count()).toBe(0);
+    expect(await live.page.locator('.ephemeral').filter({ hasText: '/agent redirect' }).count()).toBe(0);
   });
 
   it('the start form keeps what was typed when a field is refused', async () => {
     await actAs('U0ALICE');
     await write('/agent start');
-    const modal = page.getByTestId('modal');
+    const modal = live.page.getByTestId('modal');
     await modal.waitFor();
     const goal = modal.locator('[data-block="goal"] textarea');
     const context = modal.locator('[data-block="context"] textarea');
@@ -169,7 +141,7 @@ describe('the sandbox page', () => {
     await context.fill('{"repo": "acme/api"}');
     await modal.getByRole('button', { name: 'Start' }).click();
     await modal.waitFor({ state: 'detached' });
-    const c = page.getByTestId('conversation').filter({ hasText: 'from the form' }).last();
+    const c = live.page.getByTestId('conversation').filter({ hasText: 'from the form' }).last();
     await c
       .getByText('Completed')
       .first()
@@ -187,16 +159,17 @@ describe('the sandbox page', () => {
     await c.getByRole('button', { name: 'Resume' }).click();
     await c.getByRole('button', { name: 'Pause' }).waitFor({ timeout: patient(20_000) });
     await c.getByRole('button', { name: 'Cancel', exact: true }).click();
-    const dialog = page.getByRole('dialog');
+    const dialog = live.page.getByRole('dialog');
     await dialog.getByText('Cancel this session?').waitFor();
     await shot('cancel-confirm');
-    const signals = async () => (await emulator.admin.stats()).requests['POST /v1/sessions/:id/signal'] ?? 0;
+    const signals = async () =>
+      (await live.emulator.admin.stats()).requests['POST /v1/sessions/:id/signal'] ?? 0;
     const signalled = await signals();
     await dialog.getByRole('button', { name: 'Keep running' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect(await c.getByRole('button', { name: 'Pause' }).count()).toBe(1);
     await c.getByRole('button', { name: 'Cancel', exact: true }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Cancel session' }).click();
+    await live.page.getByRole('dialog').getByRole('button', { name: 'Cancel session' }).click();
     await c
       .getByText('Cancelled')
       .first()
@@ -208,7 +181,7 @@ describe('the sandbox page', () => {
 
   it('the emulator panel lists the sessions; clicking one brings its card into view', async () => {
     await actAs('U0ALICE');
-    const first = page.getByTestId('conversation').first();
+    const first = live.page.getByTestId('conversation').first();
     // The card's context line alone: the page's text runs blocks together ("…sess_abcLatest decision…").
     const context = await first
       .getByText(/Started by .* session/)
@@ -218,7 +191,7 @@ describe('the sandbox page', () => {
     expect(id).toMatch(/^sess_/);
     const above = await first.boundingBox();
     expect(above && above.y + above.height).toBeLessThan(0);
-    await page.locator(`[data-session-id="${id}"]`).click({ timeout: patient(10_000) });
+    await live.page.locator(`[data-session-id="${id}"]`).click({ timeout: patient(10_000) });
     const box = await first.boundingBox();
     expect(box?.y).toBeGreaterThanOrEqual(0);
     expect(box?.y).toBeLessThan(900);
@@ -227,34 +200,34 @@ describe('the sandbox page', () => {
 
   it('a private channel: refused until the bot is invited with /invite, then the session starts there', async () => {
     await actAs('U0ALICE');
-    await page.locator('[data-channel-id="G0PRIVATE"]').click();
+    await live.page.locator('[data-channel-id="G0PRIVATE"]').click();
     await write('/agent start scenario:complete audit the keys');
-    await page
+    await live.page
       .locator('.ephemeral')
       .filter({ hasText: 'invite me first' })
       .waitFor({ timeout: patient(10_000) });
     await shot('private-refused');
     await write('/invite @agents');
-    await page.getByText('has joined the channel').waitFor();
+    await live.page.getByText('has joined the channel').waitFor();
     await write('/agent start scenario:complete audit the keys');
-    const c = page.getByTestId('conversation').filter({ hasText: 'audit the keys' }).last();
+    const c = live.page.getByTestId('conversation').filter({ hasText: 'audit the keys' }).last();
     await c
       .getByText('Completed')
       .first()
       .waitFor({ timeout: patient(20_000) });
     // The refused start started nothing: one session, in the private channel.
-    const started = (await emulator.admin.sessions()).filter((s) => s.goal.endsWith('audit the keys'));
+    const started = (await live.emulator.admin.sessions()).filter((s) => s.goal.endsWith('audit the keys'));
     expect(started).toHaveLength(1);
     expect(
-      sandbox.workspace.messages.get('G0PRIVATE')?.some((m) => /audit the keys/.test(m.text ?? '')),
+      live.sandbox.workspace.messages.get('G0PRIVATE')?.some((m) => /audit the keys/.test(m.text ?? '')),
     ).toBe(true);
-    await page.locator('[data-channel-id="C0AGENTS"]').click();
+    await live.page.locator('[data-channel-id="C0AGENTS"]').click();
   });
 
   it('App Home lists the viewer’s sessions', async () => {
     await actAs('U0ALICE');
-    await page.getByTestId('home-tab').click();
-    const home = page.getByTestId('home');
+    await live.page.getByTestId('home-tab').click();
+    const home = live.page.getByTestId('home');
     await home.getByText('ship the release notes').waitFor();
     await shot('home');
     // Alice's, not the session Bob started.
@@ -265,17 +238,17 @@ describe('the sandbox page', () => {
   it('the event log shows an injected failure and a rate-limited call, with its Retry-After', async () => {
     await actAs('U0ALICE');
     // The bot's own card post in #general fails as Slack would fail it.
-    sandbox.failNext({ method: 'chat.postMessage', channel: 'C0GENERAL', error: 'is_archived' });
-    await page.locator('[data-channel-id="C0GENERAL"]').click();
+    live.sandbox.failNext({ method: 'chat.postMessage', channel: 'C0GENERAL', error: 'is_archived' });
+    await live.page.locator('[data-channel-id="C0GENERAL"]').click();
     await write('/agent start scenario:complete archived channel');
-    const injected = page.getByTestId('api-call').filter({ hasText: 'is_archived' }).first();
+    const injected = live.page.getByTestId('api-call').filter({ hasText: 'is_archived' }).first();
     await injected.waitFor({ timeout: patient(10_000) });
     expect(await injected.textContent()).toContain('injected');
     expect(await injected.getAttribute('data-outcome')).toBe('failed');
 
     // Posting faster than Slack allows in one channel: a 429 comes back, and the page shows it.
-    const web = new WebClient(sandbox.botToken, {
-      slackApiUrl: sandbox.apiUrl,
+    const web = new WebClient(live.sandbox.botToken, {
+      slackApiUrl: live.sandbox.apiUrl,
       retryConfig: { retries: 0 },
       rejectRateLimitedCalls: true,
       logLevel: LogLevel.ERROR,
@@ -288,17 +261,17 @@ describe('the sandbox page', () => {
       );
     expect(limited).toBe(true);
     // The bot may meet 429s of its own in #agents meanwhile: this one is in #general.
-    const refused = page
+    const refused = live.page
       .locator('[data-testid="api-call"][data-outcome="ratelimited"]')
       .filter({ hasText: 'C0GENERAL' })
       .first();
     await refused.waitFor({ timeout: patient(10_000) });
     expect(await refused.textContent()).toMatch(/chat\.postMessage C0GENERAL\s+→ 429 ratelimited/);
     expect(await refused.textContent()).toContain('Retry-After: 1s');
-    await page.getByTestId('log-failures').check();
-    expect(await page.locator('[data-testid="api-call"][data-outcome="ok"]').count()).toBe(0);
+    await live.page.getByTestId('log-failures').check();
+    expect(await live.page.locator('[data-testid="api-call"][data-outcome="ok"]').count()).toBe(0);
     await shot('event-log');
-    await page.getByTestId('log-failures').uncheck();
-    await page.locator('[data-channel-id="C0AGENTS"]').click();
+    await live.page.getByTestId('log-failures').uncheck();
+    await live.page.locator('[data-channel-id="C0AGENTS"]').click();
   });
 });

@@ -1,47 +1,26 @@
 import { readFileSync } from 'node:fs';
-import type { SpawnedEmulator } from '@agent-sessions/emulator/testing';
-import type { RunningBot } from '@agent-sessions/slack-bot';
-import { functionsFromManifest, type RunningSandbox } from '@agent-sessions/slack-sandbox';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionsFromManifest } from '@agent-sessions/slack-sandbox';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { patient } from '../support/patience.js';
-import { openPage, requireChromium, screenshot, startBotWithSandbox } from './page.js';
+import { botInPage, screenshot } from './page.js';
 
 // A Workflow Builder workflow on the sandbox's page, with the real bot: the form runs "Run an agent
 // session", the run shows the step's outputs, and the next step posts them in the channel.
 const API_KEY = 'emu_browser_workflow_key_4c7e';
 const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8'));
 
-let emulator: SpawnedEmulator;
-let sandbox: RunningSandbox;
-let bot: RunningBot;
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  requireChromium();
-  ({ emulator, sandbox, bot } = await startBotWithSandbox({
-    apiKey: API_KEY,
-    emulatorSpeed: 10,
-    sandbox: { rateLimits: false, functions: functionsFromManifest(manifest) },
-    env: { WORKFLOW_STEP_CHECK_EVERY: '200ms' },
-    needsPersonMs: 1_000,
-  }));
-  ({ browser, page } = await openPage(sandbox.url));
-}, patient(90_000));
-
-afterAll(async () => {
-  await browser?.close();
-  await bot?.stop();
-  await bot?.store.close();
-  await sandbox?.close();
-  await emulator?.close();
+const live = botInPage({
+  apiKey: API_KEY,
+  emulatorSpeed: 10,
+  sandbox: { rateLimits: false, functions: functionsFromManifest(manifest) },
+  env: { WORKFLOW_STEP_CHECK_EVERY: '200ms' },
+  needsPersonMs: 1_000,
 });
 
 describe('a workflow in the page', () => {
   it('runs the step from its form, shows its outputs, and posts them in the channel', async () => {
-    const panel = page.getByTestId('workflows-panel');
+    const panel = live.page.getByTestId('workflows-panel');
     await panel.waitFor();
     const form = panel.locator('[data-testid="workflow-form"][data-callback-id="run_agent_session"]');
     await form.locator('input[name="goal"]').fill('scenario:complete notes from a workflow');
@@ -54,7 +33,7 @@ describe('a workflow in the page', () => {
     expect(outputs).toMatch(/status\s+completed/);
     expect(outputs).toMatch(/notes from a workflow/);
     expect(outputs).toMatch(/permalink\s+http/);
-    await page.getByTestId('messages').getByText('step "Run an agent session" finished').waitFor();
-    await screenshot(page, 'workflow-panel');
+    await live.page.getByTestId('messages').getByText('step "Run an agent session" finished').waitFor();
+    await screenshot(live.page, 'workflow-panel');
   });
 });
