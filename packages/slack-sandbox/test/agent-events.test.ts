@@ -1,19 +1,10 @@
-import type { App } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type RunningSandbox, type SlackDriver, startSandbox } from '../src/index.js';
-import { boltApp, driveBolt } from './bolt-app.js';
+import { boltInSandbox } from './bolt-app.js';
 
 // Slack's Stop button and the Messages tab, as a real Bolt app receives them: agent_session_stopped and
 // app_home_opened (tab: messages) through the Events API, signed, and a suggested prompt clicked.
-let sandbox: RunningSandbox;
-let app: App;
-let driver: SlackDriver;
-const received: Array<Record<string, unknown>> = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ rateLimits: false });
-  app = boltApp(sandbox);
+const bolt = boltInSandbox((app, received) => {
   app.event('agent_session_stopped', async ({ event, client }) => {
     received.push(event as unknown as Record<string, unknown>);
     const e = event as unknown as { channel: string; thread_ts: string };
@@ -37,16 +28,12 @@ beforeAll(async () => {
   app.message(async ({ message }) => {
     received.push(message as unknown as Record<string, unknown>);
   });
-  driver = await driveBolt(sandbox, app);
 });
-afterAll(async () => {
-  await app?.stop();
-  await sandbox?.close();
-});
+const { received } = bolt;
 
 async function processingSession(): Promise<{ root: string; stream: string }> {
-  const root = sandbox.workspace.post({ channel: 'C0AGENTS', user: 'U0ALICE', text: 'please work' }).ts;
-  const client = app.client;
+  const root = bolt.sandbox.workspace.post({ channel: 'C0AGENTS', user: 'U0ALICE', text: 'please work' }).ts;
+  const client = bolt.app.client;
   await client.agents.sessions.setStatus({ channel_id: 'C0AGENTS', thread_ts: root, status: 'processing' });
   const stream = await client.chat.startStream({
     channel: 'C0AGENTS',
@@ -61,7 +48,7 @@ async function processingSession(): Promise<{ root: string; stream: string }> {
 describe("Slack's Stop button", () => {
   it('stops the open streams and sends agent_session_stopped; the status stays until the app sets it', async () => {
     const { root, stream } = await processingSession();
-    const stop = await driver.stopAgentSession({ channel: 'C0AGENTS', threadTs: root, user: 'U0BOB' });
+    const stop = await bolt.driver.stopAgentSession({ channel: 'C0AGENTS', threadTs: root, user: 'U0BOB' });
     expect(stop.deliveries.map((d) => d.status)).toEqual([200]);
     expect(stop.event).toEqual({
       type: 'agent_session_stopped',
@@ -77,62 +64,62 @@ describe("Slack's Stop button", () => {
       streaming_message_ts: [stream],
     });
     // Slack did not change the status; the app did (to closed) in its handler, after acking.
-    await sandbox.agent.waitForStatus('C0AGENTS', root, 'closed');
-    expect(sandbox.agent.session('C0AGENTS', root)?.history.map((h) => h.status)).toEqual([
+    await bolt.sandbox.agent.waitForStatus('C0AGENTS', root, 'closed');
+    expect(bolt.sandbox.agent.session('C0AGENTS', root)?.history.map((h) => h.status)).toEqual([
       'processing',
       'closed',
     ]);
-    expect(sandbox.agent.stops.at(-1)).toMatchObject({ user: 'U0BOB', streamingMessageTs: [stream] });
+    expect(bolt.sandbox.agent.stops.at(-1)).toMatchObject({ user: 'U0BOB', streamingMessageTs: [stream] });
     // The stopped stream takes no appends, but the app may still close it.
-    const err = await app.client.chat
+    const err = await bolt.app.client.chat
       .appendStream({ channel: 'C0AGENTS', ts: stream, markdown_text: 'more' })
       .catch((e: { data: unknown }) => e.data);
     expect(err).toMatchObject({ error: 'stopped_by_user' });
-    expect((await app.client.chat.stopStream({ channel: 'C0AGENTS', ts: stream })).ok).toBe(true);
+    expect((await bolt.app.client.chat.stopStream({ channel: 'C0AGENTS', ts: stream })).ok).toBe(true);
   });
 
   it('is there only while processing, and only for an app subscribed to the event', async () => {
     const { root } = await processingSession();
-    await app.client.agents.sessions.setStatus({
+    await bolt.app.client.agents.sessions.setStatus({
       channel_id: 'C0AGENTS',
       thread_ts: root,
       status: 'suspended',
     });
     await expect(
-      driver.stopAgentSession({ channel: 'C0AGENTS', threadTs: root, user: 'U0ALICE' }),
+      bolt.driver.stopAgentSession({ channel: 'C0AGENTS', threadTs: root, user: 'U0ALICE' }),
     ).rejects.toThrow('Slack shows Stop only while processing; this session is suspended');
-    await app.client.agents.sessions.setStatus({
+    await bolt.app.client.agents.sessions.setStatus({
       channel_id: 'C0AGENTS',
       thread_ts: root,
       status: 'processing',
     });
     // Someone who can't see a DM has no Stop button in it.
-    sandbox.workspace.channel('U0ALICE');
-    const dmRoot = sandbox.workspace.post({ channel: 'D0ALICE', user: 'U0ALICE', text: 'hi' }).ts;
-    await app.client.agents.sessions.setStatus({
+    bolt.sandbox.workspace.channel('U0ALICE');
+    const dmRoot = bolt.sandbox.workspace.post({ channel: 'D0ALICE', user: 'U0ALICE', text: 'hi' }).ts;
+    await bolt.app.client.agents.sessions.setStatus({
       channel_id: 'D0ALICE',
       thread_ts: dmRoot,
       status: 'processing',
     });
     await expect(
-      driver.stopAgentSession({ channel: 'D0ALICE', threadTs: dmRoot, user: 'U0BOB' }),
+      bolt.driver.stopAgentSession({ channel: 'D0ALICE', threadTs: dmRoot, user: 'U0BOB' }),
     ).rejects.toThrow('U0BOB cannot see D0ALICE');
-    sandbox.setAgentFeatures('on', { stopEventSubscribed: false });
+    bolt.sandbox.setAgentFeatures('on', { stopEventSubscribed: false });
     try {
       await expect(
-        driver.stopAgentSession({ channel: 'C0AGENTS', threadTs: root, user: 'U0ALICE' }),
+        bolt.driver.stopAgentSession({ channel: 'C0AGENTS', threadTs: root, user: 'U0ALICE' }),
       ).rejects.toThrow('does not subscribe to agent_session_stopped');
     } finally {
-      sandbox.setAgentFeatures('on', { stopEventSubscribed: true });
+      bolt.sandbox.setAgentFeatures('on', { stopEventSubscribed: true });
     }
   });
 
   it('reaches a bot in Socket Mode as an events_api envelope', async () => {
     const { root } = await processingSession();
     const opened = (await (
-      await fetch(`${sandbox.apiUrl}apps.connections.open`, {
+      await fetch(`${bolt.sandbox.apiUrl}apps.connections.open`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${sandbox.appToken}` },
+        headers: { authorization: `Bearer ${bolt.sandbox.appToken}` },
       })
     ).json()) as { url: string };
     const ws = new WebSocket(opened.url);
@@ -145,7 +132,9 @@ describe("Slack's Stop button", () => {
     });
     await new Promise((r) => ws.once('open', r));
     try {
-      await sandbox.socketDriver().stopAgentSession({ channel: 'C0AGENTS', threadTs: root, user: 'U0ALICE' });
+      await bolt.sandbox
+        .socketDriver()
+        .stopAgentSession({ channel: 'C0AGENTS', threadTs: root, user: 'U0ALICE' });
       expect(payloads[0]).toMatchObject({
         type: 'event_callback',
         team_id: 'T0SANDBOX',
@@ -159,7 +148,7 @@ describe("Slack's Stop button", () => {
 
 describe('the Messages tab (agent view)', () => {
   it('opening it sends app_home_opened with tab messages; a suggested prompt becomes a new DM thread', async () => {
-    const opened = await driver.openMessagesTab({ user: 'U0CAROL' });
+    const opened = await bolt.driver.openMessagesTab({ user: 'U0CAROL' });
     expect(opened.deliveries.map((d) => d.status)).toEqual([200]);
     expect(received.at(-1)).toMatchObject({
       type: 'app_home_opened',
@@ -167,28 +156,30 @@ describe('the Messages tab (agent view)', () => {
       channel: 'D0CAROL',
       tab: 'messages',
     });
-    await sandbox.workspace.waitFor(() => sandbox.agent.prompts('D0CAROL'));
-    expect(sandbox.agent.prompts('D0CAROL')?.prompts.map((p) => p.title)).toEqual([
+    await bolt.sandbox.workspace.waitFor(() => bolt.sandbox.agent.prompts('D0CAROL'));
+    expect(bolt.sandbox.agent.prompts('D0CAROL')?.prompts.map((p) => p.title)).toEqual([
       'Release notes',
       'Approval',
     ]);
-    const said = await driver.clickSuggestedPrompt({ user: 'U0CAROL', title: 'Approval' });
+    const said = await bolt.driver.clickSuggestedPrompt({ user: 'U0CAROL', title: 'Approval' });
     expect(said.message).toMatchObject({
       channel: 'D0CAROL',
       user: 'U0CAROL',
       text: 'start scenario:approval deploy',
     });
     expect(said.message.thread_ts).toBeUndefined();
-    await sandbox.workspace.waitFor(() => received.find((e) => e.text === 'start scenario:approval deploy'));
+    await bolt.sandbox.workspace.waitFor(() =>
+      received.find((e) => e.text === 'start scenario:approval deploy'),
+    );
     expect(received.at(-1)).toMatchObject({
       type: 'message',
       channel_type: 'im',
       text: 'start scenario:approval deploy',
     });
-    const second = await driver.clickSuggestedPrompt({ user: 'U0CAROL' });
+    const second = await bolt.driver.clickSuggestedPrompt({ user: 'U0CAROL' });
     expect(second.message.text).toBe('ship the release notes');
     expect(second.message.ts).not.toBe(said.message.ts);
-    expect(() => driver.clickSuggestedPrompt({ user: 'U0CAROL', index: 5 })).toThrow(
+    expect(() => bolt.driver.clickSuggestedPrompt({ user: 'U0CAROL', index: 5 })).toThrow(
       'no suggested prompt #5',
     );
   });

@@ -1,19 +1,10 @@
-import type { App } from '@slack/bolt';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSandbox, type SlackDriver, startSandbox } from '../src/index.js';
-import { boltApp, driveBolt } from './bolt-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { boltInSandbox } from './bolt-app.js';
 
 // agents.conversations.* (code channels), driven by Slack's own WebClient through a real Bolt app, answered
 // with the errors and limits Slack's reference pages give; the context bar's action and a channel command
 // as the app receives them; the switch that makes the workspace refuse code channels.
-let sandbox: RunningSandbox;
-let app: App;
-let driver: SlackDriver;
-const received: Array<Record<string, unknown>> = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ rateLimits: false });
-  app = boltApp(sandbox);
+const bolt = boltInSandbox((app, received) => {
   app.event('code_channel_action', async ({ event }) => {
     received.push({ ...event });
   });
@@ -21,14 +12,10 @@ beforeAll(async () => {
     await ack();
     received.push({ command: command.command, text: command.text, channel: command.channel_id });
   });
-  driver = await driveBolt(sandbox, app);
 });
-afterAll(async () => {
-  await app?.stop();
-  await sandbox?.close();
-});
+const { received } = bolt;
 beforeEach(() => {
-  sandbox.workspace.codeChannels.configure('on');
+  bolt.sandbox.workspace.codeChannels.configure('on');
 });
 
 const slackError = async (call: Promise<unknown>) =>
@@ -36,8 +23,12 @@ const slackError = async (call: Promise<unknown>) =>
 
 /** A card-like message in C0AGENTS and a code channel made from it for `sessionId`. */
 async function codeChannel(sessionId: string): Promise<{ channel: string; origin: string }> {
-  const origin = sandbox.workspace.post({ channel: 'C0AGENTS', user: 'U0ALICE', text: 'fix the build' }).ts;
-  const created = await app.client.agents.conversations.create({
+  const origin = bolt.sandbox.workspace.post({
+    channel: 'C0AGENTS',
+    user: 'U0ALICE',
+    text: 'fix the build',
+  }).ts;
+  const created = await bolt.app.client.agents.conversations.create({
     name: 'fix the build',
     session_id: sessionId,
     origin_channel_id: 'C0AGENTS',
@@ -49,24 +40,26 @@ async function codeChannel(sessionId: string): Promise<{ channel: string; origin
 describe('agents.conversations.create', () => {
   it('makes a channel linked to its origin, its author invited, the same one again for the same session', async () => {
     const { channel, origin } = await codeChannel('ses_one');
-    const record = sandbox.workspace.codeChannels.get(channel);
+    const record = bolt.sandbox.workspace.codeChannels.get(channel);
     expect(record).toMatchObject({ sessionId: 'ses_one', origin: { channel_id: 'C0AGENTS', ts: origin } });
-    expect(sandbox.workspace.members(channel)).toEqual(expect.arrayContaining(['U0ALICE']));
-    const again = await app.client.agents.conversations.create({ name: 'other', session_id: 'ses_one' });
+    expect(bolt.sandbox.workspace.members(channel)).toEqual(expect.arrayContaining(['U0ALICE']));
+    const again = await bolt.app.client.agents.conversations.create({ name: 'other', session_id: 'ses_one' });
     expect(again.channel_id).toBe(channel);
-    expect(sandbox.workspace.codeChannels.all().filter((c) => c.sessionId === 'ses_one')).toHaveLength(1);
+    expect(bolt.sandbox.workspace.codeChannels.all().filter((c) => c.sessionId === 'ses_one')).toHaveLength(
+      1,
+    );
   });
 
   it('refuses a half origin, a missing name without one, an unknown origin message', async () => {
     const half = await slackError(
-      app.client.agents.conversations.create({ name: 'x', origin_channel_id: 'C0AGENTS' }),
+      bolt.app.client.agents.conversations.create({ name: 'x', origin_channel_id: 'C0AGENTS' }),
     );
     expect(half).toMatchObject({ error: 'invalid_arguments' });
     expect(JSON.stringify(half)).toContain('origin_channel_id and origin_message_ts must be given together');
-    const nameless = await slackError(app.client.agents.conversations.create({ name: '' }));
+    const nameless = await slackError(bolt.app.client.agents.conversations.create({ name: '' }));
     expect(JSON.stringify(nameless)).toContain('missing required field: name');
     const gone = await slackError(
-      app.client.agents.conversations.create({
+      bolt.app.client.agents.conversations.create({
         name: 'x',
         origin_channel_id: 'C0AGENTS',
         origin_message_ts: '1.000001',
@@ -76,8 +69,8 @@ describe('agents.conversations.create', () => {
   });
 
   it('a workspace that refuses code channels answers missing_scope, naming the scope', async () => {
-    sandbox.workspace.codeChannels.configure('off');
-    const refused = await slackError(app.client.agents.conversations.create({ name: 'x' }));
+    bolt.sandbox.workspace.codeChannels.configure('off');
+    const refused = await slackError(bolt.app.client.agents.conversations.create({ name: 'x' }));
     expect(refused).toMatchObject({ ok: false, error: 'missing_scope', needed: 'code_channels:manage' });
   });
 });
@@ -87,31 +80,31 @@ describe('setProperties, setView, setCommands, setCanvasContent', () => {
     const { channel } = await codeChannel('ses_bar');
     const item = (key: string) => ({ key, label: key, item_type: 'info' });
     const six = await slackError(
-      app.client.agents.conversations.setProperties({
+      bolt.app.client.agents.conversations.setProperties({
         channel_id: channel,
         code_channel: { context_bar_items: ['a', 'b', 'c', 'd', 'e', 'f'].map(item) },
       }),
     );
     expect(JSON.stringify(six)).toContain('context_bar_items must have at most 5 items, got 6');
     const icon = await slackError(
-      app.client.agents.conversations.setProperties({
+      bolt.app.client.agents.conversations.setProperties({
         channel_id: channel,
         code_channel: { context_bar_items: [{ key: 'k', label: 'l', icon: 'rocket' }] },
       }),
     );
     expect(JSON.stringify(icon)).toContain('context_bar_items[0].icon must be one of branch');
-    await app.client.agents.conversations.setProperties({
+    await bolt.app.client.agents.conversations.setProperties({
       channel_id: channel,
       code_channel: {
         context_bar_items: [item('status'), { key: 'cancel', label: 'Cancel', item_type: 'action' }],
       },
     });
-    expect(sandbox.workspace.codeChannels.get(channel)?.contextBar.map((i) => i.key)).toEqual([
+    expect(bolt.sandbox.workspace.codeChannels.get(channel)?.contextBar.map((i) => i.key)).toEqual([
       'status',
       'cancel',
     ]);
     const plain = await slackError(
-      app.client.agents.conversations.setProperties({ channel_id: 'C0AGENTS', code_channel: {} }),
+      bolt.app.client.agents.conversations.setProperties({ channel_id: 'C0AGENTS', code_channel: {} }),
     );
     expect(plain).toMatchObject({ error: 'not_agent_channel' });
   });
@@ -119,13 +112,13 @@ describe('setProperties, setView, setCommands, setCanvasContent', () => {
   it('upserts views by view_key, checks each kind, caps content and the number of views', async () => {
     const { channel } = await codeChannel('ses_views');
     const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: 'Plan' } }];
-    await app.client.agents.conversations.setView({
+    await bolt.app.client.agents.conversations.setView({
       channel_id: channel,
       type: 'block_kit',
       view_key: 'plan',
       blocks,
     });
-    const second = await app.client.agents.conversations.setView({
+    const second = await bolt.app.client.agents.conversations.setView({
       channel_id: channel,
       type: 'block_kit',
       view_key: 'plan',
@@ -133,15 +126,15 @@ describe('setProperties, setView, setCommands, setCanvasContent', () => {
     });
     expect(second.content_version).toBe(2);
     const keyless = await slackError(
-      app.client.agents.conversations.setView({ channel_id: channel, type: 'block_kit', blocks }),
+      bolt.app.client.agents.conversations.setView({ channel_id: channel, type: 'block_kit', blocks }),
     );
     expect(JSON.stringify(keyless)).toContain('view_key is required for a block_kit view');
     const kind = await slackError(
-      app.client.agents.conversations.setView({ channel_id: channel, type: 'video', view_key: 'v' }),
+      bolt.app.client.agents.conversations.setView({ channel_id: channel, type: 'video', view_key: 'v' }),
     );
     expect(JSON.stringify(kind)).toContain('type must be one of html, diff, block_kit, canvas, pull_request');
     const big = await slackError(
-      app.client.agents.conversations.setView({
+      bolt.app.client.agents.conversations.setView({
         channel_id: channel,
         type: 'html',
         view_key: 'big.html',
@@ -150,7 +143,7 @@ describe('setProperties, setView, setCommands, setCanvasContent', () => {
     );
     expect(big).toMatchObject({ error: 'content_too_large' });
     const noCanvas = await slackError(
-      app.client.agents.conversations.setView({
+      bolt.app.client.agents.conversations.setView({
         channel_id: channel,
         type: 'canvas',
         view_key: 'c',
@@ -159,14 +152,14 @@ describe('setProperties, setView, setCommands, setCanvasContent', () => {
     );
     expect(noCanvas).toMatchObject({ error: 'canvas_not_found' });
     for (const key of ['a', 'b', 'c', 'd'])
-      await app.client.agents.conversations.setView({
+      await bolt.app.client.agents.conversations.setView({
         channel_id: channel,
         type: 'block_kit',
         view_key: key,
         blocks,
       });
     const sixth = await slackError(
-      app.client.agents.conversations.setView({
+      bolt.app.client.agents.conversations.setView({
         channel_id: channel,
         type: 'block_kit',
         view_key: 'e',
@@ -182,44 +175,47 @@ describe('setProperties, setView, setCommands, setCanvasContent', () => {
     expect(
       JSON.stringify(
         await slackError(
-          app.client.agents.conversations.setCommands({ channel_id: channel, commands: eleven }),
+          bolt.app.client.agents.conversations.setCommands({ channel_id: channel, commands: eleven }),
         ),
       ),
     ).toContain('commands must have at most 10 items, got 11');
     const builtin = await slackError(
-      app.client.agents.conversations.setCommands({ channel_id: channel, commands: [{ name: 'status' }] }),
+      bolt.app.client.agents.conversations.setCommands({
+        channel_id: channel,
+        commands: [{ name: 'status' }],
+      }),
     );
     expect(JSON.stringify(builtin)).toContain("collides with Slack's built-in /status");
-    const set = await app.client.agents.conversations.setCommands({
+    const set = await bolt.app.client.agents.conversations.setCommands({
       channel_id: channel,
       commands: [{ name: 'pause' }, { name: 'redirect', argument_hint: '<direction>' }],
     });
     expect(set.command_count).toBe(2);
-    const canvas = await app.client.canvases.create({
+    const canvas = await bolt.app.client.canvases.create({
       title: 'Report',
       document_content: { type: 'markdown', markdown: '# one' },
     });
     const canvasId = canvas.canvas_id as string;
     const unattached = await slackError(
-      app.client.agents.conversations.setCanvasContent({
+      bolt.app.client.agents.conversations.setCanvasContent({
         channel: channel,
         canvas_id: canvasId,
         content: '# two',
       }),
     );
     expect(unattached).toMatchObject({ error: 'canvas_not_found' });
-    await app.client.agents.conversations.setView({
+    await bolt.app.client.agents.conversations.setView({
       channel_id: channel,
       type: 'canvas',
       view_key: 'report',
       canvas_id: canvasId,
     });
-    await app.client.agents.conversations.setCanvasContent({
+    await bolt.app.client.agents.conversations.setCanvasContent({
       channel,
       canvas_id: canvasId,
       content: '# two',
     });
-    expect(sandbox.workspace.codeChannels.canvases.get(canvasId)).toMatchObject({
+    expect(bolt.sandbox.workspace.codeChannels.canvases.get(canvasId)).toMatchObject({
       content: '# two',
       versions: 2,
     });
@@ -229,7 +225,7 @@ describe('setProperties, setView, setCommands, setCanvasContent', () => {
 describe('what a person does in a code channel, and the archive', () => {
   it('an action item click is code_channel_action; a channel command comes as a slash command', async () => {
     const { channel } = await codeChannel('ses_acts');
-    await app.client.agents.conversations.setProperties({
+    await bolt.app.client.agents.conversations.setProperties({
       channel_id: channel,
       code_channel: {
         context_bar_items: [
@@ -238,16 +234,16 @@ describe('what a person does in a code channel, and the archive', () => {
         ],
       },
     });
-    await app.client.agents.conversations.setCommands({
+    await bolt.app.client.agents.conversations.setCommands({
       channel_id: channel,
       commands: [{ name: 'redirect' }],
     });
-    await expect(driver.clickContextAction({ channel, key: 'status', user: 'U0ALICE' })).rejects.toThrow(
+    await expect(bolt.driver.clickContextAction({ channel, key: 'status', user: 'U0ALICE' })).rejects.toThrow(
       /info item/,
     );
-    await driver.clickContextAction({ channel, key: 'pause_resume', user: 'U0ALICE' });
-    await driver.channelCommand({ channel, user: 'U0ALICE', name: 'redirect', text: 'docs first' });
-    await expect(driver.channelCommand({ channel, user: 'U0ALICE', name: 'pause' })).rejects.toThrow(
+    await bolt.driver.clickContextAction({ channel, key: 'pause_resume', user: 'U0ALICE' });
+    await bolt.driver.channelCommand({ channel, user: 'U0ALICE', name: 'redirect', text: 'docs first' });
+    await expect(bolt.driver.channelCommand({ channel, user: 'U0ALICE', name: 'pause' })).rejects.toThrow(
       /has no \/pause/,
     );
     expect(received).toEqual(
@@ -265,28 +261,34 @@ describe('what a person does in a code channel, and the archive', () => {
 
   it('archive: the summary shared back on the origin message once; then already_archived, and no more posts', async () => {
     const { channel, origin } = await codeChannel('ses_end');
-    const summary = await app.client.chat.postMessage({ channel, text: 'Done: the build is green.' });
-    await app.client.agents.conversations.archive({
+    const summary = await bolt.app.client.chat.postMessage({ channel, text: 'Done: the build is green.' });
+    await bolt.app.client.agents.conversations.archive({
       channel_id: channel,
       summary_message_ts: summary.ts as string,
     });
-    const replies = sandbox.workspace.replies('C0AGENTS', origin);
+    const replies = bolt.sandbox.workspace.replies('C0AGENTS', origin);
     expect(replies.filter((m) => m.text === 'Done: the build is green.')).toHaveLength(1);
-    expect(await slackError(app.client.agents.conversations.archive({ channel_id: channel }))).toMatchObject({
+    expect(
+      await slackError(bolt.app.client.agents.conversations.archive({ channel_id: channel })),
+    ).toMatchObject({
       error: 'already_archived',
     });
-    expect(await slackError(app.client.chat.postMessage({ channel, text: 'late' }))).toMatchObject({
+    expect(await slackError(bolt.app.client.chat.postMessage({ channel, text: 'late' }))).toMatchObject({
       error: 'is_archived',
     });
-    expect(sandbox.workspace.replies('C0AGENTS', origin)).toHaveLength(1);
+    expect(bolt.sandbox.workspace.replies('C0AGENTS', origin)).toHaveLength(1);
   });
 
   it('agents.sessions.setStatus works in a code channel without thread_ts, and refuses one', async () => {
     const { channel } = await codeChannel('ses_status');
-    await app.client.agents.sessions.setStatus({ channel_id: channel, status: 'processing' });
-    expect(sandbox.workspace.agent.session(channel, '')?.status).toBe('processing');
+    await bolt.app.client.agents.sessions.setStatus({ channel_id: channel, status: 'processing' });
+    expect(bolt.sandbox.workspace.agent.session(channel, '')?.status).toBe('processing');
     const threaded = await slackError(
-      app.client.agents.sessions.setStatus({ channel_id: channel, status: 'active', thread_ts: '1.000001' }),
+      bolt.app.client.agents.sessions.setStatus({
+        channel_id: channel,
+        status: 'active',
+        thread_ts: '1.000001',
+      }),
     );
     expect(JSON.stringify(threaded)).toContain('thread_ts must be omitted for a session channel');
   });
