@@ -67,6 +67,15 @@ const completed: EndedSession = {
   cost: { totalCost: 2 },
 };
 
+/** A "Wait for an agent session" step recorded as waiting on `sessionId`. */
+const waitingStep = (executionId: string, sessionId: string) =>
+  store.workflowExecutions.record({
+    executionId,
+    callbackId: 'wait_for_agent_session',
+    state: 'waiting',
+    sessionId,
+  });
+
 describe('WorkflowSteps', () => {
   it('two replicas sweeping the same ended session complete its step once', async () => {
     await store.sessions.create({
@@ -78,12 +87,7 @@ describe('WorkflowSteps', () => {
       budget: null,
     });
     await store.sessions.update('s_race', { status: 'completed', finished: true });
-    await store.workflowExecutions.record({
-      executionId: 'FxRACE',
-      callbackId: 'wait_for_agent_session',
-      state: 'waiting',
-      sessionId: 's_race',
-    });
+    await waitingStep('FxRACE', 's_race');
     const slack = slackThat();
     await Promise.all([steps(slack, completed).sweep(), steps(slack, completed).sweep()]);
     expect(slack.calls.map((c) => c.method)).toEqual(['functions.completeSuccess']);
@@ -118,22 +122,12 @@ describe('WorkflowSteps', () => {
   });
 
   it('takes Slack’s "already completed" as done, and turns refused outputs into a readable failure', async () => {
-    await store.workflowExecutions.record({
-      executionId: 'FxGONE',
-      callbackId: 'wait_for_agent_session',
-      state: 'waiting',
-      sessionId: 's_elsewhere',
-    });
+    await waitingStep('FxGONE', 's_elsewhere');
     const gone = slackThat(() => slackError('execution_not_in_running_state'));
     await steps(gone, completed).sweep();
     expect(await store.workflowExecutions.get('FxGONE')).toMatchObject({ state: 'done' });
 
-    await store.workflowExecutions.record({
-      executionId: 'FxREFUSED',
-      callbackId: 'wait_for_agent_session',
-      state: 'waiting',
-      sessionId: 's_elsewhere_2',
-    });
+    await waitingStep('FxREFUSED', 's_elsewhere_2');
     const refusing = slackThat((m) =>
       m === 'functions.completeSuccess' ? slackError('parameter_validation_failed') : undefined,
     );
@@ -150,12 +144,7 @@ describe('WorkflowSteps', () => {
   });
 
   it('a session still running leaves its step open; one the bot died while starting fails after a while', async () => {
-    await store.workflowExecutions.record({
-      executionId: 'FxRUNNING',
-      callbackId: 'wait_for_agent_session',
-      state: 'waiting',
-      sessionId: 's_running',
-    });
+    await waitingStep('FxRUNNING', 's_running');
     await store.workflowExecutions.record({
       executionId: 'FxSTUCK',
       callbackId: 'run_agent_session',
