@@ -55,6 +55,8 @@ export class CardUpdater {
   readonly #lastSent = new Map<string, number>();
   /** What each card last showed, so an edit that would change nothing is not sent (bounded). */
   readonly #shown = new Map<string, string>();
+  /** Counts `forget` calls: an edit in flight across one does not record what it showed. */
+  #forgets = 0;
   #nextAllowed = 0;
   readonly #clock: Clock;
   /** Aborts the wait for the next due edit (a new one may be due sooner, or we are stopping). */
@@ -88,9 +90,20 @@ export class CardUpdater {
     this.#add(sessionId, build, options.rank ?? 'progress', options.now ?? false);
   }
 
-  /** Forgets what the card last showed (someone else may edit it now): the next edit is always sent. */
+  /**
+   * Another replica follows the session now and edits its card: what this one last showed may no longer be
+   * there (the next edit is always sent), and its waiting progress or "waiting for you" edit is dropped.
+   * That edit is built when its turn comes from this process's last view of the session, which stops
+   * here: sent after the new owner drew the end, it would show the session running again, and the
+   * finished session's card is never drawn again. A final edit still goes: the end it shows stays true.
+   */
   forget(sessionId: string): void {
+    this.#forgets++;
     this.#shown.delete(sessionId);
+    const pending = this.#pending.get(sessionId);
+    if (!pending || pending.rank === 'final') return;
+    this.#pending.delete(sessionId);
+    for (const resolve of pending.sent) resolve();
   }
 
   /**
@@ -228,6 +241,7 @@ export class CardUpdater {
     const [sessionId, pending] = best;
     this.#pending.delete(sessionId);
     this.#lastSent.set(sessionId, this.#clock.now());
+    const forgets = this.#forgets;
     try {
       const card = await pending.build();
       if (!card) return;
@@ -240,7 +254,8 @@ export class CardUpdater {
         blocks: card.blocks,
       });
       this.#shown.delete(sessionId);
-      this.#shown.set(sessionId, content);
+      // Taken over meanwhile: the new owner may have edited the card since, so what it shows is unknown.
+      if (forgets === this.#forgets) this.#shown.set(sessionId, content);
       const oldest = this.#shown.keys().next();
       if (this.#shown.size > MAX_REMEMBERED_CARDS && !oldest.done) this.#shown.delete(oldest.value);
       this.updates++;

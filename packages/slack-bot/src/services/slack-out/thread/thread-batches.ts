@@ -47,6 +47,8 @@ export interface ThreadBatchesOptions {
   logger: Logger;
   /** Records a key about to be posted; the ts when it was posted already (a re-delivery). */
   begin: (place: Place, key: string) => Promise<string | undefined>;
+  /** The ts a key recorded here was posted with, if another process posted it meanwhile. */
+  posted: (place: Place, key: string) => Promise<string | undefined>;
   /** Sends one post for keys already recorded; its ts. */
   deliver: (
     place: Place,
@@ -197,9 +199,14 @@ export class ThreadBatches {
     };
     try {
       // Every key recorded before the one post is sent; a key posted already (a re-delivery) drops out.
+      // A key recorded before it waited its turn is looked at again: the replica that recorded it, or
+      // another that recovered it too (a finished session's unsent keys, a lease that moved), may have
+      // posted it while this one waited, and the record is the only place that says so.
       const fresh: BatchItem[] = [];
       for (const item of taken) {
-        const existing = item.begun ? undefined : await this.deps.begin(batch.place, item.key);
+        const existing = item.begun
+          ? await this.deps.posted(batch.place, item.key)
+          : await this.deps.begin(batch.place, item.key);
         if (existing) item.resolve(existing);
         else fresh.push(item);
       }
@@ -215,7 +222,10 @@ export class ThreadBatches {
         batchMessage(fresh.map((i) => i.message)),
         batch.priority,
       );
-      settle((item) => item.resolve(ts));
+      // Those posted already were answered above: each is told once.
+      settle((item) => {
+        if (fresh.includes(item)) item.resolve(ts);
+      });
     } catch (error) {
       settle((item) => item.reject(error));
       if (error instanceof CannotPostHereError) await this.deps.cannotPost(batch.place, error);

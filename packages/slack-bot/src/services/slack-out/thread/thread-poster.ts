@@ -106,6 +106,7 @@ export class ThreadPoster {
       metrics,
       logger,
       begin: (place, key) => this.#begin(place, key),
+      posted: (place, key) => this.posts.ts(place.sessionId, key),
       deliver: (place, keys, message, priority) => this.#deliver(place, keys, message, priority),
       cannotPost: (place, error) => this.onCannotPost?.(place, error),
     });

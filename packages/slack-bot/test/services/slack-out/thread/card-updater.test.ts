@@ -108,6 +108,100 @@ it('does not send an edit that would change nothing', async () => {
   await cards.stop();
 });
 
+it("drops a card's waiting progress edit once another replica took the session over", async () => {
+  // Time moves only when the test says: the progress edit waits for its interval until then.
+  const clock = new ManualClock(1_000_000);
+  const { ts } = await postCard('Starting');
+  const other = String((await world.slack.chat.postMessage({ channel: 'C0AGENTS', text: 'other' })).ts);
+  const cards = updater({ minIntervalMs: 5_000, maxPerMinute: 6_000, clock });
+  // This process's last view of the session: running (what a progress edit is built from).
+  const running = async () => ({ channel: 'C0AGENTS', ts, text: 'Running', blocks: section('Running') });
+  const shows = (at: string, text: string) =>
+    world.sandbox.workspace.waitFor(
+      () => world.sandbox.workspace.findMessage('C0AGENTS', at)?.text === text,
+      {
+        what: `the card showing ${text}`,
+      },
+    );
+  cards.schedule('s1', running);
+  await clock.advance(0);
+  await shows(ts, 'Running');
+  await vi.waitFor(() => expect(cards.updates).toBe(1));
+  // A change inside the interval waits; then the lease moves, and the new owner draws the end.
+  cards.schedule('s1', running);
+  expect(cards.pendingByRank().progress).toBe(1);
+  cards.forget('s1');
+  expect(cards.pendingByRank().progress).toBe(0);
+  await world.slack.chat.update({ channel: 'C0AGENTS', ts, text: 'Completed', blocks: section('Completed') });
+  // Past the dropped edit's time, another card's edit goes: one edit at a time, the older one first.
+  await clock.advance(10_000);
+  cards.schedule('other', async () => ({
+    channel: 'C0AGENTS',
+    ts: other,
+    text: 'other edited',
+    blocks: section('other edited'),
+  }));
+  await clock.advance(0);
+  await shows(other, 'other edited');
+  await cards.stop();
+  expect(world.sandbox.workspace.findMessage('C0AGENTS', ts)?.text).toBe('Completed');
+  expect(cards.updates).toBe(2);
+});
+
+it('sends the same content again after a take-over that came while the edit was in flight', async () => {
+  const { ts, edits } = await postCard('Starting');
+  const cards = updater({ minIntervalMs: 0 });
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const done = cards.updateNow('s4', async () => {
+    await held;
+    return { channel: 'C0AGENTS', ts, text: 'Running', blocks: section('Running') };
+  });
+  // The lease moves while this edit is on its way: the new owner may draw something else after it.
+  cards.forget('s4');
+  release();
+  await done;
+  expect(edits()).toBe(1);
+  await cards.updateNow('s4', async () => ({
+    channel: 'C0AGENTS',
+    ts,
+    text: 'Running',
+    blocks: section('Running'),
+  }));
+  expect(edits()).toBe(2);
+  await cards.stop();
+});
+
+it('still sends a final edit waiting when the session was taken over (the end it shows stays true)', async () => {
+  const { ts } = await postCard('Running');
+  const busy = String((await world.slack.chat.postMessage({ channel: 'C0AGENTS', text: 'busy' })).ts);
+  const cards = updater({ minIntervalMs: 0 });
+  // Another card's edit is in flight: the final one waits for its turn.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const first = cards.updateNow('busy', async () => {
+    await held;
+    return { channel: 'C0AGENTS', ts: busy, text: 'busy done', blocks: section('busy done') };
+  });
+  const done = cards.updateNow('s2', async () => ({
+    channel: 'C0AGENTS',
+    ts,
+    text: 'Completed',
+    blocks: section('Completed'),
+  }));
+  expect(cards.pendingByRank().final).toBe(1);
+  cards.forget('s2');
+  expect(cards.pendingByRank().final).toBe(1);
+  release();
+  await Promise.all([first, done]);
+  expect(world.sandbox.workspace.findMessage('C0AGENTS', ts)?.text).toBe('Completed');
+  await cards.stop();
+});
+
 it('when the edit budget is scarce: final states first, then "waiting for you", progress folded to its latest', async () => {
   const clock = new ManualClock(0);
   const logger = createLogger({ secrets: [], level: 'silent' });

@@ -117,6 +117,31 @@ describe('a session whose lease comes back', () => {
     await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the recovered message' });
     expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Left by a crash.']);
   });
+  it('a recovered key another replica posts while it waits for its turn is not posted again', async () => {
+    // Two replicas on one store: the owner recorded the chatter and queued it; the other recovers the
+    // session's unsent keys (a finished session's at its start, or a lease moved back and forth) before
+    // the owner's post is out, and its own turn comes after.
+    const place = await thread();
+    const other = await thread();
+    const owner = pacedPoster();
+    const recovering = pacedPoster(owner.posts);
+    // Each replica's channel token goes to another session first: the session's chatter waits a turn.
+    await owner.poster.enqueueText(other, 'msg:o1', text('Other session, 1.'));
+    await recovering.poster.enqueueText(other, 'msg:o2', text('Other session, 2.'));
+    await world.sandbox.workspace.waitFor(() => replies(other.cardTs)[1], {
+      what: "the other session's posts",
+    });
+    await owner.poster.enqueueText(place, 'msg:1', text('Note 19.'));
+    await recovering.poster.recover(place);
+    expect(recovering.poster.batches.has(place, 'msg:1')).toBe(true);
+    // The owner's turn comes first: its post is out and recorded.
+    await owner.clock.advance(1_000);
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: "the owner's post" });
+    await expect.poll(() => owner.posts.ts(place.sessionId, 'msg:1')).toBeTruthy();
+    await recovering.clock.advance(1_000);
+    await expect.poll(() => recovering.poster.waiting()).toBe(0);
+    expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Note 19.']);
+  });
 });
 
 describe('a batch', () => {
