@@ -70,6 +70,8 @@ describe("Slack's Stop button", () => {
     const { sessionId, cardTs } = await h.start('scenario:long index the wiki --max-iterations 100000');
     await h.waitForCard(cardTs, (t) => /Running/.test(t), 'running');
     await waitForSlack(cardTs, 'processing');
+    // A stream opens once the agent has something to show: the click must find one live to stop.
+    await h.waitInThread(cardTs, (m) => /Step \d/.test(textOf(m)), 'the live stream');
     const before = await signals();
     const shown = slackSession(cardTs)?.history.length ?? 0;
     await h.driver.stopAgentSession({ channel: CHANNEL, threadTs: cardTs, user: CAROL });

@@ -326,12 +326,16 @@ export class StreamPoster {
    */
   #handOver(queue: SessionQueue, items: StreamItem[]): void {
     const { place } = queue;
+    // Slack stopped the live message on a refused Stop: the first post that goes on says why, as a stream would.
+    let label = this.#stoppedByClick.delete(place.sessionId) ? AFTER_REFUSED_STOP_LABEL : '';
     for (const item of items) {
       this.#queued.delete(`${place.sessionId}|${item.key}`);
       if (this.deps.poster.batches.has(place, item.key)) continue;
+      const piece = label ? { ...item.piece, markdown: `${label}${item.piece.markdown ?? ''}` } : item.piece;
+      label = '';
       this.deps.poster.batches.push(place, {
         key: item.key,
-        message: pieceAsMessage(item.piece),
+        message: pieceAsMessage(piece),
         begun: true,
         resolve: () => item.onShown?.(),
         reject: () => {},
