@@ -217,25 +217,20 @@ export class CodeChannels {
         code_channel: { context_bar_items: contextBar(state) },
       }),
     );
-    await call(() =>
-      slack.agents.conversations.setView({
-        channel_id: channelId,
-        type: 'block_kit',
-        view_key: 'plan',
-        name: 'Plan',
-        blocks: planView(state),
-      }),
-    );
+    // A tab is upserted by its view_key.
+    const tab = (viewKey: string, name: string, blocks: ReturnType<typeof planView>) =>
+      call(() =>
+        slack.agents.conversations.setView({
+          channel_id: channelId,
+          type: 'block_kit',
+          view_key: viewKey,
+          name,
+          blocks,
+        }),
+      );
+    await tab('plan', 'Plan', planView(state));
     const questions = await this.deps.store.codeChannels.questions(session.sessionId);
-    await call(() =>
-      slack.agents.conversations.setView({
-        channel_id: channelId,
-        type: 'block_kit',
-        view_key: 'questions',
-        name: 'Questions',
-        blocks: questionsView(questions),
-      }),
-    );
+    await tab('questions', 'Questions', questionsView(questions));
   }
 
   async #name(workspace: string | null | undefined, userId: string): Promise<string> {
