@@ -62,7 +62,7 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const replicaId = replicaIdOf(settings);
   const store = await botStore(settings);
   const service = serviceSide(settings, store);
-  const slack = slackSide(settings, service);
+  const slack = slackSide(settings, { ...service, replicaId });
   const sessions = sessionSide(settings, { ...service, ...slack, replicaId });
   const people = peopleSide(settings, sessions);
   const server = await startParts(settings, { ...sessions, ...people });
@@ -87,8 +87,8 @@ function serviceSide(settings: Settings, store: Store) {
 }
 
 /** Slack's side: the surface choice, the Bolt app and its routes, who the bot is, and Slack-out. */
-function slackSide(settings: Settings, service: ReturnType<typeof serviceSide>) {
-  const { store, client, metrics, audit, installs, follower } = service;
+function slackSide(settings: Settings, service: ReturnType<typeof serviceSide> & { replicaId: string }) {
+  const { store, client, metrics, audit, installs, follower, replicaId } = service;
   const surface = slackSurface(settings);
   const readiness = new Readiness();
   const requests = new RequestsInFlight();
@@ -100,7 +100,7 @@ function slackSide(settings: Settings, service: ReturnType<typeof serviceSide>) 
   // The second cycle: the poster tells the publisher when a batch can't post, and the publisher posts
   // through the poster. Bound once the session side has built the publisher.
   const publisher = new LateBound<SessionPublisher>('the session publisher');
-  const out = slackOut(settings, { slack, store, metrics, self, installs, follower, publisher });
+  const out = slackOut(settings, { slack, store, metrics, self, installs, follower, publisher, replicaId });
   service.outbound.bind(out.outbound);
   return { surface, app, routes, slack, self, out, publisherLater: publisher, readiness, requests };
 }

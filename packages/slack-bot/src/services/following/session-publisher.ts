@@ -87,17 +87,47 @@ export class SessionPublisher {
    * sent, even when nothing new happens in them (a finished session's final report).
    */
   async recoverUnsent(mine: (sessionId: string) => boolean, limit = 500): Promise<void> {
-    for (const sessionId of await this.deps.store.posts.unsentSessions(limit)) {
+    const { posts, finalCards } = this.deps.store;
+    const owing = new Set([
+      ...(await posts.unsentSessions(limit)),
+      ...((await finalCards?.owedSessions(limit)) ?? []),
+    ]);
+    for (const sessionId of owing) {
       const session = await this.deps.store.sessions.get(sessionId);
       if (!session?.cardTs || session.status === CANT_POST_STATUS) continue;
-      // Another replica's session may have these queued in its memory still: it recovers its own. A
-      // finished one is nobody's any more.
-      if (!session.finished && !mine(sessionId)) continue;
-      const streams = this.#streams(threadPlace(session));
-      await this.#inSession(sessionId, () =>
-        streams ? streams.recover(threadPlace(session)) : this.deps.poster.recover(threadPlace(session)),
-      ).catch(this.#warn(sessionId, 'could not recover the posts a crash left unsent'));
+      // Another replica's session may have these queued in its memory still: it recovers its own (and
+      // draws its final card when it finishes it).
+      if (!session.finished) {
+        if (mine(sessionId)) await this.#recover(session, {});
+        continue;
+      }
+      // A finished one is nobody's: of the replicas recovering at once, the claim's holder sends it all.
+      if (this.deps.claim && !(await this.deps.claim(sessionId).catch(() => false))) continue;
+      await this.#recover(session, { claimed: true });
+      await this.#redrawFinalCard(sessionId).catch(
+        this.#warn(sessionId, "could not draw a finished session's final card"),
+      );
     }
+  }
+
+  async #recover(session: SessionRecord, options: { claimed?: boolean }): Promise<void> {
+    const place = threadPlace(session);
+    const streams = this.#streams(place);
+    await this.#inSession(session.sessionId, () =>
+      streams ? streams.recover(place, options) : this.deps.poster.recover(place, options),
+    ).catch(this.#warn(session.sessionId, 'could not recover the posts a crash left unsent'));
+  }
+
+  /** A final card edit left owed (the grace ran short, Slack refused): sent under the claim, once. */
+  async #redrawFinalCard(sessionId: string): Promise<void> {
+    const owed = await this.deps.store.finalCards?.owed(sessionId);
+    if (!owed) return;
+    const card = JSON.parse(owed) as CardMessage;
+    const { claim } = this.deps;
+    // Built when its turn comes: the claim is renewed then, and nothing is edited once it is another's.
+    const build = async () => (!claim || (await claim(sessionId)) ? card : undefined);
+    const shown = await this.#inSession(sessionId, () => this.deps.cards.updateNow(sessionId, build));
+    if (shown) await this.deps.store.finalCards?.sent(sessionId, owed);
   }
 
   async handle(event: FollowEvent): Promise<void> {
@@ -246,10 +276,11 @@ export class SessionPublisher {
       'final-report',
       finalReport(event.session),
       'outcome',
+      { leased: true },
     );
     this.#snapshots.set(session.sessionId, event.session);
     await this.deps.store.sessions.update(session.sessionId, { status: event.status });
-    await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
+    await this.#drawFinalCard(session.sessionId);
     await ending?.stopped;
     // Its own channel: the report's canvas, then archived (the summary shared back) or kept open.
     await this.deps.homes?.finished(session, reportTs, event.session);
@@ -261,6 +292,21 @@ export class SessionPublisher {
     this.#snapshots.delete(session.sessionId);
     this.#steps.delete(session.sessionId);
     this.#marks.forget(session.sessionId);
+  }
+
+  /**
+   * The card's end, recorded as owed before it is sent and cleared once Slack shows it: an edit the
+   * shutdown grace cuts short, or that Slack refuses (other than a 429, which the queue waits out), is
+   * sent by the next recovery (`recoverUnsent`), under the finished session's claim.
+   */
+  async #drawFinalCard(sessionId: string): Promise<void> {
+    const card = await this.card(sessionId);
+    if (!card) return;
+    const owed = JSON.stringify(card);
+    const { finalCards } = this.deps.store;
+    await finalCards?.record(sessionId, owed);
+    const shown = await this.deps.cards.updateNow(sessionId, async () => card);
+    if (shown) await finalCards?.sent(sessionId, owed);
   }
 
   async #followError(
@@ -394,6 +440,8 @@ export class SessionPublisher {
         startedBy: place.startedBy,
         ...answerersOf(this.deps.answerers?.(place, request)),
       }),
+      'urgent',
+      { leased: true },
     );
     await record(ts);
     this.#observe('human_input', askedAt(request.raw));
