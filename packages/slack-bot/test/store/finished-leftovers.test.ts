@@ -89,7 +89,12 @@ function replica(store: SqlStore, holder: string, options: ReplicaOptions = {}) 
     : undefined;
   const cards = new CardUpdater(world.slack, logger, metrics);
   const publisher = new SessionPublisher({
-    store: { sessions: store.sessions, prompts: store.prompts, posts: store.posts, finalCards: store.finalCards },
+    store: {
+      sessions: store.sessions,
+      prompts: store.prompts,
+      posts: store.posts,
+      finalCards: store.finalCards,
+    },
     poster,
     ...(poster.claim ? { claim: poster.claim } : {}),
     ...(streams ? { streams } : {}),
@@ -107,151 +112,188 @@ const recoverTogether = (...replicas: Array<ReturnType<typeof replica>>) =>
   Promise.all(replicas.map((r) => r.publisher.recoverUnsent(() => false)));
 
 for (const backend of storeBackends('leftovers')) {
-  describeWithStore(backend, `a finished session's leftovers, once across replicas (${backend.name})`, (store) => {
-    it('replicas recovering the same unsent keys at the same moment: one post, by the claim holder', async () => {
-      const place = await newSession(store, true);
-      await store.posts.begin(place.sessionId, 'msg:r1#1', JSON.stringify({ text: 'Left unsent, 1.' }));
-      await store.posts.begin(place.sessionId, 'msg:r1#2', JSON.stringify({ text: 'Left unsent, 2.' }));
-      const replicas = [replica(store, 'a'), replica(store, 'b'), replica(store, 'c')];
-      await recoverTogether(...replicas);
-      await expect.poll(() => store.posts.unsent(place.sessionId)).toEqual([]);
-      await expect.poll(() => replicas.map((r) => r.poster.waiting())).toEqual([0, 0, 0]);
-      expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Left unsent, 1.\n\nLeft unsent, 2.']);
-    });
-
-    it('a claim that lapsed while its holder waited for its turn: the replica holding it now posts, not both', async () => {
-      const place = await newSession(store, true);
-      const other = await newSession(store, false);
-      await store.posts.begin(place.sessionId, 'msg:r1#1', JSON.stringify({ text: 'Posted by one.' }));
-      // Each replica's one channel token goes to another session first: recovered chatter waits its turn.
-      const slowClock = new ManualClock(Date.now());
-      const nextClock = new ManualClock(Date.now());
-      const slow = replica(store, 'slow', { claimTtlMs: 0, queueClock: slowClock });
-      const next = replica(store, 'next', { queueClock: nextClock });
-      await slow.poster.enqueueText(other, 'msg:o1', text('Other session, 1.'));
-      await next.poster.enqueueText(other, 'msg:o2', text('Other session, 2.'));
-      await expect.poll(() => replies(other.cardTs).length).toBe(2);
-      // `slow` claims first (its claim lapses at once: a holder that stalled), then `next` takes it.
-      await slow.publisher.recoverUnsent(() => false);
-      expect(slow.poster.batches.has(place, 'msg:r1#1')).toBe(true);
-      await next.publisher.recoverUnsent(() => false);
-      expect(next.poster.batches.has(place, 'msg:r1#1')).toBe(true);
-      // `slow`'s turn comes first: its claim is another's now, so it sends nothing.
-      await slowClock.advance(1_000);
-      await expect.poll(() => slow.poster.waiting()).toBe(0);
-      expect(replies(place.cardTs)).toEqual([]);
-      await nextClock.advance(1_000);
-      await expect.poll(() => store.posts.unsent(place.sessionId)).toEqual([]);
-      await expect.poll(() => next.poster.waiting()).toBe(0);
-      expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Posted by one.']);
-    });
-
-    it("a streamed session's unsent pieces and lost start, recovered by replicas at once: posted once", async () => {
-      const place = await newSession(store, true);
-      const pieces = [{ markdown: 'Streamed and lost, 1.\n\n' }, { markdown: 'Streamed and lost, 2.\n\n' }];
-      for (const [i, piece] of pieces.entries())
-        await store.posts.begin(
-          place.sessionId,
-          `msg:r1#${i}`,
-          JSON.stringify({ text: piece.markdown, stream: { roundId: 'r1', piece } }),
-        );
-      // A start whose answer was lost: nothing of it is in the thread.
-      await store.streams.begin(place.sessionId, 1, 'r1', { keys: ['msg:r1#0', 'msg:r1#1'], pieces });
-      const replicas = [
-        replica(store, 'a', { streamed: true }),
-        replica(store, 'b', { streamed: true }),
-        replica(store, 'c', { streamed: true }),
-      ];
-      await recoverTogether(...replicas);
-      await expect.poll(() => store.posts.unsent(place.sessionId)).toEqual([]);
-      await expect.poll(() => replicas.map((r) => r.poster.waiting())).toEqual([0, 0, 0]);
-      const posted = replies(place.cardTs);
-      expect(posted).toHaveLength(1);
-      expect(posted[0]?.text).toContain('Streamed and lost, 1.');
-      expect(posted[0]?.text).toContain('Streamed and lost, 2.');
-      // The finished session's stream is not started again.
-      expect((await store.streams.latest(place.sessionId))?.inFlight ?? null).toBeNull();
-      expect(world.sandbox.workspace.apiCalls.filter((c) => c.method === 'chat.startStream')).toEqual([]);
-    });
-
-    it('a retry after the lease moved posts nothing: the new owner posts the key, once', async () => {
-      const place = await newSession(store, false);
-      let owned = true;
-      const retryClock = new ManualClock(Date.now());
-      const old = replica(store, 'old', { retryClock, owns: () => owned });
-      world.sandbox.failNext({ method: 'chat.postMessage', error: 'internal_error', channel: CHANNEL });
-      await old.poster.enqueueText(place, 'msg:r1#1', text('Said once, by the owner.'));
-      // The first attempt failed; the retry waits.
-      await expect.poll(() => retryClock.pendingSleeps).toBe(1);
-      // The lease moves to another replica meanwhile.
-      owned = false;
-      old.poster.withdraw(place.sessionId);
-      await retryClock.advance(1_000);
-      await expect.poll(() => old.poster.waiting()).toBe(0);
-      expect(replies(place.cardTs)).toEqual([]);
-      expect((await store.posts.unsent(place.sessionId)).map((r) => r.key)).toEqual(['msg:r1#1']);
-      // The new owner recovers it.
-      const owner = replica(store, 'new', { owns: () => true });
-      await owner.poster.recover(place, { asOwner: true });
-      await expect.poll(() => store.posts.unsent(place.sessionId)).toEqual([]);
-      expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Said once, by the owner.']);
-      const oldPosted = (await old.metrics.postOutcomes.get()).values.filter(
-        (v) => v.labels.outcome === 'posted' && v.value > 0,
-      );
-      expect(oldPosted).toEqual([]);
-    });
-
-    it('a final card edit Slack refused is owed, and sent once by the replicas recovering next', async () => {
-      const place = await newSession(store, false);
-      const finishing = replica(store, 'finishing');
-      world.sandbox.failNext({ method: 'chat.update', error: 'internal_error', channel: CHANNEL });
-      const finished: FollowEvent = {
-        type: 'finished',
-        sessionId: place.sessionId,
-        key: 'finished',
-        status: 'completed',
-        succeeded: true,
-        session: { sessionId: place.sessionId, status: 'completed', rounds: [] },
-      };
-      await finishing.publisher.handle(finished);
-      expect((await store.sessions.get(place.sessionId))?.finished).toBe(true);
-      const owed = await store.finalCards.owed(place.sessionId);
-      expect(owed).toBeDefined();
-      const card = JSON.parse(owed as string) as { text: string };
-      expect(world.sandbox.workspace.findMessage(CHANNEL, place.cardTs)?.text).not.toBe(card.text);
-      const updatesBefore = okUpdates();
-      const replicas = [replica(store, 'a'), replica(store, 'b'), replica(store, 'c')];
-      await recoverTogether(...replicas);
-      expect(await store.finalCards.owed(place.sessionId)).toBeUndefined();
-      expect(okUpdates() - updatesBefore).toBe(1);
-      expect(world.sandbox.workspace.findMessage(CHANNEL, place.cardTs)?.text).toBe(card.text);
-      // Recovered, it is owed no more: the next start edits nothing.
-      await recoverTogether(replica(store, 'd'));
-      expect(okUpdates() - updatesBefore).toBe(1);
-      for (const r of [finishing, ...replicas]) await r.cards.stop();
-    });
-
-    it('a final card edit the shutdown cut short is owed, and sent by the next recovery', async () => {
-      const place = await newSession(store, false);
-      const stopping = replica(store, 'stopping');
-      // The grace ran out before the edit went: the card updater stops with it unsent.
-      await stopping.cards.stop();
-      await stopping.publisher.handle({
-        type: 'finished',
-        sessionId: place.sessionId,
-        key: 'finished',
-        status: 'failed',
-        succeeded: false,
-        session: { sessionId: place.sessionId, status: 'failed', rounds: [] },
+  describeWithStore(
+    backend,
+    `a finished session's leftovers, once across replicas (${backend.name})`,
+    (store) => {
+      it('replicas recovering the same unsent keys at the same moment: one post, by the claim holder', async () => {
+        const place = await newSession(store, true);
+        await store.posts.begin(place.sessionId, 'msg:r1#1', JSON.stringify({ text: 'Left unsent, 1.' }));
+        await store.posts.begin(place.sessionId, 'msg:r1#2', JSON.stringify({ text: 'Left unsent, 2.' }));
+        const replicas = [replica(store, 'a'), replica(store, 'b'), replica(store, 'c')];
+        await recoverTogether(...replicas);
+        await expect.poll(() => store.posts.unsent(place.sessionId)).toEqual([]);
+        await expect.poll(() => replicas.map((r) => r.poster.waiting())).toEqual([0, 0, 0]);
+        expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Left unsent, 1.\n\nLeft unsent, 2.']);
       });
-      const owed = await store.finalCards.owed(place.sessionId);
-      expect(owed).toBeDefined();
-      const next = replica(store, 'next');
-      await recoverTogether(next);
-      expect(await store.finalCards.owed(place.sessionId)).toBeUndefined();
-      const card = JSON.parse(owed as string) as { text: string };
-      expect(world.sandbox.workspace.findMessage(CHANNEL, place.cardTs)?.text).toBe(card.text);
-      await next.cards.stop();
-    });
-  });
+
+      it('a claim that lapsed while its holder waited for its turn: the replica holding it now posts, not both', async () => {
+        const place = await newSession(store, true);
+        const other = await newSession(store, false);
+        await store.posts.begin(place.sessionId, 'msg:r1#1', JSON.stringify({ text: 'Posted by one.' }));
+        // Each replica's one channel token goes to another session first: recovered chatter waits its turn.
+        const slowClock = new ManualClock(Date.now());
+        const nextClock = new ManualClock(Date.now());
+        const slow = replica(store, 'slow', { claimTtlMs: 0, queueClock: slowClock });
+        const next = replica(store, 'next', { queueClock: nextClock });
+        await slow.poster.enqueueText(other, 'msg:o1', text('Other session, 1.'));
+        await next.poster.enqueueText(other, 'msg:o2', text('Other session, 2.'));
+        await expect.poll(() => replies(other.cardTs).length).toBe(2);
+        // `slow` claims first (its claim lapses at once: a holder that stalled), then `next` takes it.
+        await slow.publisher.recoverUnsent(() => false);
+        expect(slow.poster.batches.has(place, 'msg:r1#1')).toBe(true);
+        await next.publisher.recoverUnsent(() => false);
+        expect(next.poster.batches.has(place, 'msg:r1#1')).toBe(true);
+        // `slow`'s turn comes first: its claim is another's now, so it sends nothing.
+        await slowClock.advance(1_000);
+        await expect.poll(() => slow.poster.waiting()).toBe(0);
+        expect(replies(place.cardTs)).toEqual([]);
+        await nextClock.advance(1_000);
+        await expect.poll(() => store.posts.unsent(place.sessionId)).toEqual([]);
+        await expect.poll(() => next.poster.waiting()).toBe(0);
+        expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Posted by one.']);
+      });
+
+      it('chatter queued by the replica that finished the session (lost to the service): its claim, sent once', async () => {
+        const place = await newSession(store, false);
+        const other = await newSession(store, false);
+        const ownerClock = new ManualClock(Date.now());
+        const owner = replica(store, 'owner', { queueClock: ownerClock });
+        // The owner's channel token goes to another session: the session's chatter waits its turn.
+        await owner.poster.enqueueText(other, 'msg:o1', text('Other session.'));
+        await expect.poll(() => replies(other.cardTs).length).toBe(1);
+        await owner.poster.enqueueText(place, 'msg:r1#1', text('Queued before the end.'));
+        const handled = owner.publisher.handle({
+          type: 'error',
+          sessionId: place.sessionId,
+          key: 'error',
+          error: new Error('session not found'),
+          fatal: true,
+          consecutiveFailures: 1,
+        });
+        await expect.poll(async () => (await store.sessions.get(place.sessionId))?.finished).toBe(true);
+        // A replica starting now finds a finished session with an unsent key: the owner holds its claim.
+        const starting = replica(store, 'starting');
+        await recoverTogether(starting);
+        expect(starting.poster.batches.has(place, 'msg:r1#1')).toBe(false);
+        await ownerClock.advance(1_000);
+        await ownerClock.advance(1_000);
+        await handled;
+        await expect.poll(() => store.posts.unsent(place.sessionId)).toEqual([]);
+        const posted = replies(place.cardTs).map((m) => m.text);
+        expect(posted.filter((t) => t === 'Queued before the end.')).toHaveLength(1);
+        expect(posted.filter((t) => /can no longer follow this session/.test(t))).toHaveLength(1);
+        expect(await store.finalCards.owed(place.sessionId)).toBeUndefined();
+        await owner.cards.stop();
+      });
+
+      it("a streamed session's unsent pieces and lost start, recovered by replicas at once: posted once", async () => {
+        const place = await newSession(store, true);
+        const pieces = [{ markdown: 'Streamed and lost, 1.\n\n' }, { markdown: 'Streamed and lost, 2.\n\n' }];
+        for (const [i, piece] of pieces.entries())
+          await store.posts.begin(
+            place.sessionId,
+            `msg:r1#${i}`,
+            JSON.stringify({ text: piece.markdown, stream: { roundId: 'r1', piece } }),
+          );
+        // A start whose answer was lost: nothing of it is in the thread.
+        await store.streams.begin(place.sessionId, 1, 'r1', { keys: ['msg:r1#0', 'msg:r1#1'], pieces });
+        const replicas = [
+          replica(store, 'a', { streamed: true }),
+          replica(store, 'b', { streamed: true }),
+          replica(store, 'c', { streamed: true }),
+        ];
+        await recoverTogether(...replicas);
+        await expect.poll(() => store.posts.unsent(place.sessionId)).toEqual([]);
+        await expect.poll(() => replicas.map((r) => r.poster.waiting())).toEqual([0, 0, 0]);
+        const posted = replies(place.cardTs);
+        expect(posted).toHaveLength(1);
+        expect(posted[0]?.text).toContain('Streamed and lost, 1.');
+        expect(posted[0]?.text).toContain('Streamed and lost, 2.');
+        // The finished session's stream is not started again.
+        expect((await store.streams.latest(place.sessionId))?.inFlight ?? null).toBeNull();
+        expect(world.sandbox.workspace.apiCalls.filter((c) => c.method === 'chat.startStream')).toEqual([]);
+      });
+
+      it('a retry after the lease moved posts nothing: the new owner posts the key, once', async () => {
+        const place = await newSession(store, false);
+        let owned = true;
+        const retryClock = new ManualClock(Date.now());
+        const old = replica(store, 'old', { retryClock, owns: () => owned });
+        world.sandbox.failNext({ method: 'chat.postMessage', error: 'internal_error', channel: CHANNEL });
+        await old.poster.enqueueText(place, 'msg:r1#1', text('Said once, by the owner.'));
+        // The first attempt failed; the retry waits.
+        await expect.poll(() => retryClock.pendingSleeps).toBe(1);
+        // The lease moves to another replica meanwhile.
+        owned = false;
+        old.poster.withdraw(place.sessionId);
+        await retryClock.advance(1_000);
+        await expect.poll(() => old.poster.waiting()).toBe(0);
+        expect(replies(place.cardTs)).toEqual([]);
+        expect((await store.posts.unsent(place.sessionId)).map((r) => r.key)).toEqual(['msg:r1#1']);
+        // The new owner recovers it.
+        const owner = replica(store, 'new', { owns: () => true });
+        await owner.poster.recover(place, { asOwner: true });
+        await expect.poll(() => store.posts.unsent(place.sessionId)).toEqual([]);
+        expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Said once, by the owner.']);
+        const oldPosted = (await old.metrics.postOutcomes.get()).values.filter(
+          (v) => v.labels.outcome === 'posted' && v.value > 0,
+        );
+        expect(oldPosted).toEqual([]);
+      });
+
+      it('a final card edit Slack refused is owed, and sent once by the replicas recovering next', async () => {
+        const place = await newSession(store, false);
+        const finishing = replica(store, 'finishing');
+        world.sandbox.failNext({ method: 'chat.update', error: 'internal_error', channel: CHANNEL });
+        const finished: FollowEvent = {
+          type: 'finished',
+          sessionId: place.sessionId,
+          key: 'finished',
+          status: 'completed',
+          succeeded: true,
+          session: { sessionId: place.sessionId, status: 'completed', rounds: [] },
+        };
+        await finishing.publisher.handle(finished);
+        expect((await store.sessions.get(place.sessionId))?.finished).toBe(true);
+        const owed = await store.finalCards.owed(place.sessionId);
+        expect(owed).toBeDefined();
+        const card = JSON.parse(owed as string) as { text: string };
+        expect(world.sandbox.workspace.findMessage(CHANNEL, place.cardTs)?.text).not.toBe(card.text);
+        const updatesBefore = okUpdates();
+        const replicas = [replica(store, 'a'), replica(store, 'b'), replica(store, 'c')];
+        await recoverTogether(...replicas);
+        expect(await store.finalCards.owed(place.sessionId)).toBeUndefined();
+        expect(okUpdates() - updatesBefore).toBe(1);
+        expect(world.sandbox.workspace.findMessage(CHANNEL, place.cardTs)?.text).toBe(card.text);
+        // Recovered, it is owed no more: the next start edits nothing.
+        await recoverTogether(replica(store, 'd'));
+        expect(okUpdates() - updatesBefore).toBe(1);
+        for (const r of [finishing, ...replicas]) await r.cards.stop();
+      });
+
+      it('a final card edit the shutdown cut short is owed, and sent by the next recovery', async () => {
+        const place = await newSession(store, false);
+        const stopping = replica(store, 'stopping');
+        // The grace ran out before the edit went: the card updater stops with it unsent.
+        await stopping.cards.stop();
+        await stopping.publisher.handle({
+          type: 'finished',
+          sessionId: place.sessionId,
+          key: 'finished',
+          status: 'failed',
+          succeeded: false,
+          session: { sessionId: place.sessionId, status: 'failed', rounds: [] },
+        });
+        const owed = await store.finalCards.owed(place.sessionId);
+        expect(owed).toBeDefined();
+        const next = replica(store, 'next');
+        await recoverTogether(next);
+        expect(await store.finalCards.owed(place.sessionId)).toBeUndefined();
+        const card = JSON.parse(owed as string) as { text: string };
+        expect(world.sandbox.workspace.findMessage(CHANNEL, place.cardTs)?.text).toBe(card.text);
+        await next.cards.stop();
+      });
+    },
+  );
 }

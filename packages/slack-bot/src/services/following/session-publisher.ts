@@ -309,6 +309,12 @@ export class SessionPublisher {
     if (shown) await finalCards?.sent(sessionId, owed);
   }
 
+  /** This replica sends what it has queued of a session about to be finished: its claim, as a recovery's. */
+  async #holdLeftovers(sessionId: string): Promise<void> {
+    if (this.deps.claim && (await this.deps.claim(sessionId).catch(() => false)))
+      this.deps.poster.claimed(sessionId);
+  }
+
   async #followError(
     session: SessionRecord,
     place: SessionRecord,
@@ -317,6 +323,9 @@ export class SessionPublisher {
     // 401/403, the session's key removed or refused: said once, followed no further.
     if (await this.deps.keyProblem?.(session, event.error)) return;
     if (!event.fatal) return;
+    // Its chatter still queued here goes out after the session is finished: under this replica's claim,
+    // taken before, so a replica starting meanwhile leaves it (unless this one dies and the claim lapses).
+    await this.#holdLeftovers(session.sessionId);
     // 403/404: the service no longer lets us see it. Stop following it first, so a thread that is
     // gone too (a deleted channel, a fresh sandbox) cannot make every restart try again.
     await this.deps.store.sessions.update(session.sessionId, {
@@ -325,8 +334,8 @@ export class SessionPublisher {
     });
     this.#snapshots.delete(session.sessionId);
     this.#marks.forget(session.sessionId);
-    // The card updater logs its own failures.
-    await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
+    // The card updater logs its own failures; an edit it could not make is owed.
+    await this.#drawFinalCard(session.sessionId);
     await this.deps.poster
       .post(place, 'fatal-error', {
         text: `⚠️ The bot can no longer follow this session: ${escapeMrkdwn(event.error.message)}`,

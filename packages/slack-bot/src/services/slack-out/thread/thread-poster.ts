@@ -220,7 +220,10 @@ export class ThreadPoster {
    * `claimed`: a finished session whose claim this process took (`claim`): each post renews the claim
    * first, and none is made once another process holds it.
    */
-  recover(place: Place, options: { again?: boolean; asOwner?: boolean; claimed?: boolean } = {}): Promise<void> {
+  recover(
+    place: Place,
+    options: { again?: boolean; asOwner?: boolean; claimed?: boolean } = {},
+  ): Promise<void> {
     const mine = () => !options.asOwner || this.owns?.(place.sessionId) !== false;
     if (!mine()) return Promise.resolve();
     if (options.asOwner) this.#withdrawn.delete(place.sessionId);
