@@ -154,6 +154,26 @@ for (const backend of storeBackends('leftovers')) {
         expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Posted by one.']);
       });
 
+      it("a later pass leaves a live holder's leftovers and sends a dead one's once its claim lapsed", async () => {
+        const held = await newSession(store, true);
+        const lapsed = await newSession(store, true);
+        await store.posts.begin(held.sessionId, 'msg:r1#1', JSON.stringify({ text: 'Held by a live one.' }));
+        await store.posts.begin(
+          lapsed.sessionId,
+          'msg:r1#1',
+          JSON.stringify({ text: 'Left by a dead one.' }),
+        );
+        expect(await store.recoveryClaims.claim(held.sessionId, 'alive', 60_000)).toBe(true);
+        expect(await store.recoveryClaims.claim(lapsed.sessionId, 'dead', 0)).toBe(true);
+        const next = replica(store, 'next');
+        await next.publisher.recoverUnsent(() => false, { finishedOnly: true });
+        expect(next.poster.batches.has(held, 'msg:r1#1')).toBe(false);
+        await expect.poll(() => store.posts.unsent(lapsed.sessionId)).toEqual([]);
+        expect(replies(lapsed.cardTs).map((m) => m.text)).toEqual(['Left by a dead one.']);
+        expect(replies(held.cardTs)).toEqual([]);
+        expect((await store.posts.unsent(held.sessionId)).map((r) => r.key)).toEqual(['msg:r1#1']);
+      });
+
       it('chatter queued by the replica that finished the session (lost to the service): its claim, sent once', async () => {
         const place = await newSession(store, false);
         const other = await newSession(store, false);

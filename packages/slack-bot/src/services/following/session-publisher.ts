@@ -83,13 +83,19 @@ export class SessionPublisher {
   }
 
   /**
-   * At start: sessions with posts recorded and never sent (a crash after the follower moved on) get them
-   * sent, even when nothing new happens in them (a finished session's final report).
+   * At start, and every lease time after: sessions with posts recorded and never sent (a crash after the
+   * follower moved on) get them sent, even when nothing new happens in them, and a finished session's
+   * final card owed is drawn. A finished session's are sent by the replica holding its claim; one whose
+   * holder died is another's once the claim lapsed, at the next pass.
    */
-  async recoverUnsent(mine: (sessionId: string) => boolean, limit = 500): Promise<void> {
+  async recoverUnsent(
+    mine: (sessionId: string) => boolean,
+    options: { limit?: number; finishedOnly?: boolean } = {},
+  ): Promise<void> {
     const { posts, finalCards } = this.deps.store;
+    const limit = options.limit ?? 500;
     const owing = new Set([
-      ...(await posts.unsentSessions(limit)),
+      ...(await posts.unsentSessions(limit, { finished: options.finishedOnly ?? false })),
       ...((await finalCards?.owedSessions(limit)) ?? []),
     ]);
     for (const sessionId of owing) {
@@ -103,14 +109,15 @@ export class SessionPublisher {
       }
       // A finished one is nobody's: of the replicas recovering at once, the claim's holder sends it all.
       if (this.deps.claim && !(await this.deps.claim(sessionId).catch(() => false))) continue;
-      await this.#recover(session, { claimed: true });
+      // `again`: a sweep after a holder died finds its leftovers (what still waits here is not queued twice).
+      await this.#recover(session, { claimed: true, again: true });
       await this.#redrawFinalCard(sessionId).catch(
         this.#warn(sessionId, "could not draw a finished session's final card"),
       );
     }
   }
 
-  async #recover(session: SessionRecord, options: { claimed?: boolean }): Promise<void> {
+  async #recover(session: SessionRecord, options: { claimed?: boolean; again?: boolean }): Promise<void> {
     const place = threadPlace(session);
     const streams = this.#streams(place);
     await this.#inSession(session.sessionId, () =>
