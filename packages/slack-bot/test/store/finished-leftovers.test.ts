@@ -129,16 +129,19 @@ for (const backend of storeBackends('leftovers')) {
 
       it('a claim that lapsed while its holder waited for its turn: the replica holding it now posts, not both', async () => {
         const place = await newSession(store, true);
-        const other = await newSession(store, false);
+        // Each replica follows a session of its own besides.
+        const slowOther = await newSession(store, false);
+        const nextOther = await newSession(store, false);
         await store.posts.begin(place.sessionId, 'msg:r1#1', JSON.stringify({ text: 'Posted by one.' }));
         // Each replica's one channel token goes to another session first: recovered chatter waits its turn.
         const slowClock = new ManualClock(Date.now());
         const nextClock = new ManualClock(Date.now());
         const slow = replica(store, 'slow', { claimTtlMs: 0, queueClock: slowClock });
         const next = replica(store, 'next', { queueClock: nextClock });
-        await slow.poster.enqueueText(other, 'msg:o1', text('Other session, 1.'));
-        await next.poster.enqueueText(other, 'msg:o2', text('Other session, 2.'));
-        await expect.poll(() => replies(other.cardTs).length).toBe(2);
+        await slow.poster.enqueueText(slowOther, 'msg:o1', text('Other session, 1.'));
+        await next.poster.enqueueText(nextOther, 'msg:o2', text('Other session, 2.'));
+        await expect.poll(() => [slow.poster.waiting(), next.poster.waiting()]).toEqual([0, 0]);
+        expect([replies(slowOther.cardTs).length, replies(nextOther.cardTs).length]).toEqual([1, 1]);
         // `slow` claims first (its claim lapses at once: a holder that stalled), then `next` takes it.
         await slow.publisher.recoverUnsent(() => false);
         expect(slow.poster.batches.has(place, 'msg:r1#1')).toBe(true);
@@ -290,6 +293,23 @@ for (const backend of storeBackends('leftovers')) {
         await recoverTogether(replica(store, 'd'));
         expect(okUpdates() - updatesBefore).toBe(1);
         for (const r of [finishing, ...replicas]) await r.cards.stop();
+      });
+
+      it('a final card Slack will never take (the card deleted) is owed no more: no edit every pass', async () => {
+        const place = await newSession(store, false);
+        const finishing = replica(store, 'finishing');
+        world.sandbox.failNext({ method: 'chat.update', error: 'message_not_found', channel: CHANNEL });
+        await finishing.publisher.handle({
+          type: 'finished',
+          sessionId: place.sessionId,
+          key: 'finished',
+          status: 'completed',
+          succeeded: true,
+          session: { sessionId: place.sessionId, status: 'completed', rounds: [] },
+        });
+        expect((await store.sessions.get(place.sessionId))?.finished).toBe(true);
+        expect(await store.finalCards.owed(place.sessionId)).toBeUndefined();
+        await finishing.cards.stop();
       });
 
       it('a final card edit the shutdown cut short is owed, and sent by the next recovery', async () => {

@@ -2,7 +2,21 @@ import { type Clock, systemClock } from '@agent-sessions/core';
 import type { KnownBlock } from '@slack/types';
 import type { Logger } from '../../../logger.js';
 import type { BotMetrics } from '../../ops/metrics.js';
-import { type OutboundQueue, rateLimitedRetryAfterMs, type SlackClient } from '../outbound/index.js';
+import {
+  type OutboundQueue,
+  rateLimitedRetryAfterMs,
+  type SlackClient,
+  slackErrorCode,
+} from '../outbound/index.js';
+import { CHANNEL_GONE_ERRORS } from './thread-place.js';
+
+/** Slack will never take an edit of this card: the card or its channel is gone, or closed to edits. */
+const CARD_GONE_ERRORS = new Set([
+  ...CHANNEL_GONE_ERRORS,
+  'message_not_found',
+  'cant_update_message',
+  'edit_window_closed',
+]);
 
 export interface CardMessage {
   channel: string;
@@ -38,7 +52,10 @@ interface Pending {
   build: () => Promise<CardMessage | undefined>;
   due: number;
   rank: CardRank;
-  /** Waiting for this card's edit: told whether Slack shows it (sent, or unchanged since the last). */
+  /**
+   * Waiting for this card's edit: told whether it is settled (Slack shows it, sent or unchanged since the
+   * last, or will never take an edit of this card).
+   */
   sent: Array<(shown: boolean) => void>;
 }
 
@@ -108,8 +125,8 @@ export class CardUpdater {
 
   /**
    * A final state: edited ahead of every progress edit, folding in anything pending for the card.
-   * Settles once the edit was sent (true: Slack shows it), or failed and was logged, or the updater
-   * stopped, or `build` gave nothing (false).
+   * Settles once the edit was sent (true: Slack shows it, or will never take it: the card is gone), or
+   * failed and was logged, or the updater stopped, or `build` gave nothing (false: worth another try).
    */
   updateNow(sessionId: string, build: () => Promise<CardMessage | undefined>): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
@@ -243,6 +260,7 @@ export class CardUpdater {
     this.#pending.delete(sessionId);
     this.#lastSent.set(sessionId, this.#clock.now());
     const forgets = this.#forgets;
+    /** Settled: Slack shows the card, or will never take an edit of it. */
     let shown = false;
     try {
       const card = await pending.build();
@@ -277,6 +295,8 @@ export class CardUpdater {
         pending.sent = [];
         throw error;
       }
+      const code = slackErrorCode(error);
+      shown = code !== undefined && CARD_GONE_ERRORS.has(code);
       this.metrics.slackCalls.inc({ method: 'chat.update', outcome: 'error' });
       this.metrics.errors.inc({ where: 'card_update' });
       this.logger.warn({ err: error, sessionId }, 'could not update a session card');

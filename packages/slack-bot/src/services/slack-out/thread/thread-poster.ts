@@ -390,8 +390,10 @@ export class ThreadPoster {
       this.#claimed.delete(sessionId);
       throw new PostWithdrawnError(`another replica holds the claim on session ${sessionId}'s leftovers`);
     }
-    if (this.#withdrawn.has(sessionId) && this.owns?.(sessionId) === false)
+    if (!this.#withdrawn.has(sessionId)) return;
+    if (this.owns?.(sessionId) === false)
       throw new PostWithdrawnError(`session ${sessionId} is followed by another replica now`);
+    this.#withdrawn.delete(sessionId); // the lease came back here
   }
 
   async #finish(place: Place, keys: string[], ts: string): Promise<void> {
