@@ -41,7 +41,7 @@ export function metricNames(from: 'alerts' | 'dashboard'): string[] {
   const expressions = from === 'alerts' ? alertExpressions() : dashboardExpressions();
   const names = new Set<string>();
   for (const expr of expressions) {
-    for (const match of expr.matchAll(/\b(?:agent|slack)_[a-z_]+\b/g)) names.add(match[0]);
+    for (const match of expr.matchAll(/\b(?:agent|slack)_[a-z0-9_]+\b/g)) names.add(match[0]);
     if (/\bup\b/.test(expr)) names.add('up');
   }
   return [...names].sort();
