@@ -150,30 +150,38 @@ it(
 );
 
 it(
-  'the wait step reads only sessions the bot started: one another tool started under the same key, or a made-up id, fails alike',
+  'the wait step follows a session started elsewhere to its end',
   async () => {
     const { sandbox, emulator } = world;
     bot ??= await start();
-    // The service would answer for this session with the bot's own key (the unit test: it isn't asked).
     const client = new AgentSessionsClient({ baseUrl: emulator.url, apiKey: API_KEY });
     const { sessionId } = await client.sessions.create({ goal: 'scenario:complete started by another tool' });
-    const refusals: string[] = [];
-    for (const id of [sessionId, 'sess_no_such_session']) {
-      const wait = await sandbox.driver(bot.eventsUrl).runStep({
-        callbackId: 'wait_for_agent_session',
-        inputs: { session_id: id },
-        user: ALICE,
-        next: { channel: CHANNEL },
-      });
-      const done = await finished(wait.execution.id);
-      expect(done.state).toBe('failed');
-      expect(nextStepPosts(done)).toHaveLength(0);
-      refusals.push(String(done.error).replace(id, '<id>'));
-    }
-    expect(refusals).toEqual([
-      'The Agent Session Service has no session <id> this bot may see here (the bot did not start it here).',
-      'The Agent Session Service has no session <id> this bot may see here (the bot did not start it here).',
-    ]);
+    const wait = await sandbox.driver(bot.eventsUrl).runStep({
+      callbackId: 'wait_for_agent_session',
+      inputs: { session_id: sessionId },
+      user: ALICE,
+      next: { channel: CHANNEL },
+    });
+    const done = await finished(wait.execution.id);
+    expect(done).toMatchObject({ state: 'completed', completions: 1 });
+    expect(done.outputs).toMatchObject({
+      session_id: sessionId,
+      status: 'completed',
+      cost: expect.any(Number),
+    });
+    expect(done.outputs?.permalink).toBeUndefined();
+    expect(nextStepPosts(done)).toHaveLength(1);
+
+    const unknown = await sandbox.driver(bot.eventsUrl).runStep({
+      callbackId: 'wait_for_agent_session',
+      inputs: { session_id: 'sess_no_such_session' },
+      user: ALICE,
+    });
+    const missing = await finished(unknown.execution.id);
+    expect(missing.state).toBe('failed');
+    expect(missing.error).toMatch(
+      /no session sess_no_such_session this bot may see here \(the service answered 404\)/,
+    );
   },
   patient(120_000),
 );

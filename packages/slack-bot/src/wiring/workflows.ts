@@ -1,4 +1,5 @@
 /** Workflow Builder's custom steps, built beside the other parts (services.ts). */
+import { sessionReader } from '../services/workflows/session-reader.js';
 import { WorkflowSteps } from '../services/workflows/workflow-steps.js';
 import type { Parts, Settings } from './types.js';
 
@@ -15,8 +16,10 @@ export function workflowSteps(
     executions: store.workflowExecutions,
     sessions: store.sessions,
     starting: people.starting,
-    // Only sessions the bot started are read (workflow-steps.ts), each with its own key.
-    readSession: (sessionId) => keys.calls.sessions.get(sessionId),
+    readSession: sessionReader(
+      { calls: keys.calls, forStart: (userId) => keys.service.forStart(userId) },
+      installs !== undefined,
+    ),
     slack: { functions: out.paced.functions, chat: slack.chat },
     send: (call) =>
       out.outbound.run({ channel: 'workflow-steps', priority: 'outcome', method: 'tier3', run: call }),

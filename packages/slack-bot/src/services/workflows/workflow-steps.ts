@@ -26,6 +26,11 @@ export interface WorkflowStepSettings {
   startingMs?: number;
 }
 
+/** No key of the current workspace can read a session started elsewhere: said to the person as it is. */
+export class NoKeyHere extends Error {
+  override name = 'NoKeyHere';
+}
+
 const notVisible = (sessionId: string, why: string) =>
   `The Agent Session Service has no session ${sessionId} this bot may see here (${why}).`;
 
@@ -40,11 +45,13 @@ export class WorkflowSteps {
   constructor(
     private readonly deps: {
       executions: WorkflowExecutionRepository;
-      /** Under OAuth installs, the current workspace's rows only. */
-      sessions: Pick<SessionRepository, 'get'>;
+      sessions: Pick<SessionRepository, 'get' | 'workspaceOf'>;
       starting: Pick<StartingService, 'start'>;
-      /** The service's read of a session the bot started, with the session's own key. */
-      readSession: (sessionId: string) => Promise<EndedSession>;
+      /**
+       * The service's read of a session: one the bot started with the session's key; one started elsewhere
+       * (`recorded` false) with the key a start in the current workspace would use, or `NoKeyHere`.
+       */
+      readSession: (sessionId: string, recorded: boolean) => Promise<EndedSession>;
       /** The current workspace's client: completions (sent through `send`) and the card's permalink. */
       slack: { functions: Pick<SlackClient['functions'], 'completeSuccess' | 'completeError'> } & {
         chat: Pick<SlackClient['chat'], 'getPermalink'>;
@@ -169,17 +176,17 @@ export class WorkflowSteps {
       );
     }
     const recorded = await this.deps.sessions.get(sessionId);
-    // Only a session this installation recorded (under OAuth installs, this workspace's): whoever can
-    // build a workflow would otherwise read any session the service key sees, started by another tool or
-    // for another workspace. Any other id, real or made up, gets one answer, and the service isn't asked.
-    if (!recorded) return refusal(notVisible(sessionId, 'the bot did not start it here'));
     // A session of the bot's ends when its report is out (the thread reads the end before the workflow).
-    if (!recorded.finished) return undefined;
-    if (recorded.status === 'unreachable' || recorded.status === 'cant_post_here')
+    if (recorded && !recorded.finished) return undefined;
+    if (recorded && (recorded.status === 'unreachable' || recorded.status === 'cant_post_here'))
       return lostEnding(sessionId, recorded.status, permalink);
+    // Another workspace's session (OAuth installs): not this workflow's to read, whatever its id.
+    if (!recorded && this.deps.isolated && (await this.deps.sessions.workspaceOf(sessionId)))
+      return refusal(notVisible(sessionId, 'it belongs to another workspace'));
     try {
-      return endingOf(sessionId, await this.deps.readSession(sessionId), permalink);
+      return endingOf(sessionId, await this.deps.readSession(sessionId, recorded !== undefined), permalink);
     } catch (error) {
+      if (error instanceof NoKeyHere) return refusal(error.message);
       if (error instanceof ServiceError && (error.status === 404 || error.status === 403))
         return refusal(notVisible(sessionId, `the service answered ${error.status}`));
       throw error;
