@@ -6,9 +6,7 @@ export interface SessionKeys {
   /** Calls with each session's own key (the one it was started with). */
   calls: { sessions: { get(sessionId: string): Promise<EndedSession> } };
   /** The key a start in the current workspace would use; `ref` undefined: AGENT_API_KEY, lent. */
-  forStart(
-    userId: string,
-  ): Promise<
+  forStart(userId: string): Promise<
     | {
         ok: true;
         ref: string | undefined;
