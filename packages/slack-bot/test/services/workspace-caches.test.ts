@@ -23,6 +23,7 @@ const WORKSPACE = "keyed by the workspace's own key: one entry per workspace";
 const EXCEPTIONS: Record<string, string> = {
   'code-channels/code-channels.ts#waiting': SESSION,
   'code-channels/code-channels.ts#drawing': SESSION,
+  'code-channels/code-channels.ts#ensuring': SESSION,
   'code-channels/code-channels.ts#refused': WORKSPACE,
   'slack-out/thread/thread-batches.ts#batches': SESSION,
   'slack-out/thread/thread-batches.ts#queued': SESSION,
