@@ -65,6 +65,25 @@ async function submitKey(user: string, view: SandboxView, key: string) {
 const errorsOf = (response: { body: unknown }) =>
   (response.body as { response_action?: string; errors?: Record<string, string> } | undefined)?.errors;
 
+const toldLate = new Set<string>();
+/**
+ * A form's refusal as its person sees it: under the field while the service's check fits in the ack's
+ * budget (the form stays open); past it (a busy machine), in their DM with the app, and the form closed.
+ */
+async function refusalOf(response: { body: unknown }, field: string) {
+  const inline = errorsOf(response)?.[field];
+  if (inline) return { text: inline, closed: false };
+  const late = await ws().waitFor(
+    () =>
+      [...ws().messages.values()]
+        .flat()
+        .find((m) => /Your form was not used/.test(textOf(m)) && !toldLate.has(m.ts)),
+    { what: 'the refusal, told late in the DM', timeoutMs: WAIT_MS },
+  );
+  toldLate.add(late.ts);
+  return { text: textOf(late), closed: true };
+}
+
 async function linkKey(user: string, key: string): Promise<void> {
   await openHome(user);
   const form = await formFromHome(user, 'keys_link');
@@ -93,9 +112,10 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
   it('Alice links hers in App Home: a wrong key is refused under the field, hers is checked, kept encrypted, shown masked', async () => {
     const home = await openHome(ALICE);
     expect(homeText(home)).toContain('Your service key');
-    const form = await formFromHome(ALICE, 'keys_link');
-    const wrong = await submitKey(ALICE, form, 'emu_no_such_key_0000');
-    expect(errorsOf(wrong)?.api_key).toMatch(/refused this key \(401\)/);
+    let form = await formFromHome(ALICE, 'keys_link');
+    const wrong = await refusalOf(await submitKey(ALICE, form, 'emu_no_such_key_0000'), 'api_key');
+    expect(wrong.text).toMatch(/refused this key \(401\)/);
+    if (wrong.closed) form = await formFromHome(ALICE, 'keys_link');
     const spaced = await submitKey(ALICE, form, 'emu two words');
     expect(errorsOf(spaced)?.api_key).toMatch(/no spaces/);
     const ok = await submitKey(ALICE, form, accounts.alice.key);
@@ -233,14 +253,45 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
         .not.toBe(`emu_…${accounts.carol.key.slice(-4)}`);
       return;
     }
-    // Nothing typed is lost: the form stays open and says what happened under the email.
-    expect(errorsOf(made)?.email).toMatch(/made the account but gave no API key/);
+    // Nothing typed is lost: the form stays open and says what happened under the email (or, past the
+    // ack's budget, the DM says it).
+    const madeRefusal = await refusalOf(made, 'email');
+    expect(madeRefusal.text).toMatch(/made the account but gave no API key/);
     const again = await h.driver.submitView({
       user: CAROL,
-      viewId: form.id,
+      viewId: (madeRefusal.closed ? await formFromHome(CAROL, 'keys_signup') : form).id,
       values: { email: { value: email }, password: { value: PASSWORD } },
     });
-    expect(errorsOf(again)?.email).toMatch(/The service said: .*already exists/);
+    expect((await refusalOf(again, 'email')).text).toMatch(/The service said: .*already exists/);
+  });
+
+  it('a service slower than the ack’s budget: the form closes, and the refusal comes in the DM with the email', async () => {
+    await openHome(CAROL);
+    const form = await formFromHome(CAROL, 'keys_signup');
+    // The account exists (the test above made it): the service refuses, after the form had to close.
+    const email = `late-${randomBytes(4).toString('hex')}@example.com`;
+    await fetch(`${h.emulator.url}/api/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    await h.emulator.admin.setFaults({ latencyMs: 2_000, pathPattern: '^POST /api/auth/signup' });
+    try {
+      const response = await h.driver.submitView({
+        user: CAROL,
+        viewId: form.id,
+        values: { email: { value: email }, password: { value: PASSWORD } },
+      });
+      expect(errorsOf(response)).toBeUndefined();
+      const late = await refusalOf(response, 'email');
+      expect(late.closed).toBe(true);
+      expect(late.text).toMatch(/The service said: .*already exists/);
+      // What was typed comes with it, but the password.
+      expect(late.text).toContain(email);
+      expect(late.text).not.toContain(PASSWORD);
+    } finally {
+      await h.emulator.admin.clearFaults();
+    }
   });
 
   it('no key, encryption key or password appears in any log line or anything posted', () => {

@@ -22,7 +22,7 @@ export const keySubmitted =
     await settleForm(
       ack,
       which === 'link' ? keys.submitLink(body.user.id, values) : keys.submitSignup(body.user.id, values),
-      // A key is a secret: a refusal that comes late doesn't repeat what was typed.
-      tellLate(client, body.user.id, {}),
+      // A key or a password is a secret: a refusal that comes late repeats only the signup's email.
+      tellLate(client, body.user.id, which === 'signup' ? { email: values.email } : {}),
     );
   };

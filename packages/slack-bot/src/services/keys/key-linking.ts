@@ -5,7 +5,7 @@ import { type KeySlot, keysHomeBlocks, linkKeyModal, signupModal } from '../../b
 import type { Logger } from '../../logger.js';
 import type { FormResult, Outcome } from '../outcome.js';
 import { NO_ENCRYPTION_KEY } from './key-errors.js';
-import { personRef, type ServiceKeys, workspaceRef } from './service-keys.js';
+import { KEY_CALL_TIMEOUT_MS, personRef, type ServiceKeys, workspaceRef } from './service-keys.js';
 
 export type KeyFormValues = Record<string, string | string[] | undefined>;
 
@@ -121,8 +121,11 @@ export class KeyLinking {
     const displayName = text('display_name').trim();
     let response: Record<string, unknown>;
     try {
-      // Slack closes a form after 3 seconds: the signup and the key's check share them.
-      response = await this.deps.signup({ email, password, ...(displayName ? { displayName } : {}) }, 1_500);
+      // The form is answered at its ack's budget whatever this takes: a late outcome goes to the DM.
+      response = await this.deps.signup(
+        { email, password, ...(displayName ? { displayName } : {}) },
+        KEY_CALL_TIMEOUT_MS,
+      );
     } catch (error) {
       return { ok: false, errors: signupErrors(error) };
     }
@@ -136,7 +139,7 @@ export class KeyLinking {
         },
       };
     }
-    const checked = await this.deps.keys.check(apiKey, 1_000);
+    const checked = await this.deps.keys.check(apiKey);
     if (!checked.ok) return { ok: false, errors: { email: checked.message } };
     await this.deps.keys.link({
       ref: target.ref,

@@ -11,6 +11,9 @@ import type { ServiceKeyRepository, StoredServiceKey } from '../../store/service
 import { type KeyCipher, KeyDecryptError, maskKey } from './cipher.js';
 import { KeyLinkError, KeyUnavailableError, NO_ENCRYPTION_KEY } from './key-errors.js';
 
+/** How long a key's check (or a signup) may take: the form it came from is answered before. */
+export const KEY_CALL_TIMEOUT_MS = 10_000;
+
 /** `per-workspace` (default): one key per workspace, linked by an admin. `per-person`: each starter's own. */
 export type KeyMode = 'per-workspace' | 'per-person';
 
@@ -217,9 +220,10 @@ export class ServiceKeys {
 
   /**
    * Asks the service whether it takes `apiKey`: there is no "who am I" endpoint, so it reads a session
-   * that can't exist (404 or 403: the key is good; 401: it isn't).
+   * that can't exist (404 or 403: the key is good; 401: it isn't). A form checking it closes at its ack's
+   * budget whatever this takes (a late answer goes to the person's DM): the service gets its usual time.
    */
-  async check(apiKey: string, timeoutMs = 2_500): Promise<KeyCheck> {
+  async check(apiKey: string, timeoutMs = KEY_CALL_TIMEOUT_MS): Promise<KeyCheck> {
     const client = this.#newClient(apiKey);
     try {
       await client.sessions.get(`key-check-${randomUUID()}`, { timeoutMs, maxRetries: 0 });
