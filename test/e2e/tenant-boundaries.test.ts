@@ -7,7 +7,7 @@ import {
   withGridMember,
   withSharedChannel,
 } from '@agent-sessions/slack-sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_KEY, SETUP_TIMEOUT_MS, textOf, WAIT_MS } from './harness.js';
 import { forgedKeyLinkForm, homeOf, homeText, pressInHome } from './home-tab.js';
 import { HOME, NORTH, type OAuthWorld, type Place, startOAuthWorld, waitForCard } from './oauth-world.js';
@@ -86,8 +86,15 @@ describe('Enterprise Grid: an admin of one workspace manages no other workspaceâ
       values: { api_key: { value: API_KEY } },
     });
     expect(linked.body).toBeFalsy();
-    const opsKey = await bot.store.serviceKeys.get(`team:${OPS}`);
-    expect(opsKey?.linkedBy).toBe(IVY);
+    // The form is acknowledged first; the key is checked with the service and stored after.
+    const opsKey = await vi.waitFor(
+      async () => {
+        const key = await bot.store.serviceKeys.get(`team:${OPS}`);
+        expect(key?.linkedBy).toBe(IVY);
+        return key;
+      },
+      { timeout: WAIT_MS, interval: 100 },
+    );
 
     // In Sales, Hank is an admin: his Home tab has the controls (and the bot has just checked him).
     expect(homeText(await openHome(SALES, HANK))).toContain('keys_link');

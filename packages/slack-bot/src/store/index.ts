@@ -11,12 +11,14 @@ export type {
 } from './code-channels.js';
 export type { EventLog } from './events.js';
 export type { FeedbackRepository, FeedbackValue } from './feedback.js';
+export type { FinalCardRepository } from './final-cards.js';
 export type { InstallationRepository, SlackInstallation } from './installations.js';
 export type { LeaseRepository } from './leases.js';
 export { MIGRATIONS, migrate } from './migrations.js';
 export type { PostRepository } from './posts.js';
 export type { NewPrompt, PromptLocator, PromptRepository } from './prompts.js';
 export * from './records.js';
+export type { RecoveryClaimRepository } from './recovery-claims.js';
 export type { ServiceKeyRepository, StoredServiceKey } from './service-keys.js';
 export type { SessionFilter, SessionRepository, SessionWorkspace } from './sessions.js';
 export type { BudgetRate, SlackBudgetRepository } from './slack-budgets.js';

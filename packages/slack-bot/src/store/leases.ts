@@ -12,7 +12,10 @@ export interface LeaseRepository {
    * take them at their next poke pass (`awaitingOwner`) rather than when the leases would have expired.
    */
   release(owner: string): Promise<void>;
-  /** Whether a poked session is unfinished and unleased: one a replica let go, waiting for an owner. */
+  /**
+   * Whether an unfinished session has no lease: one a replica let go (going away, or beyond its fair
+   * share), or one started while every replica that took leases was at its share. Either waits for an owner.
+   */
   awaitingOwner(): Promise<boolean>;
   /** Asks whichever replica follows the session to poll it now (someone just acted on it). */
   poke(sessionId: string): Promise<void>;
@@ -99,7 +102,7 @@ export class SqlLeaseRepository implements LeaseRepository {
     const { rows } = await this.sql.query<{ waiting: boolean }>(
       `SELECT EXISTS (
          SELECT 1 FROM sessions s
-          WHERE s.poked_at IS NOT NULL AND NOT s.finished AND s.detached_at IS NULL
+          WHERE NOT s.finished AND s.detached_at IS NULL
             AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.session_id = s.session_id)
        ) AS waiting`,
     );

@@ -255,6 +255,21 @@ export const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX IF NOT EXISTS thread_messages_thread ON thread_messages (workspace, channel_id, thread_ts, sort_key);
    CREATE INDEX IF NOT EXISTS thread_messages_age ON thread_messages (workspace, received_at);`,
+  // Every replica asks each second whether an unfinished session has no lease: only those rows are read.
+  `CREATE INDEX IF NOT EXISTS sessions_unfinished ON sessions (created_at) WHERE NOT finished AND detached_at IS NULL;`,
+  // A finished session's leftovers (posts recorded and never sent, its final card edit) have no lease
+  // owner: the replica holding this claim is the one that sends them (recovery-claims.ts). The final card
+  // is recorded until its edit is out, so an edit a short grace or a Slack error left undone is redone.
+  `CREATE TABLE IF NOT EXISTS recovery_claims (
+     session_id   text PRIMARY KEY REFERENCES sessions ON DELETE CASCADE,
+     holder       text NOT NULL,
+     expires_at   timestamptz NOT NULL
+   );
+   CREATE TABLE IF NOT EXISTS final_cards (
+     session_id   text PRIMARY KEY REFERENCES sessions ON DELETE CASCADE,
+     card         text NOT NULL,
+     recorded_at  timestamptz NOT NULL DEFAULT now()
+   );`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

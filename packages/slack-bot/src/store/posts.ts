@@ -11,8 +11,8 @@ export interface PostRepository {
   begin(sessionId: string, key: string, body?: string): Promise<PostState>;
   /** Keys of a session recorded with a body and never posted, oldest first (crash recovery). */
   unsent(sessionId: string): Promise<Array<{ key: string; body: string; since: string }>>;
-  /** Sessions with such keys (crash recovery at start). */
-  unsentSessions(limit: number): Promise<string[]>;
+  /** Sessions with such keys (crash recovery); `finished`: only finished ones (recovery's later passes). */
+  unsentSessions(limit: number, options?: { finished?: boolean }): Promise<string[]>;
   finish(sessionId: string, key: string, ts: string): Promise<void>;
   /** The ts a key was posted with, if it was. */
   ts(sessionId: string, key: string): Promise<string | undefined>;
@@ -50,9 +50,12 @@ export class SqlPostRepository implements PostRepository {
     return rows.map((r) => ({ key: r.key, body: r.body, since: iso(r.started_at) ?? '' }));
   }
 
-  async unsentSessions(limit: number): Promise<string[]> {
+  async unsentSessions(limit: number, options: { finished?: boolean } = {}): Promise<string[]> {
     const { rows } = await this.sql.query<{ session_id: string }>(
-      'SELECT DISTINCT session_id FROM posted_messages WHERE ts IS NULL AND body IS NOT NULL LIMIT $1',
+      options.finished
+        ? `SELECT DISTINCT p.session_id FROM posted_messages p JOIN sessions s ON s.session_id = p.session_id
+            WHERE p.ts IS NULL AND p.body IS NOT NULL AND s.finished LIMIT $1`
+        : 'SELECT DISTINCT session_id FROM posted_messages WHERE ts IS NULL AND body IS NOT NULL LIMIT $1',
       [limit],
     );
     return rows.map((r) => r.session_id);

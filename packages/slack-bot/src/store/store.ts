@@ -4,12 +4,14 @@ import { type ChannelSettingsRepository, SqlChannelSettingsRepository } from './
 import { type CodeChannelRepository, SqlCodeChannelRepository } from './code-channels.js';
 import { type EventLog, SqlEventLog } from './events.js';
 import { type FeedbackRepository, SqlFeedbackRepository } from './feedback.js';
+import { type FinalCardRepository, SqlFinalCardRepository } from './final-cards.js';
 import { SqlFollowStateRepository } from './follow-state.js';
 import { type InstallationRepository, SqlInstallationRepository } from './installations.js';
 import { type LeaseRepository, SqlLeaseRepository } from './leases.js';
 import { migrate } from './migrations.js';
 import { type PostRepository, SqlPostRepository } from './posts.js';
 import { type PromptRepository, SqlPromptRepository } from './prompts.js';
+import { type RecoveryClaimRepository, SqlRecoveryClaimRepository } from './recovery-claims.js';
 import { type ReminderRepository, SqlReminderRepository } from './reminders.js';
 import { type ServiceKeyRepository, SqlServiceKeyRepository } from './service-keys.js';
 import { type SessionRepository, SqlSessionRepository } from './sessions.js';
@@ -28,6 +30,10 @@ export interface Store {
   prompts: PromptRepository;
   posts: PostRepository;
   leases: LeaseRepository;
+  /** Which replica sends a finished session's leftovers. */
+  recoveryClaims: RecoveryClaimRepository;
+  /** Finished sessions' final card edits not yet taken by Slack. */
+  finalCards: FinalCardRepository;
   /** The follower's cursors. */
   followState: CursorStore;
   events: EventLog;
@@ -61,6 +67,8 @@ export class SqlStore implements Store {
   readonly prompts: SqlPromptRepository;
   readonly posts: SqlPostRepository;
   readonly leases: SqlLeaseRepository;
+  readonly recoveryClaims: SqlRecoveryClaimRepository;
+  readonly finalCards: SqlFinalCardRepository;
   readonly followState: SqlFollowStateRepository;
   readonly events: SqlEventLog;
   readonly audit: SqlAuditRepository;
@@ -80,6 +88,8 @@ export class SqlStore implements Store {
     this.prompts = new SqlPromptRepository(sql);
     this.posts = new SqlPostRepository(sql);
     this.leases = new SqlLeaseRepository(sql);
+    this.recoveryClaims = new SqlRecoveryClaimRepository(sql);
+    this.finalCards = new SqlFinalCardRepository(sql);
     this.followState = new SqlFollowStateRepository(sql);
     this.events = new SqlEventLog(sql);
     this.audit = new SqlAuditRepository(sql);

@@ -148,6 +148,7 @@ export function sessionPublisher(
   const publisher = new SessionPublisher({
     store,
     poster: out.poster,
+    ...(out.poster.claim ? { claim: out.poster.claim } : {}),
     ...(streams ? { streams } : {}),
     cards: out.cards,
     metrics,

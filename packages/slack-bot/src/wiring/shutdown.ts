@@ -38,6 +38,7 @@ export interface ShutdownParts {
  * and every Slack post queued (the outbound queue drained); then the leases released, which pokes their
  * sessions so the other replicas take them at their next poke pass instead of when the leases expire.
  * Posts still queued when the grace runs short are recorded with their content: the next owner posts them.
+ * A finished session's final card edit left unsent is owed in the store: the next recovery sends it.
  */
 export async function shutDown(parts: ShutdownParts, graceMs: number): Promise<void> {
   const { readiness, leases, logger, replicaId } = parts;

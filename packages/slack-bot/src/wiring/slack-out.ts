@@ -17,11 +17,11 @@ import type { Parts, Settings, SlackOut } from './types.js';
  */
 export function slackOut(
   { config, tuning, logger }: Settings,
-  parts: Pick<Parts, 'slack' | 'store' | 'metrics' | 'self' | 'installs' | 'follower'> & {
+  parts: Pick<Parts, 'slack' | 'store' | 'metrics' | 'self' | 'installs' | 'follower' | 'replicaId'> & {
     publisher: LateBound<Pick<SessionPublisher, 'cannotPost'>>;
   },
 ): SlackOut {
-  const { slack, store, metrics, self, installs, follower, publisher } = parts;
+  const { slack, store, metrics, self, installs, follower, publisher, replicaId } = parts;
   // Replicas (PostgreSQL) spend one budget: Slack limits the app per workspace, not per process.
   const outboundOptions = {
     ...(config.databaseUrl ? { shared: store.slackBudgets } : {}),
@@ -57,6 +57,9 @@ export function slackOut(
       self,
       // A poll still in flight when its lease went records the chatter it brings but leaves it to the owner.
       owns: (sessionId) => follower.isFollowing(sessionId),
+      // A finished session has no lease: its leftovers are sent by the replica holding its claim, as long
+      // as a lease would be held.
+      claim: (sessionId) => store.recoveryClaims.claim(sessionId, replicaId, config.leaseTtlMs),
       onCannotPost: (place, error) => publisher.get().cannotPost(place, error),
     },
     outbound,

@@ -62,11 +62,11 @@ export async function startBot(config: RunnableConfig, tuning: BotTuning = {}): 
   const replicaId = replicaIdOf(settings);
   const store = await botStore(settings);
   const service = serviceSide(settings, store);
-  const slack = slackSide(settings, service);
+  const slack = slackSide(settings, { ...service, replicaId });
   const sessions = sessionSide(settings, { ...service, ...slack, replicaId });
   const people = peopleSide(settings, sessions);
-  const server = await startParts(settings, { ...sessions, ...people });
-  return running(settings, { ...sessions, ...people, server, tracing });
+  const { server, recovery } = await startParts(settings, { ...sessions, ...people });
+  return running(settings, { ...sessions, ...people, server, recovery, tracing });
 }
 
 /**
@@ -87,8 +87,8 @@ function serviceSide(settings: Settings, store: Store) {
 }
 
 /** Slack's side: the surface choice, the Bolt app and its routes, who the bot is, and Slack-out. */
-function slackSide(settings: Settings, service: ReturnType<typeof serviceSide>) {
-  const { store, client, metrics, audit, installs, follower } = service;
+function slackSide(settings: Settings, service: ReturnType<typeof serviceSide> & { replicaId: string }) {
+  const { store, client, metrics, audit, installs, follower, replicaId } = service;
   const surface = slackSurface(settings);
   const readiness = new Readiness();
   const requests = new RequestsInFlight();
@@ -100,7 +100,7 @@ function slackSide(settings: Settings, service: ReturnType<typeof serviceSide>) 
   // The second cycle: the poster tells the publisher when a batch can't post, and the publisher posts
   // through the poster. Bound once the session side has built the publisher.
   const publisher = new LateBound<SessionPublisher>('the session publisher');
-  const out = slackOut(settings, { slack, store, metrics, self, installs, follower, publisher });
+  const out = slackOut(settings, { slack, store, metrics, self, installs, follower, publisher, replicaId });
   service.outbound.bind(out.outbound);
   return { surface, app, routes, slack, self, out, publisherLater: publisher, readiness, requests };
 }
@@ -156,7 +156,10 @@ function peopleSide(settings: Settings, built: ReturnType<typeof sessionSide>) {
 type Built = ReturnType<typeof sessionSide> & ReturnType<typeof peopleSide>;
 
 /** Started in order: keys and tokens sealed, then served, then following, leases, reminders, recovery. */
-async function startParts({ config, logger }: Settings, built: Built): Promise<Server> {
+async function startParts(
+  { config, logger }: Settings,
+  built: Built,
+): Promise<{ server: Server; recovery: { stop(): void } }> {
   const { keys, installs, store, self, app, routes, follower, leases, audit, identity } = built;
   await reencryptKeys(keys, logger);
   await installs?.sealStored(); // Slack's tokens: rows still in plain text are sealed, and rotation
@@ -168,15 +171,20 @@ async function startParts({ config, logger }: Settings, built: Built): Promise<S
   if (!installs) await learnWhoWeAre({ self, audit, identity, logger });
   built.reminders.start();
   built.workflows.start();
-  recoverUnsentPosts({ publisher: built.publisher, follower, logger });
+  const recovery = recoverUnsentPosts({
+    publisher: built.publisher,
+    follower,
+    logger,
+    everyMs: config.leaseTtlMs,
+  });
   built.readiness.started();
-  return server;
+  return { server, recovery };
 }
 
 /** The bot as started: its address said in the log, and its graceful stop (shutdown.ts). */
 function running(
   { config, tuning, logger }: Settings,
-  built: Built & { server: Server; tracing: Tracing },
+  built: Built & { server: Server; recovery: { stop(): void }; tracing: Tracing },
 ): RunningBot {
   const { app, store, follower, metrics, replicaId, server, installs, tracing } = built;
   const url = urlOf(server, config.host);
@@ -192,10 +200,11 @@ function running(
   let stopping: Promise<void> | undefined;
   const stop = (options: { graceMs?: number } = {}) => {
     const { readiness, requests, workflows, leases, out, streams } = built;
-    // Home refreshes stop with the reminders: neither starts new work after.
+    // Home refreshes and recovery passes stop with the reminders: none starts new work after.
     const reminders = {
       stop: async () => {
         built.people.homes.stop();
+        built.recovery.stop();
         await built.reminders.stop();
       },
     };
@@ -248,17 +257,40 @@ async function learnWhoWeAre(parts: {
     .catch((error: unknown) => logger.warn({ err: error }, 'auth.test failed; audit records carry no team'));
 }
 
-/** Posts a crash left unsent, for the sessions this replica follows: not awaited, as it may be long. */
+/**
+ * Posts a crash left unsent, for the sessions this replica follows and the finished ones it claims: at
+ * start (not awaited, as it may be long), then a pass every `everyMs` (a lease time: a claim whose holder
+ * died has lapsed by the next), one at a time.
+ */
 function recoverUnsentPosts(parts: {
   publisher: Pick<SessionPublisher, 'recoverUnsent'>;
   follower: Pick<Follower, 'isFollowing'>;
   logger: Logger;
-}): void {
-  const { publisher, follower, logger } = parts;
-  // A long recovery (Slack may allow one thread read a minute) must not hold the start.
-  void publisher
-    .recoverUnsent((sessionId) => follower.isFollowing(sessionId))
-    .catch((error: unknown) => logger.warn({ err: error }, 'recovery failed'));
+  everyMs: number;
+}): { stop(): void } {
+  const { publisher, follower, logger, everyMs } = parts;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let first = true;
+  const pass = () => {
+    // After the first, only finished sessions: the followed ones recover on their own events.
+    const finishedOnly = !first;
+    first = false;
+    // A long recovery (Slack may allow one thread read a minute) must not hold the start.
+    void publisher
+      .recoverUnsent((sessionId) => follower.isFollowing(sessionId), { finishedOnly })
+      .catch((error: unknown) => logger.warn({ err: error }, 'recovery failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(pass, everyMs).unref();
+      });
+  };
+  pass();
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /**

@@ -295,6 +295,32 @@ for (const backend of storeBackends('store_test')) {
       await store.leases.release('replica-b');
     });
 
+    it('a session no replica had room for, or one handed over beyond a share, awaits an owner unpoked', async () => {
+      await store.sql.query('DELETE FROM leases');
+      await store.sql.query("UPDATE sessions SET finished = true WHERE session_id NOT LIKE 'share-%'");
+      await store.sessions.create(session('share-1'));
+      await store.sessions.create(session('share-2'));
+      // Alone, replica-a's share is both; replica-b's heartbeat makes it one each.
+      expect((await store.leases.acquire('replica-a', { limit: 50, ttlMs: 60_000 })).sort()).toEqual([
+        'share-1',
+        'share-2',
+      ]);
+      expect(await store.leases.acquire('replica-b', { limit: 50, ttlMs: 60_000 })).toEqual([]);
+      expect(await store.leases.acquire('replica-a', { limit: 50, ttlMs: 60_000 })).toEqual(['share-1']);
+      // Handed over without a poke: nobody released it, yet it waits for an owner.
+      expect(await store.leases.awaitingOwner()).toBe(true);
+      expect(await store.leases.acquire('replica-b', { limit: 50, ttlMs: 60_000 })).toEqual(['share-2']);
+      expect(await store.leases.awaitingOwner()).toBe(false);
+
+      // Started while both were at their share (replica-b's last pass counted two sessions).
+      await store.sessions.create(session('share-3'));
+      expect(await store.leases.awaitingOwner()).toBe(true);
+      expect(await store.leases.acquire('replica-a', { limit: 50, ttlMs: 60_000 })).toContain('share-3');
+      expect(await store.leases.awaitingOwner()).toBe(false);
+      await store.leases.release('replica-a');
+      await store.leases.release('replica-b');
+    });
+
     // PGlite has one connection: a transaction holding a row there holds everything, so only PostgreSQL.
     it.skipIf(backend.name !== 'PostgreSQL')(
       'a replica keeps its own lease while its session is being updated (its row locked) by another connection',

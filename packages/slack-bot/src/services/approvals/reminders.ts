@@ -275,6 +275,7 @@ export class ReminderService {
     const { session, request } = prompt;
     const waited = formatDuration(timeoutMs);
     const action = this.deps.settings.onTimeout;
+    // Recorded as soon as it is done, before the thread is told: a note Slack refuses loses no record.
     const audit = (outcome: 'ok' | 'error', did: string) =>
       this.deps.audit.record({
         sessionId: session.sessionId,
@@ -291,11 +292,11 @@ export class ReminderService {
         action === 'leave'
           ? 'AGENT_ON_TIMEOUT is leave'
           : 'AGENT_ON_TIMEOUT=reject only rejects approval questions, and this one is not';
+      await audit('ok', 'left open');
       await this.deps.notifier.note(
         session,
         `⌛ No answer after ${waited}. The question stays open (${why}); it can still be answered above.`,
       );
-      await audit('ok', 'left open');
       return;
     }
     if (action === 'reject') {
@@ -308,13 +309,13 @@ export class ReminderService {
         answer: checked.answer,
         userId: this.deps.botUserId(),
       });
+      await audit(sent.ok ? 'ok' : 'error', 'rejected');
       await this.deps.notifier.note(
         session,
         sent.ok
           ? `⌛ No answer after ${waited}: the request was *rejected* automatically (AGENT_ON_TIMEOUT=reject).`
           : `⌛ No answer after ${waited}: rejecting it automatically failed (${sent.message}). The question is still open.`,
       );
-      await audit(sent.ok ? 'ok' : 'error', 'rejected');
       return;
     }
     try {
@@ -322,18 +323,18 @@ export class ReminderService {
         reason: `No answer within ${waited} (AGENT_ON_TIMEOUT=cancel)`,
       });
     } catch (error) {
+      await audit('error', 'cancel failed');
       await this.deps.notifier.note(
         session,
         `⌛ No answer after ${waited}: cancelling the session failed (${describeServiceFailure(error)}).`,
       );
-      await audit('error', 'cancel failed');
       return;
     }
+    await audit('ok', 'cancelled');
     await this.deps.notifier.note(
       session,
       `⌛ No answer after ${waited}: the session was *cancelled* (AGENT_ON_TIMEOUT=cancel).`,
     );
-    await audit('ok', 'cancelled');
     this.deps.notifier.refresh(session.sessionId);
   }
 

@@ -12,7 +12,7 @@ export interface LeaseKeeperOptions {
   renewEveryMs?: number;
   /** Sessions one replica follows at most. */
   limit?: number;
-  /** How often pokes from other replicas (someone answered there) are picked up. */
+  /** How often pokes from other replicas (someone answered there), and sessions without an owner, are picked up. */
   pokeEveryMs?: number;
   /**
    * Called for each session this replica stops following because another may hold it now; not for one
@@ -99,7 +99,10 @@ export class LeaseKeeper {
   async #takePokes(): Promise<void> {
     if (this.#stopped) return;
     for (const sessionId of await this.store.leases.takePokes(this.owner)) this.follower.poke(sessionId);
-    // A replica going away let its sessions go (and poked them): take them now, not at the next renewal.
+    // A session without an owner (let go by a replica going away or beyond its share, or started while
+    // every replica was at its share) is taken now, not at the next renewal: a long lease time renews
+    // rarely. A replica at its limit has no room for it, and would only renew its leases each second.
+    if (this.#followed.size >= this.#limit) return;
     if (await this.store.leases.awaitingOwner()) await this.refresh();
   }
 

@@ -1,6 +1,7 @@
 /** What the session publisher is given: the store, Slack's posting parts, and the policies it shows. */
 import type { FollowedSession, HumanInputRequest } from '@agent-sessions/core';
 import type { Logger } from '../../logger.js';
+import type { FinalCardRepository } from '../../store/final-cards.js';
 import type { PostRepository } from '../../store/posts.js';
 import type { PromptRepository } from '../../store/prompts.js';
 import type { SessionRecord } from '../../store/records.js';
@@ -15,7 +16,14 @@ export interface SessionPublisherDeps {
     sessions: Pick<SessionRepository, 'get' | 'update'>;
     prompts: Pick<PromptRepository, 'get' | 'save'>;
     posts: Pick<PostRepository, 'withPrefix' | 'unsentSessions'>;
+    /** Final card edits owed (absent: an edit that fails stays undone). */
+    finalCards?: Pick<FinalCardRepository, 'record' | 'owed' | 'owedSessions' | 'sent'>;
   };
+  /**
+   * Takes or renews this replica's claim on a finished session's leftovers (absent: one process, no
+   * other to share them with).
+   */
+  claim?: (sessionId: string) => Promise<boolean>;
   poster: ThreadPoster;
   /** The agent surface's streams: where the agent's work goes while a session's surface is `agent`. */
   streams?: StreamPoster;

@@ -83,21 +83,58 @@ export class SessionPublisher {
   }
 
   /**
-   * At start: sessions with posts recorded and never sent (a crash after the follower moved on) get them
-   * sent, even when nothing new happens in them (a finished session's final report).
+   * At start, and every lease time after: sessions with posts recorded and never sent (a crash after the
+   * follower moved on) get them sent, even when nothing new happens in them, and a finished session's
+   * final card owed is drawn. A finished session's are sent by the replica holding its claim; one whose
+   * holder died is another's once the claim lapsed, at the next pass.
    */
-  async recoverUnsent(mine: (sessionId: string) => boolean, limit = 500): Promise<void> {
-    for (const sessionId of await this.deps.store.posts.unsentSessions(limit)) {
+  async recoverUnsent(
+    mine: (sessionId: string) => boolean,
+    options: { limit?: number; finishedOnly?: boolean } = {},
+  ): Promise<void> {
+    const { posts, finalCards } = this.deps.store;
+    const limit = options.limit ?? 500;
+    const owing = new Set([
+      ...(await posts.unsentSessions(limit, { finished: options.finishedOnly ?? false })),
+      ...((await finalCards?.owedSessions(limit)) ?? []),
+    ]);
+    for (const sessionId of owing) {
       const session = await this.deps.store.sessions.get(sessionId);
       if (!session?.cardTs || session.status === CANT_POST_STATUS) continue;
-      // Another replica's session may have these queued in its memory still: it recovers its own. A
-      // finished one is nobody's any more.
-      if (!session.finished && !mine(sessionId)) continue;
-      const streams = this.#streams(threadPlace(session));
-      await this.#inSession(sessionId, () =>
-        streams ? streams.recover(threadPlace(session)) : this.deps.poster.recover(threadPlace(session)),
-      ).catch(this.#warn(sessionId, 'could not recover the posts a crash left unsent'));
+      // Another replica's session may have these queued in its memory still: it recovers its own (and
+      // draws its final card when it finishes it).
+      if (!session.finished) {
+        if (mine(sessionId)) await this.#recover(session, {});
+        continue;
+      }
+      // A finished one is nobody's: of the replicas recovering at once, the claim's holder sends it all.
+      if (this.deps.claim && !(await this.deps.claim(sessionId).catch(() => false))) continue;
+      // `again`: a sweep after a holder died finds its leftovers (what still waits here is not queued twice).
+      await this.#recover(session, { claimed: true, again: true });
+      await this.#redrawFinalCard(sessionId).catch(
+        this.#warn(sessionId, "could not draw a finished session's final card"),
+      );
     }
+  }
+
+  async #recover(session: SessionRecord, options: { claimed?: boolean; again?: boolean }): Promise<void> {
+    const place = threadPlace(session);
+    const streams = this.#streams(place);
+    await this.#inSession(session.sessionId, () =>
+      streams ? streams.recover(place, options) : this.deps.poster.recover(place, options),
+    ).catch(this.#warn(session.sessionId, 'could not recover the posts a crash left unsent'));
+  }
+
+  /** A final card edit left owed (the grace ran short, Slack refused): sent under the claim, once. */
+  async #redrawFinalCard(sessionId: string): Promise<void> {
+    const owed = await this.deps.store.finalCards?.owed(sessionId);
+    if (!owed) return;
+    const card = JSON.parse(owed) as CardMessage;
+    const { claim } = this.deps;
+    // Built when its turn comes: the claim is renewed then, and nothing is edited once it is another's.
+    const build = async () => (!claim || (await claim(sessionId)) ? card : undefined);
+    const shown = await this.#inSession(sessionId, () => this.deps.cards.updateNow(sessionId, build));
+    if (shown) await this.deps.store.finalCards?.sent(sessionId, owed);
   }
 
   async handle(event: FollowEvent): Promise<void> {
@@ -246,10 +283,11 @@ export class SessionPublisher {
       'final-report',
       finalReport(event.session),
       'outcome',
+      { leased: true },
     );
     this.#snapshots.set(session.sessionId, event.session);
     await this.deps.store.sessions.update(session.sessionId, { status: event.status });
-    await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
+    await this.#drawFinalCard(session.sessionId);
     await ending?.stopped;
     // Its own channel: the report's canvas, then archived (the summary shared back) or kept open.
     await this.deps.homes?.finished(session, reportTs, event.session);
@@ -263,6 +301,27 @@ export class SessionPublisher {
     this.#marks.forget(session.sessionId);
   }
 
+  /**
+   * The card's end, recorded as owed before it is sent and cleared once Slack shows it: an edit the
+   * shutdown grace cuts short, or that Slack refuses (other than a 429, which the queue waits out), is
+   * sent by the next recovery (`recoverUnsent`), under the finished session's claim.
+   */
+  async #drawFinalCard(sessionId: string): Promise<void> {
+    const card = await this.card(sessionId);
+    if (!card) return;
+    const owed = JSON.stringify(card);
+    const { finalCards } = this.deps.store;
+    await finalCards?.record(sessionId, owed);
+    const shown = await this.deps.cards.updateNow(sessionId, async () => card);
+    if (shown) await finalCards?.sent(sessionId, owed);
+  }
+
+  /** This replica sends what it has queued of a session about to be finished: its claim, as a recovery's. */
+  async #holdLeftovers(sessionId: string): Promise<void> {
+    if (this.deps.claim && (await this.deps.claim(sessionId).catch(() => false)))
+      this.deps.poster.claimed(sessionId);
+  }
+
   async #followError(
     session: SessionRecord,
     place: SessionRecord,
@@ -271,6 +330,9 @@ export class SessionPublisher {
     // 401/403, the session's key removed or refused: said once, followed no further.
     if (await this.deps.keyProblem?.(session, event.error)) return;
     if (!event.fatal) return;
+    // Its chatter still queued here goes out after the session is finished: under this replica's claim,
+    // taken before, so a replica starting meanwhile leaves it (unless this one dies and the claim lapses).
+    await this.#holdLeftovers(session.sessionId);
     // 403/404: the service no longer lets us see it. Stop following it first, so a thread that is
     // gone too (a deleted channel, a fresh sandbox) cannot make every restart try again.
     await this.deps.store.sessions.update(session.sessionId, {
@@ -279,8 +341,8 @@ export class SessionPublisher {
     });
     this.#snapshots.delete(session.sessionId);
     this.#marks.forget(session.sessionId);
-    // The card updater logs its own failures.
-    await this.deps.cards.updateNow(session.sessionId, () => this.card(session.sessionId));
+    // The card updater logs its own failures; an edit it could not make is owed.
+    await this.#drawFinalCard(session.sessionId);
     await this.deps.poster
       .post(place, 'fatal-error', {
         text: `⚠️ The bot can no longer follow this session: ${escapeMrkdwn(event.error.message)}`,
@@ -394,6 +456,8 @@ export class SessionPublisher {
         startedBy: place.startedBy,
         ...answerersOf(this.deps.answerers?.(place, request)),
       }),
+      'urgent',
+      { leased: true },
     );
     await record(ts);
     this.#observe('human_input', askedAt(request.raw));

@@ -150,7 +150,7 @@ export class WorkspaceCards extends CardUpdater {
     else super.schedule(sessionId, build, options);
   }
 
-  override updateNow(sessionId: string, build: () => Promise<CardMessage | undefined>): Promise<void> {
+  override updateNow(sessionId: string, build: () => Promise<CardMessage | undefined>): Promise<boolean> {
     const cards = this.#of();
     return cards ? cards.updateNow(sessionId, bindWorkspace(build)) : super.updateNow(sessionId, build);
   }

@@ -1,19 +1,27 @@
 import type { Follower } from '@agent-sessions/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LeaseKeeper } from '../../../src/services/following/lease-keeper.js';
 import type { LeaseRepository } from '../../../src/store/leases.js';
 import { FakeSessions, logger, session } from '../../fakes.js';
 
 /** Leases as the store hands them out: whatever `held` says at each renewal. */
-function world(options: { serves?: (sessionId: string) => Promise<boolean> } = {}) {
+function world(
+  options: { serves?: (sessionId: string) => Promise<boolean>; limit?: number; pokeEveryMs?: number } = {},
+) {
   const sessions = new FakeSessions();
-  const state = { held: [] as string[] };
+  const state = { held: [] as string[], unowned: false, acquired: 0, asked: 0 };
   const leases: LeaseRepository = {
-    acquire: async () => [...state.held],
+    acquire: async () => {
+      state.acquired++;
+      return [...state.held];
+    },
     release: async () => {},
     poke: async () => {},
     takePokes: async () => [],
-    awaitingOwner: async () => false,
+    awaitingOwner: async () => {
+      state.asked++;
+      return state.unowned;
+    },
   };
   const following = new Set<string>();
   const follower = {
@@ -32,6 +40,10 @@ function world(options: { serves?: (sessionId: string) => Promise<boolean> } = {
     onLost: (id) => lost.push(id),
     onFollowed: (id) => followed.push(id),
     ...(options.serves ? { serves: options.serves } : {}),
+    ...(options.limit ? { limit: options.limit } : {}),
+    // Renewals an hour apart, as a long lease time has them: only the poke pass takes anything meanwhile.
+    ttlMs: 3_600_000,
+    ...(options.pokeEveryMs ? { pokeEveryMs: options.pokeEveryMs } : {}),
   });
   return { sessions, state, keeper, following, lost, followed };
 }
@@ -76,5 +88,44 @@ describe('LeaseKeeper', () => {
     w.state.held = ['sess_a', 'sess_b'];
     await w.keeper.refresh();
     expect(w.followed).toEqual(['sess_a', 'sess_b']);
+  });
+
+  it('a session waiting for an owner is taken at the next poke pass, not at the next renewal', async () => {
+    const w = world({ pokeEveryMs: 5 });
+    w.sessions.add(session({ sessionId: 'sess_mine' }));
+    w.sessions.add(session({ sessionId: 'sess_unowned' }));
+    w.state.held = ['sess_mine'];
+    await w.keeper.start();
+    try {
+      await vi.waitFor(() => expect(w.state.asked).toBeGreaterThan(0));
+      expect(w.state.acquired).toBe(1);
+      w.state.held = ['sess_mine', 'sess_unowned'];
+      w.state.unowned = true;
+      await vi.waitFor(() => expect(w.followed).toEqual(['sess_mine', 'sess_unowned']));
+    } finally {
+      await w.keeper.stop();
+    }
+  });
+
+  it('a replica at its limit does not ask: it has no room for another session', async () => {
+    const w = world({ pokeEveryMs: 5, limit: 1 });
+    w.sessions.add(session({ sessionId: 'sess_mine' }));
+    w.sessions.add(session({ sessionId: 'sess_other' }));
+    w.state.held = ['sess_mine'];
+    w.state.unowned = true;
+    await w.keeper.start();
+    try {
+      // Its sibling below its limit asks at its poke passes; this one, at the same pace, never does.
+      const sibling = world({ pokeEveryMs: 5, limit: 2 });
+      sibling.state.held = ['sess_other'];
+      sibling.state.unowned = true;
+      await sibling.keeper.start();
+      await vi.waitFor(() => expect(sibling.state.acquired).toBeGreaterThan(2));
+      await sibling.keeper.stop();
+      expect(w.state.asked).toBe(0);
+      expect(w.state.acquired).toBe(1);
+    } finally {
+      await w.keeper.stop();
+    }
   });
 });

@@ -132,10 +132,16 @@ export class StreamPoster {
   /**
    * After a crash: an append (or start) whose answer was lost is looked for in the stream, and its keys
    * recorded or sent again; keys recorded and never sent are queued again. Once per session per process.
+   * `claimed`: a finished session whose claim this process took: its stream is over, so what was left
+   * goes to the thread, each post under the claim (the thread poster renews it first).
    */
-  recover(place: StreamPlace, options: { again?: boolean; asOwner?: boolean } = {}): Promise<void> {
+  recover(
+    place: StreamPlace,
+    options: { again?: boolean; asOwner?: boolean; claimed?: boolean } = {},
+  ): Promise<void> {
     // `asOwner`: nothing once the lease moved (a poll still in flight); the new owner recovers.
     if (options.asOwner && this.deps.poster.owns?.(place.sessionId) === false) return Promise.resolve();
+    if (options.claimed) this.deps.poster.claimed(place.sessionId);
     if (options.again) this.#recovered.delete(place.sessionId);
     let done = this.#recovered.get(place.sessionId);
     if (!done) {
@@ -153,7 +159,7 @@ export class StreamPoster {
           return items;
         })
         .then(
-          (items) => this.push(place, items),
+          (items) => (options.claimed ? this.#leftovers(place, items) : this.push(place, items)),
           (error: unknown) => {
             this.#recovered.delete(place.sessionId);
             throw error;
@@ -162,6 +168,12 @@ export class StreamPoster {
       this.#recovered.set(place.sessionId, done);
     }
     return done;
+  }
+
+  /** A finished session's items left unsent: into its thread, after its report, as classic posts. */
+  #leftovers(place: StreamPlace, items: StreamItem[]): void {
+    if (items.length === 0) return;
+    this.#handOver({ place, items: [], scheduled: false, priority: 'chatter', settled: [] }, items);
   }
 
   /** Settles once nothing of the session waits here; its chatter goes at `priority` meanwhile. */

@@ -2,7 +2,21 @@ import { type Clock, systemClock } from '@agent-sessions/core';
 import type { KnownBlock } from '@slack/types';
 import type { Logger } from '../../../logger.js';
 import type { BotMetrics } from '../../ops/metrics.js';
-import { type OutboundQueue, rateLimitedRetryAfterMs, type SlackClient } from '../outbound/index.js';
+import {
+  type OutboundQueue,
+  rateLimitedRetryAfterMs,
+  type SlackClient,
+  slackErrorCode,
+} from '../outbound/index.js';
+import { CHANNEL_GONE_ERRORS } from './thread-place.js';
+
+/** Slack will never take an edit of this card: the card or its channel is gone, or closed to edits. */
+const CARD_GONE_ERRORS = new Set([
+  ...CHANNEL_GONE_ERRORS,
+  'message_not_found',
+  'cant_update_message',
+  'edit_window_closed',
+]);
 
 export interface CardMessage {
   channel: string;
@@ -38,8 +52,11 @@ interface Pending {
   build: () => Promise<CardMessage | undefined>;
   due: number;
   rank: CardRank;
-  /** Waiting for this card's edit to be sent (or dropped at stop). */
-  sent: Array<() => void>;
+  /**
+   * Waiting for this card's edit: told whether it is settled (Slack shows it, sent or unchanged since the
+   * last, or will never take an edit of this card).
+   */
+  sent: Array<(shown: boolean) => void>;
 }
 
 /**
@@ -103,16 +120,17 @@ export class CardUpdater {
     const pending = this.#pending.get(sessionId);
     if (!pending || pending.rank === 'final') return;
     this.#pending.delete(sessionId);
-    for (const resolve of pending.sent) resolve();
+    for (const resolve of pending.sent) resolve(false);
   }
 
   /**
    * A final state: edited ahead of every progress edit, folding in anything pending for the card.
-   * Settles once the edit was sent (or failed and was logged, or the updater stopped).
+   * Settles once the edit was sent (true: Slack shows it, or will never take it: the card is gone), or
+   * failed and was logged, or the updater stopped, or `build` gave nothing (false: worth another try).
    */
-  updateNow(sessionId: string, build: () => Promise<CardMessage | undefined>): Promise<void> {
-    return new Promise<void>((resolve) => {
-      if (!this.#add(sessionId, build, 'final', true, resolve)) resolve();
+  updateNow(sessionId: string, build: () => Promise<CardMessage | undefined>): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      if (!this.#add(sessionId, build, 'final', true, resolve)) resolve(false);
     });
   }
 
@@ -134,7 +152,7 @@ export class CardUpdater {
     // An edit waiting for spare budget stops waiting (it sends nothing once stopped).
     this.outbound?.nudge(CARD_EDITS_LANE);
     await this.#running;
-    for (const p of this.#pending.values()) for (const resolve of p.sent) resolve();
+    for (const p of this.#pending.values()) for (const resolve of p.sent) resolve(false);
     this.#pending.clear();
   }
 
@@ -143,7 +161,7 @@ export class CardUpdater {
     build: () => Promise<CardMessage | undefined>,
     rank: CardRank,
     now: boolean,
-    onSent?: () => void,
+    onSent?: (shown: boolean) => void,
   ): boolean {
     if (this.#stopped) return false;
     const t = this.#clock.now();
@@ -242,11 +260,14 @@ export class CardUpdater {
     this.#pending.delete(sessionId);
     this.#lastSent.set(sessionId, this.#clock.now());
     const forgets = this.#forgets;
+    /** Settled: Slack shows the card, or will never take an edit of it. */
+    let shown = false;
     try {
       const card = await pending.build();
       if (!card) return;
       const content = JSON.stringify([card.channel, card.ts, card.text, card.blocks]);
-      if (this.#shown.get(sessionId) === content) return;
+      shown = this.#shown.get(sessionId) === content;
+      if (shown) return;
       await this.slack.chat.update({
         channel: card.channel,
         ts: card.ts,
@@ -258,6 +279,7 @@ export class CardUpdater {
       if (forgets === this.#forgets) this.#shown.set(sessionId, content);
       const oldest = this.#shown.keys().next();
       if (this.#shown.size > MAX_REMEMBERED_CARDS && !oldest.done) this.#shown.delete(oldest.value);
+      shown = true;
       this.updates++;
       this.metrics.slackCalls.inc({ method: 'chat.update', outcome: 'ok' });
     } catch (error) {
@@ -273,11 +295,13 @@ export class CardUpdater {
         pending.sent = [];
         throw error;
       }
+      const code = slackErrorCode(error);
+      shown = code !== undefined && CARD_GONE_ERRORS.has(code);
       this.metrics.slackCalls.inc({ method: 'chat.update', outcome: 'error' });
       this.metrics.errors.inc({ where: 'card_update' });
       this.logger.warn({ err: error, sessionId }, 'could not update a session card');
     } finally {
-      for (const resolve of pending.sent) resolve();
+      for (const resolve of pending.sent) resolve(shown);
     }
   }
 }

@@ -53,6 +53,11 @@ export interface ThreadPosterHooks {
   onCannotPost?: (place: Place, error: CannotPostHereError) => Promise<void>;
   /** Whether this process follows the session (holds its lease); absent: always. */
   owns?: (sessionId: string) => boolean;
+  /**
+   * Takes or renews this process's claim on a finished session's leftovers (`store/recovery-claims.ts`):
+   * whether it holds it now. Absent: one process, nothing to share.
+   */
+  claim?: (sessionId: string) => Promise<boolean>;
 }
 
 /**
@@ -75,6 +80,12 @@ export class ThreadPoster {
   readonly onCannotPost: ((place: Place, error: CannotPostHereError) => Promise<void>) | undefined;
   /** Whether this process follows the session (holds its lease); absent: always. */
   readonly owns: ((sessionId: string) => boolean) | undefined;
+  /** Takes or renews this process's claim on a finished session's leftovers. */
+  readonly claim: ((sessionId: string) => Promise<boolean>) | undefined;
+  /** Finished sessions whose leftovers this process sends under its claim (renewed before each post). */
+  readonly #claimed = new Set<string>();
+  /** Sessions whose lease moved to another replica (`withdraw`) and has not come back. */
+  readonly #withdrawn = new Set<string>();
 
   constructor(
     private readonly slack: SlackClient,
@@ -86,6 +97,7 @@ export class ThreadPoster {
   ) {
     this.onCannotPost = options.onCannotPost;
     this.owns = options.owns;
+    this.claim = options.claim;
     this.#maxAttempts = options.maxAttempts ?? 3;
     this.#maxRetryAgeMs = options.maxRetryAgeMs ?? 60_000;
     this.#retryBaseMs = options.retryBaseMs ?? 1_000;
@@ -107,21 +119,26 @@ export class ThreadPoster {
       logger,
       begin: (place, key) => this.#begin(place, key),
       posted: (place, key) => this.posts.ts(place.sessionId, key),
-      deliver: (place, keys, message, priority) => this.#deliver(place, keys, message, priority),
+      deliver: (place, keys, message, priority) =>
+        this.#deliver(place, keys, message, priority, { leased: true }),
       cannotPost: (place, error) => this.onCannotPost?.(place, error),
     });
   }
 
-  /** Posts a message in the thread unless this key was posted; returns its ts either way. */
+  /**
+   * Posts a message in the thread unless this key was posted; returns its ts either way. `leased`: the
+   * session's follower posts it (an event's post), so no attempt is made once its lease moved away.
+   */
   async post(
     place: Place,
     key: string,
     message: ThreadMessage,
     priority: OutboundPriority = 'urgent',
+    options: { leased?: boolean } = {},
   ): Promise<string> {
     const existing = await this.#begin(place, key);
     if (existing) return existing;
-    return this.#deliver(place, [key], message, priority);
+    return this.#deliver(place, [key], message, priority, options);
   }
 
   /**
@@ -134,6 +151,7 @@ export class ThreadPoster {
     key: string,
     text: MessageText,
     priority: OutboundPriority = 'chatter',
+    options: { leased?: boolean } = {},
   ): Promise<string[]> {
     const laid = layoutFor(place, key, text);
     if (laid.kind === 'text') {
@@ -143,7 +161,8 @@ export class ThreadPoster {
       }
       const out: string[] = [];
       for (const [i, part] of laid.parts.entries()) {
-        out.push(await this.post(place, laid.parts.length === 1 ? key : `${key}~${i}`, part, priority));
+        const partKey = laid.parts.length === 1 ? key : `${key}~${i}`;
+        out.push(await this.post(place, partKey, part, priority, options));
       }
       return out;
     }
@@ -162,7 +181,7 @@ export class ThreadPoster {
     const laid = layoutFor(place, key, text);
     const [only] = laid.kind === 'text' ? laid.parts : [];
     if (!paced || laid.kind !== 'text' || laid.parts.length !== 1 || !only) {
-      await this.postText(place, key, text);
+      await this.postText(place, key, text, 'chatter', { leased: true });
       onPosted?.();
       return;
     }
@@ -183,6 +202,7 @@ export class ThreadPoster {
 
   /** The session's lease moved: its waiting chatter is left for the new owner to post. */
   withdraw(sessionId: string): void {
+    this.#withdrawn.add(sessionId);
     this.batches.withdraw(sessionId);
     this.#lookup.forgetRecovered(sessionId);
   }
@@ -197,14 +217,26 @@ export class ThreadPoster {
    * bounded read) or queued again. Once per session per process, before anything else of it is queued.
    * `asOwner`: nothing once its lease moved (a poll still in flight): the new owner recovers, and so will
    * this process if the session comes back. `again`: the old owner's poll may have recorded chatter since.
+   * `claimed`: a finished session whose claim this process took (`claim`): each post renews the claim
+   * first, and none is made once another process holds it.
    */
-  recover(place: Place, options: { again?: boolean; asOwner?: boolean } = {}): Promise<void> {
+  recover(
+    place: Place,
+    options: { again?: boolean; asOwner?: boolean; claimed?: boolean } = {},
+  ): Promise<void> {
     const mine = () => !options.asOwner || this.owns?.(place.sessionId) !== false;
     if (!mine()) return Promise.resolve();
+    if (options.asOwner) this.#withdrawn.delete(place.sessionId);
+    if (options.claimed) this.claimed(place.sessionId);
     if (options.again) this.#lookup.forgetRecovered(place.sessionId);
     const requeue = (key: string, message: ThreadMessage) =>
       mine() && this.batches.push(place, { key, message, begun: true, resolve: () => {}, reject: () => {} });
     return this.#lookup.recover(place, requeue, (key) => this.batches.has(place, key));
+  }
+
+  /** This process sends the finished session's leftovers under its claim (taken by the caller). */
+  claimed(sessionId: string): void {
+    this.#claimed.add(sessionId);
   }
 
   /** Uploads a file into the thread once per key. */
@@ -250,15 +282,19 @@ export class ThreadPoster {
    * Sends one post for keys already recorded, and records its ts for all of them. Each Slack error has
    * one outcome: a channel we can't post in → CannotPostHereError; content Slack refuses → plain text,
    * then a file; anything else → a few retries, then a visible "couldn't post" note. Never an endless loop.
+   * `leased`: the session's chatter, which its lease owner (or a finished session's claim holder) posts:
+   * no attempt once that is another process (it recovers the keys, recorded with their content).
    */
   async #deliver(
     place: Place,
     keys: string[],
     message: ThreadMessage,
     priority: OutboundPriority,
+    options: { leased?: boolean } = {},
   ): Promise<string> {
     const started = this.#clock.now();
     for (let attempt = 1; ; attempt++) {
+      if (options.leased) await this.#throwIfNotMine(place.sessionId);
       try {
         const ts = await this.#postMessage(place, keys, message, priority);
         await this.#finish(place, keys, ts);
@@ -343,6 +379,21 @@ export class ThreadPoster {
       })
       .catch((e: unknown) => this.logger.warn({ err: e }, 'could not post a "couldn\'t post" note either'));
     return 'gave-up';
+  }
+
+  /**
+   * Right before a post of the session's chatter: a finished session's claim renewed (or lost to another
+   * process, which sends the keys); a session whose lease moved away from here is the new owner's.
+   */
+  async #throwIfNotMine(sessionId: string): Promise<void> {
+    if (this.#claimed.has(sessionId) && this.claim && !(await this.claim(sessionId))) {
+      this.#claimed.delete(sessionId);
+      throw new PostWithdrawnError(`another replica holds the claim on session ${sessionId}'s leftovers`);
+    }
+    if (!this.#withdrawn.has(sessionId)) return;
+    if (this.owns?.(sessionId) === false)
+      throw new PostWithdrawnError(`session ${sessionId} is followed by another replica now`);
+    this.#withdrawn.delete(sessionId); // the lease came back here
   }
 
   async #finish(place: Place, keys: string[], ts: string): Promise<void> {
