@@ -52,8 +52,8 @@ const docs = (file) => parseAllDocuments(readFileSync(join(root, file), 'utf8'))
 /**
  * The manifests as podman plays them: deploy/trial's PostgreSQL (its Secret, volume and Deployment) and
  * deploy/bot's ConfigMap, Secret and Deployment, pointed at this run's images, sandbox and emulator.
- * Services, the PodDisruptionBudget, NetworkPolicy and ServiceMonitor have no meaning to podman; the
- * manifests test checks them.
+ * Services, the PodDisruptionBudget, NetworkPolicy, ServiceMonitor and PrometheusRule have no meaning to
+ * podman; the manifests test checks them.
  */
 function renderManifests({ sandbox, apiKey, password, metricsToken }) {
   const postgres = docs('deploy/trial/postgres.yaml').filter((d) => d.kind !== 'Service');

@@ -3,7 +3,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { alertNames, dashboardExpressions, metricNames } from './monitoring.js';
+import {
+  alertNames,
+  dashboardExpressions,
+  metricNames,
+  prometheusRuleGroups,
+  ruleFileGroups,
+} from './monitoring.js';
 
 // The alert rules' own unit tests run in Debian's promtool (package prometheus); without it they are
 // reported skipped. The structure is checked everywhere: every alert has a test that fires it, and the
@@ -39,6 +45,13 @@ describe('the alert rules and the dashboard', () => {
       t.alert_rule_test.filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname),
     ),
   );
+
+  it('are the same rules in the rule file and in the Prometheus Operator’s PrometheusRule', () => {
+    // Parsed, so comments and layout may differ; every group, rule, expression, label and annotation may not.
+    const fromRuleFile = ruleFileGroups();
+    expect(fromRuleFile.length).toBeGreaterThanOrEqual(1);
+    expect(prometheusRuleGroups()).toEqual(fromRuleFile);
+  });
 
   it('has a unit test that fires each alert', () => {
     const names = alertNames();

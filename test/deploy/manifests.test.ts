@@ -2,7 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import {
+  PrometheusRule,
+  ServiceMonitor,
+} from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
@@ -11,7 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 
 // The manifests in deploy/ as Kubernetes reads them: each document against Kubernetes' own JSON schemas
-// (the kubernetes-models package, and its Prometheus Operator models for the ServiceMonitor), then what
+// (the kubernetes-models package, and its Prometheus Operator models for the ServiceMonitor and the
+// PrometheusRule), then what
 // the schemas can't say: the objects name each other, the probes ask routes the bot serves, resources are
 // set from the memory benchmark. `npm run test:deploy` plays them with podman.
 
@@ -32,6 +36,7 @@ const MODELS: Record<string, (doc: Doc) => { validate(): void }> = {
   PodDisruptionBudget: (doc) => new PodDisruptionBudget(doc),
   NetworkPolicy: (doc) => new NetworkPolicy(doc),
   ServiceMonitor: (doc) => new ServiceMonitor(doc as ConstructorParameters<typeof ServiceMonitor>[0]),
+  PrometheusRule: (doc) => new PrometheusRule(doc as ConstructorParameters<typeof PrometheusRule>[0]),
 };
 
 const kustomization = (dir: string) => parse(read(`${dir}/kustomization.yaml`)) as { resources: string[] };
@@ -157,6 +162,10 @@ describe('the manifests in deploy/', () => {
     expect(botRoutes()).toContain('/metrics');
     const bearer = monitor.spec.endpoints[0].authorization.credentials;
     expect(one(bot, 'Secret', bearer.name).stringData).toHaveProperty(bearer.key);
+    // Beside the ServiceMonitor, the alert rules for the same operator (test/deploy/alerts.test.ts
+    // compares them with deploy/monitoring/alerts.yaml).
+    expect(kustomization('deploy/bot').resources).toContain('prometheusrule.yaml');
+    expect(one(bot, 'PrometheusRule').spec.groups.length).toBeGreaterThanOrEqual(1);
   });
 
   it('give the trial PostgreSQL the credentials the bot’s DATABASE_URL uses', () => {

@@ -4,16 +4,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { useBotProcesses } from '../e2e/bot-process.js';
 import { patient } from '../support/patience.js';
-import { metricNames } from './monitoring.js';
+import { alertNames, dashboardExpressions, metricNames } from './monitoring.js';
 
-// A running bot scraped by a real Prometheus (Debian's package), as a cluster's would: every metric an
-// alert rule or the dashboard names must be there, or the alert could never fire and the panel stays
-// empty. Without the prometheus binary this is reported skipped.
+// A running bot scraped by a real Prometheus (Debian's package, installed by .ci/run), as a cluster's
+// would: every metric an alert rule or the dashboard names must be there, or the alert could never fire
+// and the panel stays empty. The same Prometheus loads deploy/monitoring/alerts.yaml and evaluates every
+// rule against the bot's series, and takes every dashboard query. Without the prometheus binary this is
+// reported skipped.
 const hasPrometheus = spawnSync('prometheus', ['--version']).status === 0;
 const METRICS_TOKEN = `metrics_${randomBytes(12).toString('hex')}`;
+const monitoringDir = fileURLToPath(new URL('../../deploy/monitoring/', import.meta.url));
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -36,7 +40,7 @@ describe.skipIf(!hasPrometheus)('a running bot, scraped by Prometheus', () => {
   });
 
   it(
-    'serves every metric the alert rules and the dashboard name',
+    'serves every metric the alert rules and the dashboard name, and every rule and panel runs on them',
     async () => {
       const bot = await world.spawn(world.env({ METRICS_TOKEN }));
       const target = new URL(bot.eventsUrl).host;
@@ -44,7 +48,8 @@ describe.skipIf(!hasPrometheus)('a running bot, scraped by Prometheus', () => {
       writeFileSync(
         join(dir, 'prometheus.yml'),
         [
-          'global: { scrape_interval: 1s }',
+          'global: { scrape_interval: 1s, evaluation_interval: 1s }',
+          `rule_files: ['${monitoringDir}alerts.yaml']`,
           'scrape_configs:',
           '  - job_name: agent-sessions-bot',
           '    authorization: { credentials_file: token }',
@@ -82,6 +87,26 @@ describe.skipIf(!hasPrometheus)('a running bot, scraped by Prometheus', () => {
       // A histogram is stored as its _bucket, _sum and _count series.
       const missing = wanted.filter((name) => !names.includes(name) && !names.includes(`${name}_count`));
       expect(missing, output.join('').slice(-2000)).toEqual([]);
+      // Every rule loaded and evaluated without error ('unknown' until its first evaluation).
+      await vi.waitFor(
+        async () => {
+          const { data } = (await query('/api/v1/rules')) as {
+            data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] };
+          };
+          const rules = data.groups.flatMap((g) => g.rules);
+          expect(rules.map((r) => r.name).sort()).toEqual(alertNames().sort());
+          expect(rules.filter((r) => r.health !== 'ok')).toEqual([]);
+        },
+        { timeout: patient(30_000), interval: 250 },
+      );
+      // Every dashboard panel's query is one this Prometheus accepts.
+      for (const expr of dashboardExpressions()) {
+        const answer = (await query(`/api/v1/query?query=${encodeURIComponent(expr)}`)) as {
+          status?: string;
+          error?: string;
+        };
+        expect(answer, expr).toMatchObject({ status: 'success' });
+      }
     },
     patient(120_000),
   );

@@ -15,6 +15,17 @@ interface Dashboard {
 
 const rules = () => parse(readFileSync(`${dir}alerts.yaml`, 'utf8')) as Rules;
 
+/** The groups as Prometheus reads them from a rule file: deploy/monitoring/alerts.yaml. */
+export const ruleFileGroups = (): unknown[] => rules().groups;
+
+/** The groups as the Prometheus Operator reads them: deploy/bot/prometheusrule.yaml's spec. */
+export const prometheusRuleGroups = (): unknown[] =>
+  (
+    parse(readFileSync(new URL('../../deploy/bot/prometheusrule.yaml', import.meta.url), 'utf8')) as {
+      spec: Rules;
+    }
+  ).spec.groups;
+
 export const alertNames = (): string[] =>
   rules().groups.flatMap((g) => g.rules.flatMap((r) => (r.alert ? [r.alert] : [])));
 
@@ -30,7 +41,7 @@ export function metricNames(from: 'alerts' | 'dashboard'): string[] {
   const expressions = from === 'alerts' ? alertExpressions() : dashboardExpressions();
   const names = new Set<string>();
   for (const expr of expressions) {
-    for (const match of expr.matchAll(/\b(?:agent|slack)_[a-z_]+\b/g)) names.add(match[0]);
+    for (const match of expr.matchAll(/\b(?:agent|slack)_[a-z0-9_]+\b/g)) names.add(match[0]);
     if (/\bup\b/.test(expr)) names.add('up');
   }
   return [...names].sort();

@@ -25,8 +25,40 @@ export interface BotProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** A bot in Socket Mode: no Request URL; `url` serves its health, metrics and audit routes. */
+export type SocketModeBotProcess = Omit<BotProcess, 'eventsUrl'> & { url: string };
+
+/** What main.js prints once it serves: the Slack Request URL, or in Socket Mode where its routes are. */
+const SERVING = {
+  http: /Slack request URL: (\S+)/,
+  socket: /Socket Mode; health, metrics and audit at (\S+)/,
+};
+
 /** The bot as production runs it: `node dist/main.js` configured by its environment. */
-export function spawnBot(env: Record<string, string>, output: string[] = []): Promise<BotProcess> {
+export async function spawnBot(env: Record<string, string>, output: string[] = []): Promise<BotProcess> {
+  const { url, ...bot } = await spawnMain(env, output, SERVING.http);
+  return { ...bot, eventsUrl: url };
+}
+
+/** `node dist/main.js` in Socket Mode: `env` must carry SLACK_APP_TOKEN (see socketModeEnv). */
+export function spawnSocketModeBot(
+  env: Record<string, string>,
+  output: string[] = [],
+): Promise<SocketModeBotProcess> {
+  return spawnMain(env, output, SERVING.socket);
+}
+
+/** The environment `env` in Socket Mode: the sandbox's app-level token, and no signing secret. */
+export function socketModeEnv(env: Record<string, string>, sandbox: RunningSandbox): Record<string, string> {
+  const { SLACK_SIGNING_SECRET: _unused, ...rest } = env;
+  return { ...rest, SLACK_APP_TOKEN: sandbox.appToken };
+}
+
+function spawnMain(
+  env: Record<string, string>,
+  output: string[],
+  serving: RegExp,
+): Promise<SocketModeBotProcess> {
   const child = spawn(process.execPath, [MAIN], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -45,12 +77,12 @@ export function spawnBot(env: Record<string, string>, output: string[] = []): Pr
       if (logFile) appendFileSync(logFile, text);
       buffered += text;
       output.push(...text.split('\n').filter(Boolean));
-      const url = /Slack request URL: (\S+)/.exec(buffered)?.[1];
+      const url = serving.exec(buffered)?.[1];
       if (url) {
         clearTimeout(timer);
         resolve({
           child,
-          eventsUrl: url,
+          url,
           output,
           kill: async (signal = 'SIGKILL') => {
             if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -77,6 +109,8 @@ export interface BotProcesses {
   env(extra?: Record<string, string>): Record<string, string>;
   /** `spawnBot` into `output`; the process is killed when the suite ends. */
   spawn(env: Record<string, string>): Promise<BotProcess>;
+  /** The same in Socket Mode (`socketModeEnv`). */
+  spawnSocketMode(env: Record<string, string>): Promise<SocketModeBotProcess>;
 }
 
 /**
@@ -93,7 +127,7 @@ export function useBotProcesses(options: {
   emulatorKeys?: string[];
 }): BotProcesses {
   const { store } = options;
-  const bots: BotProcess[] = [];
+  const bots: Pick<BotProcess, 'kill'>[] = [];
   let dataDir: string | undefined;
   const world = { output: [] as string[] } as BotProcesses;
   world.env = (extra = {}) => ({
@@ -103,6 +137,11 @@ export function useBotProcesses(options: {
   });
   world.spawn = async (env) => {
     const bot = await spawnBot(env, world.output);
+    bots.push(bot);
+    return bot;
+  };
+  world.spawnSocketMode = async (env) => {
+    const bot = await spawnSocketModeBot(env, world.output);
     bots.push(bot);
     return bot;
   };

@@ -184,6 +184,34 @@ describe('traces over OTLP', () => {
     expect([...receiver.contentTypes]).toEqual(['application/json']);
   });
 
+  it('a `traceparent` on a Slack request is never taken: the request’s span starts a trace of its own', async () => {
+    const { sandbox } = world;
+    const bot = traced as BotProcess;
+    const foreignTrace = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const traceparent = `00-${foreignTrace}-0123456789abcdef-01`;
+    const driver = sandbox.driver(bot.eventsUrl);
+    // Signed as Slack signs (the signature does not cover headers), and forged: neither is taken.
+    const forged = await driver.command(
+      { user: ALICE, channel: CHANNEL, text: 'help' },
+      { forgeSignature: true, extraHeaders: { traceparent } },
+    );
+    expect(forged.status).toBe(401);
+    const signed = await driver.command(
+      { user: ALICE, channel: CHANNEL, text: 'help' },
+      { extraHeaders: { traceparent } },
+    );
+    expect(signed.status).toBe(200);
+    const { spans } = receiver;
+    const commands = () => spans.filter((s) => s.name === 'slack command /agent');
+    // The first test's `/agent start` and this `/agent help`: two, once the batch with this one arrives.
+    await vi.waitFor(() => expect(commands().length).toBeGreaterThanOrEqual(2), {
+      timeout: WAIT_MS,
+      interval: 200,
+    });
+    for (const span of commands()) expect(span.parentSpanId).toBe('');
+    expect(spans.filter((s) => s.traceId === foreignTrace)).toEqual([]);
+  });
+
   it('without an OTLP endpoint the bot sends no `traceparent`', async () => {
     const { sandbox, emulator } = world;
     // One bot at a time on the embedded store: the traced one goes first (SIGTERM: its spans flushed).

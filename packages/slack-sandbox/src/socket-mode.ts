@@ -22,6 +22,7 @@ export class SocketModeHub {
   readonly #tickets = new Set<string>();
   readonly #sockets = new Set<WebSocket>();
   readonly #pending = new Map<string, PendingAck>();
+  readonly #closeCodes: number[] = [];
   #pinger: NodeJS.Timeout | undefined;
 
   constructor(
@@ -54,6 +55,14 @@ export class SocketModeHub {
 
   get connected(): number {
     return this.#sockets.size;
+  }
+
+  /**
+   * How each connection that ended closed, in order: 1000 when the app closed it (a clean shutdown sends a
+   * close frame), 1006 when it vanished without one (a process killed, a connection dropped).
+   */
+  get closeCodes(): readonly number[] {
+    return this.#closeCodes;
   }
 
   /** Sends one envelope to a connected app and resolves with its acknowledgement's payload. */
@@ -97,7 +106,10 @@ export class SocketModeHub {
 
   #connected(ws: WebSocket): void {
     this.#sockets.add(ws);
-    ws.on('close', () => this.#sockets.delete(ws));
+    ws.on('close', (code) => {
+      this.#sockets.delete(ws);
+      this.#closeCodes.push(code);
+    });
     ws.on('message', (data) => {
       let message: { envelope_id?: string; payload?: unknown };
       try {

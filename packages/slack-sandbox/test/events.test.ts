@@ -1,8 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
+import { patient } from '../../../test/support/patience.js';
 import { type RunningSandbox, type SlackDriver, slackSignature, startSandbox } from '../src/index.js';
 import { boltApp, driveBolt } from './bolt-app.js';
 
@@ -254,6 +255,39 @@ describe('Slack’s retries when the bot is slow to ack', () => {
       expect(envelopes[0]?.payload).toMatchObject({ type: 'event_callback', event: { type: 'message' } });
     } finally {
       ws.close();
+    }
+  });
+});
+
+describe('Socket Mode connections', () => {
+  it('are counted while open, and each end recorded: 1000 when the app closes it, 1006 when it drops', async () => {
+    const sandbox = await startSandbox();
+    const connect = async () => {
+      const opened = (await (
+        await fetch(`${sandbox.apiUrl}apps.connections.open`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${sandbox.appToken}` },
+        })
+      ).json()) as { url: string };
+      const ws = new WebSocket(opened.url);
+      await new Promise((r) => ws.once('open', r));
+      return ws;
+    };
+    try {
+      const closedByApp = await connect();
+      const dropped = await connect();
+      const hub = sandbox.socketMode;
+      // A connection's end is no workspace change: polled.
+      const until = (check: () => void) => vi.waitFor(check, { timeout: patient(10_000), interval: 20 });
+      await until(() => expect(hub.connected).toBe(2));
+      closedByApp.close(1000);
+      await until(() => expect(hub.closeCodes).toHaveLength(1));
+      dropped.terminate();
+      await until(() => expect(hub.closeCodes).toHaveLength(2));
+      expect(hub.closeCodes).toEqual([1000, 1006]);
+      expect(hub.connected).toBe(0);
+    } finally {
+      await sandbox.close();
     }
   });
 });

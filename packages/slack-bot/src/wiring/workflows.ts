@@ -1,5 +1,6 @@
 /** Workflow Builder's custom steps, built beside the other parts (services.ts). */
-import { NoKeyHere, WorkflowSteps } from '../services/workflows/workflow-steps.js';
+import { sessionReader } from '../services/workflows/session-reader.js';
+import { WorkflowSteps } from '../services/workflows/workflow-steps.js';
 import type { Parts, Settings } from './types.js';
 
 /**
@@ -15,14 +16,10 @@ export function workflowSteps(
     executions: store.workflowExecutions,
     sessions: store.sessions,
     starting: people.starting,
-    // A session the bot started: its own key, whoever runs the workflow. One started elsewhere: the key a
-    // start in this workspace would go with (the workspace's, or AGENT_API_KEY where it is lent).
-    readSession: async (sessionId, recorded) => {
-      if (recorded) return keys.calls.sessions.get(sessionId);
-      const key = await keys.service.forStart('');
-      if (!key.ok) throw new NoKeyHere(key.message);
-      return key.client.sessions.get(sessionId);
-    },
+    readSession: sessionReader(
+      { calls: keys.calls, forStart: (userId) => keys.service.forStart(userId) },
+      installs !== undefined,
+    ),
     slack: { functions: out.paced.functions, chat: slack.chat },
     send: (call) =>
       out.outbound.run({ channel: 'workflow-steps', priority: 'outcome', method: 'tier3', run: call }),

@@ -145,6 +145,24 @@ describe('a session in a channel of its own', () => {
     expect(refusals[0]).toContain('missing_scope');
   });
 
+  it('a start and a take-over asking at once: one create, one refusal logged', async () => {
+    let refuse = () => {};
+    const t = setup({
+      create: () =>
+        new Promise((_, reject) => {
+          refuse = () => reject(slackError('missing_scope'));
+        }),
+    });
+    const s = t.add({ sessionId: 's1' });
+    await t.repo.want(s.sessionId, 'archive');
+    const both = Promise.all([t.channels.ensure(s.sessionId), t.channels.ensure(s.sessionId)]);
+    await vi.waitFor(() => expect(t.calls).toContain('create'));
+    refuse();
+    expect(await both).toEqual([undefined, undefined]);
+    expect(t.calls.filter((c) => c === 'create')).toHaveLength(1);
+    expect(t.lines.filter((l) => /Slack refused a channel of its own/.test(l))).toHaveLength(1);
+  });
+
   it('a failure that is no refusal leaves it wanted, made when the session is next taken up', async () => {
     let fail = true;
     const t = setup({

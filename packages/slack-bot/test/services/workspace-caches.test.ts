@@ -23,9 +23,13 @@ const WORKSPACE = "keyed by the workspace's own key: one entry per workspace";
 const EXCEPTIONS: Record<string, string> = {
   'code-channels/code-channels.ts#waiting': SESSION,
   'code-channels/code-channels.ts#drawing': SESSION,
+  'code-channels/code-channels.ts#ensuring': SESSION,
   'code-channels/code-channels.ts#refused': WORKSPACE,
   'slack-out/thread/thread-batches.ts#batches': SESSION,
   'slack-out/thread/thread-batches.ts#queued': SESSION,
+  'slack-out/thread/thread-poster.ts#claimed': SESSION,
+  'slack-out/thread/thread-poster.ts#withdrawn': SESSION,
+  'slack-out/thread/thread-poster.ts#delivering': SESSION,
   'slack-out/agent-surface/stream-place.ts#chains': SESSION,
   'slack-out/thread/thread-lookup.ts#threadReads': `${SESSION} (sessionId|channel|card)`,
   'slack-out/thread/thread-lookup.ts#recovered': SESSION,

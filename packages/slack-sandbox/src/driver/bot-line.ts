@@ -13,6 +13,11 @@ export interface SendOptions {
   retryReason?: string;
   /** Give up waiting for the bot's answer after this long (rejects with a TimeoutError). */
   timeoutMs?: number;
+  /**
+   * Headers Slack does not send, added to the signed request as a proxy on the way might add them (the
+   * signature covers the timestamp and body, not the headers). HTTP only.
+   */
+  extraHeaders?: Record<string, string>;
 }
 
 export interface BotResponse {
@@ -167,6 +172,7 @@ export class BotLine {
     const timestamp = Math.floor(Date.now() / 1000) + (options.timestampOffsetSeconds ?? 0);
     const secret = options.forgeSignature ? `${this.#signingSecret}-forged` : this.#signingSecret;
     const headers: Record<string, string> = {
+      ...options.extraHeaders,
       'content-type': contentType,
       'x-slack-request-timestamp': String(timestamp),
       'x-slack-signature': slackSignature(secret, timestamp, body),

@@ -69,6 +69,8 @@ export class CodeChannels {
   /** The drawing under way per session (the end waits for it, then draws the final state itself). */
   readonly #drawing = new Map<string, Promise<void>>();
   readonly #names = new Map<string, string>();
+  /** The making under way per session: a start and a take-over asking at once make (or are refused) once. */
+  readonly #ensuring = new Map<string, Promise<string | undefined>>();
 
   constructor(private readonly deps: CodeChannelDeps) {}
 
@@ -86,7 +88,15 @@ export class CodeChannels {
    * Makes the channel of a session that wants one and has none yet (a start, or a restart after a crash
    * between the two): Slack's create is idempotent by session id, so a second try gets the same channel.
    */
-  async ensure(sessionId: string): Promise<string | undefined> {
+  ensure(sessionId: string): Promise<string | undefined> {
+    const under = this.#ensuring.get(sessionId);
+    if (under) return under;
+    const making = this.#ensure(sessionId).finally(() => this.#ensuring.delete(sessionId));
+    this.#ensuring.set(sessionId, making);
+    return making;
+  }
+
+  async #ensure(sessionId: string): Promise<string | undefined> {
     const { codeChannels, sessions } = this.deps.store;
     const row = await codeChannels.get(sessionId);
     if (row?.state === 'open') return row.channelId ?? undefined;

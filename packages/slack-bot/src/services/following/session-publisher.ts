@@ -94,6 +94,8 @@ export class SessionPublisher {
   ): Promise<void> {
     const { posts, finalCards } = this.deps.store;
     const limit = options.limit ?? 500;
+    // Before this pass claims anything: what the last ones claimed and has all gone out is forgotten.
+    this.deps.poster.forgetIdle();
     const owing = new Set([
       ...(await posts.unsentSessions(limit, { finished: options.finishedOnly ?? false })),
       ...((await finalCards?.owedSessions(limit)) ?? []),

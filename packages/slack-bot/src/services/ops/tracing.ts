@@ -36,10 +36,18 @@ export function boundToCaller<T>(work: () => Promise<T>): () => Promise<T> {
   return context.bind(context.active(), work);
 }
 
-/** A Slack request (command, action, view, event): what Bolt's middleware runs inside. */
+/**
+ * A Slack request (command, action, view, event): what Bolt's middleware runs inside, always the root of
+ * a trace of its own. An incoming `traceparent` is never taken: Slack sends none, and Slack's signature
+ * covers the timestamp and body, not the headers, so a verified request's `traceparent` is still anyone's
+ * (a proxy's, or an attacker's choosing the trace id and forcing sampling) and could graft the bot's spans
+ * onto a trace someone else chose.
+ */
 export function slackRequestSpan(body: object, next: () => Promise<void>): Promise<void> {
   const { name, attributes } = describeSlackRequest(body as Record<string, unknown>);
-  return inSpan(name, { kind: SpanKind.SERVER, attributes }, next);
+  return context.with(trace.deleteSpan(context.active()), () =>
+    inSpan(name, { kind: SpanKind.SERVER, attributes }, next),
+  );
 }
 
 function describeSlackRequest(body: Record<string, unknown>): { name: string; attributes: Attributes } {

@@ -102,6 +102,12 @@ export class ThreadContextReader {
   async read(message: MentionPlace, threadTs: string): Promise<ThreadContextRead> {
     const { limits } = this.deps;
     const workspace = this.#workspace();
+    // What is past the retention goes before any read: the pass on new messages may not have run for a
+    // while in a quiet workspace, and an expired message must never reach an agent.
+    if (limits.cacheMessages > 0)
+      await this.#prune(workspace).catch((error: unknown) =>
+        this.deps.logger.warn({ err: error }, 'could not drop expired thread messages'),
+      );
     const kept =
       limits.cacheMessages > 0
         ? await this.deps.messages
@@ -252,6 +258,10 @@ export class ThreadContextReader {
     this.#sincePrune.set(workspace, count);
     if (count < Math.min(PRUNE_EVERY, Math.max(1, Math.floor(this.deps.limits.cacheMessages / 10)))) return;
     this.#sincePrune.set(workspace, 0);
+    await this.#prune(workspace);
+  }
+
+  async #prune(workspace: string): Promise<void> {
     await this.deps.messages.prune(workspace, {
       messages: this.deps.limits.cacheMessages,
       retentionMs: this.deps.limits.cacheRetentionMs,

@@ -9,18 +9,22 @@ import {
 import type { StartInput } from '../../../src/services/people/starting.js';
 import { ThreadContextReader, tsBefore } from '../../../src/services/people/thread-context.js';
 import type { PromptRecord, SessionRecord } from '../../../src/store/records.js';
-import type { ThreadMessage, ThreadMessageRepository } from '../../../src/store/thread-messages.js';
+import type {
+  ThreadCacheLimits,
+  ThreadMessage,
+  ThreadMessageRepository,
+} from '../../../src/store/thread-messages.js';
 import { fakeWorld, request, session } from '../../fakes.js';
 
 const BOT = 'U0AGENTBOT';
 
 /** The store's kept messages in memory (its SQL: test/store/thread-messages.test.ts). */
 class KeptMessages implements ThreadMessageRepository {
-  readonly rows: Array<ThreadMessage & { workspace: string }> = [];
+  rows: Array<ThreadMessage & { workspace: string; receivedAt: number }> = [];
   async remember(workspace: string, m: ThreadMessage) {
     if (this.rows.some((r) => r.workspace === workspace && r.channelId === m.channelId && r.ts === m.ts))
       return false;
-    this.rows.push({ workspace, ...m });
+    this.rows.push({ workspace, ...m, receivedAt: Date.now() });
     return true;
   }
   async thread(workspace: string, channelId: string, threadTs: string, beforeTs: string, limit: number) {
@@ -30,8 +34,13 @@ class KeptMessages implements ThreadMessageRepository {
       .sort((a, b) => (tsBefore(a.ts, b.ts) ? -1 : 1));
     return { messages: all.slice(-limit), kept: all.length, rootKept: all.some((r) => r.ts === threadTs) };
   }
-  async prune() {
-    return 0;
+  /** Past the retention only (the workspace limit: the SQL's test). */
+  async prune(workspace: string, limits: ThreadCacheLimits) {
+    const before = this.rows.length;
+    this.rows = this.rows.filter(
+      (r) => r.workspace !== workspace || r.receivedAt >= Date.now() - limits.retentionMs,
+    );
+    return before - this.rows.length;
   }
 }
 
@@ -276,6 +285,26 @@ describe('starting from a mention or a DM', () => {
     expect(input.origin).toBe('Started from this thread, with 3 earlier messages');
     expect(w.deps.slack.conversations.replies).not.toHaveBeenCalled();
     expect(w.budgets.take).not.toHaveBeenCalled();
+  });
+
+  it('a kept message past the retention never reaches the context, though no pass dropped it yet', async () => {
+    const w = world();
+    const root = w.message({ text: 'An old secret plan', ts: '1700000000.000100' });
+    await w.service.handle(root);
+    await w.service.handle(
+      w.message({ userId: 'U0BOB', text: 'a fresh reply', threadTs: root.ts, ts: '1700000001.000000' }),
+    );
+    // The root was received longer ago than the retention (a minute here); the reply just now.
+    const kept = w.kept.rows.find((r) => r.ts === root.ts);
+    if (!kept) throw new Error('the root was not kept');
+    kept.receivedAt -= 120_000;
+    await w.service.handle(w.message({ text: `<@${BOT}> go`, threadTs: root.ts, ts: '1700000002.000000' }));
+    const input = w.deps.starting.start.mock.calls[0]?.[0] as unknown as {
+      context: { slack: { messages: Array<{ text: string }> } };
+    };
+    // Slack is read for the start (the stand-in thread is empty): only the fresh reply is there.
+    expect(input.context.slack.messages.map((m) => m.text)).toEqual(['a fresh reply']);
+    expect(w.kept.rows.map((r) => r.text)).not.toContain('An old secret plan');
   });
 
   it('its start never received and the read budget spent: the kept messages only, said partial', async () => {

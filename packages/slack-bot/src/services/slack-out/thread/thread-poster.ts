@@ -86,6 +86,8 @@ export class ThreadPoster {
   readonly #claimed = new Set<string>();
   /** Sessions whose lease moved to another replica (`withdraw`) and has not come back. */
   readonly #withdrawn = new Set<string>();
+  /** Per session, how many of its posts are being delivered here now (their retries check the two above). */
+  readonly #delivering = new Map<string, number>();
 
   constructor(
     private readonly slack: SlackClient,
@@ -291,6 +293,36 @@ export class ThreadPoster {
     message: ThreadMessage,
     priority: OutboundPriority,
     options: { leased?: boolean } = {},
+  ): Promise<string> {
+    const { sessionId } = place;
+    this.#delivering.set(sessionId, (this.#delivering.get(sessionId) ?? 0) + 1);
+    try {
+      return await this.#attempts(place, keys, message, priority, options);
+    } finally {
+      const left = (this.#delivering.get(sessionId) ?? 1) - 1;
+      if (left > 0) this.#delivering.set(sessionId, left);
+      else this.#delivering.delete(sessionId);
+    }
+  }
+
+  /**
+   * Forgets the claims and moved leases of sessions with nothing queued or being sent here: a later post
+   * of theirs comes through a recovery, which says again whose it is. Each recovery pass calls it.
+   */
+  forgetIdle(): void {
+    for (const sessions of [this.#claimed, this.#withdrawn]) {
+      for (const sessionId of sessions) {
+        if (!this.batches.busy(sessionId) && !this.#delivering.has(sessionId)) sessions.delete(sessionId);
+      }
+    }
+  }
+
+  async #attempts(
+    place: Place,
+    keys: string[],
+    message: ThreadMessage,
+    priority: OutboundPriority,
+    options: { leased?: boolean },
   ): Promise<string> {
     const started = this.#clock.now();
     for (let attempt = 1; ; attempt++) {
