@@ -88,6 +88,16 @@ export class TokenBucket {
     this.#tokens = Math.min(this.#tokens, 1);
   }
 
+  /**
+   * A call whose token was taken earlier is known to be counted by the limit now (it waited after taking
+   * its token, or its answer took a while): the limit may have been full until then, refilling no further,
+   * so at most `burst - 1` tokens are left.
+   */
+  spentNow(): void {
+    this.#refill();
+    this.#tokens = Math.min(this.#tokens, this.burst - 1);
+  }
+
   /** Milliseconds until a token could be taken (0 when one is free now), `keep` tokens staying after it. */
   msUntilAvailable(keep = 0): number {
     this.#refill();

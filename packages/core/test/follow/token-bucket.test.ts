@@ -31,6 +31,17 @@ describe('TokenBucket', () => {
     expect(bucket.tryTake()).toBe(true);
   });
 
+  it('a token spent later than taken: what refilled past the brim meanwhile is not there to spend', async () => {
+    const clock = new ManualClock(0);
+    const bucket = new TokenBucket({ ratePerSecond: 1, burst: 5, clock });
+    expect(bucket.tryTake()).toBe(true);
+    // Its call goes 2 s later: the limit was full all along, and is one short of full after it.
+    await clock.advance(2_000);
+    bucket.spentNow();
+    for (let i = 0; i < 4; i++) expect(bucket.tryTake()).toBe(true);
+    expect(bucket.tryTake()).toBe(false);
+  });
+
   it('rejects bad options naming them', () => {
     const clock = new ManualClock();
     expect(() => new TokenBucket({ ratePerSecond: 0, clock })).toThrow(/ratePerSecond/);

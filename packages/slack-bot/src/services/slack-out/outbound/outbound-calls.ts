@@ -51,8 +51,9 @@ export interface OutboundOptions {
   /** `off`: every call runs at once and 429s are left to the Web API client (the benchmark's naive way). */
   pacing?: 'on' | 'off';
   /**
-   * chat.postMessage per channel: Slack allows about 1 a second with short bursts. Every post the bot
-   * makes goes through here (a session's first card too), so the queue may spend the whole of it.
+   * chat.postMessage per channel: Slack allows about 1 a second with short bursts (5 by default, as the
+   * sandbox models them). Every post the bot makes goes through here (a session's first card too), so the
+   * queue may spend the whole of it; chatter and reports only its top token.
    */
   postPerSecond?: number;
   postBurst?: number;

@@ -24,8 +24,6 @@ const MAX_OUTCOME_TAGS = 10_000;
  * #enqueue): about a round of twenty threads at one post a second, so the most a report waits for it.
  */
 const OUTCOME_CHATTER_LEAD_MS = 20_000;
-/** Channel post tokens only `urgent` posts may spend: a question's own post and its session's chatter before it. */
-const URGENT_POST_RESERVE = 2;
 
 interface Job {
   call: OutboundCall<unknown>;
@@ -33,6 +31,8 @@ interface Job {
   reject: (error: unknown) => void;
   /** Chatter (a batch's turn, or a post queued as chatter) that a finished session's outcome waits for. */
   chatter?: boolean;
+  /** A question's post: when the urgent chatter before it took its turn (see Lane.asking). */
+  asked?: number;
 }
 
 interface Lane {
@@ -46,6 +46,12 @@ interface Lane {
   wake: AbortController | undefined;
   /** Tags whose turn took the channel's post token: their next post is paid for, and goes first. */
   prepaid: Set<string>;
+  /**
+   * Tags whose chatter went out as `urgent` (a question waited for it), with when its turn was taken:
+   * their next urgent post (the question) goes ahead of other urgent posts, questions in the order their
+   * chatter went, so a question is out before the next one's chatter.
+   */
+  asking: Map<string, number>;
 }
 
 /**
@@ -73,6 +79,8 @@ export class OutboundQueue {
   /** When each session finished, by the queue's clock (see #enqueue). */
   readonly #outcomes = new Map<string, number>();
   #lastFinished = Number.NEGATIVE_INFINITY;
+  /** Urgent turns taken so far: the order questions' chatter went in. */
+  #turns = 0;
   rateLimited = 0;
 
   constructor(
@@ -83,7 +91,7 @@ export class OutboundQueue {
     this.pacing = options.pacing ?? 'on';
     this.#clock = options.clock ?? systemClock;
     this.#postPerSecond = options.postPerSecond ?? 1;
-    this.#postBurst = options.postBurst ?? 3;
+    this.#postBurst = options.postBurst ?? 5;
     this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? 5_000;
     this.#shared = options.shared;
     const clock = this.#clock;
@@ -138,7 +146,10 @@ export class OutboundQueue {
 
   /** Takes a tag's waiting calls out of every queue, rejecting each with `reason`; how many. */
   withdraw(tag: string, reason: Error): number {
-    for (const lane of this.#lanes.values()) lane.prepaid.delete(tag);
+    for (const lane of this.#lanes.values()) {
+      lane.prepaid.delete(tag);
+      lane.asking.delete(tag);
+    }
     const taken = [...this.#lanes.values()].flatMap((lane) => this.#untag(lane, tag, 0));
     for (const job of taken) job.reject(reason);
     return taken.length;
@@ -172,6 +183,16 @@ export class OutboundQueue {
       queue.unshift(job);
       return;
     }
+    const asked = tag !== undefined && job.call.method === 'post' ? lane.asking.get(tag) : undefined;
+    if (asked !== undefined && priority === 'urgent') {
+      lane.asking.delete(tag as string);
+      job.asked = asked;
+      // Behind the posts paid for already and the questions whose chatter went before its own.
+      let at = 0;
+      while (at < queue.length && this.#aheadOfQuestion(lane, queue[at] as Job, asked)) at++;
+      queue.splice(at, 0, job);
+      return;
+    }
     if (priority !== 'outcome' || tag === undefined) {
       queue.push(job);
       return;
@@ -181,6 +202,13 @@ export class OutboundQueue {
     let at = queue.length;
     while (at > 0 && rank(queue[at - 1] as Job) > own) at--;
     queue.splice(at, 0, job);
+  }
+
+  /** Whether a waiting urgent call stays ahead of a question whose chatter's turn was `asked`. */
+  #aheadOfQuestion(lane: Lane, job: Job, asked: number): boolean {
+    const { tag, method } = job.call;
+    if (tag !== undefined && method === 'post' && lane.prepaid.has(tag)) return true;
+    return job.asked !== undefined && job.asked < asked;
   }
 
   /** When a session finished (first asked for its outcome): its place among outcomes. */
@@ -263,6 +291,7 @@ export class OutboundQueue {
         inFlight: 0,
         wake: undefined,
         prepaid: new Set(),
+        asking: new Map(),
       };
       this.#lanes.set(channel, lane);
     }
@@ -313,7 +342,10 @@ export class OutboundQueue {
         const at = queue.indexOf(job);
         if (at < 0) continue; // settled meanwhile (a token spent for nothing, rarely)
         queue.splice(at, 1);
-        if (method === 'turn' && tag !== undefined) lane.prepaid.add(tag);
+        if (method === 'turn' && tag !== undefined) {
+          lane.prepaid.add(tag);
+          if (job.call.priority === 'urgent') lane.asking.set(tag, ++this.#turns);
+        }
         return job;
       }
       // A call that leaves tokens finding too few says nothing about the calls behind it that leave fewer.
@@ -325,13 +357,14 @@ export class OutboundQueue {
 
   /**
    * Posts a person waits for (a question, an answer, a new session's card: `urgent`) find the channel's
-   * post budget ready: the others (chatter, reports) leave URGENT_POST_RESERVE tokens of its burst. They
-   * still post a message a second as the budget refills, only not out of the burst, so a question and
-   * the chatter it must follow (two posts) go at once however busy the channel is.
+   * post budget ready: the others (chatter, reports) spend only its top token, leaving the rest of the
+   * burst to urgent posts. They still post a message a second as the budget refills, only never out of
+   * the burst, so questions asked together (two posts each: the chatter before it, then the question) go
+   * at once however busy the channel is.
    */
   #reserved(lane: Lane, bucket: TokenBucket, job: Job): number {
     if (bucket !== lane.post || job.call.priority === 'urgent') return 0;
-    return Math.max(0, Math.min(URGENT_POST_RESERVE, bucket.burst - 1));
+    return bucket.burst - 1;
   }
 
   /** Takes a token of the call's limit: 0, or the milliseconds until one may be. */
@@ -407,7 +440,11 @@ export class OutboundQueue {
 
   async #send(lane: Lane, job: Job): Promise<void> {
     try {
-      job.resolve(await job.call.run());
+      const result = await job.call.run();
+      // Slack counted the post somewhere between its token (taken here, or by its turn a while before)
+      // and this answer: a burst it saw full meanwhile refilled no further.
+      if (job.call.method === 'post' || job.call.method === 'upload') lane.post.spentNow();
+      job.resolve(result);
     } catch (error) {
       const retryAfterMs = rateLimitedRetryAfterMs(error);
       if (retryAfterMs === undefined) {

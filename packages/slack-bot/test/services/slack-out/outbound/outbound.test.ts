@@ -52,7 +52,7 @@ describe('the outbound queue', () => {
     expect(order).toEqual(['chatter 1', 'card edit', 'prompt', 'chatter 2']);
   });
 
-  it('chatter and reports leave two posts of the burst: a question and the chatter before it go at once in a busy channel', async () => {
+  it('chatter and reports spend only the top token of the burst (two of three left): a question and the chatter before it go at once in a busy channel', async () => {
     const clock = new ManualClock(0);
     const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 3, clock });
     const order: string[] = [];
@@ -83,6 +83,166 @@ describe('the outbound queue', () => {
     expect(order.slice(4)).toEqual(['chatter 2', 'chatter 3', 'chatter 4']);
   });
 
+  it("by default chatter spends only the top token of the channel's burst of five: two questions asked together and their chatter go at once", async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, clock });
+    const order: string[] = [];
+    const post = (name: string, priority: 'urgent' | 'chatter') =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method: 'post',
+        run: async () => {
+          order.push(name);
+        },
+      });
+    const chatter = [1, 2].map((i) => post(`chatter ${i}`, 'chatter'));
+    await settle();
+    expect(order).toEqual(['chatter 1']);
+    const questions = ['a chatter', 'a question', 'b chatter', 'b question'].map((name) =>
+      post(name, 'urgent'),
+    );
+    await Promise.all(questions);
+    await settle();
+    expect(order).toEqual(['chatter 1', 'a chatter', 'a question', 'b chatter', 'b question']);
+    // The burst is spent: chatter waits until it is full again, a token a second.
+    for (let i = 0; i < 4; i++) {
+      await clock.advance(1_000);
+      await settle();
+      expect(order).toHaveLength(5);
+    }
+    await clock.advance(1_000);
+    await Promise.all(chatter);
+    expect(order.at(-1)).toBe('chatter 2');
+  });
+
+  it("a question goes right after the chatter it waited for, ahead of another question's chatter queued meanwhile", async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const order: string[] = [];
+    let releaseA: () => void = () => {};
+    const aChatterSent = new Promise<void>((resolve) => {
+      releaseA = resolve;
+    });
+    const call = (name: string, tag: string, method: 'turn' | 'post', hold?: Promise<void>) =>
+      queue.run({
+        channel: CHANNEL,
+        priority: 'urgent',
+        method,
+        tag,
+        run: async () => {
+          if (method === 'post') order.push(name);
+          await hold;
+        },
+      });
+    /** As a thread's question goes: its chatter's turn, that batch's post, then the question's post. */
+    const ask = async (tag: string, hold?: Promise<void>) => {
+      await call(`${tag} turn`, tag, 'turn');
+      await call(`${tag} chatter`, tag, 'post', hold);
+      await call(`${tag} question`, tag, 'post');
+    };
+    const a = ask('a', aChatterSent);
+    await settle();
+    expect(order).toEqual(['a chatter']);
+    // Another session asks while a's chatter is being sent: its chatter's turn queues first.
+    const b = ask('b');
+    await settle();
+    releaseA();
+    await settle();
+    for (let i = 0; i < 3; i++) {
+      await clock.advance(1_000);
+      await settle();
+    }
+    await Promise.all([a, b]);
+    expect(order).toEqual(['a chatter', 'a question', 'b chatter', 'b question']);
+  });
+
+  it('questions whose chatter went at once: each goes in the order its chatter took its turn', async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 2, clock });
+    const order: string[] = [];
+    const call = (name: string, tag: string, method: 'turn' | 'post') =>
+      queue.run({
+        channel: CHANNEL,
+        priority: 'urgent',
+        method,
+        tag,
+        run: async () => {
+          order.push(name);
+        },
+      });
+    // Both chatters' turns take the burst's two tokens, and their batches go.
+    await Promise.all([call('a turn', 'a', 'turn'), call('b turn', 'b', 'turn')]);
+    await Promise.all([call('a chatter', 'a', 'post'), call('b chatter', 'b', 'post')]);
+    // Both questions wait for the next tokens; a's chatter went first, so a's question does.
+    const questions = [call('a question', 'a', 'post'), call('b question', 'b', 'post')];
+    await settle();
+    for (let i = 0; i < 2; i++) {
+      await clock.advance(1_000);
+      await settle();
+    }
+    await Promise.all(questions);
+    expect(order.filter((name) => name.endsWith('question'))).toEqual(['a question', 'b question']);
+  });
+
+  it("a batch posted a while after its turn took the token counts then: the channel's burst is one short after it", async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 5, clock });
+    const order: string[] = [];
+    const call = (name: string, priority: 'urgent' | 'chatter', method: 'turn' | 'post', tag?: string) =>
+      queue.run({
+        channel: CHANNEL,
+        priority,
+        method,
+        ...(tag ? { tag } : {}),
+        run: async () => {
+          order.push(name);
+        },
+      });
+    await call('turn', 'chatter', 'turn', 's');
+    // The batch is made (its keys recorded) while the channel's budget fills up again.
+    await clock.advance(2_000);
+    await call('batch', 'chatter', 'post', 's');
+    const urgent = [1, 2, 3, 4, 5].map((i) => call(`urgent ${i}`, 'urgent', 'post'));
+    await settle();
+    expect(order).toEqual(['turn', 'batch', 'urgent 1', 'urgent 2', 'urgent 3', 'urgent 4']);
+    await clock.advance(1_000);
+    await Promise.all(urgent);
+    expect(order.at(-1)).toBe('urgent 5');
+  });
+
+  it("a post answered a while after it was sent from a full burst: the channel's burst is one short after it", async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 5, clock });
+    const order: string[] = [];
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const post = (name: string, slow = false) =>
+      queue.run({
+        channel: CHANNEL,
+        priority: 'urgent',
+        method: 'post',
+        run: async () => {
+          order.push(name);
+          if (slow) await answered;
+        },
+      });
+    const slow = post('slow', true);
+    await settle();
+    // Slack may have counted it only as it answered: its bucket was full until then.
+    await clock.advance(2_000);
+    answer();
+    await slow;
+    const urgent = [1, 2, 3, 4, 5].map((i) => post(`urgent ${i}`));
+    await settle();
+    expect(order).toEqual(['slow', 'urgent 1', 'urgent 2', 'urgent 3', 'urgent 4']);
+    await clock.advance(1_000);
+    await Promise.all(urgent);
+    expect(order.at(-1)).toBe('urgent 5');
+  });
+
   it("a 429 pauses the channel's posts for its Retry-After, once; the refused call goes again first", async () => {
     const clock = new ManualClock(0);
     const metrics = newMetrics();
@@ -97,8 +257,9 @@ describe('the outbound queue', () => {
         method: 'post',
         run: () => world.slack.chat.postMessage({ channel, text }),
       });
+    // Both urgent: the refused call must go again ahead of a call queued behind it with the same priority.
     const first = post('first', 'urgent');
-    const second = post('second', 'chatter');
+    const second = post('second', 'urgent');
     await world.sandbox.workspace.waitFor(() => postsTo(channel, from)[0], { what: 'the 429' });
     // The queue is waiting out the Retry-After on its clock.
     await expect.poll(() => clock.pendingSleeps).toBe(1);
@@ -185,15 +346,15 @@ describe('the outbound queue', () => {
       call('edit 2', 'urgent', 'update'),
       call('prompt', 'urgent', 'post'),
       call('card edit', 'edit', 'update'),
-      call('chatter 1', 'chatter', 'post'),
-      call('chatter 2', 'chatter', 'post'),
+      call('chatter', 'chatter', 'post'),
     ];
     await settle();
-    // Edits spend the workspace's budget (one now); posts the channel's (five now), in their order.
-    expect(order).toEqual(['edit 1', 'prompt', 'chatter 1', 'chatter 2']);
+    // Edits spend the workspace's budget (one now); posts the channel's: the prompt at once, past edit 2.
+    expect(order).toEqual(['edit 1', 'prompt']);
     await clock.advance(1_000);
     await settle();
-    expect(order).toEqual(['edit 1', 'prompt', 'chatter 1', 'chatter 2', 'edit 2']);
+    // The channel's burst is full again: the chatter goes, past the card edit the edit budget holds back.
+    expect(order).toEqual(['edit 1', 'prompt', 'edit 2', 'chatter']);
     await clock.advance(1_000);
     await settle();
     expect(order.at(-1)).toBe('card edit');

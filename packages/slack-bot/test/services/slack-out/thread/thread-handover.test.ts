@@ -48,10 +48,9 @@ describe('a wait for a session’s chatter', () => {
     const other = await thread();
     const { poster: p, clock } = pacedPoster();
     // The channel's one token goes to another session: the session's chatter waits behind it.
-    await p.enqueueText(other, 'msg:o', text('Other session.'));
-    await world.sandbox.workspace.waitFor(() => replies(other.cardTs)[0], {
-      what: "the other session's post",
-    });
+    // Answered before the clock moves: a post counts against the channel's budget as of its answer.
+    await new Promise<void>((posted) => void p.enqueueText(other, 'msg:o', text('Other session.'), posted));
+    expect(replies(other.cardTs)).toHaveLength(1);
     await p.enqueueText(place, 'msg:1', long(1));
     const first = p.batches.mark();
     await p.enqueueText(place, 'msg:2', long(2));

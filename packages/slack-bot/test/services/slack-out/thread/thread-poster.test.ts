@@ -128,8 +128,21 @@ describe('batches and crashes', () => {
     // One post a second, no burst: while the first waits to be posted, the rest pile up behind it.
     const outbound = new OutboundQueue(logger, m, { postPerSecond: 1, postBurst: 1, clock });
     const { poster: p, posts } = poster({ outbound, clock });
-    for (let i = 1; i <= 5; i++) await p.enqueueText(place, `msg:${i}`, text(`Message number ${i}.`));
-    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first post' });
+    let firstAnswered: () => void = () => {};
+    const first = new Promise<void>((resolve) => {
+      firstAnswered = resolve;
+    });
+    for (let i = 1; i <= 5; i++) {
+      await p.enqueueText(
+        place,
+        `msg:${i}`,
+        text(`Message number ${i}.`),
+        i === 1 ? firstAnswered : undefined,
+      );
+    }
+    // Answered before the clock moves: a post counts against the channel's budget as of its answer.
+    await first;
+    expect(replies(place.cardTs)).toHaveLength(1);
     await clock.advance(1_000);
     await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[1], { what: 'the batch' });
     const posted = replies(place.cardTs);
