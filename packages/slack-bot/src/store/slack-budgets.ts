@@ -16,6 +16,11 @@ export interface SlackBudgetRepository {
   take(key: string, rate: BudgetRate, keep?: number): Promise<number>;
   /** Nobody takes from `key` for `ms` (a 429's Retry-After, seen by any replica). */
   pause(key: string, ms: number): Promise<void>;
+  /**
+   * A call of `key` was just answered: Slack counted it somewhere between its token and now, so a burst
+   * that refilled meanwhile (here, not at Slack) keeps at most `burst - 1` tokens.
+   */
+  spentNow(key: string, rate: BudgetRate): Promise<void>;
 }
 
 /** Tokens now: what was left, refilled since, at most a burst. `b` is the row, `$2`/`$3` burst/rate. */
@@ -45,6 +50,14 @@ export class SqlSlackBudgetRepository implements SlackBudgetRepository {
       params,
     );
     return Math.max(1, Math.ceil(Number(wait.rows[0]?.wait_ms ?? 1000 / rate.perSecond)));
+  }
+
+  async spentNow(key: string, rate: BudgetRate): Promise<void> {
+    await this.sql.query(
+      `UPDATE slack_budgets AS b SET tokens = least(${TOKENS_NOW}, $2::float8 - 1), refilled_at = clock_timestamp()
+       WHERE b.key = $1`,
+      [key, rate.burst, rate.perSecond],
+    );
   }
 
   async pause(key: string, ms: number): Promise<void> {

@@ -49,5 +49,23 @@ for (const backend of storeBackends('budgets')) {
       const wait = await b.slackBudgets.take(other, { perSecond: 1_000, burst: 5 });
       expect(wait).toBeGreaterThan(60_000);
     });
+
+    it('a post answered after its token: a burst refilled meanwhile keeps one token fewer, for every replica', async () => {
+      const slow = { perSecond: 1 / 60, burst: 3 };
+      const key = `chat.postMessage:C${Math.random().toString(36).slice(2)}`;
+      expect(await a.slackBudgets.take(key, slow)).toBe(0);
+      // Its answer took a while: the bucket refilled to a full burst meanwhile (here, not at Slack).
+      await a.sql.query(
+        'UPDATE slack_budgets SET tokens = 3, refilled_at = clock_timestamp() WHERE key = $1',
+        [key],
+      );
+      await a.slackBudgets.spentNow(key, slow);
+      // Two left, not three: another replica's spare call (keep 2) waits; a plain one goes.
+      expect(await b.slackBudgets.take(key, slow, 2)).toBeGreaterThan(0);
+      expect(await b.slackBudgets.take(key, slow)).toBe(0);
+      // Spent on a key nobody took from: nothing to correct, and nothing made.
+      await b.slackBudgets.spentNow(`${key}:none`, slow);
+      expect(await a.slackBudgets.take(`${key}:none`, slow, 2)).toBe(0);
+    });
   });
 }

@@ -103,6 +103,7 @@ function prefixed(shared: SharedBudgets, workspace: string): SharedBudgets {
   return {
     take: (key, rate, keep) => shared.take(`${workspace}:${key}`, rate, keep),
     pause: (key, ms) => shared.pause(`${workspace}:${key}`, ms),
+    spentNow: (key, rate) => shared.spentNow(`${workspace}:${key}`, rate),
   };
 }
 

@@ -95,6 +95,10 @@ describe('per-workspace queues', () => {
         return 0;
       },
       pause: async () => {},
+      // Each answered post corrects its workspace's own row too.
+      spentNow: async (key) => {
+        keys.push(key);
+      },
     };
     const queue = new WorkspaceOutbound(logger, metrics(), { shared });
     const call = { channel: 'C1', priority: 'urgent' as const, method: 'post' as const, run: async () => 1 };

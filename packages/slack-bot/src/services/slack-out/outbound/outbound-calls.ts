@@ -93,6 +93,8 @@ export interface SharedBudgets {
   /** Takes a token, leaving `keep`: 0 when taken, else the milliseconds until one may be. */
   take(key: string, rate: { perSecond: number; burst: number }, keep?: number): Promise<number>;
   pause(key: string, ms: number): Promise<void>;
+  /** A call of `key` was just answered: Slack counted it by now, so at most `burst - 1` tokens are left. */
+  spentNow(key: string, rate: { perSecond: number; burst: number }): Promise<void>;
 }
 
 /** A 429 from Slack: Bolt's client with `rejectRateLimitedCalls`, or a raw `ratelimited` answer. */

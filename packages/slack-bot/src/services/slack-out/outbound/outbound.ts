@@ -388,6 +388,15 @@ export class OutboundQueue {
     return bucket.tryTake(keep) ? 0 : Math.max(1, bucket.msUntilAvailable(keep));
   }
 
+  /** A post was answered: its channel's burst, here and shared with the other replicas, is one short. */
+  async #spentNow(lane: Lane, method: OutboundMethod): Promise<void> {
+    lane.post.spentNow();
+    const key = this.#sharedKey(lane, method);
+    if (!key || !this.#shared || this.#sharedFailing) return;
+    const rate = { perSecond: lane.post.ratePerSecond, burst: lane.post.burst };
+    await this.#shared.spentNow(key, rate).catch(() => {});
+  }
+
   /** The shared budget's row for a call: a channel's posts, or the workspace's edits. */
   #sharedKey(lane: Lane, method: OutboundMethod): string | undefined {
     if (method === 'update') return 'chat.update';
@@ -443,7 +452,8 @@ export class OutboundQueue {
       const result = await job.call.run();
       // Slack counted the post somewhere between its token (taken here, or by its turn a while before)
       // and this answer: a burst it saw full meanwhile refilled no further.
-      if (job.call.method === 'post' || job.call.method === 'upload') lane.post.spentNow();
+      if (job.call.method === 'post' || job.call.method === 'upload')
+        await this.#spentNow(lane, job.call.method);
       job.resolve(result);
     } catch (error) {
       const retryAfterMs = rateLimitedRetryAfterMs(error);
