@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { functionsFromManifest, type StepRun } from '@agent-sessions/slack-sandbox';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';
@@ -68,10 +68,16 @@ describe.skipIf(!TEST_DATABASE_URL)(
         }
         const sessions = new Set(executions.map((e) => e?.outputs?.session_id));
         expect(sessions.size).toBe(goals.length);
-        const rows = await database.query<{ state: string; outcome: string; n: number }>(
-          'SELECT state, outcome, count(*)::int AS n FROM workflow_executions GROUP BY state, outcome',
+        // Recorded done once Slack answered the completion, a moment after the sandbox saw it.
+        await vi.waitFor(
+          async () => {
+            const rows = await database.query<{ state: string; outcome: string; n: number }>(
+              'SELECT state, outcome, count(*)::int AS n FROM workflow_executions GROUP BY state, outcome',
+            );
+            expect(rows).toEqual([{ state: 'done', outcome: 'success', n: goals.length }]);
+          },
+          { timeout: patient(10_000), interval: 100 },
         );
-        expect(rows).toEqual([{ state: 'done', outcome: 'success', n: goals.length }]);
         expectNoSecrets(output, [...secretsOf(sandbox), ...runs.map((r) => r.token)]);
       },
       patient(180_000),

@@ -185,4 +185,10 @@ describe('manifest.yml: Workflow Builder steps', () => {
         expect(Object.keys(bare.outputs), name).toContain(required);
     }
   });
+
+  it('says a success one way: the spec’s other spelling (complete) is output as completed', () => {
+    const ending = endingOf('s_1', { status: 'complete' }, undefined);
+    if (ending?.kind !== 'success') throw new Error('a complete session is a success');
+    expect(ending.outputs.status).toBe('completed');
+  });
 });

@@ -44,7 +44,8 @@ export function endingOf(
       kind: 'success',
       outputs: {
         session_id: sessionId,
-        status: session.status,
+        // The spec spells a success two ways (completed, complete): a workflow's next step compares one.
+        status: 'completed',
         result,
         cost: totalCostOf(session) ?? 0,
         ...(permalink ? { permalink } : {}),
