@@ -30,6 +30,23 @@ async function shot(name: string, docs = false) {
     );
 }
 
+/**
+ * Into view for a screenshot. The page draws again whenever the sandbox changes, so the element may be
+ * replaced mid-scroll: scrolled again until it holds still.
+ */
+async function scrollTo(target: Locator): Promise<void> {
+  await expect
+    .poll(
+      () =>
+        target.scrollIntoViewIfNeeded({ timeout: 2_000 }).then(
+          () => true,
+          () => false,
+        ),
+      { timeout: patient(20_000) },
+    )
+    .toBe(true);
+}
+
 /** The conversation a suggested prompt started: its message, the card and thread under it, its session pill. */
 async function fromPrompt(index: number): Promise<{ conversation: Locator; pill: Locator }> {
   const prompt = PROMPTS[index] as { title: string; message: string };
@@ -60,12 +77,12 @@ describe('Slack’s agent surfaces in the page, with the real bot', () => {
     await statusIs(first.pill, 'suspended');
     const approve = first.conversation.getByRole('button', { name: 'Approve' });
     await approve.waitFor({ timeout: patient(20_000) });
-    await first.pill.scrollIntoViewIfNeeded();
+    await scrollTo(first.pill);
     await shot('agent-suspended', true);
     await approve.click();
     await first.conversation.getByText('Approved by').first().waitFor();
     await statusIs(first.pill, 'processing');
-    await first.pill.scrollIntoViewIfNeeded();
+    await scrollTo(first.pill);
     await shot('agent-processing-again');
     await statusIs(first.pill, 'closed');
 
