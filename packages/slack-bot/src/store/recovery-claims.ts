@@ -9,8 +9,6 @@ import type { SqlExecutor } from './sql.js';
 export interface RecoveryClaimRepository {
   /** Takes the claim (free, lapsed, or `holder`'s already) for `ttlMs`: whether `holder` has it now. */
   claim(sessionId: string, holder: string, ttlMs: number): Promise<boolean>;
-  /** Lets the claim go (the leftovers are sent): the next recovery need not wait for it to lapse. */
-  release(sessionId: string, holder: string): Promise<void>;
 }
 
 export class SqlRecoveryClaimRepository implements RecoveryClaimRepository {
@@ -27,12 +25,5 @@ export class SqlRecoveryClaimRepository implements RecoveryClaimRepository {
       [sessionId, holder, ttlMs],
     );
     return rows.length > 0;
-  }
-
-  async release(sessionId: string, holder: string): Promise<void> {
-    await this.sql.query('DELETE FROM recovery_claims WHERE session_id = $1 AND holder = $2', [
-      sessionId,
-      holder,
-    ]);
   }
 }

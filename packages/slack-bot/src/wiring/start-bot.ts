@@ -271,20 +271,17 @@ function recoverUnsentPosts(parts: {
   const { publisher, follower, logger, everyMs } = parts;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  let first = true;
-  const pass = () => {
-    // After the first, only finished sessions: the followed ones recover on their own events.
-    const finishedOnly = !first;
-    first = false;
+  // After the first pass, only finished sessions: the followed ones recover on their own events.
+  const pass = (finishedOnly: boolean) => {
     // A long recovery (Slack may allow one thread read a minute) must not hold the start.
     void publisher
       .recoverUnsent((sessionId) => follower.isFollowing(sessionId), { finishedOnly })
       .catch((error: unknown) => logger.warn({ err: error }, 'recovery failed'))
       .finally(() => {
-        if (!stopped) timer = setTimeout(pass, everyMs).unref();
+        if (!stopped) timer = setTimeout(() => pass(true), everyMs).unref();
       });
   };
-  pass();
+  pass(false);
   return {
     stop: () => {
       stopped = true;
