@@ -1,5 +1,5 @@
-import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
-import { textOf } from './harness.js';
+import type { SandboxMessage, Workspace } from '@agent-sessions/slack-sandbox';
+import { textOf, WAIT_MS } from './harness.js';
 
 type Obj = Record<string, unknown>;
 
@@ -40,4 +40,22 @@ export function duplicates(values: string[]): string[] {
   const dup = new Set<string>();
   for (const v of values) (seen.has(v) ? dup : seen).add(v);
   return [...dup];
+}
+
+/**
+ * The session cards of `goals`, in their order, once every one is in the channel. A goal's words after its
+ * scenario name (`scenario:approval release 0` → "release 0") are its card's alone.
+ */
+export function cardsOf(ws: Workspace, channel: string, goals: string[]): Promise<SandboxMessage[]> {
+  const cardOf = (goal: string) =>
+    (ws.messages.get(channel) ?? []).find(
+      (m) => !m.thread_ts && textOf(m).includes(goal.split(' ').slice(1).join(' ')),
+    );
+  return ws.waitFor(
+    () => {
+      const found = goals.map(cardOf);
+      return found.every(Boolean) ? (found as SandboxMessage[]) : undefined;
+    },
+    { what: `${goals.length} cards`, timeoutMs: WAIT_MS },
+  );
 }

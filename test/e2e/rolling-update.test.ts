@@ -4,7 +4,7 @@ import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';
 import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
 import { ALICE, BOB, CHANNEL, textOf, WAIT_MS } from './harness.js';
-import { duplicates, isPrompt, postKeys } from './helpers.js';
+import { cardsOf, duplicates, isPrompt, postKeys } from './helpers.js';
 
 // A rolling update is a SIGTERM to each replica in turn. The replica going away finishes its posts and
 // releases its leases; the other takes its sessions at its next poke pass. The leases here live an hour:
@@ -29,18 +29,7 @@ describe.skipIf(!TEST_DATABASE_URL)('SIGTERM to a replica following sessions mid
       for (const [i, goal] of goals.entries()) {
         await drivers[i % 2]?.command({ user: i % 2 ? BOB : ALICE, channel: CHANNEL, text: `start ${goal}` });
       }
-      const cardOf = (goal: string) =>
-        (ws.messages.get(CHANNEL) ?? []).find(
-          // The goal's words after the scenario name ("rollout 0") are the card's alone.
-          (m) => !m.thread_ts && textOf(m).includes(goal.split(' ').slice(1).join(' ')),
-        );
-      const cards = await ws.waitFor(
-        () => {
-          const found = goals.map(cardOf);
-          return found.every(Boolean) ? (found as SandboxMessage[]) : undefined;
-        },
-        { what: 'six cards', timeoutMs: WAIT_MS },
-      );
+      const cards = await cardsOf(ws, CHANNEL, goals);
       const growing = cards.slice(0, 4);
       const approvals = cards.slice(4);
       // Each unfinished session and its lease's owner (null: none yet).

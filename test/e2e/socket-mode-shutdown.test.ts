@@ -5,7 +5,7 @@ import { patient } from '../support/patience.js';
 import { socketModeEnv, useBotProcesses } from './bot-process.js';
 import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
 import { ALICE, CHANNEL, textOf, WAIT_MS } from './harness.js';
-import { duplicates, isPrompt, postKeys } from './helpers.js';
+import { cardsOf, duplicates, isPrompt, postKeys } from './helpers.js';
 
 // A rolling update in Socket Mode: SIGTERM to a replica mid-work. It closes its WebSocket first, so Slack
 // sends the next envelope down the other replica's connection; then it finishes its posts, releases its
@@ -42,18 +42,7 @@ describe.skipIf(!TEST_DATABASE_URL)('SIGTERM to a Socket Mode replica following 
       const goals = [...growingGoals, 'scenario:approval over a socket release'];
       for (const goal of goals)
         await driver.command({ user: ALICE, channel: CHANNEL, text: `start ${goal}` });
-      const cardOf = (goal: string) =>
-        (ws.messages.get(CHANNEL) ?? []).find(
-          // The goal's words after the scenario name are the card's alone.
-          (m) => !m.thread_ts && textOf(m).includes(goal.split(' ').slice(1).join(' ')),
-        );
-      const cards = await ws.waitFor(
-        () => {
-          const found = goals.map(cardOf);
-          return found.every(Boolean) ? (found as SandboxMessage[]) : undefined;
-        },
-        { what: 'five cards', timeoutMs: WAIT_MS },
-      );
+      const cards = await cardsOf(ws, CHANNEL, goals);
       const growing = cards.slice(0, 4);
       const approval = cards[4] as SandboxMessage;
       const owners = async () =>
@@ -136,10 +125,10 @@ describe.skipIf(!TEST_DATABASE_URL)('SIGTERM to a Socket Mode replica following 
             .find((m) => /Deployed v2\.3\.1 to production after approval/.test(textOf(m))),
         { what: 'the deployment after approval', timeoutMs: patient(60_000) },
       );
-      const laterCard = await ws.waitFor(() => cardOf('scenario:growing_round after the socket closed'), {
-        what: 'the card of the session started after A closed its socket',
-        timeoutMs: WAIT_MS,
-      });
+      // The card of the session started after A closed its socket.
+      const laterCard = (
+        await cardsOf(ws, CHANNEL, ['scenario:growing_round after the socket closed'])
+      )[0] as SandboxMessage;
       for (const card of [...growing, laterCard])
         await ws.waitFor(
           () => ws.replies(CHANNEL, card.ts).find((m) => /Finished after 30 progress notes/.test(textOf(m))),
