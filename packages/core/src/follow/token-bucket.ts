@@ -6,6 +6,11 @@ export interface TokenBucketOptions {
   /** Requests that may go at once after a quiet spell. Default: one second's worth, at least 1. */
   burst?: number;
   clock: Clock;
+  /**
+   * How long a token taken for a call (`tryTake`'s `flight`) counts as in flight at most, when nothing
+   * says it landed (a call never answered). Default 60 s, well above what a call takes.
+   */
+  flightExpiryMs?: number;
 }
 
 /**
@@ -19,6 +24,9 @@ export class TokenBucket {
   #tokens: number;
   #refilledAt: number;
   #pausedUntil = 0;
+  readonly #flightExpiryMs: number;
+  /** Tokens taken for calls not yet answered, with when each was taken. */
+  readonly #flights = new Map<string, number>();
   // Waiters are served first come, first served; only the head of the queue sleeps for the next token.
   #queue: Array<() => void> = [];
   #draining = false;
@@ -36,6 +44,7 @@ export class TokenBucket {
     this.#clock = options.clock;
     this.#tokens = burst;
     this.#refilledAt = options.clock.now();
+    this.#flightExpiryMs = options.flightExpiryMs ?? 60_000;
   }
 
   /** Requests waiting for a token right now. */
@@ -47,16 +56,38 @@ export class TokenBucket {
     return this.#pausedUntil;
   }
 
+  /** Tokens taken for calls that have not landed yet (see `tryTake`'s `flight`). */
+  get inFlight(): number {
+    this.#expireFlights();
+    return this.#flights.size;
+  }
+
   /**
    * Takes a token if one is free and nobody is queued ahead; never waits. `keep`: only if that many
    * tokens stay after it (a call that may spend only what would otherwise go unused keeps `burst - 1`).
+   * `flight`: the token is taken for a call the limit counts when it arrives, some time before its
+   * answer; until `landed(flight)` the bucket holds at most `burst` minus the tokens in flight (see
+   * `landed`).
    */
-  tryTake(keep = 0): boolean {
+  tryTake(keep = 0, flight?: string): boolean {
     if (this.#queue.length > 0) return false;
     this.#refill();
     if (this.#clock.now() < this.#pausedUntil || this.#tokens < 1 + keep) return false;
     this.#tokens -= 1;
+    if (flight !== undefined) this.#flights.set(flight, this.#clock.now());
     return true;
+  }
+
+  /**
+   * The call a token was taken for (`tryTake`'s `flight`) was answered, failed, or never went. The limit
+   * counted it somewhere between its token and now; until then its own bucket stayed full whenever
+   * nothing else spent it, refilling no further, while this one went on refilling. So while calls are
+   * in flight this bucket holds at most `burst` minus their number, never more than the limit would
+   * still let through once they arrive; landed, the call no longer holds a token back.
+   */
+  landed(flight: string): void {
+    this.#refill();
+    this.#flights.delete(flight);
   }
 
   /** Waits for a token. Rejects with the signal's reason if it aborts while queued. */
@@ -88,16 +119,6 @@ export class TokenBucket {
     this.#tokens = Math.min(this.#tokens, 1);
   }
 
-  /**
-   * A call whose token was taken earlier is known to be counted by the limit now (it waited after taking
-   * its token, or its answer took a while): the limit may have been full until then, refilling no further,
-   * so at most `burst - 1` tokens are left.
-   */
-  spentNow(): void {
-    this.#refill();
-    this.#tokens = Math.min(this.#tokens, this.burst - 1);
-  }
-
   /** Milliseconds until a token could be taken (0 when one is free now), `keep` tokens staying after it. */
   msUntilAvailable(keep = 0): number {
     this.#refill();
@@ -111,8 +132,16 @@ export class TokenBucket {
   #refill(): void {
     const now = this.#clock.now();
     const elapsed = Math.max(0, now - this.#refilledAt);
-    this.#tokens = Math.min(this.burst, this.#tokens + (elapsed * this.ratePerSecond) / 1000);
+    // The ceiling changes only where the tokens are counted (a take, a landing): it held since the last.
+    const ceiling = this.burst - this.inFlight;
+    this.#tokens = Math.min(ceiling, this.#tokens + (elapsed * this.ratePerSecond) / 1000);
     this.#refilledAt = now;
+  }
+
+  /** A flight never said to land stops holding a token back after `flightExpiryMs` (its call long over). */
+  #expireFlights(): void {
+    const before = this.#clock.now() - this.#flightExpiryMs;
+    for (const [flight, at] of this.#flights) if (at <= before) this.#flights.delete(flight);
   }
 
   async #drain(): Promise<void> {

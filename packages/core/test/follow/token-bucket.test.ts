@@ -34,12 +34,42 @@ describe('TokenBucket', () => {
   it('a token spent later than taken: what refilled past the brim meanwhile is not there to spend', async () => {
     const clock = new ManualClock(0);
     const bucket = new TokenBucket({ ratePerSecond: 1, burst: 5, clock });
-    expect(bucket.tryTake()).toBe(true);
+    expect(bucket.tryTake(0, 'a')).toBe(true);
     // Its call goes 2 s later: the limit was full all along, and is one short of full after it.
     await clock.advance(2_000);
-    bucket.spentNow();
+    bucket.landed('a');
     for (let i = 0; i < 4; i++) expect(bucket.tryTake()).toBe(true);
     expect(bucket.tryTake()).toBe(false);
+  });
+
+  it('calls in flight together: the bucket never holds more than the limit will let through', async () => {
+    const clock = new ManualClock(0);
+    const bucket = new TokenBucket({ ratePerSecond: 1, burst: 5, clock });
+    // Five calls take the burst at once; the limit counts them when they arrive, 2 s later.
+    for (const id of ['a', 'b', 'c', 'd', 'e']) expect(bucket.tryTake(0, id)).toBe(true);
+    expect(bucket.inFlight).toBe(5);
+    await clock.advance(2_000);
+    // Meanwhile nothing refilled: the limit stayed full until they came, and is empty after them.
+    expect(bucket.tryTake()).toBe(false);
+    for (const id of ['a', 'b', 'c', 'd', 'e']) bucket.landed(id);
+    expect(bucket.inFlight).toBe(0);
+    expect(bucket.tryTake()).toBe(false);
+    await clock.advance(1_000);
+    expect(bucket.tryTake()).toBe(true);
+    expect(bucket.tryTake()).toBe(false);
+  });
+
+  it('a call in flight holds one token back, and a flight never said to land expires', async () => {
+    const clock = new ManualClock(0);
+    const bucket = new TokenBucket({ ratePerSecond: 1, burst: 3, clock, flightExpiryMs: 60_000 });
+    expect(bucket.tryTake(0, 'lost')).toBe(true);
+    await clock.advance(10_000);
+    // A call that leaves the rest of the burst (keep 2) waits for a full bucket: not while one is out.
+    expect(bucket.tryTake(2)).toBe(false);
+    expect(bucket.tryTake(1)).toBe(true);
+    await clock.advance(60_000);
+    expect(bucket.inFlight).toBe(0);
+    expect(bucket.tryTake(2)).toBe(true);
   });
 
   it('rejects bad options naming them', () => {

@@ -270,6 +270,14 @@ export const MIGRATIONS: readonly string[] = [
      card         text NOT NULL,
      recorded_at  timestamptz NOT NULL DEFAULT now()
    );`,
+  // bot-outbound: the Slack calls each shared budget's tokens were taken for and not yet answered (by any
+  // replica): the bucket holds at most its burst less these. A dead replica's expire (slack-budgets.ts).
+  `CREATE TABLE slack_budget_flights (
+     key      text NOT NULL,
+     id       text NOT NULL,
+     taken_at timestamptz NOT NULL,
+     PRIMARY KEY (key, id)
+   );`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

@@ -12,32 +12,58 @@ export interface BudgetRate {
  * wait. Time is the database's, so replicas on machines whose clocks differ still agree.
  */
 export interface SlackBudgetRepository {
-  /** Takes a token, leaving `keep`: 0 when taken, else the milliseconds until one may be. */
-  take(key: string, rate: BudgetRate, keep?: number): Promise<number>;
+  /**
+   * Takes a token, leaving `keep`: 0 when taken, else the milliseconds until one may be. `flight`: the
+   * token is for a call Slack counts when it arrives; it is in flight until `landed(key, rate, flight)`.
+   */
+  take(key: string, rate: BudgetRate, keep?: number, flight?: string): Promise<number>;
   /** Nobody takes from `key` for `ms` (a 429's Retry-After, seen by any replica). */
   pause(key: string, ms: number): Promise<void>;
   /**
-   * A call of `key` was just answered: Slack counted it somewhere between its token and now, so a burst
-   * that refilled meanwhile (here, not at Slack) keeps at most `burst - 1` tokens.
+   * The call a token was taken for was answered (or failed, or never went): Slack counted it somewhere
+   * between its token and now. While calls are in flight, the bucket holds at most the burst minus their
+   * number (Slack's stayed full until they came, refilling no further), so no replica is granted a token
+   * Slack will not have once they arrive.
    */
-  spentNow(key: string, rate: BudgetRate): Promise<void>;
+  landed(key: string, rate: BudgetRate, flight: string): Promise<void>;
 }
 
-/** Tokens now: what was left, refilled since, at most a burst. `b` is the row, `$2`/`$3` burst/rate. */
-const TOKENS_NOW = `least($2::float8, b.tokens + extract(epoch from clock_timestamp() - b.refilled_at) * $3::float8)`;
+/**
+ * How long a flight counts when no replica says it landed (its replica died mid-call): well above what
+ * a call to Slack takes.
+ */
+export const FLIGHT_EXPIRY_MS = 60_000;
+
+/** Tokens taken for calls of `$1` not answered yet, by any replica (a dead one's expire). */
+const IN_FLIGHT = `(SELECT count(*) FROM slack_budget_flights f WHERE f.key = $1
+  AND f.taken_at > clock_timestamp() - ${FLIGHT_EXPIRY_MS} * interval '1 millisecond')`;
+
+/**
+ * Tokens now: what was left, refilled since, at most a burst less the calls in flight. `b` is the row,
+ * `$1`/`$2`/`$3` key/burst/rate. The ceiling changes only where the row is written (a take, a landing),
+ * so it held since `refilled_at`.
+ */
+const TOKENS_NOW = `least($2::float8 - ${IN_FLIGHT}, b.tokens + extract(epoch from clock_timestamp() - b.refilled_at) * $3::float8)`;
 
 export class SqlSlackBudgetRepository implements SlackBudgetRepository {
   constructor(private readonly sql: SqlClient) {}
 
-  async take(key: string, rate: BudgetRate, keep = 0): Promise<number> {
+  async take(key: string, rate: BudgetRate, keep = 0, flight?: string): Promise<number> {
     const params = [key, rate.burst, rate.perSecond, keep];
+    // The flight is recorded by the statement that takes its token, only if it does.
     const { rows } = await this.sql.query(
-      `INSERT INTO slack_budgets AS b (key, tokens, refilled_at, paused_until)
-       VALUES ($1, $2::float8 - 1, clock_timestamp(), 'epoch')
-       ON CONFLICT (key) DO UPDATE SET tokens = ${TOKENS_NOW} - 1, refilled_at = clock_timestamp()
-         WHERE b.paused_until <= clock_timestamp() AND ${TOKENS_NOW} >= 1 + $4::float8
-       RETURNING 1`,
-      params,
+      `WITH taken AS (
+         INSERT INTO slack_budgets AS b (key, tokens, refilled_at, paused_until)
+         VALUES ($1, $2::float8 - ${IN_FLIGHT} - 1, clock_timestamp(), 'epoch')
+         ON CONFLICT (key) DO UPDATE SET tokens = ${TOKENS_NOW} - 1, refilled_at = clock_timestamp()
+           WHERE b.paused_until <= clock_timestamp() AND ${TOKENS_NOW} >= 1 + $4::float8
+         RETURNING 1
+       ), flown AS (
+         INSERT INTO slack_budget_flights (key, id, taken_at)
+         SELECT $1, $5::text, clock_timestamp() FROM taken WHERE $5::text IS NOT NULL
+       )
+       SELECT 1 FROM taken`,
+      [...params, flight ?? null],
     );
     if (rows.length > 0) return 0;
     // Refused: how long until a token (a statement of its own, so it sees what the others took).
@@ -52,11 +78,17 @@ export class SqlSlackBudgetRepository implements SlackBudgetRepository {
     return Math.max(1, Math.ceil(Number(wait.rows[0]?.wait_ms ?? 1000 / rate.perSecond)));
   }
 
-  async spentNow(key: string, rate: BudgetRate): Promise<void> {
+  async landed(key: string, rate: BudgetRate, flight: string): Promise<void> {
+    // One statement: the row is refilled to now under the ceiling that held (its flight still counted:
+    // every part of a statement sees the flights as they were), then the flight goes, with any expired.
     await this.sql.query(
-      `UPDATE slack_budgets AS b SET tokens = least(${TOKENS_NOW}, $2::float8 - 1), refilled_at = clock_timestamp()
+      `WITH gone AS (
+         DELETE FROM slack_budget_flights f WHERE f.key = $1
+           AND (f.id = $4 OR f.taken_at <= clock_timestamp() - ${FLIGHT_EXPIRY_MS} * interval '1 millisecond')
+       )
+       UPDATE slack_budgets AS b SET tokens = ${TOKENS_NOW}, refilled_at = clock_timestamp()
        WHERE b.key = $1`,
-      [key, rate.burst, rate.perSecond],
+      [key, rate.burst, rate.perSecond, flight],
     );
   }
 

@@ -53,19 +53,58 @@ for (const backend of storeBackends('budgets')) {
     it('a post answered after its token: a burst refilled meanwhile keeps one token fewer, for every replica', async () => {
       const slow = { perSecond: 1 / 60, burst: 3 };
       const key = `chat.postMessage:C${Math.random().toString(36).slice(2)}`;
-      expect(await a.slackBudgets.take(key, slow)).toBe(0);
-      // Its answer took a while: the bucket refilled to a full burst meanwhile (here, not at Slack).
+      expect(await a.slackBudgets.take(key, slow, 0, 'f1')).toBe(0);
+      // Its answer took a while: time enough to refill a full burst meanwhile (here, not at Slack).
       await a.sql.query(
-        'UPDATE slack_budgets SET tokens = 3, refilled_at = clock_timestamp() WHERE key = $1',
+        "UPDATE slack_budgets SET refilled_at = refilled_at - interval '10 minutes' WHERE key = $1",
         [key],
       );
-      await a.slackBudgets.spentNow(key, slow);
+      await a.slackBudgets.landed(key, slow, 'f1');
       // Two left, not three: another replica's spare call (keep 2) waits; a plain one goes.
       expect(await b.slackBudgets.take(key, slow, 2)).toBeGreaterThan(0);
       expect(await b.slackBudgets.take(key, slow)).toBe(0);
-      // Spent on a key nobody took from: nothing to correct, and nothing made.
-      await b.slackBudgets.spentNow(`${key}:none`, slow);
+      // Landed on a key nobody took from: nothing to correct, and nothing made.
+      await b.slackBudgets.landed(`${key}:none`, slow, 'f0');
       expect(await a.slackBudgets.take(`${key}:none`, slow, 2)).toBe(0);
+    });
+
+    it('posts in flight together, answered together: no replica is granted a token Slack will not have', async () => {
+      const slow = { perSecond: 1 / 60, burst: 3 };
+      const key = `chat.postMessage:C${Math.random().toString(36).slice(2)}`;
+      // Three posts take the burst, two replicas between them; Slack counts them when they arrive.
+      expect(await a.slackBudgets.take(key, slow, 0, 'p1')).toBe(0);
+      expect(await b.slackBudgets.take(key, slow, 0, 'p2')).toBe(0);
+      expect(await a.slackBudgets.take(key, slow, 0, 'p3')).toBe(0);
+      // They arrive two minutes later (time enough to refill two tokens): Slack's burst stayed full until
+      // then, and is empty after them; the budget must not have refilled meanwhile either.
+      await a.sql.query(
+        "UPDATE slack_budgets SET refilled_at = refilled_at - interval '2 minutes' WHERE key = $1",
+        [key],
+      );
+      expect(await b.slackBudgets.take(key, slow)).toBeGreaterThan(0);
+      await a.slackBudgets.landed(key, slow, 'p1');
+      await b.slackBudgets.landed(key, slow, 'p2');
+      await a.slackBudgets.landed(key, slow, 'p3');
+      expect(await b.slackBudgets.take(key, slow)).toBeGreaterThan(0);
+      const { rows } = await a.sql.query('SELECT 1 FROM slack_budget_flights WHERE key = $1', [key]);
+      expect(rows).toEqual([]);
+    });
+
+    it('a flight nobody lands (its replica died mid-call) stops holding a token back once it expires', async () => {
+      const slow = { perSecond: 1 / 60, burst: 2 };
+      const key = `chat.postMessage:C${Math.random().toString(36).slice(2)}`;
+      expect(await a.slackBudgets.take(key, slow, 0, 'dead')).toBe(0);
+      await a.sql.query(
+        "UPDATE slack_budgets SET refilled_at = refilled_at - interval '10 minutes' WHERE key = $1",
+        [key],
+      );
+      // Still in flight: a spare call (keep 1, a full burst) waits.
+      expect(await b.slackBudgets.take(key, slow, 1)).toBeGreaterThan(0);
+      await a.sql.query(
+        "UPDATE slack_budget_flights SET taken_at = taken_at - interval '10 minutes' WHERE key = $1",
+        [key],
+      );
+      expect(await b.slackBudgets.take(key, slow, 1)).toBe(0);
     });
   });
 }

@@ -67,6 +67,11 @@ export class WorkspaceOutbound extends OutboundQueue {
     return taken;
   }
 
+  override turnOver(channel: string, tag: string): void {
+    super.turnOver(channel, tag);
+    for (const queue of this.#queues.values()) queue.turnOver(channel, tag);
+  }
+
   override takeNow(channel: string, method: OutboundMethod): boolean {
     const workspace = currentWorkspace();
     if (workspace) return this.queueOf(workspace).takeNow(channel, method);
@@ -101,9 +106,9 @@ export class WorkspaceOutbound extends OutboundQueue {
 
 function prefixed(shared: SharedBudgets, workspace: string): SharedBudgets {
   return {
-    take: (key, rate, keep) => shared.take(`${workspace}:${key}`, rate, keep),
+    take: (key, rate, keep, flight) => shared.take(`${workspace}:${key}`, rate, keep, flight),
     pause: (key, ms) => shared.pause(`${workspace}:${key}`, ms),
-    spentNow: (key, rate) => shared.spentNow(`${workspace}:${key}`, rate),
+    landed: (key, rate, flight) => shared.landed(`${workspace}:${key}`, rate, flight),
   };
 }
 

@@ -96,7 +96,7 @@ describe('per-workspace queues', () => {
       },
       pause: async () => {},
       // Each answered post corrects its workspace's own row too.
-      spentNow: async (key) => {
+      landed: async (key) => {
         keys.push(key);
       },
     };

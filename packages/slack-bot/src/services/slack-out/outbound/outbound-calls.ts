@@ -90,11 +90,22 @@ export interface OutboundOptions {
 
 /** Token buckets every replica spends from (store/slack-budgets.ts). */
 export interface SharedBudgets {
-  /** Takes a token, leaving `keep`: 0 when taken, else the milliseconds until one may be. */
-  take(key: string, rate: { perSecond: number; burst: number }, keep?: number): Promise<number>;
+  /**
+   * Takes a token, leaving `keep`: 0 when taken, else the milliseconds until one may be. `flight`: held
+   * in flight, for every replica, until `landed`.
+   */
+  take(
+    key: string,
+    rate: { perSecond: number; burst: number },
+    keep?: number,
+    flight?: string,
+  ): Promise<number>;
   pause(key: string, ms: number): Promise<void>;
-  /** A call of `key` was just answered: Slack counted it by now, so at most `burst - 1` tokens are left. */
-  spentNow(key: string, rate: { perSecond: number; burst: number }): Promise<void>;
+  /**
+   * The call of a token taken with `flight` was answered (or failed, or never went): while calls are in
+   * flight the bucket holds at most the burst less their number.
+   */
+  landed(key: string, rate: { perSecond: number; burst: number }, flight: string): Promise<void>;
 }
 
 /** A 429 from Slack: Bolt's client with `rejectRateLimitedCalls`, or a raw `ratelimited` answer. */

@@ -3,6 +3,7 @@
  * shared or not), sending it and answering a 429 share one lane's state. What it is asked to send is in
  * outbound-calls.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock, TokenBucket } from '@agent-sessions/core';
 import type { Logger } from '../../../logger.js';
 import type { BotMetrics } from '../../ops/metrics.js';
@@ -33,6 +34,15 @@ interface Job {
   chatter?: boolean;
   /** A question's post: when the urgent chatter before it took its turn (see Lane.asking). */
   asked?: number;
+  /** The channel's post token it was sent with, in flight until its answer. */
+  flight?: Flight;
+}
+
+/** A post token taken for a call Slack has not answered yet (see #land). */
+interface Flight {
+  id: string;
+  /** Taken from the shared budget (else from the lane's own bucket). */
+  shared: boolean;
 }
 
 interface Lane {
@@ -44,8 +54,11 @@ interface Lane {
   inFlight: number;
   /** Wakes the lane's wait early: a call came that may go sooner. */
   wake: AbortController | undefined;
-  /** Tags whose turn took the channel's post token: their next post is paid for, and goes first. */
-  prepaid: Set<string>;
+  /**
+   * Tags whose turn took the channel's post token: their next post is paid for, and goes first. The
+   * token is in flight until that post is answered (or the turn posts nothing, see `turnOver`).
+   */
+  prepaid: Map<string, Flight>;
   /**
    * Tags whose chatter went out as `urgent` (a question waited for it), with when its turn was taken:
    * their next urgent post (the question) goes ahead of other urgent posts, questions in the order their
@@ -147,12 +160,29 @@ export class OutboundQueue {
   /** Takes a tag's waiting calls out of every queue, rejecting each with `reason`; how many. */
   withdraw(tag: string, reason: Error): number {
     for (const lane of this.#lanes.values()) {
-      lane.prepaid.delete(tag);
+      this.#unpay(lane, tag);
       lane.asking.delete(tag);
     }
     const taken = [...this.#lanes.values()].flatMap((lane) => this.#untag(lane, tag, 0));
     for (const job of taken) job.reject(reason);
     return taken.length;
+  }
+
+  /**
+   * A batch's turn in a channel is over (its post answered, or it found nothing to post): a token its
+   * turn took and no post spent is no longer held back.
+   */
+  turnOver(channel: string, tag: string): void {
+    const lane = this.#lanes.get(channel);
+    if (lane) this.#unpay(lane, tag);
+  }
+
+  /** A tag's prepaid token, unspent, lands (Slack never saw a call for it). */
+  #unpay(lane: Lane, tag: string): void {
+    const flight = lane.prepaid.get(tag);
+    if (!flight) return;
+    lane.prepaid.delete(tag);
+    void this.#land(lane, flight);
   }
 
   /** A tag's waiting calls of the priorities from `from` on, taken out of their queues, in order. */
@@ -290,7 +320,7 @@ export class OutboundQueue {
         running: false,
         inFlight: 0,
         wake: undefined,
-        prepaid: new Set(),
+        prepaid: new Map(),
         asking: new Map(),
       };
       this.#lanes.set(channel, lane);
@@ -332,20 +362,26 @@ export class OutboundQueue {
     // A snapshot: the queues may change while a shared budget is asked.
     for (const job of PRIORITIES.flatMap((p) => lane.queues[p])) {
       const { tag, method } = job.call;
-      const paid = tag !== undefined && method === 'post' && lane.prepaid.delete(tag);
+      const paid = tag !== undefined && method === 'post' ? lane.prepaid.get(tag) : undefined;
+      if (paid) lane.prepaid.delete(tag as string);
       const bucket = paid ? undefined : this.#bucket(lane, method);
       const keep = !bucket ? 0 : job.call.spare?.() ? bucket.burst - 1 : this.#reserved(lane, bucket, job);
       if (bucket && (full.get(bucket) ?? Number.POSITIVE_INFINITY) <= keep) continue;
-      const wait = bucket ? await this.#spend(lane, job.call.method, bucket, keep) : 0;
+      const flight = bucket === lane.post ? { id: randomUUID(), shared: false } : paid;
+      const wait = bucket ? await this.#spend(lane, job.call.method, bucket, keep, flight) : 0;
       if (wait === 0) {
         const queue = lane.queues[job.call.priority];
         const at = queue.indexOf(job);
-        if (at < 0) continue; // settled meanwhile (a token spent for nothing, rarely)
-        queue.splice(at, 1);
-        if (method === 'turn' && tag !== undefined) {
-          lane.prepaid.add(tag);
-          if (job.call.priority === 'urgent') lane.asking.set(tag, ++this.#turns);
+        if (at < 0) {
+          void this.#land(lane, flight); // settled meanwhile (a token spent for nothing, rarely)
+          continue;
         }
+        queue.splice(at, 1);
+        if (method === 'turn' && tag !== undefined && flight) {
+          this.#unpay(lane, tag); // a token an earlier turn took and nothing spent
+          lane.prepaid.set(tag, flight);
+          if (job.call.priority === 'urgent') lane.asking.set(tag, ++this.#turns);
+        } else job.flight = flight;
         return job;
       }
       // A call that leaves tokens finding too few says nothing about the calls behind it that leave fewer.
@@ -367,17 +403,24 @@ export class OutboundQueue {
     return bucket.burst - 1;
   }
 
-  /** Takes a token of the call's limit: 0, or the milliseconds until one may be. */
-  async #spend(lane: Lane, method: OutboundMethod, bucket: TokenBucket, keep: number): Promise<number> {
+  /**
+   * Takes a token of the call's limit: 0, or the milliseconds until one may be. With a `flight`, the
+   * token is held in flight (here or in the shared budget, which it then says) until #land.
+   */
+  async #spend(
+    lane: Lane,
+    method: OutboundMethod,
+    bucket: TokenBucket,
+    keep: number,
+    flight: Flight | undefined,
+  ): Promise<number> {
     const key = this.#sharedKey(lane, method);
     if (key && this.#shared) {
       try {
-        const wait = await this.#shared.take(
-          key,
-          { perSecond: bucket.ratePerSecond, burst: bucket.burst },
-          keep,
-        );
+        const rate = { perSecond: bucket.ratePerSecond, burst: bucket.burst };
+        const wait = await this.#shared.take(key, rate, keep, flight?.id);
         this.#sharedFailing = false;
+        if (flight) flight.shared = true;
         return wait;
       } catch (error) {
         // Without the database this replica paces alone (its own buckets) rather than stopping.
@@ -385,16 +428,24 @@ export class OutboundQueue {
         this.#sharedFailing = true;
       }
     }
-    return bucket.tryTake(keep) ? 0 : Math.max(1, bucket.msUntilAvailable(keep));
+    return bucket.tryTake(keep, flight?.id) ? 0 : Math.max(1, bucket.msUntilAvailable(keep));
   }
 
-  /** A post was answered: its channel's burst, here and shared with the other replicas, is one short. */
-  async #spentNow(lane: Lane, method: OutboundMethod): Promise<void> {
-    lane.post.spentNow();
-    const key = this.#sharedKey(lane, method);
-    if (!key || !this.#shared || this.#sharedFailing) return;
-    const rate = { perSecond: lane.post.ratePerSecond, burst: lane.post.burst };
-    await this.#shared.spentNow(key, rate).catch(() => {});
+  /**
+   * A post token's call was answered, failed, or never went: Slack counted it somewhere between its
+   * token and now (or not at all). Until then the channel's burst, here or shared with the other
+   * replicas, held one token fewer per post in flight: Slack's stayed full until they came while ours
+   * refilled, so posts answered together never leave ours ahead of Slack's.
+   */
+  async #land(lane: Lane, flight: Flight | undefined): Promise<void> {
+    if (!flight) return;
+    const key = this.#sharedKey(lane, 'post');
+    if (flight.shared && key && this.#shared) {
+      const rate = { perSecond: lane.post.ratePerSecond, burst: lane.post.burst };
+      await this.#shared.landed(key, rate, flight.id).catch(() => {});
+    } else lane.post.landed(flight.id);
+    // The lane may be waiting for its burst to be full again.
+    lane.wake?.abort();
   }
 
   /** The shared budget's row for a call: a channel's posts, or the workspace's edits. */
@@ -448,14 +499,16 @@ export class OutboundQueue {
   }
 
   async #send(lane: Lane, job: Job): Promise<void> {
+    const { flight } = job;
+    job.flight = undefined;
     try {
       const result = await job.call.run();
       // Slack counted the post somewhere between its token (taken here, or by its turn a while before)
       // and this answer: a burst it saw full meanwhile refilled no further.
-      if (job.call.method === 'post' || job.call.method === 'upload')
-        await this.#spentNow(lane, job.call.method);
+      await this.#land(lane, flight);
       job.resolve(result);
     } catch (error) {
+      await this.#land(lane, flight);
       const retryAfterMs = rateLimitedRetryAfterMs(error);
       if (retryAfterMs === undefined) {
         job.reject(error);

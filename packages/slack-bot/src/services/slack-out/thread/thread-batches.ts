@@ -179,6 +179,8 @@ export class ThreadBatches {
         () => {},
       )
       .finally(() => {
+        // A turn whose batch posted nothing (all of it posted already) holds no post token any longer.
+        this.deps.outbound.turnOver(place.channelId, place.sessionId);
         batch.scheduled = false;
         batch.sending = [];
         this.#wakeWaiters(batch);

@@ -1,8 +1,9 @@
-import { ManualClock } from '@agent-sessions/core';
+import { ManualClock, TokenBucket } from '@agent-sessions/core';
 import { describe, expect, it } from 'vitest';
 import { useSandboxWithClient } from '../../../../../../test/support/world.js';
 import { BotMetrics } from '../../../../src/services/ops/metrics.js';
 import { OutboundQueue } from '../../../../src/services/slack-out/outbound/outbound.js';
+import type { SharedBudgets } from '../../../../src/services/slack-out/outbound/outbound-calls.js';
 import { LateBound } from '../../../../src/wiring/late-bound.js';
 import { logger, metrics as newMetrics } from '../../../fakes.js';
 
@@ -241,6 +242,116 @@ describe('the outbound queue', () => {
     await clock.advance(1_000);
     await Promise.all(urgent);
     expect(order.at(-1)).toBe('urgent 5');
+  });
+
+  it('turns in flight together, their batches posted together a while later: the queue lets through no post Slack would refuse', async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 5, clock });
+    // Slack's own budget for the channel: it counts a post when the post arrives.
+    const slack = new TokenBucket({ ratePerSecond: 1, burst: 5, clock });
+    const sent: string[] = [];
+    const refused: string[] = [];
+    const call = (name: string, method: 'turn' | 'post', tag?: string) =>
+      queue.run({
+        channel: CHANNEL,
+        priority: 'urgent',
+        method,
+        ...(tag ? { tag } : {}),
+        run: async () => {
+          if (method === 'turn') return;
+          sent.push(name);
+          if (!slack.tryTake()) refused.push(name);
+        },
+      });
+    const tags = ['s1', 's2', 's3', 's4', 's5'];
+    // Five sessions' turns take the whole burst at once.
+    await Promise.all(tags.map((tag) => call(`turn ${tag}`, 'turn', tag)));
+    // Their batches are made (their keys recorded) for 2 s: Slack's budget stays full all along.
+    await clock.advance(2_000);
+    const batches = tags.map((tag) => call(`batch ${tag}`, 'post', tag));
+    const others = [1, 2, 3].map((i) => call(`urgent ${i}`, 'post'));
+    await Promise.all(batches);
+    await settle();
+    // Slack's burst is spent by the five batches: nothing else goes before it refills.
+    expect(sent.filter((name) => name.startsWith('urgent'))).toEqual([]);
+    for (let i = 1; i <= 3; i++) {
+      await clock.advance(1_000);
+      await settle();
+      expect(sent.filter((name) => name.startsWith('urgent'))).toHaveLength(i);
+    }
+    await Promise.all(others);
+    expect(refused).toEqual([]);
+  });
+
+  it("a turn whose batch posts nothing holds no token once it is over: the channel's chatter goes on", async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 5, clock });
+    const order: string[] = [];
+    const call = (name: string, method: 'turn' | 'post', tag: string) =>
+      queue.run({
+        channel: CHANNEL,
+        priority: 'chatter',
+        method,
+        tag,
+        run: async () => {
+          order.push(name);
+        },
+      });
+    await call('turn a', 'turn', 'a');
+    // Its batch was posted already (a re-delivery): nothing to post, its turn is over.
+    queue.turnOver(CHANNEL, 'a');
+    const chatter = call('chatter b', 'post', 'b');
+    await settle();
+    expect(order).toEqual(['turn a']);
+    await clock.advance(1_000);
+    await settle();
+    expect(order).toEqual(['turn a', 'chatter b']);
+    await chatter;
+    // The token a's turn took was not its next post's: that one waits its turn like any chatter.
+    const next = call('chatter a', 'post', 'a');
+    await settle();
+    expect(order).toEqual(['turn a', 'chatter b']);
+    await clock.advance(1_000);
+    await next;
+    expect(order).toEqual(['turn a', 'chatter b', 'chatter a']);
+  });
+
+  it("with replicas, each post's token is in flight in the shared budget from its take (or its turn's) to its answer", async () => {
+    const inFlight = new Set<string>();
+    const seen: string[] = [];
+    const shared: SharedBudgets = {
+      take: async (_key, _rate, _keep, flight) => {
+        if (flight) inFlight.add(flight);
+        return 0;
+      },
+      pause: async () => {},
+      landed: async (_key, _rate, flight) => {
+        inFlight.delete(flight);
+      },
+    };
+    const queue = new OutboundQueue(logger, newMetrics(), { shared });
+    const call = (name: string, method: 'turn' | 'post', tag?: string) =>
+      queue.run({
+        channel: CHANNEL,
+        priority: 'urgent',
+        method,
+        ...(tag ? { tag } : {}),
+        run: async () => {
+          seen.push(`${name}: ${inFlight.size} in flight`);
+        },
+      });
+    await call('post', 'post');
+    await call('turn', 'turn', 's');
+    // The turn's token stays in flight while its batch is made, until the batch's post is answered.
+    expect(inFlight.size).toBe(1);
+    await call('batch', 'post', 's');
+    expect(inFlight.size).toBe(0);
+    expect(seen).toEqual(['post: 1 in flight', 'turn: 1 in flight', 'batch: 1 in flight']);
+    // A turn that posts nothing: its token is no longer held once it is over.
+    await call('turn 2', 'turn', 't');
+    queue.turnOver(CHANNEL, 't');
+    await settle();
+    expect(inFlight.size).toBe(0);
   });
 
   it("a 429 pauses the channel's posts for its Retry-After, once; the refused call goes again first", async () => {
