@@ -270,6 +270,9 @@ export const MIGRATIONS: readonly string[] = [
      card         text NOT NULL,
      recorded_at  timestamptz NOT NULL DEFAULT now()
    );`,
+  // A question's post carries the agent's messages still waiting before it (a busy channel): kept here so
+  // the prompt's later edits (answered) keep them.
+  `ALTER TABLE prompts ADD COLUMN carried jsonb;`,
 ];
 
 // Any constant will do, as long as nothing else in the database takes the same advisory lock.

@@ -49,6 +49,15 @@ export function takeBatch<T extends { message: ThreadMessage }>(items: T[]): T[]
 }
 
 /** Several messages as one post: their texts in order, their blocks one after another. */
+/**
+ * Whether the agent's messages waiting (each with its blocks) fit in one post ahead of `message` within
+ * the same limits as a batch of them.
+ */
+export function carryable(items: Array<{ message: ThreadMessage }>, message: ThreadMessage): boolean {
+  if (!items.every((item) => item.message.blocks?.length)) return false;
+  return takeBatch([...items, { message }]).length === items.length + 1;
+}
+
 export function batchMessage(messages: ThreadMessage[]): ThreadMessage {
   return {
     text: messages.map((m) => m.text).join('\n\n'),
