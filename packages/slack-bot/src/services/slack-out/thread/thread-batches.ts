@@ -185,16 +185,30 @@ export class ThreadBatches {
   }
 
   push(place: Place, item: BatchItem): void {
+    const batch = this.#batchOf(place);
+    item.seq = ++this.#pushed;
+    batch.items.push(item);
+    this.#queued.add(`${place.sessionId}|${item.key}`);
+    this.#schedule(batch);
+  }
+
+  /** What `take` took and could not send after all: back at the head of the session's batch, in order. */
+  putBack(place: Place, items: BatchItem[]): void {
+    if (items.length === 0) return;
+    const batch = this.#batchOf(place);
+    batch.items.unshift(...items);
+    for (const item of items) this.#queued.add(`${place.sessionId}|${item.key}`);
+    this.#schedule(batch);
+  }
+
+  #batchOf(place: Place): Batch {
     let batch = this.#batches.get(place.sessionId);
     if (!batch) {
       batch = { place, items: [], scheduled: false, priority: 'chatter', sending: [], waiters: [] };
       this.#batches.set(place.sessionId, batch);
     }
     batch.place = place;
-    item.seq = ++this.#pushed;
-    batch.items.push(item);
-    this.#queued.add(`${place.sessionId}|${item.key}`);
-    this.#schedule(batch);
+    return batch;
   }
 
   #schedule(batch: Batch): void {

@@ -163,17 +163,18 @@ export class ThreadPoster {
     const fits = (items: BatchItem[]) => carryable(items, message);
     const items = this.outbound.pacing === 'on' ? await this.batches.take(place, through, fits) : undefined;
     if (!items) await this.drained(place, 'urgent', through);
-    const fresh: BatchItem[] = [];
-    for (const item of items ?? []) {
-      const posted = item.begun
-        ? await this.posts.ts(place.sessionId, item.key)
-        : await this.#begin(place, item.key);
-      if (posted) item.resolve(posted);
-      else fresh.push(item);
+    let fresh: BatchItem[] = [];
+    try {
+      fresh = await this.#unposted(place, items ?? []);
+      if (fresh.length > 0) await carrying(fresh.flatMap((item) => item.message.blocks ?? []));
+    } catch (error) {
+      // Not carried after all: the chatter keeps its place, ahead of what the session said since (a key
+      // posted meanwhile is told so when its batch comes).
+      this.batches.putBack(place, items ?? []);
+      throw error;
     }
     const carried = fresh.flatMap((item) => item.message.blocks ?? []);
     try {
-      if (carried.length > 0) await carrying(carried);
       const blocks = [...carried, ...(message.blocks ?? [])];
       const keys = [...fresh.map((item) => item.key), key];
       const ts = await this.#deliver(place, keys, { ...message, blocks }, 'urgent', { leased: true });
@@ -183,6 +184,19 @@ export class ThreadPoster {
       for (const item of fresh) item.reject(error);
       throw error;
     }
+  }
+
+  /** Of the chatter taken from a batch, what is not posted yet (each one posted meanwhile told its ts). */
+  async #unposted(place: Place, items: BatchItem[]): Promise<BatchItem[]> {
+    const fresh: BatchItem[] = [];
+    for (const item of items) {
+      const posted = item.begun
+        ? await this.posts.ts(place.sessionId, item.key)
+        : await this.#begin(place, item.key);
+      if (posted) item.resolve(posted);
+      else fresh.push(item);
+    }
+    return fresh;
   }
 
   /**

@@ -100,6 +100,23 @@ describe('a question asked while its chatter waits', () => {
     expect(replies(place.cardTs).length).toBe(1);
   });
 
+  it('keeps the chatter in its place when what it carried could not be kept', async () => {
+    const place = await thread();
+    const other = await thread();
+    const { poster: p, clock } = pacedPoster();
+    await spendTheToken(p, other, 'msg:o1');
+    await p.enqueueText(place, 'msg:1', text('Built and tested.'));
+    const through = p.batches.mark();
+    await p.enqueueText(place, 'msg:2', text('Said after asking.'));
+    const failed = new Error('the store is down');
+    await expect(
+      p.postAfterChatter(place, 'input:in_1', question, through, () => Promise.reject(failed)),
+    ).rejects.toBe(failed);
+    await nextSecond(clock);
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the chatter' });
+    expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Built and tested.\n\nSaid after asking.']);
+  });
+
   it('with nothing waiting, posts the question alone', async () => {
     const place = await thread();
     const { poster: p } = pacedPoster();
