@@ -1,4 +1,3 @@
-import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it, vi } from 'vitest';
 import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';

@@ -22,7 +22,15 @@ const world = useBotProcesses({
   store: { dataDirPrefix: 'bot-workflow-steps-' },
   sandbox: { functions: functionsFromManifest(manifest) },
 });
-const start = () => world.spawn(world.env({ WORKFLOW_STEP_CHECK_EVERY: '200ms' }));
+// The channel allowlist and the budget ceiling hold a step as they hold `/agent start`.
+const start = () =>
+  world.spawn(
+    world.env({
+      WORKFLOW_STEP_CHECK_EVERY: '200ms',
+      AGENT_ALLOWED_CHANNELS: CHANNEL,
+      AGENT_MAX_BUDGET: '10',
+    }),
+  );
 
 const cardOf = (goal: RegExp) => () =>
   (world.sandbox.workspace.messages.get(CHANNEL) ?? []).find(
@@ -145,6 +153,26 @@ it(
     expect(refusal.state).toBe('failed');
     expect(refusal.error).toMatch(/budget: a positive number of USD/);
     expect(ws.messages.get(CHANNEL)?.some((m) => /never started/.test(textOf(m)))).toBe(false);
+
+    // The rules of `/agent start`: a channel off the allowlist, a budget over AGENT_MAX_BUDGET.
+    const elsewhere = await driver.runStep({
+      callbackId: 'run_agent_session',
+      inputs: { goal: 'scenario:complete off the allowlist', channel: 'C0GENERAL', mention: ALICE },
+      user: ALICE,
+    });
+    const offList = await finished(elsewhere.execution.id);
+    expect(offList.state).toBe('failed');
+    expect(offList.error).toMatch(/Agent sessions can't be started in this channel\. Allowed: /);
+    const costly = await driver.runStep({
+      callbackId: 'run_agent_session',
+      inputs: { goal: 'scenario:complete over the ceiling', channel: CHANNEL, mention: ALICE, budget: 50 },
+      user: ALICE,
+    });
+    const overCeiling = await finished(costly.execution.id);
+    expect(overCeiling.state).toBe('failed');
+    expect(overCeiling.error).toMatch(/A session starts with at most \$10\.00 \(AGENT_MAX_BUDGET\)/);
+    for (const goal of [/off the allowlist/, /over the ceiling/])
+      expect([...ws.messages.values()].flat().some((m) => goal.test(textOf(m)))).toBe(false);
   },
   patient(120_000),
 );

@@ -1,11 +1,15 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../packages/slack-bot/src/index.js';
-import { read } from './markdown.js';
+import { ROOT, read } from './markdown.js';
 
 // docs/configuration.md's section on the bot, and the bot's .env.example, name exactly the variables the
 // bot reads. Which variables those are comes from the bot itself: its configuration schema is run over an
 // environment that records every name asked of it, so a variable added to (or dropped from) any part of the
-// schema, wherever it is declared, is seen here without anyone listing it.
+// schema, wherever it is declared, is seen here without anyone listing it. The emulator's and the
+// sandbox's sections name exactly the variables their sources read (each `EMULATOR_…` or `SANDBOX_…` name in
+// their code, comments left out).
 
 /** Every variable the bot's configuration reads from the environment it is given. */
 function variablesTheBotReads(): Set<string> {
@@ -80,4 +84,35 @@ describe('docs/configuration.md and .env.example against the bot configuration',
     const known = new Set([...botReads, ...documentedIn(section('`npm start`'))]);
     expect(missingFrom(known, inEnvExample())).toEqual([]);
   });
+});
+
+/** Every `<PREFIX>_…` name in a package's sources, comments left out: the variables it reads. */
+function namesInSources(dir: string, prefix: string): Set<string> {
+  const files = readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).filter((f) =>
+    f.endsWith('.ts'),
+  );
+  const name = new RegExp(`\\b${prefix}_[A-Z0-9_]*[A-Z0-9]\\b`, 'g');
+  return new Set(
+    files.flatMap((file) =>
+      readFileSync(join(ROOT, dir, file), 'utf8')
+        .split('\n')
+        .filter((line) => !/^\s*(\*|\/\*|\/\/)/.test(line))
+        .flatMap((line) => line.replace(/\/\/.*$/, '').match(name) ?? []),
+    ),
+  );
+}
+
+describe('docs/configuration.md against the emulator and the sandbox', () => {
+  for (const [title, dir, prefix, known] of [
+    ['The emulator', 'packages/emulator/src', 'EMULATOR', 'EMULATOR_FAULT_RATE_429'],
+    ['The Slack sandbox', 'packages/slack-sandbox/src', 'SANDBOX', 'SANDBOX_RATE_TIER1'],
+  ] as const) {
+    it(`"${title}" documents exactly the variables its sources read`, () => {
+      const reads = namesInSources(dir, prefix);
+      expect(sorted(reads)).toContain(known);
+      const documented = documentedIn(section(title));
+      expect(missingFrom(documented, reads)).toEqual([]);
+      expect(missingFrom(reads, documented)).toEqual([]);
+    });
+  }
 });

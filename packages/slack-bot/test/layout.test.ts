@@ -161,6 +161,33 @@ describe("the bot's layers", () => {
     expect(found).toEqual([]);
   });
 
+  // In the composition, no part built gets a property set from outside either (`follower.on = …`): what
+  // it can only learn once running is named here, with why.
+  it('the composition sets no property of a part it built, but the named few', () => {
+    const named = [
+      // Who the bot is and its workspace, known only once Slack answers auth.test after the start.
+      'wiring/start-bot.ts: identity.botUserId',
+      'wiring/start-bot.ts: audit.teamId',
+      // Bolt's HTTPReceiver takes no wrapper for its request listener: the composition wraps its own.
+      'app.ts: receiver.requestListener',
+    ];
+    const setting =
+      /(?<![.\w$])(?!this\b)([A-Za-z_$][\w$]*\.#?[\w$]+)\s*(?:[-+*/%&|^]|\?\?|\|\||&&)?=(?![=>])/;
+    const composition = sources(SRC)
+      .map((file) => relative(SRC, file))
+      .filter((file) => file.startsWith('wiring/') || ['app.ts', 'main.ts', 'index.ts'].includes(file));
+    expect(composition).toContain('wiring/start-bot.ts');
+    const found = composition.flatMap((file) =>
+      readFileSync(join(SRC, file), 'utf8')
+        .split('\n')
+        .flatMap((line) => {
+          const target = setting.exec(line.replace(/\/\/.*$/, ''))?.[1];
+          return target ? [`${file}: ${target}`] : [];
+        }),
+    );
+    expect(found.sort()).toEqual([...named].sort());
+  });
+
   it('services/ keeps at most 8 files at its top level', () => {
     const top = readdirSync(join(SRC, 'services'), { withFileTypes: true }).filter((e) => e.isFile());
     expect(top.length).toBeLessThanOrEqual(8);

@@ -44,7 +44,7 @@ export class SocketModeHub {
         socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
         return;
       }
-      this.#wss.handleUpgrade(request, socket, head, (ws) => this.#connected(ws));
+      this.#wss.handleUpgrade(request, socket, head, (ws) => this.#welcome(ws));
     });
     // Slack pings every few seconds; the client closes a connection that stays silent for 30 s.
     this.#pinger = setInterval(() => {
@@ -104,7 +104,8 @@ export class SocketModeHub {
     this.#wss.close();
   }
 
-  #connected(ws: WebSocket): void {
+  /** A new connection: counted, its acknowledgements heard, and greeted with Slack's `hello`. */
+  #welcome(ws: WebSocket): void {
     this.#sockets.add(ws);
     ws.on('close', (code) => {
       this.#sockets.delete(ws);

@@ -2,12 +2,18 @@ import type { FollowEvent, FollowEventOf, FollowEventType } from './events.js';
 
 export type FollowEventHandler<E extends FollowEvent = FollowEvent> = (event: E) => void | Promise<void>;
 
+/** Runs one handler's call with one event: where a caller sets what every call runs under (a workspace). */
+export type AroundHandler = (event: FollowEvent, handle: () => Promise<void>) => Promise<void>;
+
 /**
  * Who hears a follower's events: handlers by event type (or `*` for all), called one after another in
  * the order they subscribed, each awaited, so a batch's state is saved only after every handler is done.
  */
 export class FollowEventHandlers {
   readonly #handlers = new Map<FollowEventType | '*', Set<FollowEventHandler<never>>>();
+
+  constructor(private readonly around?: AroundHandler) {}
+
   /** Events delivered, by type. */
   readonly counts: Record<FollowEventType, number> = {
     message: 0,
@@ -43,7 +49,10 @@ export class FollowEventHandlers {
         const handlers = this.#handlers.get(key);
         if (!handlers) continue;
         for (const handler of handlers) {
-          await (handler as FollowEventHandler)(event);
+          const handle = async () => {
+            await (handler as FollowEventHandler)(event);
+          };
+          await (this.around ? this.around(event, handle) : handle());
         }
       }
     }

@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import { type Logger, silentLogger } from '../http/logger.js';
 import { type Clock, systemClock } from './clock.js';
 import { type CursorStore, InMemoryCursorStore } from './cursor-store.js';
-import { type FollowEventHandler, FollowEventHandlers } from './event-handlers.js';
+import { type AroundHandler, type FollowEventHandler, FollowEventHandlers } from './event-handlers.js';
 import type { FollowEventOf, FollowEventType } from './events.js';
 import {
   type FollowState,
@@ -56,6 +56,11 @@ export interface FollowerOptions {
    * per poll) that the poll's service calls and whatever its handlers do are part of.
    */
   aroundPoll?: (sessionId: string, poll: () => Promise<void>) => Promise<void>;
+  /**
+   * Runs each handler's call with an event, whoever subscribed: where a caller sets what the call runs
+   * under (the bot: the session's workspace), so no subscriber can forget it.
+   */
+  aroundHandler?: AroundHandler;
 }
 
 export interface FollowOptions {
@@ -112,7 +117,7 @@ export class Follower {
   readonly #defaultRateLimitPauseMs: number;
   readonly #lanes = new Map<SessionsReader, Lane>();
   readonly #laneOf = new Map<string, Lane>();
-  readonly #handlers = new FollowEventHandlers();
+  readonly #handlers: FollowEventHandlers;
   readonly #abort = new AbortController();
   readonly #aroundPoll: FollowerOptions['aroundPoll'];
   #running = false;
@@ -138,6 +143,7 @@ export class Follower {
     this.#drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
     this.#defaultRateLimitPauseMs = options.defaultRateLimitPauseMs ?? 1_000;
     this.#aroundPoll = options.aroundPoll;
+    this.#handlers = new FollowEventHandlers(options.aroundHandler);
     // Every request in flight listens on this one signal, by design: not a leak.
     setMaxListeners(0, this.#abort.signal);
     // Validates the budget options now rather than at the first follow.

@@ -1,6 +1,6 @@
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export { type CursorStore, InMemoryCursorStore } from './cursor-store.js';
-export type { FollowEventHandler } from './event-handlers.js';
+export type { AroundHandler, FollowEventHandler } from './event-handlers.js';
 export type {
   CostLimitEvent,
   ErrorEvent,

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SpawnedEmulator } from '@agent-sessions/emulator/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { patient } from '../../../../test/support/patience.js';
@@ -202,6 +203,29 @@ describe('Follower against the emulator', () => {
     const error = events.find((e) => e.type === 'error');
     expect(error).toMatchObject({ type: 'error', fatal: true, sessionId: 'sess_does_not_exist' });
     expect(f.isFollowing('sess_does_not_exist')).toBe(false);
+  });
+
+  it('runs every handler’s call inside aroundHandler, given at construction, with its event', async () => {
+    const context = new AsyncLocalStorage<string>();
+    const heard: string[] = [];
+    const f = follower([], {
+      aroundHandler: (event, handle) => context.run(`for ${event.sessionId}`, handle),
+    });
+    // Subscribed after construction, each type and '*': every one runs inside it all the same.
+    f.on('finished', (e) => {
+      heard.push(`finished ${context.getStore()}`);
+      expect(e.type).toBe('finished');
+    });
+    f.on('*', (e) => {
+      heard.push(`${e.type} ${context.getStore()}`);
+    });
+    const session = await client.sessions.create({ goal: 'scenario:complete a short one' });
+    await f.follow(session.sessionId);
+    f.start();
+    await until(() => heard.filter((line) => line.startsWith('finished')).length === 2);
+    await f.stop();
+    expect(heard.length).toBeGreaterThan(2);
+    expect(heard.filter((line) => !line.endsWith(` for ${session.sessionId}`))).toEqual([]);
   });
 });
 

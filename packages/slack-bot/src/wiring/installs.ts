@@ -3,7 +3,6 @@
  * Web API client that picks them, the install routes, and the per-workspace Slack-out parts. Absent in
  * single-workspace mode (`SLACK_BOT_TOKEN`), where the one token serves every call.
  */
-import type { FollowEvent, Follower } from '@agent-sessions/core';
 import { type CustomRoute, LogLevel } from '@slack/bolt';
 import { type KeysConfig, NO_KEY_FOR_TOKENS, type TelemetryConfig } from '../config/index.js';
 import { boltLogger, type Logger } from '../logger.js';
@@ -143,24 +142,6 @@ export function workspaceSlackOut(
       : installs.client;
   const cards = new WorkspaceCards(paced, logger, metrics, parts.tuning.cards, outbound);
   return { outbound, paced, cards };
-}
-
-/**
- * Every follower event is handled as its session's workspace's work, whoever listens (the publisher, the
- * agent surfaces, metrics): the follower's `on` wraps each handler once, here, so no listener can forget.
- */
-export function scopeFollowerEvents(follower: Follower, scopes: SessionWorkspaces): void {
-  const on = follower.on.bind(follower) as (
-    type: string,
-    handler: (event: FollowEvent) => unknown,
-  ) => () => void;
-  const scoped = (type: string, handler: (event: FollowEvent) => unknown) =>
-    on(type, (event) =>
-      typeof event.sessionId === 'string'
-        ? scopes.run(event.sessionId, async () => handler(event))
-        : handler(event),
-    );
-  follower.on = scoped as Follower['on'];
 }
 
 export function uninstalls(

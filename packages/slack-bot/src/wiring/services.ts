@@ -6,6 +6,7 @@
 import { AgentSessionsClient, Follower } from '@agent-sessions/core';
 import { LeaseKeeper, type LeaseKeeperOptions } from '../services/following/lease-keeper.js';
 import { SessionPublisher } from '../services/following/session-publisher.js';
+import type { SessionWorkspaces } from '../services/installs/scope.js';
 import { AuditService } from '../services/ops/audit.js';
 import { BotMetrics } from '../services/ops/metrics.js';
 import { pollSpan, serviceRequestTracer } from '../services/ops/tracing.js';
@@ -44,8 +45,9 @@ import type { AgentParts, Parts, People, Settings } from './types.js';
 export function following(
   { config, tuning, logger }: Settings,
   store: Store,
-  outbound: LateBound<Pick<OutboundQueue, 'depths'>>,
+  parts: { outbound: LateBound<Pick<OutboundQueue, 'depths'>>; scopes: SessionWorkspaces },
 ) {
+  const { outbound, scopes } = parts;
   // Traces: a span per request to the service, its `traceparent` sent; a span per poll around it.
   const traces = config.telemetry.traces;
   const client = new AgentSessionsClient({
@@ -65,6 +67,9 @@ export function following(
     logger: logger.child({ component: 'follower' }),
     ...(tuning.schedule ? { schedule: tuning.schedule } : {}),
     ...(traces ? { aroundPoll: pollSpan } : {}),
+    // Whoever listens (the publisher, the agent surfaces, metrics) handles each event as its session's
+    // workspace's work.
+    aroundHandler: (event, handle) => scopes.run(event.sessionId, handle),
   });
   // A scrape before the queue exists (none: the routes are served later) reads no depths.
   const metrics = new BotMetrics(

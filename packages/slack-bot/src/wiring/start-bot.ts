@@ -16,13 +16,7 @@ import { openStore, type Store } from '../store/index.js';
 import { agentParts, placeChannelSettings, slackSurface } from './agent-surface.js';
 import { reminderService } from './approvals.js';
 import { codeChannelParts } from './code-channels.js';
-import {
-  SessionWorkspaces,
-  scopeFollowerEvents,
-  servedSessions,
-  uninstalls,
-  workspaceInstalls,
-} from './installs.js';
+import { SessionWorkspaces, servedSessions, uninstalls, workspaceInstalls } from './installs.js';
 import { serviceKeys } from './keys.js';
 import { LateBound } from './late-bound.js';
 import { access, auditTrail, following, leaseKeeper, peopleServices, sessionPublisher } from './services.js';
@@ -79,9 +73,7 @@ function serviceSide(settings: Settings, store: Store) {
   // The parts' first cycle (late-bound.ts): the metrics read the outbound queue's depths, and the queue
   // counts its calls in them. Bound once Slack's side has built the queue.
   const outbound = new LateBound<OutboundQueue>('the outbound queue');
-  const { client, follower, metrics } = following(settings, store, outbound);
-  // Whoever listens to the follower handles each event as its session's workspace's work.
-  scopeFollowerEvents(follower, scopes);
+  const { client, follower, metrics } = following(settings, store, { outbound, scopes });
   const audit = auditTrail(settings, store);
   return { store, installs, scopes, outbound, client, follower, metrics, audit };
 }

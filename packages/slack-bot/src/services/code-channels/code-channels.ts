@@ -91,12 +91,13 @@ export class CodeChannels {
   ensure(sessionId: string): Promise<string | undefined> {
     const under = this.#ensuring.get(sessionId);
     if (under) return under;
-    const making = this.#ensure(sessionId).finally(() => this.#ensuring.delete(sessionId));
+    const making = this.#makeIfWanted(sessionId).finally(() => this.#ensuring.delete(sessionId));
     this.#ensuring.set(sessionId, making);
     return making;
   }
 
-  async #ensure(sessionId: string): Promise<string | undefined> {
+  /** The one try `ensure` shares among its callers: made if still wanted and the session can have it. */
+  async #makeIfWanted(sessionId: string): Promise<string | undefined> {
     const { codeChannels, sessions } = this.deps.store;
     const row = await codeChannels.get(sessionId);
     if (row?.state === 'open') return row.channelId ?? undefined;
