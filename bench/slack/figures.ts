@@ -36,6 +36,11 @@ export interface SideFigures {
     sessions: number;
     /** Chatter not yet shown in the channel when each question was asked (median). */
     backlogAtAskMedian: number;
+    /**
+     * Each question, in the order asked: seconds after the phase's start it was asked, and its wait (ms,
+     * a lower bound when not shown).
+     */
+    each: Array<{ askedS: number; ms: number; shown: boolean }>;
   };
   calls: {
     total: number;
@@ -222,6 +227,9 @@ export function evaluate(
       ...latencies(questionWaits),
       sessions: questionsExpected,
       backlogAtAskMedian: percentile(backlogs, 50),
+      each: questionWaits
+        .toSorted((a, b) => a.askedAt - b.askedAt)
+        .map((q) => ({ askedS: sec(q.askedAt), ms: q.ms, shown: !q.censored })),
     },
     calls: {
       total: side.calls.total,

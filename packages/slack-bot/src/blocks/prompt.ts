@@ -244,6 +244,14 @@ export function costLimitResolved(
 
 /** How a prompt looks once answered, from what the store recorded (an answer null: answered elsewhere). */
 export function promptAsAnswered(
+  record: Pick<PromptRecord, 'request' | 'answer' | 'answeredBy' | 'answeredAt' | 'carried'>,
+): SlackMessage {
+  const shown = answeredShown(record);
+  // The agent's messages the prompt's post carried stay ahead of it.
+  return record.carried?.length ? { ...shown, blocks: [...record.carried, ...(shown.blocks ?? [])] } : shown;
+}
+
+function answeredShown(
   record: Pick<PromptRecord, 'request' | 'answer' | 'answeredBy' | 'answeredAt'>,
 ): SlackMessage {
   const { request } = record;

@@ -270,6 +270,9 @@ export const MIGRATIONS: readonly string[] = [
      card         text NOT NULL,
      recorded_at  timestamptz NOT NULL DEFAULT now()
    );`,
+  // A question's post carries the agent's messages still waiting before it (a busy channel): kept here so
+  // the prompt's later edits (answered) keep them.
+  `ALTER TABLE prompts ADD COLUMN carried jsonb;`,
   // bot-outbound: the Slack calls each shared budget's tokens were taken for and not yet answered (by any
   // replica): the bucket holds at most its burst less these. A dead replica's expire (slack-budgets.ts).
   `CREATE TABLE slack_budget_flights (

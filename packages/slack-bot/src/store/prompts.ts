@@ -1,6 +1,8 @@
 import type { HumanInputAnswer, HumanInputRequest } from '@agent-sessions/core';
+import type { KnownBlock } from '@slack/types';
 import { refKeyOf } from '../refs.js';
 import {
+  blocksSchema,
   type ClaimResult,
   humanInputAnswerSchema,
   humanInputRequestSchema,
@@ -20,6 +22,8 @@ export interface NewPrompt {
   messageTs: string | null;
   request: HumanInputRequest;
   refKey: string;
+  /** The agent's messages the prompt's post carries (see PromptRecord.carried); a saved value is kept. */
+  carried?: KnownBlock[];
 }
 
 /** Where a prompt is found from a click: its ids, or the short key that stood in for a long ref. */
@@ -53,6 +57,7 @@ interface PromptRow {
   answered_at: Date | string | null;
   answer: unknown;
   ref_key: string | null;
+  carried?: unknown;
 }
 
 type JoinedRow = PromptRow & { shown_ts: string | null; session: SessionRow };
@@ -74,6 +79,9 @@ function toPrompt(r: PromptRow): PromptRecord {
         : parseColumn(humanInputAnswerSchema, r.answer, `${where}.answer`),
     // Prompts saved before keys were stored get theirs computed.
     refKey: r.ref_key ?? refKeyOf(r.session_id, r.input_id),
+    ...(r.carried === null || r.carried === undefined
+      ? {}
+      : { carried: parseColumn(blocksSchema, r.carried, `${where}.carried`) }),
   };
 }
 
@@ -82,12 +90,20 @@ export class SqlPromptRepository implements PromptRepository {
 
   async save(p: NewPrompt): Promise<void> {
     await this.sql.query(
-      `INSERT INTO prompts (session_id, input_id, channel_id, message_ts, request, ref_key)
-       VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO prompts (session_id, input_id, channel_id, message_ts, request, ref_key, carried)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (session_id, input_id) DO UPDATE
          SET message_ts = coalesce(EXCLUDED.message_ts, prompts.message_ts), ref_key = EXCLUDED.ref_key,
-             request = EXCLUDED.request`,
-      [p.sessionId, p.inputId, p.channelId, p.messageTs, JSON.stringify(p.request), p.refKey],
+             request = EXCLUDED.request, carried = coalesce(EXCLUDED.carried, prompts.carried)`,
+      [
+        p.sessionId,
+        p.inputId,
+        p.channelId,
+        p.messageTs,
+        JSON.stringify(p.request),
+        p.refKey,
+        p.carried ? JSON.stringify(p.carried) : null,
+      ],
     );
   }
 

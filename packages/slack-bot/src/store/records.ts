@@ -1,4 +1,5 @@
 import type { HumanInputAnswer, HumanInputRequest } from '@agent-sessions/core';
+import type { KnownBlock } from '@slack/types';
 import { z } from 'zod';
 
 /** Where a session lives in Slack and who started it. */
@@ -54,6 +55,11 @@ export interface PromptRecord {
   answer: HumanInputAnswer | null;
   /** The short key that stands for this prompt where its ref is too long (a select's block_id). */
   refKey: string;
+  /**
+   * The agent's messages its post carried ahead of the question (they were still waiting to be posted
+   * when it asked): kept when the prompt is edited.
+   */
+  carried?: KnownBlock[];
 }
 
 /** A prompt with what answering needs of its session, read in one query. */
@@ -111,6 +117,9 @@ export const humanInputAnswerSchema: z.ZodType<HumanInputAnswer> = z.object({
 export class StoreDataError extends Error {
   override name = 'StoreDataError';
 }
+
+/** Slack blocks as stored: only their shape as a list of objects is checked. */
+export const blocksSchema = z.array(z.record(z.string(), z.unknown())) as unknown as z.ZodType<KnownBlock[]>;
 
 export function parseColumn<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
   const parsed = schema.safeParse(value);

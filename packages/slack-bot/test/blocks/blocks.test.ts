@@ -11,6 +11,7 @@ import {
   costLimitResolved,
   decodeRef,
   homeView,
+  promptAsAnswered,
   promptMessage,
   raiseBudgetModal,
   redirectModal,
@@ -175,6 +176,32 @@ describe('prompts', () => {
       at,
     );
     expect(JSON.stringify(chosen.blocks)).toContain('<@U0BOB> answered: Europe, US East');
+  });
+
+  it('keeps the agent messages its post carried ahead of the question once answered', () => {
+    const carried = [
+      { type: 'section' as const, text: { type: 'mrkdwn' as const, text: 'Built and tested.' } },
+    ];
+    const at = new Date('2026-11-22T14:02:00Z');
+    const shown = promptAsAnswered({
+      request: request('approval'),
+      answer: { approved: true },
+      answeredBy: 'U0BOB',
+      answeredAt: at.toISOString(),
+      carried,
+    });
+    valid(shown.blocks);
+    expect(shown.blocks[0]).toEqual(carried[0]);
+    expect(JSON.stringify(shown.blocks.slice(1))).toContain('✅ Approved by <@U0BOB>');
+    const elsewhere = promptAsAnswered({
+      request: request('approval'),
+      answer: null,
+      answeredBy: null,
+      answeredAt: null,
+      carried,
+    });
+    expect(elsewhere.blocks[0]).toEqual(carried[0]);
+    expect(JSON.stringify(elsewhere.blocks)).toContain('Answered outside Slack');
   });
 
   it('offers to raise the budget at cost_limit', () => {

@@ -156,6 +156,17 @@ for (const backend of storeBackends('store_test')) {
       expect(await store.prompts.complete('s7', 'in1', { approved: true })).toMatch(/Z$/);
     });
 
+    it('keeps the agent messages a prompt carried, through later saves that say none', async () => {
+      await store.sessions.create(session('s8'));
+      const carried = [
+        { type: 'section' as const, text: { type: 'mrkdwn' as const, text: 'Built and tested.' } },
+      ];
+      await store.prompts.save({ ...prompt('s8', 'in1'), carried });
+      await store.prompts.save(prompt('s8', 'in1', '1.2'));
+      expect(await store.prompts.get('s8', 'in1')).toMatchObject({ messageTs: '1.2', carried });
+      expect((await store.prompts.find({ sessionId: 's8', inputId: 'in1' }))?.carried).toEqual(carried);
+    });
+
     it('validates a prompt as it reads it: a row that is not a request is named, not cast', async () => {
       await store.sessions.create(session('s8'));
       await store.sql.query(

@@ -429,7 +429,7 @@ export class SessionPublisher {
       }
       return;
     }
-    const record = (messageTs: string | null) =>
+    const record = (messageTs: string | null, carried?: KnownBlock[]) =>
       this.deps.store.prompts.save({
         sessionId: place.sessionId,
         inputId: request.inputId,
@@ -437,6 +437,7 @@ export class SessionPublisher {
         messageTs,
         request,
         refKey: refKeyOf(place.sessionId, request.inputId),
+        ...(carried ? { carried } : {}),
       });
     // Recorded before posting, so a click on the message always finds its question.
     await record(existing?.messageTs ?? null);
@@ -444,13 +445,12 @@ export class SessionPublisher {
     // The stream's appends are out before the question; its stop goes behind it, at its own limit.
     await this.#streams(place)?.end(place, 'suspended');
     // The prompt comes after the agent's messages up to the one that asked: that much of this session's
-    // waiting chatter goes first, as urgent as the prompt (not held up by other sessions' chatter or
-    // outcomes); what the agent said after it keeps its pace. Asked elsewhere (a round object), or the
-    // message's mark forgotten: all the chatter queued so far.
+    // waiting chatter goes in the prompt's post, ahead of the question (not held up by other sessions'
+    // chatter or outcomes); what the agent said after it keeps its pace. Asked elsewhere (a round object),
+    // or the message's mark forgotten: all the chatter queued so far.
     const through = this.#marks.get(place.sessionId, messageKey) ?? this.deps.poster.batches.mark();
-    await this.deps.poster.drained(place, 'urgent', through);
     this.#throwIfMoved(place.sessionId);
-    const ts = await this.deps.poster.post(
+    const ts = await this.deps.poster.postAfterChatter(
       place,
       `input:${request.inputId}`,
       promptMessage(request, {
@@ -458,8 +458,9 @@ export class SessionPublisher {
         startedBy: place.startedBy,
         ...answerersOf(this.deps.answerers?.(place, request)),
       }),
-      'urgent',
-      { leased: true },
+      through,
+      // Kept with the question, so its edits (answered) keep the messages it carried.
+      (carried) => record(existing?.messageTs ?? null, carried),
     );
     await record(ts);
     this.#observe('human_input', askedAt(request.raw));

@@ -239,7 +239,11 @@ export class AnsweringService {
   ): Promise<void> {
     const ts = prompt.messageTs ?? clickedTs;
     if (!ts) return;
-    const shown = promptAsAnswered({ request: prompt.request, ...answered });
+    const shown = promptAsAnswered({
+      request: prompt.request,
+      ...answered,
+      ...(prompt.carried ? { carried: prompt.carried } : {}),
+    });
     try {
       await this.deps.slack.chat.update({ channel: prompt.channelId, ts, ...shown });
     } catch (error) {

@@ -157,6 +157,20 @@ export class OutboundQueue {
     return moved.length;
   }
 
+  /** Takes a tag's waiting calls of one method out of a channel's queue, rejecting each with `reason`. */
+  cancel(channel: string, tag: string, method: OutboundMethod, reason: Error): number {
+    const lane = this.#lanes.get(channel);
+    if (!lane) return 0;
+    const taken: Job[] = [];
+    for (const p of PRIORITIES) {
+      const mine = (job: Job) => job.call.tag === tag && job.call.method === method;
+      taken.push(...lane.queues[p].filter(mine));
+      lane.queues[p] = lane.queues[p].filter((job) => !mine(job));
+    }
+    for (const job of taken) job.reject(reason);
+    return taken.length;
+  }
+
   /** Takes a tag's waiting calls out of every queue, rejecting each with `reason`; how many. */
   withdraw(tag: string, reason: Error): number {
     for (const lane of this.#lanes.values()) {

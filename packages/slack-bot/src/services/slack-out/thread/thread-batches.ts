@@ -60,6 +60,14 @@ export interface ThreadBatchesOptions {
   cannotPost: (place: Place, error: CannotPostHereError) => Promise<void> | undefined;
 }
 
+/** A batch's turn cancelled: its chatter went with another post of its session. */
+class CarriedError extends Error {
+  constructor() {
+    super('the chatter went with another post');
+    this.name = 'CarriedError';
+  }
+}
+
 export class ThreadBatches {
   readonly #batches = new Map<string, Batch>();
   /** `session|key` of everything waiting in a batch of this process. */
@@ -97,6 +105,34 @@ export class ThreadBatches {
       this.#reprioritize(batch);
       this.deps.outbound.promote(place.channelId, place.sessionId, batch.priority);
     });
+  }
+
+  /**
+   * Takes the session's chatter queued up to `through` (a `mark`) out of its batch, for a post that
+   * carries it ahead of its own message; what of it is being sent already is waited for first. Undefined,
+   * nothing taken, when `fits` says it can't go in that post. The caller settles each item taken.
+   */
+  async take(
+    place: Place,
+    through: number,
+    fits: (items: BatchItem[]) => boolean,
+  ): Promise<BatchItem[] | undefined> {
+    // A post of it on its way: the rest can only come after it.
+    const sending = this.#batches.get(place.sessionId)?.sending ?? [];
+    if ((sending[0]?.seq ?? Number.POSITIVE_INFINITY) <= through)
+      await this.settled(place, 'urgent', sending.at(-1)?.seq);
+    const batch = this.#batches.get(place.sessionId);
+    if (!batch) return [];
+    const taken = batch.items.filter((item) => (item.seq ?? 0) <= through);
+    if (taken.length === 0) return [];
+    if (!fits(taken)) return undefined;
+    batch.items = batch.items.slice(taken.length);
+    for (const item of taken) this.#queued.delete(`${place.sessionId}|${item.key}`);
+    // Nothing left for the batch's turn to send: it leaves the queue without spending the channel's post.
+    if (batch.items.length === 0)
+      this.deps.outbound.cancel(place.channelId, place.sessionId, 'turn', new CarriedError());
+    this.#wakeWaiters(batch);
+    return taken;
   }
 
   /** Nothing of the batch up to `through` waits or is being sent. */
@@ -149,16 +185,30 @@ export class ThreadBatches {
   }
 
   push(place: Place, item: BatchItem): void {
+    const batch = this.#batchOf(place);
+    item.seq = ++this.#pushed;
+    batch.items.push(item);
+    this.#queued.add(`${place.sessionId}|${item.key}`);
+    this.#schedule(batch);
+  }
+
+  /** What `take` took and could not send after all: back at the head of the session's batch, in order. */
+  putBack(place: Place, items: BatchItem[]): void {
+    if (items.length === 0) return;
+    const batch = this.#batchOf(place);
+    batch.items.unshift(...items);
+    for (const item of items) this.#queued.add(`${place.sessionId}|${item.key}`);
+    this.#schedule(batch);
+  }
+
+  #batchOf(place: Place): Batch {
     let batch = this.#batches.get(place.sessionId);
     if (!batch) {
       batch = { place, items: [], scheduled: false, priority: 'chatter', sending: [], waiters: [] };
       this.#batches.set(place.sessionId, batch);
     }
     batch.place = place;
-    item.seq = ++this.#pushed;
-    batch.items.push(item);
-    this.#queued.add(`${place.sessionId}|${item.key}`);
-    this.#schedule(batch);
+    return batch;
   }
 
   #schedule(batch: Batch): void {

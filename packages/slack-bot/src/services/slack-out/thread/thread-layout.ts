@@ -49,6 +49,15 @@ export function takeBatch<T extends { message: ThreadMessage }>(items: T[]): T[]
 }
 
 /** Several messages as one post: their texts in order, their blocks one after another. */
+/**
+ * Whether the agent's messages waiting (each with its blocks) fit in one post ahead of `message` within
+ * the same limits as a batch of them.
+ */
+export function carryable(items: Array<{ message: ThreadMessage }>, message: ThreadMessage): boolean {
+  if (!items.every((item) => item.message.blocks?.length)) return false;
+  return takeBatch([...items, { message }]).length === items.length + 1;
+}
+
 export function batchMessage(messages: ThreadMessage[]): ThreadMessage {
   return {
     text: messages.map((m) => m.text).join('\n\n'),
@@ -58,15 +67,19 @@ export function batchMessage(messages: ThreadMessage[]): ThreadMessage {
 
 /**
  * A message Slack refused as sent, as plain text in safe parts (labelled when there are several). A message
- * of `markdown` blocks goes as their whole text: its `text` is only a glance, cut at FALLBACK_MAX.
+ * with `markdown` blocks goes as their whole text (its `text` is only a glance, cut at FALLBACK_MAX), and the
+ * words of its other blocks in their place: a question posted with the chatter ahead of it keeps its words.
  */
 export function plainParts(message: ThreadMessage): { text: string; parts: string[] } {
-  const markdown = (message.blocks ?? []).flatMap((b) =>
-    b.type === 'markdown' && typeof (b as { text?: unknown }).text === 'string'
-      ? [(b as { text: string }).text]
-      : [],
-  );
-  const text = markdown.length > 0 ? markdown.join('\n\n') : message.text || blocksText(message.blocks);
+  const blocks = message.blocks ?? [];
+  const isMarkdown = (b: KnownBlock): b is KnownBlock & { text: string } =>
+    b.type === 'markdown' && typeof (b as { text?: unknown }).text === 'string';
+  const text = blocks.some(isMarkdown)
+    ? blocks
+        .map((b) => (isMarkdown(b) ? b.text : blocksText([b])))
+        .filter((t) => t.length > 0)
+        .join('\n\n')
+    : message.text || blocksText(message.blocks);
   const parts = splitText(text, PLAIN_PART_CHARS);
   return {
     text,

@@ -4,6 +4,7 @@
  * batching and long content are thread-{lookup,batches,layout}.ts.
  */
 import { type Clock, systemClock } from '@agent-sessions/core';
+import type { KnownBlock } from '@slack/types';
 import type { MessageText } from '../../../blocks/agent-message.js';
 import { escapeMrkdwn } from '../../../blocks/text.js';
 import type { Logger } from '../../../logger.js';
@@ -17,8 +18,8 @@ import {
   type SlackClient,
   slackErrorCode,
 } from '../outbound/index.js';
-import { ThreadBatches } from './thread-batches.js';
-import { fileStem, layoutFor, plainParts } from './thread-layout.js';
+import { type BatchItem, ThreadBatches } from './thread-batches.js';
+import { carryable, fileStem, layoutFor, plainParts } from './thread-layout.js';
 import { postMetadata, ThreadLookup, type ThreadLookupOptions } from './thread-lookup.js';
 import {
   CannotPostHereError,
@@ -141,6 +142,61 @@ export class ThreadPoster {
     const existing = await this.#begin(place, key);
     if (existing) return existing;
     return this.#deliver(place, [key], message, priority, options);
+  }
+
+  /**
+   * Posts a session's urgent message (a question) after its chatter queued up to `through` (a batches
+   * `mark`). That chatter, while it still waits (the channel is behind), goes in the same post ahead of the
+   * message: one post where there were two, each post a second of the channel's budget. `carrying` is told
+   * its blocks before the post is made, to keep them in the message's later edits. Chatter too long to go
+   * with it waits to be out first, as its own posts.
+   */
+  async postAfterChatter(
+    place: Place,
+    key: string,
+    message: ThreadMessage,
+    through: number,
+    carrying: (blocks: KnownBlock[]) => Promise<void>,
+  ): Promise<string> {
+    const existing = await this.#begin(place, key);
+    if (existing) return existing;
+    const fits = (items: BatchItem[]) => carryable(items, message);
+    const items = this.outbound.pacing === 'on' ? await this.batches.take(place, through, fits) : undefined;
+    if (!items) await this.drained(place, 'urgent', through);
+    let fresh: BatchItem[] = [];
+    try {
+      fresh = await this.#unposted(place, items ?? []);
+      if (fresh.length > 0) await carrying(fresh.flatMap((item) => item.message.blocks ?? []));
+    } catch (error) {
+      // Not carried after all: the chatter keeps its place, ahead of what the session said since (a key
+      // posted meanwhile is told so when its batch comes).
+      this.batches.putBack(place, items ?? []);
+      throw error;
+    }
+    const carried = fresh.flatMap((item) => item.message.blocks ?? []);
+    try {
+      const blocks = [...carried, ...(message.blocks ?? [])];
+      const keys = [...fresh.map((item) => item.key), key];
+      const ts = await this.#deliver(place, keys, { ...message, blocks }, 'urgent', { leased: true });
+      for (const item of fresh) item.resolve(ts);
+      return ts;
+    } catch (error) {
+      for (const item of fresh) item.reject(error);
+      throw error;
+    }
+  }
+
+  /** Of the chatter taken from a batch, what is not posted yet (each one posted meanwhile told its ts). */
+  async #unposted(place: Place, items: BatchItem[]): Promise<BatchItem[]> {
+    const fresh: BatchItem[] = [];
+    for (const item of items) {
+      const posted = item.begun
+        ? await this.posts.ts(place.sessionId, item.key)
+        : await this.#begin(place, item.key);
+      if (posted) item.resolve(posted);
+      else fresh.push(item);
+    }
+    return fresh;
   }
 
   /**
