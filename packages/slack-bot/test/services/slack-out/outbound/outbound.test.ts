@@ -4,6 +4,7 @@ import { useSandboxWithClient } from '../../../../../../test/support/world.js';
 import { BotMetrics } from '../../../../src/services/ops/metrics.js';
 import { OutboundQueue } from '../../../../src/services/slack-out/outbound/outbound.js';
 import type { SharedBudgets } from '../../../../src/services/slack-out/outbound/outbound-calls.js';
+import { ThreadBatches } from '../../../../src/services/slack-out/thread/thread-batches.js';
 import { LateBound } from '../../../../src/wiring/late-bound.js';
 import { logger, metrics as newMetrics } from '../../../fakes.js';
 
@@ -352,6 +353,45 @@ describe('the outbound queue', () => {
     queue.turnOver(CHANNEL, 't');
     await settle();
     expect(inFlight.size).toBe(0);
+  });
+
+  it("a batch whose keys were all posted already (a re-delivery) posts nothing and holds no token: the channel's chatter goes on", async () => {
+    const clock = new ManualClock(0);
+    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 5, clock });
+    const batches = new ThreadBatches({
+      outbound: queue,
+      metrics: newMetrics(),
+      logger,
+      // Every key was posted already: the batch has nothing to post.
+      begin: async () => '1.0',
+      posted: async () => '1.0',
+      deliver: async () => {
+        throw new Error('nothing should be posted');
+      },
+      cannotPost: () => undefined,
+    });
+    const place = { sessionId: 'a', channelId: CHANNEL, cardTs: '1.0' };
+    const told = new Promise<string>((resolve, reject) =>
+      batches.push(place, { key: 'k', message: { text: 'again' }, begun: false, resolve, reject }),
+    );
+    expect(await told).toBe('1.0');
+    await settle();
+    const order: string[] = [];
+    const chatter = queue.run({
+      channel: CHANNEL,
+      priority: 'chatter',
+      method: 'post',
+      tag: 'b',
+      run: async () => {
+        order.push('chatter b');
+      },
+    });
+    await settle();
+    // The turn took the top token a second ago: another session's chatter goes once it is back.
+    await clock.advance(1_000);
+    await settle();
+    expect(order).toEqual(['chatter b']);
+    await chatter;
   });
 
   it("a 429 pauses the channel's posts for its Retry-After, once; the refused call goes again first", async () => {
