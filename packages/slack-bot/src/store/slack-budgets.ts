@@ -29,10 +29,10 @@ export interface SlackBudgetRepository {
 }
 
 /**
- * How long a flight counts when no replica says it landed (its replica died mid-call): well above what
- * a call to Slack takes.
+ * How long a flight counts when no replica says it landed (its replica died mid-call): well above what a
+ * call to Slack takes, and short, since the channel's chatter waits for a full burst meanwhile.
  */
-export const FLIGHT_EXPIRY_MS = 60_000;
+export const FLIGHT_EXPIRY_MS = 15_000;
 
 /** Tokens taken for calls of `$1` not answered yet, by any replica (a dead one's expire). */
 const IN_FLIGHT = `(SELECT count(*) FROM slack_budget_flights f WHERE f.key = $1
