@@ -147,8 +147,10 @@ describe('a batch', () => {
   it('is made when the channel can post it: what came while it waited joins it', async () => {
     const place = await thread();
     const { poster: p, clock } = pacedPoster();
-    await p.enqueueText(place, 'msg:1', text('First, at once.'));
-    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the first message' });
+    // Answered before the clock moves: the post's token is in flight until its answer, and the channel's
+    // budget refills only once it has landed.
+    await new Promise<void>((posted) => void p.enqueueText(place, 'msg:1', text('First, at once.'), posted));
+    expect(replies(place.cardTs)).toHaveLength(1);
     // No token until the next second: these wait, and the one post then carries both.
     await p.enqueueText(place, 'msg:2', text('Second, waiting.'));
     await new Promise((resolve) => setTimeout(resolve, 50));
