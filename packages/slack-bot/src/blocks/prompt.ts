@@ -247,8 +247,29 @@ export function promptAsAnswered(
   record: Pick<PromptRecord, 'request' | 'answer' | 'answeredBy' | 'answeredAt' | 'carried'>,
 ): SlackMessage {
   const shown = answeredShown(record);
-  // The agent's messages the prompt's post carried stay ahead of it.
-  return record.carried?.length ? { ...shown, blocks: [...record.carried, ...(shown.blocks ?? [])] } : shown;
+  if (!record.carried?.length) return shown;
+  // The agent's messages the prompt's post carried stay ahead of it, in its blocks and in its text.
+  return {
+    ...shown,
+    text: [...record.carried.map(wordsOf), shown.text].filter((t) => t.length > 0).join('\n\n'),
+    blocks: [...record.carried, ...(shown.blocks ?? [])],
+  };
+}
+
+/** The words a block shows: a `markdown` block's text, else every text field in it, in order. */
+function wordsOf(block: KnownBlock): string {
+  const out: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) for (const child of value) walk(child);
+    else if (typeof value === 'object' && value !== null) {
+      for (const [key, child] of Object.entries(value)) {
+        if (key === 'text' && typeof child === 'string') out.push(child);
+        else walk(child);
+      }
+    }
+  };
+  walk(block);
+  return out.join('\n');
 }
 
 function answeredShown(

@@ -193,6 +193,9 @@ describe('prompts', () => {
     valid(shown.blocks);
     expect(shown.blocks[0]).toEqual(carried[0]);
     expect(JSON.stringify(shown.blocks.slice(1))).toContain('✅ Approved by <@U0BOB>');
+    // Its text keeps the carried messages' words ahead of the answer's, as the post had them.
+    expect(shown.text.startsWith('Built and tested.\n\n')).toBe(true);
+    expect(shown.text).toContain('Approved');
     const elsewhere = promptAsAnswered({
       request: request('approval'),
       answer: null,

@@ -19,7 +19,7 @@ import {
   slackErrorCode,
 } from '../outbound/index.js';
 import { type BatchItem, ThreadBatches } from './thread-batches.js';
-import { carryable, fileStem, layoutFor, plainParts } from './thread-layout.js';
+import { batchMessage, carryable, fileStem, layoutFor, plainParts } from './thread-layout.js';
 import { postMetadata, ThreadLookup, type ThreadLookupOptions } from './thread-lookup.js';
 import {
   CannotPostHereError,
@@ -173,11 +173,11 @@ export class ThreadPoster {
       this.batches.putBack(place, items ?? []);
       throw error;
     }
-    const carried = fresh.flatMap((item) => item.message.blocks ?? []);
     try {
-      const blocks = [...carried, ...(message.blocks ?? [])];
+      // Its text too (what notifications, search and screen readers read): the chatter's, then the question's.
+      const carrying = { ...message, ...batchMessage([...fresh.map((item) => item.message), message]) };
       const keys = [...fresh.map((item) => item.key), key];
-      const ts = await this.#deliver(place, keys, { ...message, blocks }, 'urgent', { leased: true });
+      const ts = await this.#deliver(place, keys, carrying, 'urgent', { leased: true });
       for (const item of fresh) item.resolve(ts);
       return ts;
     } catch (error) {

@@ -72,6 +72,10 @@ describe('a question asked while its chatter waits', () => {
     expect(shown.indexOf('Built and tested.')).toBeLessThan(shown.indexOf('I need approval.'));
     expect(shown.indexOf('I need approval.')).toBeLessThan(shown.indexOf('Deploy?'));
     expect(shown).not.toContain('Said after asking.');
+    // Its text (notifications, search) says all of it too, in the same order.
+    expect(replies(place.cardTs)[0]?.text).toBe(
+      'Built and tested.\n\nI need approval.\n\nThe agent asks: Deploy?',
+    );
     expect(await posts.ts(place.sessionId, 'msg:1')).toBe(ts);
     expect(await posts.ts(place.sessionId, 'msg:2')).toBe(ts);
     expect(await posts.ts(place.sessionId, 'input:in_1')).toBe(ts);
