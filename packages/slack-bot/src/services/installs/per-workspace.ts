@@ -67,6 +67,12 @@ export class WorkspaceOutbound extends OutboundQueue {
     return taken;
   }
 
+  override cancel(channel: string, tag: string, method: OutboundMethod, reason: Error): number {
+    let taken = super.cancel(channel, tag, method, reason);
+    for (const queue of this.#queues.values()) taken += queue.cancel(channel, tag, method, reason);
+    return taken;
+  }
+
   override turnOver(channel: string, tag: string): void {
     super.turnOver(channel, tag);
     for (const queue of this.#queues.values()) queue.turnOver(channel, tag);

@@ -87,6 +87,24 @@ describe('per-workspace queues', () => {
     );
   });
 
+  it("cancels a tag's waiting turn in whichever workspace's queue it waits", async () => {
+    const clock = new ManualClock(0);
+    const queue = new WorkspaceOutbound(logger, metrics(), { postPerSecond: 1, postBurst: 1, clock });
+    const call = (method: 'post' | 'turn', tag: string) => ({
+      channel: 'C1',
+      priority: 'chatter' as const,
+      method,
+      tag,
+      run: async () => {},
+    });
+    // T1's only token goes to a post: its session's turn waits behind it.
+    await inWorkspace(T1, () => queue.run(call('post', 'other')));
+    const turn = inWorkspace(T1, () => queue.run(call('turn', 'sess_1')));
+    await settle();
+    expect(queue.cancel('C1', 'sess_1', 'turn', new Error('carried'))).toBe(1);
+    await expect(turn).rejects.toThrow('carried');
+  });
+
   it("spends each workspace's own rows of the shared budgets", async () => {
     const keys: string[] = [];
     const shared: SharedBudgets = {

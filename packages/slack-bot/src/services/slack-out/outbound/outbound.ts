@@ -161,12 +161,7 @@ export class OutboundQueue {
   cancel(channel: string, tag: string, method: OutboundMethod, reason: Error): number {
     const lane = this.#lanes.get(channel);
     if (!lane) return 0;
-    const taken: Job[] = [];
-    for (const p of PRIORITIES) {
-      const mine = (job: Job) => job.call.tag === tag && job.call.method === method;
-      taken.push(...lane.queues[p].filter(mine));
-      lane.queues[p] = lane.queues[p].filter((job) => !mine(job));
-    }
+    const taken = this.#untag(lane, tag, 0, method);
     for (const job of taken) job.reject(reason);
     return taken.length;
   }
@@ -199,12 +194,16 @@ export class OutboundQueue {
     void this.#land(lane, flight);
   }
 
-  /** A tag's waiting calls of the priorities from `from` on, taken out of their queues, in order. */
-  #untag(lane: Lane, tag: string, from: number): Job[] {
+  /**
+   * A tag's waiting calls (of `method` only, when given) of the priorities from `from` on, taken out of
+   * their queues, in order.
+   */
+  #untag(lane: Lane, tag: string, from: number, method?: OutboundMethod): Job[] {
+    const mine = (job: Job) => job.call.tag === tag && (method === undefined || job.call.method === method);
     const taken: Job[] = [];
     for (const p of PRIORITIES.slice(from)) {
-      taken.push(...lane.queues[p].filter((job) => job.call.tag === tag));
-      lane.queues[p] = lane.queues[p].filter((job) => job.call.tag !== tag);
+      taken.push(...lane.queues[p].filter(mine));
+      lane.queues[p] = lane.queues[p].filter((job) => !mine(job));
     }
     return taken;
   }
