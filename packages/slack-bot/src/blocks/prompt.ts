@@ -3,7 +3,7 @@ import type { ActionsBlock, Checkboxes, KnownBlock, MultiStaticSelect, PlainText
 import type { PromptRecord } from '../store/records.js';
 import { safeMrkdwn } from './agent-message.js';
 import { ACTIONS, type ActionRef, encodeRef, REF_LIMITS } from './ids.js';
-import { escapeMrkdwn, mrkdwn, plain, type SlackMessage, slackDate, truncate } from './text.js';
+import { blockWords, escapeMrkdwn, mrkdwn, plain, type SlackMessage, slackDate, truncate } from './text.js';
 
 const MAX_BUTTON_CHOICES = 5;
 const MAX_CHECKBOXES = 10;
@@ -251,25 +251,11 @@ export function promptAsAnswered(
   // The agent's messages the prompt's post carried stay ahead of it, in its blocks and in its text.
   return {
     ...shown,
-    text: [...record.carried.map(wordsOf), shown.text].filter((t) => t.length > 0).join('\n\n'),
+    text: [...record.carried.map((block) => blockWords([block])), shown.text]
+      .filter((t) => t.length > 0)
+      .join('\n\n'),
     blocks: [...record.carried, ...(shown.blocks ?? [])],
   };
-}
-
-/** The words a block shows: a `markdown` block's text, else every text field in it, in order. */
-function wordsOf(block: KnownBlock): string {
-  const out: string[] = [];
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) for (const child of value) walk(child);
-    else if (typeof value === 'object' && value !== null) {
-      for (const [key, child] of Object.entries(value)) {
-        if (key === 'text' && typeof child === 'string') out.push(child);
-        else walk(child);
-      }
-    }
-  };
-  walk(block);
-  return out.join('\n');
 }
 
 function answeredShown(

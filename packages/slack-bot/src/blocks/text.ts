@@ -116,3 +116,19 @@ export function slackDate(at: Date | string | number, format: string = TIME_FORM
   const fallback = `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   return `<!date^${Math.floor(ms / 1000)}^${format}|${fallback}>`;
 }
+
+/** The words blocks show, in order: every `text` string in them (a `markdown` block's is its whole text). */
+export function blockWords(blocks: KnownBlock[] | undefined): string {
+  const out: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) for (const child of value) walk(child);
+    else if (typeof value === 'object' && value !== null) {
+      for (const [key, child] of Object.entries(value)) {
+        if (key === 'text' && typeof child === 'string') out.push(child);
+        else walk(child);
+      }
+    }
+  };
+  walk(blocks);
+  return out.join('\n');
+}

@@ -25,6 +25,7 @@ export const HELPERS: Record<string, string> = {
   mrkdwn: 'wraps text its callers have escaped (mrkdwn by contract)',
   section: 'wraps text its callers have escaped (mrkdwn by contract)',
   splitText: 'splits text that layoutText has escaped',
+  blockWords: 'reads the words of blocks already built (their builders are covered)',
   formatUsd: 'formats a number',
   slackDate: 'formats a time as Slack’s date token (numbers only)',
   placeOf: 'names a channel id the bot stored (a Slack id, never typed text)',

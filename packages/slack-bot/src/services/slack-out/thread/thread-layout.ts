@@ -1,8 +1,7 @@
 /** Long content shaped to fit Slack: the agent's text laid out, batches within limits, plain-text fallbacks. */
 import { createHash } from 'node:crypto';
-import type { KnownBlock } from '@slack/types';
 import { layoutText, type MessageText, type Rendered } from '../../../blocks/agent-message.js';
-import { splitText } from '../../../blocks/text.js';
+import { blockWords, splitText } from '../../../blocks/text.js';
 import type { Place, ThreadMessage } from './thread-place.js';
 
 /** Block text a batched post may carry: Slack refuses past ~13,200 (`msg_blocks_too_long`). */
@@ -72,34 +71,15 @@ export function batchMessage(messages: ThreadMessage[]): ThreadMessage {
  */
 export function plainParts(message: ThreadMessage): { text: string; parts: string[] } {
   const blocks = message.blocks ?? [];
-  const isMarkdown = (b: KnownBlock): b is KnownBlock & { text: string } =>
-    b.type === 'markdown' && typeof (b as { text?: unknown }).text === 'string';
-  const text = blocks.some(isMarkdown)
+  const text = blocks.some((b) => b.type === 'markdown')
     ? blocks
-        .map((b) => (isMarkdown(b) ? b.text : blocksText([b])))
+        .map((b) => blockWords([b]))
         .filter((t) => t.length > 0)
         .join('\n\n')
-    : message.text || blocksText(message.blocks);
+    : message.text || blockWords(message.blocks);
   const parts = splitText(text, PLAIN_PART_CHARS);
   return {
     text,
     parts: parts.map((part, i) => (parts.length > 1 ? `${part}\n(part ${i + 1} of ${parts.length})` : part)),
   };
-}
-
-/** The words of blocks, for a message whose `text` was empty. */
-function blocksText(blocks: KnownBlock[] | undefined): string {
-  const out: string[] = [];
-  const walk = (value: unknown): void => {
-    if (typeof value !== 'object' || value === null) return;
-    if (Array.isArray(value)) {
-      for (const child of value) walk(child);
-      return;
-    }
-    const v = value as Record<string, unknown>;
-    if (typeof v.text === 'string') out.push(v.text);
-    for (const [k, child] of Object.entries(v)) if (k !== 'text' || typeof child !== 'string') walk(child);
-  };
-  walk(blocks);
-  return out.join('\n');
 }

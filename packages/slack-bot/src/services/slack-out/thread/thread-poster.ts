@@ -175,9 +175,9 @@ export class ThreadPoster {
     }
     try {
       // Its text too (what notifications, search and screen readers read): the chatter's, then the question's.
-      const carrying = { ...message, ...batchMessage([...fresh.map((item) => item.message), message]) };
+      const post = { ...message, ...batchMessage([...fresh.map((item) => item.message), message]) };
       const keys = [...fresh.map((item) => item.key), key];
-      const ts = await this.#deliver(place, keys, carrying, 'urgent', { leased: true });
+      const ts = await this.#deliver(place, keys, post, 'urgent', { leased: true });
       for (const item of fresh) item.resolve(ts);
       return ts;
     } catch (error) {
