@@ -8,7 +8,8 @@ export interface TokenBucketOptions {
   clock: Clock;
   /**
    * How long a token taken for a call (`tryTake`'s `flight`) counts as in flight at most, when nothing
-   * says it landed (a call never answered). Default 60 s, well above what a call takes.
+   * says it landed (a call never answered). Default 15 s: well above what a call takes, and short, since a
+   * call that may spend only a full burst waits that long for a lost one.
    */
   flightExpiryMs?: number;
 }
@@ -44,7 +45,7 @@ export class TokenBucket {
     this.#clock = options.clock;
     this.#tokens = burst;
     this.#refilledAt = options.clock.now();
-    this.#flightExpiryMs = options.flightExpiryMs ?? 60_000;
+    this.#flightExpiryMs = options.flightExpiryMs ?? 15_000;
   }
 
   /** Requests waiting for a token right now. */
