@@ -96,6 +96,15 @@ const messageShapes = (t: string): Array<Record<string, unknown>> => [
   { content: { nested: t } },
 ];
 
+/** The blocks of the agent's messages of `t`, as a question's post carries them. */
+function carriedChatter(t: string) {
+  return messageShapes(t).flatMap((m) => {
+    const text = blocks.agentMessageText(m, { showReasoning: true });
+    const laid = text ? blocks.layoutText(text, 'stem') : undefined;
+    return laid?.kind === 'text' ? laid.parts.flatMap((part) => part.blocks) : [];
+  });
+}
+
 /** Each covered export, by name: what it builds from `t`. */
 export const COVERED: Record<string, Covered> = {
   agentMessageText: (t) =>
@@ -201,6 +210,17 @@ export const COVERED: Record<string, Covered> = {
       {
         name: `promptAsAnswered elsewhere ${request.kind}`,
         output: blocks.promptAsAnswered({ request, answer: null, answeredBy: null, answeredAt: null }),
+      },
+      {
+        // Its post carried the agent's chatter: the answered edit shows it again, in blocks and text.
+        name: `promptAsAnswered carrying chatter ${request.kind}`,
+        output: blocks.promptAsAnswered({
+          request,
+          answer: null,
+          answeredBy: null,
+          answeredAt: null,
+          carried: carriedChatter(t),
+        }),
       },
     ]),
   costLimitMessage: () => [
