@@ -3,6 +3,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { planSuite } from './test/support/machine.js';
 import { patient } from './test/support/patience.js';
+import { builtPackagesNative } from './test/support/workers.js';
 
 // Measured once per run, here, before any project's config or test file reads it: every worker inherits
 // TEST_PATIENCE, so the run's budgets all scale by one figure (test/support/patience.ts).
@@ -35,11 +36,14 @@ export default defineConfig({
     projects: [
       'packages/*/vitest.config.ts',
       {
-        // The bot's repositories against real databases (PGlite, and PostgreSQL with TEST_DATABASE_URL).
+        // The bot's repositories against real databases: PGlite, and PostgreSQL.
         test: {
+          server: builtPackagesNative,
           name: 'slack-bot-store',
           root: fileURLToPath(new URL('./packages/slack-bot', import.meta.url)),
           include: ['test/store/**/*.test.ts'],
+          // TEST_DATABASE_URL's PostgreSQL, or one started for the run where it is unset.
+          globalSetup: ['../../test/support/postgres.ts'],
           // `npm run test:quick` leaves out the file that runs initdb and kills PGlite in child processes.
           exclude: [
             ...configDefaults.exclude,
@@ -48,6 +52,10 @@ export default defineConfig({
           // PGlite compiles its WebAssembly on open: seconds, more on a busy machine.
           hookTimeout: patient(30_000),
           testTimeout: patient(30_000),
+          // Files share a worker: PGlite's WebAssembly, which it compiles once per process, and the
+          // store's modules load once per worker, not once per file. Each file opens its own stores and
+          // schemas and closes them, so each still passes alone and in any order.
+          isolate: false,
         },
       },
       {
@@ -55,32 +63,40 @@ export default defineConfig({
         // side by side with each other and the unit files, so a slow moment on a busy machine is normal:
         // the timeouts are generous and no test measures time.
         test: {
+          server: builtPackagesNative,
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           setupFiles: ['test/e2e/setup.ts'],
+          globalSetup: ['test/support/postgres.ts'],
           testTimeout: patient(60_000),
           hookTimeout: patient(120_000),
         },
       },
       {
-        // The image's manifests, alert rules, dashboard and publish workflow: files checked against their
-        // schemas, promtool's unit tests, and a running bot scraped by a real Prometheus (each skipped,
-        // saying why, where Debian's prometheus package is missing). `npm run test:deploy` plays them.
+        // The image's manifests and overlays against their schemas, the alert rules' structure, the dashboard
+        // and the publish workflow: files only. What needs promtool, Prometheus or kubectl is
+        // `npm run test:deploy-tools` (test/deploy-tools/), which `npm test` never skips into.
         test: {
+          server: builtPackagesNative,
           name: 'deploy',
           include: ['test/deploy/**/*.test.ts'],
           testTimeout: patient(60_000),
           hookTimeout: patient(120_000),
+          // Reads files and starts processes of its own; nothing kept between files.
+          isolate: false,
         },
       },
       {
         // Rules over the repository's own files (sizes, first comments): reads files, starts nothing. Some
         // read every source and test file, which on a busy machine takes more than vitest's default 5 s.
         test: {
+          server: builtPackagesNative,
           name: 'repo',
           include: ['test/repo/**/*.test.ts'],
           testTimeout: patient(20_000),
           hookTimeout: patient(20_000),
+          // Reads files only: one worker's module cache serves every file.
+          isolate: false,
         },
       },
     ],

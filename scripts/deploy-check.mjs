@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { startSandbox } from '../packages/slack-sandbox/dist/index.js';
-import { buildImage, IMAGE_NAME } from './image.mjs';
-import { podman, podmanAsync, RUN_FLAGS, whyPodmanCannotRun } from './podman.mjs';
+import { buildImage, IMAGE_NAME, pushImage, VERSION } from './image.mjs';
+import { DEBIAN_IMAGE, podman, podmanAsync, RUN_FLAGS, whyPodmanCannotRun } from './podman.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const POSTGRES_IMAGE = 'localhost/agent-sessions-check/postgres:15';
@@ -50,20 +50,22 @@ async function waitFor(probe, what, timeoutMs = WAIT_MS) {
 const docs = (file) => parseAllDocuments(readFileSync(join(root, file), 'utf8')).map((doc) => doc.toJSON());
 
 /**
- * The manifests as podman plays them: deploy/trial's PostgreSQL (its Secret, volume and Deployment) and
- * deploy/bot's ConfigMap, Secret and Deployment, pointed at this run's images, sandbox and emulator.
- * Services, the PodDisruptionBudget, NetworkPolicy, ServiceMonitor and PrometheusRule have no meaning to
- * podman; the manifests test checks them.
+ * The manifests as podman plays them: deploy/trial's PostgreSQL (its volume and Deployment) and deploy/bot's
+ * ConfigMap, Secret and Deployment, pointed at this run's images, sandbox and emulator. Services, the
+ * Ingress, the PodDisruptionBudget, the NetworkPolicies and the Prometheus Operator's objects have no
+ * meaning to podman; the manifests test checks them.
  */
 function renderManifests({ sandbox, apiKey, password, metricsToken }) {
-  const postgres = docs('deploy/trial/postgres.yaml').filter((d) => d.kind !== 'Service');
-  for (const doc of postgres) {
-    if (doc.kind === 'Secret') doc.stringData.POSTGRES_PASSWORD = password;
-    if (doc.kind === 'Deployment') {
-      const [container] = doc.spec.template.spec.containers;
-      container.image = POSTGRES_IMAGE;
-    }
-  }
+  const postgres = docs('deploy/trial/postgres.yaml').filter((d) =>
+    ['PersistentVolumeClaim', 'Deployment'].includes(d.kind),
+  );
+  for (const doc of postgres)
+    if (doc.kind === 'Deployment') doc.spec.template.spec.containers[0].image = POSTGRES_IMAGE;
+  // The Secret the operator creates for the trial's PostgreSQL (docs/deploy.md, "The database").
+  const postgresSecret = {
+    metadata: { name: 'agent-sessions-postgres' },
+    stringData: { POSTGRES_PASSWORD: password },
+  };
   const bot = ['configmap', 'secret', 'deployment'].flatMap((name) => docs(`deploy/bot/${name}.yaml`));
   const sandboxPort = new URL(sandbox.apiUrl).port;
   for (const doc of bot) {
@@ -77,14 +79,15 @@ function renderManifests({ sandbox, apiKey, password, metricsToken }) {
         AGENT_SLACK_SURFACE: 'classic',
         AGENT_REMIND_AFTER: '0',
       });
+    // Each of the Secret's placeholders replaced by this run's value, as an operator replaces them.
     if (doc.kind === 'Secret')
-      doc.stringData = {
+      fillSecret(doc, {
         SLACK_BOT_TOKEN: sandbox.botToken,
         SLACK_SIGNING_SECRET: sandbox.signingSecret,
         AGENT_API_KEY: apiKey,
         DATABASE_URL: `postgres://agents:${password}@agent-sessions-postgres-pod-0:5432/agents`,
         METRICS_TOKEN: metricsToken,
-      };
+      });
     if (doc.kind === 'Deployment') {
       const [container] = doc.spec.template.spec.containers;
       container.image = IMAGE_NAME;
@@ -93,14 +96,12 @@ function renderManifests({ sandbox, apiKey, password, metricsToken }) {
   }
   // podman 4.3 stores a Secret document as YAML, then reads it back as JSON and fails: the check gives it
   // the Secrets itself, as podman secrets in the form its reader expects (each value in base64).
-  const secrets = [...postgres, ...bot]
-    .filter((d) => d.kind === 'Secret')
-    .map((d) => ({
-      name: d.metadata.name,
-      data: Object.fromEntries(
-        Object.entries(d.stringData).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
-      ),
-    }));
+  const secrets = [postgresSecret, ...bot.filter((d) => d.kind === 'Secret')].map((d) => ({
+    name: d.metadata.name,
+    data: Object.fromEntries(
+      Object.entries(d.stringData).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+    ),
+  }));
   for (const doc of [...postgres, ...bot]) if (doc.kind === 'Deployment') unpublish(doc);
   const toYaml = (list) =>
     list
@@ -112,7 +113,29 @@ function renderManifests({ sandbox, apiKey, password, metricsToken }) {
     postgres: toYaml(postgres),
     bot: toYaml(bot),
     secrets,
+    // podman plays each emptyDir and claim as a volume of that name, kept after `kube down`.
+    volumes: [...postgres, ...bot]
+      .filter((d) => d.kind === 'Deployment')
+      .flatMap((d) => d.spec.template.spec.volumes ?? [])
+      .map((v) => v.persistentVolumeClaim?.claimName ?? v.name),
   };
+}
+
+/**
+ * Sets every key of the manifest's Secret to this run's value, as an operator replaces each placeholder. A
+ * key the check has no value for stops it, rather than playing a placeholder (the bot refuses those), and
+ * so does a value for a key the manifest lacks.
+ */
+function fillSecret(secret, values) {
+  const name = secret.metadata.name;
+  for (const key of Object.keys(values))
+    if (!(key in secret.stringData)) throw new Error(`${key} is not a key of the Secret ${name}`);
+  for (const key of Object.keys(secret.stringData)) {
+    const value = values[key];
+    if (typeof value !== 'string' || value === '')
+      throw new Error(`no value for the Secret ${name}'s ${key}`);
+    secret.stringData[key] = value;
+  }
 }
 
 /**
@@ -425,16 +448,37 @@ function tally(run) {
   return { sessions: run.sessions.length, posts, lost: lost.length, duplicated: duplicated.length };
 }
 
+/**
+ * The digest `npm run image -- --push` prints is the one the destination stored: pushed here to an OCI
+ * layout (no registry can be reached), it must be the manifest its index names.
+ */
+function checkPushedDigest() {
+  const layout = mkdtempSync(join(tmpdir(), 'deploy-check-oci-'));
+  try {
+    const digest = pushImage(`oci:${layout}:${VERSION}`);
+    const index = JSON.parse(readFileSync(join(layout, 'index.json'), 'utf8'));
+    const stored = index.manifests.map((manifest) => manifest.digest);
+    if (!stored.includes(digest))
+      throw new Error(`the push reported ${digest}, the layout holds ${stored.join(', ')}`);
+    say(`  pushed: ${digest}, the digest of the manifest stored`);
+  } finally {
+    rmSync(layout, { recursive: true, force: true });
+  }
+}
+
 /** The images this run plays: the bot's (within its budget) and PostgreSQL's from Debian's packages. */
 function buildImages() {
   say('Building the image…');
   const sizeMb = buildImage();
   say(`  ${IMAGE_NAME}: ${sizeMb.toFixed(1)} MB`);
+  checkPushedDigest();
   const context = join(root, 'scripts/podman');
   podman([
     'build',
     '--pull=never',
     ...RUN_FLAGS,
+    '--build-arg',
+    `DEBIAN_IMAGE=${DEBIAN_IMAGE}`,
     '-f',
     'postgres.Containerfile',
     '-t',
@@ -454,7 +498,8 @@ function stage(dir, rendered) {
   const down = () => {
     for (const file of [files.bot, files.postgres, files.emulator])
       podman(['kube', 'down', file], { allowFailure: true });
-    podman(['volume', 'rm', '--force', 'agent-sessions-postgres'], { allowFailure: true });
+    for (const volume of rendered.volumes)
+      podman(['volume', 'rm', '--force', volume], { allowFailure: true });
     for (const { name } of rendered.secrets) podman(['secret', 'rm', name], { allowFailure: true });
   };
   down();

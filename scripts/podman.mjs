@@ -8,8 +8,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const CONTAINERS_CONF = fileURLToPath(new URL('./podman/containers.conf', import.meta.url));
-/** The name the Containerfile's FROM line uses, the image a user's CI pulls. */
-export const DEBIAN_IMAGE = 'docker.io/library/debian:bookworm-slim';
+/**
+ * The name the Containerfile's FROM line uses, the image a user's CI pulls. DEBIAN_IMAGE pins it by digest
+ * (`docker.io/library/debian:bookworm-slim@sha256:…`); such an image is pulled, never made here.
+ */
+export const DEBIAN_IMAGE = process.env.DEBIAN_IMAGE ?? 'docker.io/library/debian:bookworm-slim';
 export const CACHE_DIR = process.env.IMAGE_CACHE ?? join(homedir(), '.cache', 'agent-sessions-image');
 const ULIMITS = ['--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024'];
 
@@ -72,13 +75,14 @@ export function whyPodmanCannotRun() {
 const imageExists = (name) => podman(['image', 'exists', name], { allowFailure: true }).status === 0;
 
 /**
- * Debian's slim image under the name a user's CI pulls. Pulled when PODMAN_PULL=1; otherwise, when it
- * is not in podman's store, made from Debian's packages with mmdebstrap (minbase, without documentation,
- * as the slim image is) once into the cache, then imported.
+ * Debian's slim image under the name a user's CI pulls. Pulled when PODMAN_PULL=1 or when DEBIAN_IMAGE
+ * names a digest (only the registry's image has it); otherwise, when it is not in podman's store, made
+ * from Debian's packages with mmdebstrap (minbase, without documentation, as the slim image is) once into
+ * the cache, then imported.
  */
 export function ensureDebianBase() {
   if (imageExists(DEBIAN_IMAGE)) return;
-  if (process.env.PODMAN_PULL === '1') {
+  if (process.env.PODMAN_PULL === '1' || DEBIAN_IMAGE.includes('@')) {
     podman(['pull', DEBIAN_IMAGE], { inherit: true });
     return;
   }

@@ -4,11 +4,19 @@
 // Everything it starts for local use listens on the loopback and uses secrets made at this start: no one
 // else on the network can reach the bot, and no published constant signs as the sandbox.
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { parseQuirks, QuirksError, scenarioPrompts, startEmulator } from '../packages/emulator/dist/index.js';
-import { loadConfigOrExit, startBot } from '../packages/slack-bot/dist/index.js';
+import { loadConfigOrExit, mintMcpToken, startBot } from '../packages/slack-bot/dist/index.js';
 import {
   functionsFromManifest,
   oauthOptionsFromEnv,
@@ -52,6 +60,33 @@ const quirks = () => {
     process.exit(2);
   }
 };
+
+// The sandbox keeps its workspace in memory, the emulator its sessions, and both are made anew at each
+// start with new secrets, so the bot's store for them is too: kept, it would hold Slack tokens no key of
+// this start can read and sessions whose cards, threads and service sessions are gone (errors in the log,
+// ghosts in App Home). Keeping the whole world instead would mean persisting the sandbox and the emulator,
+// scripted agents mid-run included, for a place to try the bot. So the store is a folder of its own in
+// DATA_DIR, emptied at each start; DATA_DIR's own store (a real Slack's) and DATABASE_URL's database are
+// never touched, and a folder there that npm start did not make is refused, not emptied.
+const SANDBOX_STORE_NOTE = 'ABOUT.txt';
+const sandboxStore = (dataDir) => {
+  const dir = resolve(dataDir, 'sandbox');
+  const note = join(dir, SANDBOX_STORE_NOTE);
+  if (existsSync(dir) && !existsSync(note) && readdirSync(dir).length > 0) {
+    process.stderr.write(
+      `Configuration error:\n${dir} holds files npm start did not make (it has no ${SANDBOX_STORE_NOTE}): move them, or set DATA_DIR to another folder\n`,
+    );
+    process.exit(2);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    note,
+    "npm start's store for its local Slack sandbox: emptied at each start, as the sandbox's workspace and the emulator's sessions are made anew.\n",
+  );
+  return join(dir, 'store');
+};
+const store = !config.slack && !config.databaseUrl ? sandboxStore(config.dataDir) : undefined;
 
 const stops = [];
 let service = config.service;
@@ -146,19 +181,23 @@ if (!slack) {
 }
 
 // With the sandbox the screen is a person's: the banner (and, in a terminal, the sandbox REPL). The bot's
-// JSON log goes to a file beside its store, in a terminal or not; with a real Slack it goes to stdout, as
-// in production.
+// JSON log goes to a file in DATA_DIR, in a terminal or not, each start's after the last's; with a real
+// Slack it goes to stdout, as in production.
 const repl = Boolean(sandbox && process.stdin.isTTY);
 let logFile;
 if (sandbox) {
   mkdirSync(config.dataDir, { recursive: true });
   logFile = join(config.dataDir, 'bot.log');
 }
+const log = logFile ? createWriteStream(logFile, { flags: 'a' }) : undefined;
 const bot = await startBot(
-  { ...config, service, slack },
-  logFile ? { logDestination: createWriteStream(logFile, { flags: 'a' }) } : {},
+  { ...config, ...(store ? { dataDir: store } : {}), service, slack },
+  log ? { logDestination: log } : {},
 );
 stops.unshift(() => bot.stop());
+// Last, the log to its end: the bot writes its last line as it stops, and process.exit drops what a file
+// stream still buffers.
+if (log) stops.push(() => new Promise((resolve) => log.end(resolve)));
 if (sandbox?.oauth && bot.url) {
   // Installed as a person installs it: the bot's /slack/install, Allow on the sandbox's page, the redirect.
   sandbox.oauth.setRedirectUrls([`${bot.url}/slack/oauth_redirect`]);
@@ -176,7 +215,11 @@ if (sandbox?.oauth && bot.url) {
     `Slack app: installed in the sandbox's workspace through OAuth; add it to another at ${bot.url}/slack/install (SANDBOX_OAUTH=off: one bot token instead)`,
   );
 }
-out(`Store: ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`}`);
+if (store)
+  out(
+    `Store: PGlite in ${store}, new at each start as the sandbox's workspace is (a real Slack's store stays in DATA_DIR)`,
+  );
+else out(`Store: ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`}`);
 if (logFile) out(`Bot log: ${logFile} (tail -f it to watch)`);
 if (bot.eventsUrl)
   out(`Bot: Slack request URL ${bot.eventsUrl} · health ${bot.url}/healthz · metrics ${bot.url}/metrics`);
@@ -187,13 +230,39 @@ if (sandbox && bot.eventsUrl) {
   out(
     `Open ${sandbox.url}/ — a Slack channel in your browser, wired to the bot. Type /agent start scenario:approval ship it`,
   );
+  // Who is in which channel is the sandbox's seed; a person starts a session only in a channel they are
+  // in, and (under the default policy) its starter and the approvers answer and steer it.
+  const bob =
+    env.AGENT_APPROVERS === 'U0BOB'
+      ? 'an approver: answers and steers any session'
+      : `in #agents; approvers: ${env.AGENT_APPROVERS || 'none'}`;
   out(
-    `Act as Alice (starts sessions), Bob (${env.AGENT_APPROVERS === 'U0BOB' ? 'an approver' : `approvers: ${env.AGENT_APPROVERS || 'none'}`}) or Carol (neither).`,
+    `Act as Alice (in #agents and #general: starts sessions, answers and steers her own), Bob (${bob}) or Carol (in #general, not #agents: starts sessions in #general, is refused in #agents).`,
   );
+  if (config.mcp && bot.url) await printMcpAccess(bot, sandbox.workspace.seed.teamId);
   if (repl) {
     const { startRepl } = await import('./sandbox-repl.mjs');
     startRepl({ sandbox, eventsUrl: bot.eventsUrl, channel: 'C0AGENTS' });
   }
+}
+
+/**
+ * How to connect an agent host to the bot's /mcp, with a token made for the sandbox's Alice as App Home
+ * makes one. Printed on the screen only: the token is a secret, so it never goes to the bot's log.
+ */
+async function printMcpAccess(bot, teamId) {
+  const { token, expiresAt } = await mintMcpToken(bot.store, {
+    teamId,
+    userId: 'U0ALICE',
+    days: config.mcp.tokenDays,
+    isolated: Boolean(slack.oauth),
+  });
+  out('');
+  out(`Agent hosts over MCP (docs/mcp.md): ${bot.url}/mcp`);
+  out(`  Alice's token (until ${expiresAt}): ${token}`);
+  out(
+    `  claude mcp add --transport http agent-sessions ${bot.url}/mcp --header "Authorization: Bearer ${token}"`,
+  );
 }
 
 let stopping = false;

@@ -279,6 +279,11 @@ async function main(): Promise<void> {
       is_member: true,
     })),
   );
+  // Everyone is in every channel: a person starts sessions only where they are a member.
+  seed.channelMembers = {
+    ...seed.channelMembers,
+    ...Object.fromEntries(CHANNELS.map((id) => [id, seed.users.map((u) => u.id)])),
+  };
   const sandbox = await startSandbox({ seed, triggerTtlMs: 30_000 });
   const root = mkdtempSync(join(tmpdir(), 'bench-memory-'));
   const baseEnv = botEnv(sandbox, emulator.url, KEY);

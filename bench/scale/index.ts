@@ -13,6 +13,7 @@
  *
  *   npm run bench:scale -- [--n 50,200] [--surfaces classic,auto] [--channels 5] [--replicas 1] [--deadline 900]
  *     [--database-url postgres://postgres@127.0.0.1:5432/test]   (needed with --replicas 2 or more)
+ *     [--latency 80-400]   (ms each way between the bots and Slack: a Slack that answers as the real one)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/te
 import { defaultSeed, startSandbox } from '@agent-sessions/slack-sandbox';
 import { type Bot, botEnv, spawnBot } from '../bot.js';
 import { wholeAbove0, writeResult } from '../cli.js';
+import { latencyOption, latencyProxy } from '../latency.js';
 import { needleOf, occurrences, visibleText } from '../slack/match.js';
 import { percentile, round } from '../stats.js';
 import { floorsOf } from './floors.js';
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     replicas: { type: 'string', default: '1' },
     deadline: { type: 'string', default: '900' },
     'database-url': { type: 'string', default: process.env.TEST_DATABASE_URL ?? '' },
+    latency: { type: 'string', default: '0' },
     out: { type: 'string', default: 'bench/results/scale.json' },
   },
 });
@@ -52,6 +55,7 @@ const CHANNELS = wholeAbove0('channels', values.channels);
 const REPLICAS = wholeAbove0('replicas', values.replicas);
 const DEADLINE_MS = wholeAbove0('deadline', values.deadline) * 1000;
 const DATABASE_URL = values['database-url'] as string;
+const LATENCY = latencyOption(values.latency);
 if (REPLICAS > 1 && !DATABASE_URL)
   throw new Error(
     '--replicas above 1 needs --database-url (or TEST_DATABASE_URL): replicas share PostgreSQL',
@@ -74,6 +78,11 @@ async function run(
   const channels = Array.from({ length: CHANNELS }, (_, i) => `C0SCALE${i}`);
   for (const [i, id] of channels.entries())
     seed.channels.push({ id, name: `scale-${i}`, is_private: false, is_im: false, is_member: true });
+  // Everyone is in every channel: a person starts sessions only where they are a member.
+  seed.channelMembers = {
+    ...seed.channelMembers,
+    ...Object.fromEntries(channels.map((id) => [id, seed.users.map((u) => u.id)])),
+  };
   // `{}`: Slack's own figures whatever SANDBOX_RATE_* says; at Slack's limits is the point.
   const sandbox = await startSandbox({ seed, rateLimits: {}, triggerTtlMs: 60_000 });
   const limits = sandbox.rateLimiter?.config;
@@ -89,10 +98,12 @@ async function run(
   await database?.create();
   const bots: Bot[] = [];
   const samplers: Array<{ stop: () => ProcessUse }> = [];
+  const proxy = LATENCY.max > 0 ? await latencyProxy(sandbox.apiUrl, LATENCY) : undefined;
   try {
     for (let r = 0; r < REPLICAS; r++) {
       const bot = await spawnBot({
         ...botEnv(sandbox, emulatorUrl, KEY),
+        ...(proxy ? { SLACK_API_URL: proxy.url } : {}),
         LOG_LEVEL: process.env.BENCH_BOT_LOG_LEVEL ?? 'warn',
         AGENT_SLACK_SURFACE: surface,
         ...(database
@@ -160,6 +171,7 @@ async function run(
       surface,
       channels: CHANNELS,
       replicas: REPLICAS,
+      latencyMs: LATENCY,
       outcome,
       cardFinal,
       floors,
@@ -204,6 +216,7 @@ async function run(
     throw error;
   } finally {
     await Promise.all(bots.map((b) => b.stop()));
+    await proxy?.close();
     await sandbox.close();
     await database?.drop();
     await emulator.admin.reset().catch(() => {});

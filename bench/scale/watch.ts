@@ -26,7 +26,7 @@ export interface Calls {
 }
 
 /** The card's text once the session ended (a status the bot shows as final). */
-const FINAL_CARD = /^Agent session [^:]*: (✅ Completed|❌ Failed|🛑 Cancelled) — /;
+const FINAL_CARD = /^Agent session [^:]*: (✅ Ended · Completed|❌ Ended · Failed|🛑 Ended · Cancelled) — /;
 export const goalOf = (n: number, i: number) => `scale n${n} #${i} end`;
 const GOAL = /scale n\d+ #(\d+) end/;
 

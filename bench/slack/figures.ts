@@ -49,6 +49,8 @@ export interface SideFigures {
     byMethod: Record<string, { total: number; ratelimited: number }>;
   };
   missing: number;
+  /** A few of the messages not shown, by the text they were looked for with (what to look at first). */
+  missingSample: string[];
   duplicated: number;
   /**
    * Naive only (one post per message): the least its p50/p95 can be given Slack's own limit, as the
@@ -128,6 +130,7 @@ export function evaluate(
   const questionWaits: Array<{ ms: number; censored: boolean; askedAt: number }> = [];
   const chatterShown: Array<{ at: number; shownAt: number | undefined }> = [];
   let missing = 0;
+  const missingSample: string[] = [];
   let duplicated = 0;
   let lastShown = t0;
   let messages = 0;
@@ -154,11 +157,20 @@ export function evaluate(
     });
     const replies = card ? ws.replies(CHANNEL, card.ts).map(textOf) : [];
     const seen = card ? (side.appearances.get(card.ts) ?? []) : [];
-    /** When each thread message first showed `needle`, in order. */
+    /**
+     * When each occurrence of `needle` was first shown, in order: a thread message showing it n times (a
+     * batch of messages alike, such as tool calls of one name, or a stream as it grows) counts n times,
+     * each from the moment it showed that many.
+     */
     const shownTimes = (needle: string): number[] => {
-      const first = new Map<string, number>();
-      for (const a of seen) if (!first.has(a.ts) && occurrences(a.text, needle) > 0) first.set(a.ts, a.at);
-      return [...first.values()].sort((a, b) => a - b);
+      const shown = new Map<string, number>();
+      const times: number[] = [];
+      for (const a of seen) {
+        const n = occurrences(a.text, needle);
+        for (let i = shown.get(a.ts) ?? 0; i < n; i++) times.push(a.at);
+        shown.set(a.ts, Math.max(n, shown.get(a.ts) ?? 0));
+      }
+      return times.sort((a, b) => a - b);
     };
     const line: ThreadTimeline = {
       kind: tracked.kind,
@@ -178,6 +190,7 @@ export function evaluate(
         const shownAt = i < found ? times[i] : undefined;
         if (shownAt === undefined) {
           missing += 1;
+          if (missingSample.length < 5) missingSample.push(needle.slice(0, 80));
           messageWaits.push({ ms: now - m.at, censored: true });
         } else {
           messageWaits.push({ ms: Math.max(0, shownAt - m.at), censored: false });
@@ -238,6 +251,7 @@ export function evaluate(
       byMethod: Object.fromEntries(side.calls.byMethod),
     },
     missing,
+    missingSample,
     duplicated,
     drainedMs: missing ? now - t0 : lastShown - t0,
     roundRobinFloor: demand.length ? roundRobinFloor(demand, POST_RATE) : { p50Ms: 0, p95Ms: 0 },

@@ -10,6 +10,13 @@
  *
  *   npm run bench:slack -- [--k 4,20] [--questions 5] [--deadline 120] [--speed 1] [--strategies paced,naive,agent]
  *     [--baseline <another checkout, built>]   (adds `baseline`: that build's paced bot, side by side)
+ *     [--scenario growing_round|chatty]   (the chatty sessions' emulator scenario)
+ *     [--latency 80-400]   (ms each way between the bot and Slack: a Slack that answers as the real one)
+ *
+ * Catch-up (`--k 4 --scenario chatty --questions 0 --strategies paced,agent`): four sessions of the
+ * emulator's `chatty` (24 rounds of a long or short message and a tool call, 100 ms apart: the service is
+ * done in seconds, the channel's posts far behind) in one channel; what counts is how long after the
+ * service finished every thread has caught up, and how many calls Slack answered 429.
  *
  * Each phase starts K sessions of the emulator's `growing_round` (one message a second for 30 s: K of them
  * out-talk Slack's one post a second), then `--questions` sessions of `approval` a few seconds apart, each
@@ -34,6 +41,7 @@ import { AgentSessionsClient, type Sessions } from '@agent-sessions/core';
 import type { EmulatorEvent } from '@agent-sessions/emulator';
 import { spawnEmulator } from '@agent-sessions/emulator/testing';
 import { wholeAbove0, writeResult } from '../cli.js';
+import { latencyOption } from '../latency.js';
 import { round } from '../stats.js';
 import { AGENT_TARGET_TEXT, agentTargetsOf, printAgentReport } from './agent-report.js';
 import { botMetrics, type Expected, evaluate, expectedOf, type SideFigures, slackFloor } from './figures.js';
@@ -50,12 +58,19 @@ const { values } = parseArgs({
     speed: { type: 'string', default: '1' },
     strategies: { type: 'string', default: 'paced,naive,agent' },
     baseline: { type: 'string', default: '' },
+    scenario: { type: 'string', default: 'growing_round' },
+    latency: { type: 'string', default: '0' },
     out: { type: 'string', default: 'bench/results/slack.json' },
   },
 });
 
 const KS = (values.k as string).split(',').map((k) => wholeAbove0('k', k.trim()));
-const QUESTIONS = wholeAbove0('questions', values.questions);
+const QUESTIONS = values.questions === '0' ? 0 : wholeAbove0('questions', values.questions);
+const LATENCY = latencyOption(values.latency);
+const CHATTY_SCENARIOS = ['growing_round', 'chatty'];
+const SCENARIO = values.scenario as string;
+if (!CHATTY_SCENARIOS.includes(SCENARIO))
+  throw new Error(`--scenario: "${SCENARIO}" is not ${CHATTY_SCENARIOS.join(' or ')}`);
 const QUESTION_SPACING_MS = wholeAbove0('question-spacing', values['question-spacing']) * 1000;
 const DEADLINE_MS = wholeAbove0('deadline', values.deadline) * 1000;
 const GRACE_MS = wholeAbove0('grace', values.grace) * 1000;
@@ -88,7 +103,7 @@ async function phase(
   const sides: Side[] = [];
   try {
     for (const s of await Promise.allSettled(
-      STRATEGIES.map((s) => startSide(s, root, emulator.url, label, BASELINE_MAIN)),
+      STRATEGIES.map((s) => startSide(s, root, emulator.url, label, BASELINE_MAIN, LATENCY)),
     )) {
       if (s.status === 'fulfilled') sides.push(s.value);
       else throw s.reason;
@@ -101,7 +116,7 @@ async function phase(
           startSession(
             side,
             { goal: `slack bench ${label} ${side.strategy} chatter #${i} end`, kind: 'chatty' },
-            'growing_round',
+            SCENARIO,
           ),
         ),
       ),
@@ -181,11 +196,12 @@ async function phase(
     );
     for (const f of figures)
       log(
-        `  ${f.strategy}: ${f.complete ? `all shown after ${round(f.drainedMs / 1000)} s` : `${f.missing} of ${f.messages} not shown at the end (${round((end - t0) / 1000)} s)`}`,
+        `  ${f.strategy}: ${f.complete ? `all shown after ${round(f.drainedMs / 1000)} s` : `${f.missing} of ${f.messages} not shown at the end (${round((end - t0) / 1000)} s), such as ${JSON.stringify(f.missingSample)}`}`,
       );
     return { k, figures };
   } finally {
     await Promise.all(sides.map((s) => s.bot.stop()));
+    await Promise.all(sides.map((s) => s.closeProxy()));
     await Promise.all(sides.map((s) => s.sandbox.close()));
     for (const s of sides) rmSync(s.dataDir, { recursive: true, force: true });
     // A reset the emulator drops (a socket closed under load) must not throw the phase's figures away.
@@ -198,7 +214,7 @@ async function phase(
 async function main(): Promise<void> {
   const load = loadavg().map((l) => round(l, 2));
   log(
-    `Slack benchmark: K = ${KS.join(', ')} growing_round sessions + ${QUESTIONS} approval sessions in one channel, at Slack's limits; ${STRATEGIES.join(' vs ')}; deadline ${DEADLINE_MS / 1000} s; load ${load.join(' ')}`,
+    `Slack benchmark: K = ${KS.join(', ')} ${SCENARIO} sessions + ${QUESTIONS} approval sessions in one channel, at Slack's limits; ${STRATEGIES.join(' vs ')}; deadline ${DEADLINE_MS / 1000} s; load ${load.join(' ')}`,
   );
   const emulator = await spawnEmulator({ apiKeys: [KEY], speed: SPEED, quirks: '' });
   const client = new AgentSessionsClient({ baseUrl: emulator.url, apiKey: KEY });
@@ -220,10 +236,11 @@ async function main(): Promise<void> {
     loadAverageAtStart: load,
     loadAverageAtEnd: loadavg().map((l) => round(l, 2)),
     scenario: {
-      chatty: 'growing_round',
+      chatty: SCENARIO,
       questions: QUESTIONS,
       question: 'approval',
       speed: SPEED,
+      latencyMs: LATENCY,
       deadlineMs: DEADLINE_MS,
     },
     target: TARGET_TEXT,

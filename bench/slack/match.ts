@@ -36,13 +36,18 @@ export function visibleText(message: { text?: string; blocks?: unknown[]; files?
 /** Slack's mrkdwn escaping, as the bot applies it to agent text. */
 const escapeMrkdwn = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+/** How much of a long first line a needle keeps: within the preview an uploaded message shows. */
+const NEEDLE_CHARS = 120;
+
 /** The needle of an agent message, or undefined for one the bot shows another way (a question). */
 export function needleOf(message: AgentMessage): string | undefined {
   if (message.name === 'human_input_needed') return undefined;
   const content = typeof message.content === 'string' ? message.content.trim() : '';
   if (content) {
-    // The first line, cut short: long texts are split into parts or uploaded, but start the same.
-    const first = content.split('\n', 1)[0]?.slice(0, 200) ?? '';
+    // The first line, cut short at a word's end (a needle ending inside a word is not found as a whole
+    // phrase): long texts are split into parts or uploaded, whose preview shows the start.
+    const line = content.split('\n', 1)[0] ?? '';
+    const first = line.length > NEEDLE_CHARS ? line.slice(0, NEEDLE_CHARS).replace(/\s+\S*$/, '') : line;
     return escapeMrkdwn(first);
   }
   const calls = Array.isArray(message.toolCalls) ? (message.toolCalls as Array<Record<string, unknown>>) : [];

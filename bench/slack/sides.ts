@@ -11,6 +11,7 @@ import {
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
 import { type Bot, botEnv, spawnBot } from '../bot.js';
+import { type Latency, latencyProxy } from '../latency.js';
 import { visibleText } from './match.js';
 
 /**
@@ -39,6 +40,8 @@ export interface Appearance {
 export interface Side {
   strategy: Strategy;
   sandbox: RunningSandbox;
+  /** Closes what stands between the bot and its sandbox (a latency proxy), if anything. */
+  closeProxy(): Promise<void>;
   bot: Bot;
   dataDir: string;
   tracked: Tracked[];
@@ -60,9 +63,12 @@ export async function startSide(
   emulatorUrl: string,
   label: string,
   baselineMain?: string,
+  latency: Latency = { min: 0, max: 0 },
 ): Promise<Side> {
   const seed = defaultSeed();
   seed.channels.push({ id: CHANNEL, name: 'busy', is_private: false, is_im: false, is_member: true });
+  // Everyone is in it: a person starts sessions only where they are a member.
+  seed.channelMembers = { ...seed.channelMembers, [CHANNEL]: seed.users.map((u) => u.id) };
   // `{}`: Slack's own figures whatever SANDBOX_RATE_* says; at Slack's limits is the point.
   const sandbox = await startSandbox({ seed, rateLimits: {}, triggerTtlMs: 30_000 });
   const appearances = new Map<string, Appearance[]>();
@@ -86,10 +92,12 @@ export async function startSide(
   });
   const dataDir = join(root, `${label}-${strategy}`);
   let bot: Bot;
+  const proxy = latency.max > 0 ? await latencyProxy(sandbox.apiUrl, latency) : undefined;
   try {
     bot = await spawnBot(
       {
         ...botEnv(sandbox, emulatorUrl, KEY),
+        ...(proxy ? { SLACK_API_URL: proxy.url } : {}),
         DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',
         ...(strategy === 'naive' ? { AGENT_SLACK_PACING: 'off' } : {}),
@@ -99,10 +107,12 @@ export async function startSide(
       strategy === 'baseline' ? baselineMain : undefined,
     );
   } catch (error) {
+    await proxy?.close();
     await sandbox.close();
     throw error;
   }
-  return { strategy, sandbox, bot, dataDir, tracked: [], appearances, calls };
+  const closeProxy = async () => proxy?.close();
+  return { strategy, sandbox, closeProxy, bot, dataDir, tracked: [], appearances, calls };
 }
 
 export async function startSession(

@@ -1,5 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { patient } from '../../test/support/patience.js';
+import { builtPackagesNative } from '../../test/support/workers.js';
 
 // `npm run test:quick` (TEST_QUICK=1) leaves out the files that start a process (the bot's entry point).
 const quick = process.env.TEST_QUICK === '1';
@@ -11,6 +12,7 @@ export default defineConfig({
     // The SQL on PGlite and PostgreSQL: project 'slack-bot-store' (root vitest.config.ts). A PGlite takes
     // seconds to start; the bot's decisions here run in milliseconds.
     exclude: [...configDefaults.exclude, 'test/store/**', ...(quick ? ['test/config.test.ts'] : [])],
+    server: builtPackagesNative,
     testTimeout: patient(20_000),
     // PGlite compiles its WebAssembly on open: seconds, more on a busy machine.
     hookTimeout: patient(30_000),

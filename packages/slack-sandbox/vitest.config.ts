@@ -1,12 +1,18 @@
 import { defineConfig } from 'vitest/config';
 import { patient } from '../../test/support/patience.js';
+import { builtPackagesNative } from '../../test/support/workers.js';
 
 export default defineConfig({
   test: {
     name: 'slack-sandbox',
     include: ['test/**/*.test.ts'],
+    server: builtPackagesNative,
     testTimeout: patient(20_000),
     // A hook that starts a process (the emulator) waits on the machine as much as a test does.
     hookTimeout: patient(30_000),
+    // Files share a worker's module cache: a file then costs its own tests, not a fresh process
+    // loading the package again. Tests keep no state outside their file (fakes, servers and processes are
+    // made per file or per test), so each still passes alone and in any order.
+    isolate: false,
   },
 });

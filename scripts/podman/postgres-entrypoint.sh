@@ -1,16 +1,25 @@
 #!/bin/sh
 # The official image's start, in short: a first start makes the cluster, its user and database; every
-# start runs the server as the postgres user, listening on every address with passwords required.
+# start runs the server as the postgres user, listening on every address with passwords required. Started
+# as root it owns the folders first and drops to postgres; started as postgres (uid 999, as
+# deploy/trial/postgres.yaml runs it, on a read-only root) it runs as it is, writing only to PGDATA,
+# /run/postgresql and /tmp.
 set -eu
-mkdir -p "$PGDATA" /run/postgresql
-chown -R postgres:postgres "$PGDATA" /run/postgresql
+if [ "$(id -u)" = 0 ]; then
+  mkdir -p "$PGDATA" /run/postgresql
+  chown -R postgres:postgres "$PGDATA" /run/postgresql
+  as_postgres() { setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }
+else
+  mkdir -p "$PGDATA"
+  as_postgres() { "$@"; }
+fi
 chmod 700 "$PGDATA"
-as_postgres() { setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
-  printf '%s\n' "$POSTGRES_PASSWORD" > /tmp/pwfile
-  chown postgres /tmp/pwfile
-  as_postgres initdb --username="$POSTGRES_USER" --pwfile=/tmp/pwfile --auth=scram-sha-256 -D "$PGDATA" >/dev/null
-  rm -f /tmp/pwfile
+  pwfile=$(mktemp)
+  printf '%s\n' "$POSTGRES_PASSWORD" > "$pwfile"
+  [ "$(id -u)" != 0 ] || chown postgres "$pwfile"
+  as_postgres initdb --username="$POSTGRES_USER" --pwfile="$pwfile" --auth=scram-sha-256 -D "$PGDATA" >/dev/null
+  rm -f "$pwfile"
   echo "host all all all scram-sha-256" >> "$PGDATA/pg_hba.conf"
   as_postgres pg_ctl -D "$PGDATA" -o "-c listen_addresses=''" -w start >/dev/null
   if [ "${POSTGRES_DB:-postgres}" != postgres ]; then
@@ -19,4 +28,6 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
   fi
   as_postgres pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
 fi
-exec setpriv --reuid=postgres --regid=postgres --init-groups postgres -D "$PGDATA" -c listen_addresses='*'
+set -- postgres -D "$PGDATA" -c listen_addresses='*'
+if [ "$(id -u)" = 0 ]; then exec setpriv --reuid=postgres --regid=postgres --init-groups "$@"; fi
+exec "$@"

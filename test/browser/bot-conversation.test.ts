@@ -81,7 +81,8 @@ describe('the bot in conversation, in the page', () => {
     await shot('bot-conversation-answered');
 
     // The report, with Slack's feedback buttons: 👍 is recorded and acknowledged privately.
-    const thumbsUp = thread.getByTestId('feedback').filter({ hasText: '👍' }).last();
+    // Drawn as Slack's thumb icons (no emoji font needed), named by the bot's accessibility label.
+    const thumbsUp = thread.getByRole('button', { name: 'This session went well' }).last();
     await thumbsUp.waitFor({ timeout: patient(20_000) });
     await thumbsUp.click();
     await live.page.locator('.ephemeral').filter({ hasText: 'Thanks — noted 👍' }).waitFor();

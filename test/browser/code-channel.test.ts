@@ -31,6 +31,17 @@ describe('a code channel in the page, with the real bot', () => {
       .first()
       .waitFor({ timeout: patient(20_000) });
     await expect.poll(() => panel.getByTestId('cc-command').count()).toBe(6);
+    // The bar in words: no icon glyph before any item (none is sent), Pause and Cancel as plain words.
+    expect(await panel.locator('.cc-icon').count()).toBe(0);
+    expect(await panel.getByTestId('cc-action').allTextContents()).toEqual(['Pause', 'Cancel']);
+    // The agent's tool call as a card, as in a thread; no "Reply in thread" under the channel's messages.
+    await live.page
+      .getByTestId('messages')
+      .locator('[data-testid="task-card"][data-status="complete"]')
+      .filter({ hasText: 'search_docs' })
+      .waitFor({ timeout: patient(20_000) });
+    expect(await live.page.getByTestId('messages').getByTestId('reply-in-thread').count()).toBe(0);
+    expect(await live.page.locator('[data-testid="task-card"][data-status="in_progress"]').count()).toBe(0);
 
     // The question comes in the channel itself; a plain message there answers it.
     await live.page
@@ -47,6 +58,13 @@ describe('a code channel in the page, with the real bot', () => {
     await panel.getByTestId('cc-canvas').getByText('Release "Aurora" prepared').waitFor();
     await panel.locator('[data-testid="cc-tab"][data-view-key="questions"]').click();
     await expect.poll(() => panel.getByTestId('cc-tab-body').textContent()).toMatch(/answered by/);
+    await panel.locator('[data-testid="cc-tab"][data-view-key="plan"]').click();
+    await expect.poll(() => panel.getByTestId('cc-tab-body').textContent()).toMatch(/Round 1/);
+    expect(await panel.getByTestId('cc-tab-body').textContent()).not.toMatch(/waiting_human/);
+    // Ended: the starter is a mention, shown as the person's name.
+    expect(
+      await panel.locator('[data-testid="cc-item"][data-key="started_by"] .mention').textContent(),
+    ).toMatch(/^@/);
     await screenshot(live.page, 'code-channel-archived');
 
     // Back in the origin channel: the card's thread holds the summary Slack shared back.

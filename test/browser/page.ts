@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
 import { loadConfig, openStore, type RunningBot, startBot } from '@agent-sessions/slack-bot';
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '@agent-sessions/slack-sandbox';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { patient } from '../support/patience.js';
 
@@ -30,6 +30,63 @@ export async function openPage(url: string): Promise<{ browser: Browser; page: P
 }
 
 export const screenshot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}${name}.png` });
+
+// The page-side callbacks below reach the DOM through the element they are given (its ownerDocument and
+// window): the tests are type-checked without the DOM's global names.
+
+/** Where the first `character` of `locator`'s text is drawn, as the box of its glyph on the page. */
+export async function glyphBox(locator: Locator, character: string) {
+  return locator.evaluate((element, wanted) => {
+    const page = element.ownerDocument;
+    const SHOW_TEXT = 4;
+    const walker = page.createTreeWalker(element, SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at: number = node.textContent?.indexOf(wanted) ?? -1;
+      if (at < 0) continue;
+      const range = page.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + wanted.length);
+      const { x, y, width, height } = range.getBoundingClientRect();
+      return { x: x as number, y: y as number, width: width as number, height: height as number };
+    }
+    throw new Error(`${wanted} is not in the element's text`);
+  }, character);
+}
+
+/** The page's loaded and loading web fonts, as `family status` (`Noto Color Emoji loaded`). */
+export async function webFonts(page: Page): Promise<string[]> {
+  return page.locator('body').evaluate(async (body) => {
+    const fonts = body.ownerDocument.fonts;
+    await fonts.ready;
+    return [...fonts].map((face) => `${String(face.family).replaceAll('"', '')} ${face.status}`);
+  });
+}
+
+/**
+ * The share of a screenshot's pixels that are coloured (their channels at least `spread` apart), not black,
+ * white or grey: a colour emoji has many, text and the empty box drawn for a missing glyph have none. The
+ * PNG is decoded by the page's own browser.
+ */
+export function colouredShare(page: Page, png: Buffer, spread = 80): Promise<number> {
+  return page.locator('body').evaluate(
+    async (body, { base64, spread }) => {
+      const window = body.ownerDocument.defaultView;
+      const blob = await (await window.fetch(`data:image/png;base64,${base64}`)).blob();
+      const image = await window.createImageBitmap(blob);
+      const canvas = new window.OffscreenCanvas(image.width, image.height);
+      const context = canvas.getContext('2d');
+      context.drawImage(image, 0, 0);
+      const data: Uint8ClampedArray = context.getImageData(0, 0, image.width, image.height).data;
+      let coloured = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        const [r = 0, g = 0, b = 0] = [data[i], data[i + 1], data[i + 2]];
+        if (Math.max(r, g, b) - Math.min(r, g, b) >= spread) coloured++;
+      }
+      return coloured / (data.length / 4);
+    },
+    { base64: png.toString('base64'), spread },
+  );
+}
 
 export async function actAs(page: Page, userId: string) {
   await page.getByTestId('user-switcher').selectOption(userId);

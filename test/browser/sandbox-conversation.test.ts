@@ -123,7 +123,8 @@ describe('the sandbox page, conversational', () => {
     await shot('conversation-mention');
 
     // 👎 pressed: the bot gets the button's value, and answers privately.
-    await conversation.getByTestId('feedback').filter({ hasText: '👎' }).click();
+    // Drawn as Slack's thumb icons (no emoji font needed); the button's text is its title.
+    await conversation.locator('[data-testid="feedback"][title="👎"]').click();
     await expect.poll(() => pressed.at(-1)).toEqual({ value: 'bad', user: 'U0ALICE' });
     await page.locator('.ephemeral').filter({ hasText: 'Thanks for the feedback' }).waitFor();
   });

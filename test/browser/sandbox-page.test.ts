@@ -28,7 +28,9 @@ async function answerReceived(goal: string): Promise<Record<string, unknown> | u
 /** Types `/agent start …` and returns the conversation (card + thread) it started. */
 async function start(goal: string): Promise<Locator> {
   await write(`/agent start ${goal}`);
-  const conversation = live.page.getByTestId('conversation').filter({ hasText: goal }).last();
+  // The card shows the goal as people read it: without the emulator's scenario word.
+  const shown = goal.replace(/^scenario:\w+ /, '');
+  const conversation = live.page.getByTestId('conversation').filter({ hasText: shown }).last();
   await conversation.waitFor();
   return conversation;
 }
@@ -189,12 +191,17 @@ describe('the sandbox page', () => {
       .textContent();
     const id = /sess_[\w-]+/.exec(context ?? '')?.[0] as string;
     expect(id).toMatch(/^sess_/);
-    const above = await first.boundingBox();
-    expect(above && above.y + above.height).toBeLessThan(0);
+    // Where the card is drawn, read again while the page is redrawing it (a redraw detaches it for a moment).
+    const drawn = async () => (await first.boundingBox()) ?? undefined;
+    const bottomAbove = async () => {
+      const box = await drawn();
+      return box && box.y + box.height;
+    };
+    await expect.poll(bottomAbove, { timeout: patient(10_000) }).toBeLessThan(0);
     await live.page.locator(`[data-session-id="${id}"]`).click({ timeout: patient(10_000) });
-    const box = await first.boundingBox();
-    expect(box?.y).toBeGreaterThanOrEqual(0);
-    expect(box?.y).toBeLessThan(900);
+    const top = async () => (await drawn())?.y;
+    await expect.poll(top, { timeout: patient(10_000) }).toBeGreaterThanOrEqual(0);
+    await expect.poll(top, { timeout: patient(10_000) }).toBeLessThan(900);
     await shot('panel-to-card');
   });
 

@@ -2,7 +2,7 @@ import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
 import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';
-import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
+import { scratchDatabase } from './database.js';
 import { ALICE, BOB, CHANNEL, textOf, WAIT_MS } from './harness.js';
 import { SIGNAL_ROUTE } from './helpers.js';
 import { expectNoSecrets, secretsOf } from './secrets.js';
@@ -67,7 +67,7 @@ describe("Slack's status after a SIGKILL (PGlite on disk)", () => {
   );
 });
 
-describe.skipIf(!TEST_DATABASE_URL)('two Stops on two replicas, on PostgreSQL', () => {
+describe('two Stops on two replicas, on PostgreSQL', () => {
   const world = useBotProcesses({
     emulatorSpeed: 5,
     sandbox: { rateLimits: false },

@@ -26,7 +26,7 @@ describe('a session is a Slack agent session', () => {
   it('titled with the goal, started by the starter; processing → suspended on a question → processing → closed', async () => {
     const { cardTs } = await h.start('scenario:approval ship the release');
     const first = await waitForSlack(cardTs, 'processing');
-    expect(first).toMatchObject({ title: 'scenario:approval ship the release', initiator: ALICE });
+    expect(first).toMatchObject({ title: 'ship the release', initiator: ALICE });
     await waitForSlack(cardTs, 'suspended');
     const prompt = await h.waitInThread(cardTs, isPrompt, 'the approval prompt');
     await h.driver.act({ user: BOB, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
@@ -174,9 +174,9 @@ describe('/agent settings: a channel’s defaults for new sessions', () => {
     expect(bad.body).toMatchObject({
       response_action: 'errors',
       errors: {
-        budget: expect.stringMatching(/positive number of USD/),
+        budget: expect.stringMatching(/positive number of dollars/),
         max_iterations: expect.stringMatching(/whole number above 0/),
-        context: expect.stringMatching(/^Not valid JSON/),
+        context: expect.stringMatching(/^The context stops before it is complete/),
       },
     });
     await h.driver.submitView({

@@ -2,7 +2,7 @@ import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
 import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';
-import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
+import { scratchDatabase } from './database.js';
 import { ALICE, CHANNEL, textOf } from './harness.js';
 import { isPrompt } from './helpers.js';
 import { expectNoSecrets, secretsOf } from './secrets.js';
@@ -12,7 +12,7 @@ const ESCALATION_CHANNEL = 'C0GENERAL';
 // Reminders are claimed from the store, so each is sent exactly once however many replicas tick and
 // however they die. Real processes (`node dist/main.js`) on one PostgreSQL, with short real settings:
 // the assertions wait for what happens (event order), never for an amount of time.
-describe.skipIf(!TEST_DATABASE_URL)('reminders across replicas and a SIGKILL, on PostgreSQL', () => {
+describe('reminders across replicas and a SIGKILL, on PostgreSQL', () => {
   const world = useBotProcesses({
     emulatorSpeed: 5,
     // Three sessions' reminders and DMs at once would meet Slack's per-channel limits; pacing is not

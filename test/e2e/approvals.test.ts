@@ -52,10 +52,30 @@ const count = (messages: SandboxMessage[], pattern: RegExp) =>
 describe('four eyes (AGENT_APPROVAL_POLICY=approvers-only) and the record of decisions', () => {
   const h = withBot({ AGENT_APPROVAL_POLICY: 'approvers-only', AGENT_REMIND_AFTER: '0', AUDIT_TOKEN });
   const humanInputPosts = async () => (await h.emulator.admin.stats()).requests[HUMAN_INPUT_ROUTE] ?? 0;
-  let session: { sessionId: string; cardTs: string };
+
+  /**
+   * A session of its own for each test: Alice starts it, her click on its approval is refused, Bob approves
+   * it. Returned once the prompt says so.
+   */
+  async function decided(goal: string): Promise<{ sessionId: string; cardTs: string }> {
+    const session = await h.start(`scenario:approval ${goal}`);
+    const prompt = await h.waitInThread(session.cardTs, isPrompt, 'the approval prompt');
+    const ws = h.sandbox.workspace;
+    const alices = () => ws.ephemerals.filter((e) => e.user === ALICE && /second person/.test(e.text ?? ''));
+    const refusals = alices().length;
+    await h.driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
+    await ws.waitFor(() => alices().length > refusals || undefined, { what: 'Alice refused' });
+    await h.driver.act({ user: BOB, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });
+    await h.waitInThread(
+      session.cardTs,
+      (m) => m.ts === prompt.ts && /Approved by <@U0BOB>/.test(textOf(m)),
+      'approved by Bob',
+    );
+    return session;
+  }
 
   it('the starter is refused on an approval, privately, told who may answer; an approver succeeds', async () => {
-    session = await h.start('scenario:approval deploy v2.3.1 to production');
+    const session = await h.start('scenario:approval deploy v2.3.1 to production');
     const prompt = await h.waitInThread(session.cardTs, isPrompt, 'the approval prompt');
     expect(textOf(prompt)).toContain('Waiting for an approver: <!subteam^S0APPROVERS>');
 
@@ -116,6 +136,7 @@ describe('four eyes (AGENT_APPROVAL_POLICY=approvers-only) and the record of dec
   });
 
   it('/agent history shows who started and who decided, only to the one who asked, if they may see it', async () => {
+    const session = await decided('deploy v2.3.1 to production');
     await h.driver.command({ user: ALICE, channel: CHANNEL, text: `history ${session.sessionId}` });
     const history = await h.waitForEphemeral(ALICE, /History of session/);
     expect(history).toMatch(/<@U0ALICE> started the session: scenario:approval deploy v2\.3\.1/);
@@ -133,6 +154,7 @@ describe('four eyes (AGENT_APPROVAL_POLICY=approvers-only) and the record of dec
   });
 
   it('GET /audit: JSON lines with the right token; 401 with a wrong or no token, the token never logged', async () => {
+    const session = await decided('roll out the new schema');
     const url = `${h.bot.url}/audit?sessionId=${encodeURIComponent(session.sessionId)}`;
     const ok = await fetch(url, { headers: { authorization: `Bearer ${AUDIT_TOKEN}` } });
     expect(ok.status).toBe(200);
@@ -187,8 +209,11 @@ describe('reminders and escalation, on a clock the test moves', () => {
   );
 
   it('reminds in the thread and by DM with a link, twice with a growing gap, then escalates; times out by leaving it open', async () => {
-    const { cardTs } = await h.start('scenario:approval rotate the production keys');
+    const { sessionId, cardTs } = await h.start('scenario:approval rotate the production keys');
     const prompt = await h.waitInThread(cardTs, isPrompt, 'the approval prompt');
+    // The DM links to the prompt by its saved ts, which the bot writes just after Slack answers the post.
+    const savedTs = async () => (await h.bot.store.prompts.pending(sessionId))[0]?.messageTs;
+    await expect.poll(savedTs, { timeout: patient(5_000) }).toBe(prompt.ts);
     // The schedule starts when the bot sees the question waiting; then 15 minutes pass.
     await h.bot.store.reminders.schedule(clock.now(), 15 * MINUTE, 3 * 60 * MINUTE);
     clock.advance(16 * MINUTE);
@@ -223,7 +248,9 @@ describe('reminders and escalation, on a clock the test moves', () => {
       Object.fromEntries(
         (await h.bot.metrics.questionReminders.get()).values.map((v) => [v.labels.step, v.value]),
       );
-    await expect.poll(stepsSent).toEqual({ reminder: 2, escalation: 1, timeout: 1 });
+    await expect
+      .poll(stepsSent, { timeout: patient(5_000) })
+      .toEqual({ reminder: 2, escalation: 1, timeout: 1 });
     // Left open: still answerable, and answering ends the schedule.
     expect(actionIds(thread.find((m) => m.ts === prompt.ts))).toContain('input_approve');
     await h.driver.act({ user: ALICE, channel: CHANNEL, ts: prompt.ts, actionId: 'input_approve' });

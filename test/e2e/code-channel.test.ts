@@ -32,9 +32,15 @@ it(
       what: "the session's own channel",
     });
     const channel = home.channelId;
-    // Linked to the card, the starter invited, the agent's commands registered.
+    // Named in Slack's channel-name characters; public, as the channel it was started in is.
+    expect(ws.channels.get(channel)).toMatchObject({ is_private: false });
+    expect(ws.channels.get(channel)?.name).toMatch(/^agent-[a-z0-9_-]{1,74}$/);
+    // Linked to the card, the starter invited, the agent's commands registered (each its own call, after
+    // the channel is made).
     expect(home.origin).toEqual({ channel_id: CHANNEL, ts: card.ts });
-    expect(ws.members(channel)).toContain(ALICE);
+    await ws.waitFor(() => (ws.members(channel) ?? []).includes(ALICE) && home.commands.length > 0, {
+      what: 'the starter invited and the commands registered',
+    });
     expect(home.commands.map((c) => c.name)).toEqual([
       'pause',
       'resume',
@@ -51,6 +57,21 @@ it(
     expect(prompt.thread_ts).toBeUndefined();
     await ws.waitFor(() => home.contextBar.find((i) => i.key === 'status'), { what: 'the context bar' });
     expect(home.contextBar.map((i) => i.key)).toEqual(['status', 'cost', 'rounds', 'pause_resume', 'cancel']);
+    expect(home.contextBar.filter((i) => i.icon !== undefined)).toEqual([]);
+    // The agent's tool call, as the thread's stream shows one: a card, done, with what it returned.
+    const cards = (ws.messages.get(channel) ?? []).flatMap((m) =>
+      (m.blocks ?? []).filter((b) => (b as { type?: string }).type === 'task_card'),
+    );
+    expect(cards).toContainEqual(
+      expect.objectContaining({
+        type: 'task_card',
+        title: 'search_docs',
+        status: 'complete',
+        details: expect.anything(),
+      }),
+    );
+    expect(cards.filter((c) => (c as { status?: string }).status === 'in_progress')).toEqual([]);
+    expect(JSON.stringify((ws.messages.get(channel) ?? []).map((m) => m.blocks ?? []))).not.toMatch(/🔧|↳/);
 
     await bot.kill('SIGKILL');
     bot = await start();
@@ -77,7 +98,18 @@ it(
     expect(origin.filter((m) => /The agent works on this in/.test(textOf(m)))).toHaveLength(1);
     // Nothing of the agent's work went to the origin thread.
     expect(origin.some((m) => /Naming the release/.test(textOf(m)))).toBe(false);
-    // Its tabs: the plan, the questions (answered by Alice), the report as a canvas.
+    // Ended: the bar says how long it ran, names who started it, and offers no Pause or Cancel.
+    expect(home.contextBar.map((i) => i.label)).toEqual([
+      'Ended · Completed',
+      expect.stringMatching(/^Cost \$/),
+      expect.stringMatching(/rounds?$/),
+      expect.stringMatching(/^Ran \d/),
+      `Started by <@${ALICE}>`,
+    ]);
+    // Its tabs: the plan (statuses in words), the questions (answered by Alice), the report as a canvas.
+    expect(JSON.stringify(home.views.find((v) => v.view_key === 'plan')?.blocks)).not.toMatch(
+      /waiting_human|· completed/,
+    );
     expect(home.views.map((v) => v.view_key).sort()).toEqual(['plan', 'questions', 'report']);
     const questions = home.views.find((v) => v.view_key === 'questions');
     expect(JSON.stringify(questions?.blocks)).toContain('answered by <@U0ALICE>');

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-
-/** Where tests may make databases; without it the PostgreSQL suites are reported as skipped. */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+import { testDatabaseUrl } from '../support/database-url.js';
 
 async function query<T extends pg.QueryResultRow>(
   sql: string,
-  connectionString = TEST_DATABASE_URL,
+  connectionString = testDatabaseUrl(),
 ): Promise<T[]> {
   const client = new pg.Client({ connectionString });
   await client.connect();
@@ -23,7 +21,7 @@ async function query<T extends pg.QueryResultRow>(
  */
 export function scratchDatabase(prefix: string) {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const url = new URL(TEST_DATABASE_URL ?? 'postgres://unset');
+  const url = new URL(testDatabaseUrl());
   url.pathname = `/${name}`;
   return {
     url: url.toString(),

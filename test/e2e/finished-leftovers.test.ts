@@ -1,14 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { sandboxWebClient } from '../support/world.js';
 import { useBotProcesses } from './bot-process.js';
-import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
+import { scratchDatabase } from './database.js';
 import { ALICE, CHANNEL, textOf, WAIT_MS } from './harness.js';
 
 // A finished session has no lease: what it left (posts recorded and never sent, its final card edit that
 // a short grace or a Slack error left undone) is sent by the replica holding its claim in the store. Here
 // the holder dies mid-way, its posts lost on the way and its card edit refused: the other replica, running,
 // takes the claim once it lapsed, at its next recovery pass, and sends each thing once.
-describe.skipIf(!TEST_DATABASE_URL)('a finished session’s leftovers, their claim holder killed', () => {
+describe('a finished session’s leftovers, their claim holder killed', () => {
   const database = scratchDatabase('bot_leftovers');
   const world = useBotProcesses({ emulatorSpeed: 3, sandbox: { rateLimits: false }, store: { database } });
 

@@ -1,4 +1,4 @@
-import type { SandboxMessage, Workspace } from '@agent-sessions/slack-sandbox';
+import type { SandboxMessage, SandboxView, Workspace } from '@agent-sessions/slack-sandbox';
 import { textOf, WAIT_MS } from './harness.js';
 
 type Obj = Record<string, unknown>;
@@ -58,4 +58,35 @@ export function cardsOf(ws: Workspace, channel: string, goals: string[]): Promis
     },
     { what: `${goals.length} cards`, timeoutMs: WAIT_MS },
   );
+}
+
+/** The callback_id of the confirmation a workflow step opens for the person who ran the workflow. */
+export const STEP_CONFIRMATION = 'workflow_confirm_start';
+
+interface ModalDriver {
+  openModal(user: string): SandboxView | undefined;
+  submitView(input: {
+    user: string;
+    viewId: string;
+    values: Record<string, never>;
+  }): Promise<{ status: number }>;
+}
+
+/** The step's confirmation open for `user` (once the bot opened it with the step's interactivity pointer). */
+export function stepConfirmation(ws: Workspace, driver: Pick<ModalDriver, 'openModal'>, user: string) {
+  return ws.waitFor(
+    () => {
+      const modal = driver.openModal(user);
+      return modal?.callback_id === STEP_CONFIRMATION ? modal : undefined;
+    },
+    { what: `the workflow step's confirmation for ${user}`, timeoutMs: WAIT_MS },
+  );
+}
+
+/** `user` presses Start in the step's confirmation (through `driver`: any replica may receive it). */
+export async function confirmStep(ws: Workspace, driver: ModalDriver, user: string): Promise<SandboxView> {
+  const view = await stepConfirmation(ws, driver, user);
+  const answer = await driver.submitView({ user, viewId: view.id, values: {} });
+  if (answer.status !== 200) throw new Error(`the confirmation's submission answered ${answer.status}`);
+  return view;
 }

@@ -1,109 +1,98 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { slackSignature } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { patient } from '../support/patience.js';
+import { connectHost } from './mcp-client.js';
+import { type NpmStart, type PageMessage, sandboxPage, startNpmStart, textOf } from './npm-start-process.js';
 import { isLoopback, listeningSockets } from './sockets.js';
 
 // What `npm start` runs on a machine with no configuration: emulator, sandbox and bot in one process,
 // wired together. Driven the way the sandbox page drives it (its /sandbox/* routes), never the bot.
-const START = fileURLToPath(new URL('../../scripts/start.mjs', import.meta.url));
 
-let child: ChildProcess;
-let output = '';
+let started: NpmStart;
 let dataDir: string;
 let sandboxUrl: string;
 let eventsUrl: string;
+let page: ReturnType<typeof sandboxPage>;
 
-interface Message {
-  ts: string;
-  thread_ts?: string;
-  text?: string;
-  blocks?: unknown[];
-}
-interface State {
-  channels: Array<{ id: string; messages: Message[] }>;
-  ephemerals: Array<{ user: string; text?: string }>;
-}
-
-const state = async (): Promise<State> =>
-  (await fetch(`${sandboxUrl}/sandbox/state`)).json() as Promise<State>;
-const post = async (path: string, body: unknown) => {
-  const response = await fetch(`${sandboxUrl}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return (await response.json()) as { ok: boolean; error?: string };
-};
-const agentsChannel = async () => (await state()).channels.find((c) => c.id === 'C0AGENTS')?.messages ?? [];
-const textOf = (m: Message | undefined) => (m ? `${m.text ?? ''} ${JSON.stringify(m.blocks ?? [])}` : '');
+const state = () => page.state();
+const post = (path: string, body: unknown) => page.post(path, body);
+const agentsChannel = () => page.channel('C0AGENTS');
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'agent-sessions-start-'));
-  child = spawn(process.execPath, [START], {
-    // Nothing configured but free ports and a scratch store: the embedded defaults. No HOST: where the
-    // default listens is under test.
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      EMULATOR_PORT: '0',
-      SANDBOX_PORT: '0',
-      DATA_DIR: dataDir,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  sandboxUrl = await vi.waitFor(
-    () => {
-      const url = /Open (http:\/\/127\.0\.0\.1:\d+)\//.exec(output)?.[1];
-      if (!url) throw new Error(`npm start printed no URL to open:\n${output.slice(-2000)}`);
-      return url;
-    },
-    { timeout: patient(30_000), interval: 100 },
-  );
-  eventsUrl = /Slack request URL (http:\/\/\S+\/slack\/events)/.exec(output)?.[1] ?? '';
+  started = await startNpmStart(dataDir);
+  ({ sandboxUrl, eventsUrl } = started);
+  page = sandboxPage(sandboxUrl);
 }, patient(40_000));
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await started?.stop('SIGTERM');
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('npm start on embedded defaults', () => {
   it('prints where everything is, and one URL to open', () => {
-    expect(output).toMatch(/the local emulator at http:\/\/127\.0\.0\.1:\d+/);
-    expect(output).toMatch(/the local sandbox at http:\/\/127\.0\.0\.1:\d+/);
-    expect(output).toContain(`Store: PGlite in ${dataDir}`);
-    expect(output).toMatch(/Bob \(an approver\)/);
+    expect(started.output()).toMatch(/the local emulator at http:\/\/127\.0\.0\.1:\d+/);
+    expect(started.output()).toMatch(/the local sandbox at http:\/\/127\.0\.0\.1:\d+/);
+    expect(started.output()).toContain(
+      `Store: PGlite in ${join(dataDir, 'sandbox', 'store')}, new at each start`,
+    );
+    // Who to act as, as the seed and the default policy have it (the README's "Try it" says the same).
+    expect(started.output()).toContain('Alice (in #agents and #general: starts sessions');
+    expect(started.output()).toContain('Bob (an approver: answers and steers any session)');
+    expect(started.output()).toContain('Carol (in #general, not #agents');
     // Keys can be linked in App Home with no configuration: encrypted with a key of this start only.
-    expect(output).toContain('Service keys: linked in App Home, encrypted with a key of this start only');
+    expect(started.output()).toContain(
+      'Service keys: linked in App Home, encrypted with a key of this start only',
+    );
     // The sandbox plays a Slack the app is distributed in; its workspace installed through OAuth.
-    expect(output).toContain("Slack app: installed in the sandbox's workspace through OAuth");
+    expect(started.output()).toContain("Slack app: installed in the sandbox's workspace through OAuth");
   });
 
   it('not in a terminal: a banner only, the bot’s log in data/bot.log as the README says', async () => {
     // No JSON log line among the banner's, and no advice to run what was just run.
-    expect(output.split('\n').filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
-    expect(output).not.toMatch(/in a terminal/);
-    expect(output).toContain(`Bot log: ${join(dataDir, 'bot.log')}`);
+    expect(
+      started
+        .output()
+        .split('\n')
+        .filter((line) => line.trimStart().startsWith('{')),
+    ).toEqual([]);
+    expect(started.output()).not.toMatch(/in a terminal/);
+    expect(started.output()).toContain(`Bot log: ${join(dataDir, 'bot.log')}`);
     await vi.waitFor(() => expect(readFileSync(join(dataDir, 'bot.log'), 'utf8')).toMatch(/^\{.*"msg"/m), {
       timeout: patient(10_000),
       interval: 100,
     });
+  });
+
+  it('prints how to connect an agent host over MCP, with a token for Alice that works and is not in the log', async () => {
+    const printed = await vi.waitFor(
+      () => {
+        const url = /Agent hosts over MCP \(docs\/mcp\.md\): (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(
+          started.output(),
+        )?.[1];
+        const token = /Alice's token \(until [^)]+\): (\S+)\n/.exec(started.output())?.[1];
+        if (!url || !token) throw new Error(`no MCP access printed:\n${started.output().slice(-2000)}`);
+        return { url, token };
+      },
+      { timeout: patient(10_000), interval: 100 },
+    );
+    expect(started.output()).toContain(
+      `claude mcp add --transport http agent-sessions ${printed.url} --header "Authorization: Bearer ${printed.token}"`,
+    );
+    // The official SDK's client, as a host connects: the token is Alice's, her sessions listed.
+    const host = await connectHost(printed.url, printed.token);
+    const tools = await host.listTools();
+    expect(tools.tools.map((t) => t.name)).toContain('list_sessions');
+    const listed = await host.call('list_sessions');
+    expect(listed.isError, listed.text).toBe(false);
+    await host.close();
+    // A secret on the screen only: the bot's log never holds it.
+    expect(readFileSync(join(dataDir, 'bot.log'), 'utf8')).not.toContain(printed.token);
   });
 
   it('the page’s page and routes are served', async () => {
@@ -124,7 +113,7 @@ describe('npm start on embedded defaults', () => {
     ).toMatchObject({
       ok: true,
     });
-    let prompt: Message | undefined;
+    let prompt: PageMessage | undefined;
     await expect
       .poll(
         async () => {
@@ -134,7 +123,7 @@ describe('npm start on embedded defaults', () => {
         { timeout: patient(30_000) },
       )
       .toBeDefined();
-    const at = { channel: 'C0AGENTS', ts: (prompt as Message).ts, actionId: 'input_approve' };
+    const at = { channel: 'C0AGENTS', ts: (prompt as PageMessage).ts, actionId: 'input_approve' };
 
     await post('/sandbox/act', { user: 'U0CAROL', ...at });
     await expect
@@ -161,7 +150,7 @@ describe('npm start on embedded defaults', () => {
   });
 
   it('listens on the loopback only: every listening socket of the process and its children', () => {
-    const sockets = listeningSockets(child.pid as number);
+    const sockets = listeningSockets(started.child.pid as number);
     // The bot, the sandbox and the emulator, at least.
     expect(sockets.length).toBeGreaterThanOrEqual(3);
     expect(sockets.filter((socket) => !isLoopback(socket.address))).toEqual([]);
@@ -234,8 +223,6 @@ describe('npm start on embedded defaults', () => {
   });
 
   it('stops cleanly on SIGTERM', async () => {
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await started.stop('SIGTERM')).toBe(0);
   });
 });

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
+import { scratchDatabase } from './database.js';
 import { allLogLines, SETUP_TIMEOUT_MS, WAIT_MS } from './harness.js';
 import { HOME, type OAuthWorld, startOAuthWorld } from './oauth-world.js';
 import { expectNoSecrets } from './secrets.js';
 
 // Token rotation under two replicas on one PostgreSQL: when the bot token nears its expiry,
 // both replicas need it at once, and exactly one refresh happens — Slack's refresh tokens are single-use,
-// so a second refresh with the same one would fail. Without TEST_DATABASE_URL this is reported skipped.
-describe.skipIf(!TEST_DATABASE_URL)('token rotation with two replicas', () => {
+// so a second refresh with the same one would fail.
+describe('token rotation with two replicas', () => {
   const database = scratchDatabase('bot_rotation');
   let w: OAuthWorld;
   // The replicas' clock (seconds), moved ahead to bring the token near its expiry; the sandbox keeps its own.

@@ -1,14 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';
-import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
+import { scratchDatabase } from './database.js';
 import { ALICE, BOB, CHANNEL, textOf, WAIT_MS } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 import { afterLeasePasses } from './lease-passes.js';
 import { expectNoSecrets, secretsOf } from './secrets.js';
 
-// Several replicas need a real PostgreSQL; without TEST_DATABASE_URL this is reported as skipped.
-describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
+// Several replicas need a real PostgreSQL: TEST_DATABASE_URL's, or the one started for the run.
+describe('two replicas on one PostgreSQL', () => {
   const database = scratchDatabase('bot_replicas');
   const world = useBotProcesses({ emulatorSpeed: 3, store: { database } });
 
@@ -25,13 +25,13 @@ describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
         await drivers[i % 2]?.command({
           user: i % 2 ? BOB : ALICE,
           channel: CHANNEL,
-          text: `start scenario:growing_round batch ${i}`,
+          text: `start scenario:growing_round replica batch ${i}`,
         });
       }
       const cards = await ws.waitFor(
         () => {
           const found = (ws.messages.get(CHANNEL) ?? []).filter(
-            (m) => !m.thread_ts && /growing_round batch/.test(textOf(m)),
+            (m) => !m.thread_ts && /replica batch \d/.test(textOf(m)),
           );
           return found.length === 6 ? found : undefined;
         },

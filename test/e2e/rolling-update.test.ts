@@ -1,14 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';
-import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
+import { scratchDatabase } from './database.js';
 import { ALICE, BOB, CHANNEL, textOf, WAIT_MS } from './harness.js';
 import { cardsOf, duplicates, isPrompt, postKeys } from './helpers.js';
 
 // A rolling update is a SIGTERM to each replica in turn. The replica going away finishes its posts and
 // releases its leases; the other takes its sessions at its next poke pass. The leases here live an hour:
 // a take-over seen within the test's budget can't be a lease expiring.
-describe.skipIf(!TEST_DATABASE_URL)('SIGTERM to a replica following sessions mid-work, on PostgreSQL', () => {
+describe('SIGTERM to a replica following sessions mid-work, on PostgreSQL', () => {
   const database = scratchDatabase('bot_rolling');
   const world = useBotProcesses({ emulatorSpeed: 3, store: { database } });
 

@@ -69,14 +69,20 @@ describe('Slack errors on a thread post', () => {
     'msg_blocks_too_long: the message is posted again as plain text; nothing is lost',
     async () => {
       const calls = recordCalls();
-      const { sessionId, cardTs } = await h.start('scenario:complete write the release notes');
-      // After the card (which /agent start posts itself): the next post in the channel is the bot's.
-      h.sandbox.failNext({
-        method: 'chat.postMessage',
-        error: 'msg_blocks_too_long',
-        channel: CHANNEL,
-        times: 1,
+      // As the card (which /agent start posts itself) lands: the next post in the channel is the bot's.
+      // Armed then, not once the card shows its session (an edit that may come after the first chatter).
+      let armed = false;
+      h.sandbox.workspace.on('change', (c) => {
+        if (armed || c.kind !== 'message' || c.message.channel !== CHANNEL || c.message.thread_ts) return;
+        armed = true;
+        h.sandbox.failNext({
+          method: 'chat.postMessage',
+          error: 'msg_blocks_too_long',
+          channel: CHANNEL,
+          times: 1,
+        });
       });
+      const { sessionId, cardTs } = await h.start('scenario:complete write the release notes');
       // The final report (the status, then what was done) comes after every message of the session.
       await h.waitInThread(
         cardTs,

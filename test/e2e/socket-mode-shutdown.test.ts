@@ -3,7 +3,7 @@ import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it, vi } from 'vitest';
 import { patient } from '../support/patience.js';
 import { socketModeEnv, useBotProcesses } from './bot-process.js';
-import { scratchDatabase, TEST_DATABASE_URL } from './database.js';
+import { scratchDatabase } from './database.js';
 import { ALICE, CHANNEL, textOf, WAIT_MS } from './harness.js';
 import { cardsOf, duplicates, isPrompt, postKeys } from './helpers.js';
 
@@ -21,7 +21,7 @@ const exited = (child: ChildProcess) =>
     else child.once('exit', () => resolve());
   });
 
-describe.skipIf(!TEST_DATABASE_URL)('SIGTERM to a Socket Mode replica following sessions mid-work', () => {
+describe('SIGTERM to a Socket Mode replica following sessions mid-work', () => {
   const database = scratchDatabase('bot_socket_sigterm');
   const world = useBotProcesses({ emulatorSpeed: 3, store: { database } });
 

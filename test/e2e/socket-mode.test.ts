@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { patient } from '../support/patience.js';
 import { ALICE, API_KEY, CHANNEL, captureLogs, FAST, SETUP_TIMEOUT_MS, textOf, WAIT_MS } from './harness.js';
-import { isPrompt } from './helpers.js';
+import { confirmStep, isPrompt } from './helpers.js';
 import { listeningSockets } from './sockets.js';
 
 let emulator: SpawnedEmulator;
@@ -105,6 +105,7 @@ it(
       user: ALICE,
     });
     expect(step.deliveries.map((d) => d.status)).toEqual([200]);
+    await confirmStep(ws, sandbox.socketDriver(), ALICE);
     const done = await ws.waitFor(
       () => {
         const e = ws.workflows.executions.get(step.execution.id);

@@ -9,8 +9,8 @@ import { expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { patient } from '../support/patience.js';
 import { type BotProcess, useBotProcesses } from './bot-process.js';
-import { ALICE, API_KEY, CHANNEL, textOf } from './harness.js';
-import { actionIds, isPrompt } from './helpers.js';
+import { ALICE, API_KEY, BOB, CAROL, CHANNEL, textOf } from './harness.js';
+import { actionIds, confirmStep, isPrompt } from './helpers.js';
 import { expectNoSecrets, secretsOf } from './secrets.js';
 
 // Workflow Builder's steps end to end: the sandbox runs a workflow (form → the bot's step → a message
@@ -54,7 +54,7 @@ const nextStepPosts = (execution: StepExecution) =>
     (m) => m.bot_id === 'BWORKFLOWS' && textOf(m).includes(execution.workflowExecutionId),
   );
 
-let bot: BotProcess;
+let bot: BotProcess | undefined;
 
 it(
   'a workflow runs the step; its question is answered in the thread; the outputs arrive once, across a SIGKILL',
@@ -75,6 +75,7 @@ it(
       next: { channel: CHANNEL },
     });
     expect(step.deliveries.map((d) => d.status)).toEqual([200]);
+    await confirmStep(ws, sandbox.driver(bot.eventsUrl), ALICE);
     const card = await ws.waitFor(cardOf(/ship the workflow release/), { what: 'the step’s session card' });
     const sessionId = sessionIdOf(card);
     const prompt = await ws.waitFor(() => ws.replies(CHANNEL, card.ts).find(isPrompt), {
@@ -117,7 +118,16 @@ it(
     expect(ws.workflows.executions.get(step.execution.id)).toMatchObject({ completions: 1, refused: [] });
     expect(nextStepPosts(done)).toHaveLength(1);
     expect(textOf(nextStepPosts(done)[0])).toContain(`*session_id*: ${sessionId}`);
-    expectNoSecrets(output, [...secretsOf(sandbox), step.token, wait.token]);
+    // Slack's interactivity secret (who ran the workflow) is as secret as the execution's token.
+    const interactorSecret = (run: { execution: StepExecution }) =>
+      String((run.execution.inputs.interactivity as { interactor: { secret: string } }).interactor.secret);
+    expectNoSecrets(output, [
+      ...secretsOf(sandbox),
+      step.token,
+      wait.token,
+      interactorSecret(step),
+      interactorSecret(wait),
+    ]);
   },
   patient(180_000),
 );
@@ -134,6 +144,7 @@ it(
       inputs: { goal: 'scenario:approval a release to call off', channel: CHANNEL, mention: ALICE },
       user: ALICE,
     });
+    await confirmStep(ws, driver, ALICE);
     const card = await ws.waitFor(cardOf(/a release to call off/), { what: 'the card to cancel' });
     // The first completion's connection is lost before Slack reads it: the bot's client sends it again.
     sandbox.failNext({ method: 'functions.completeError', drop: true });
@@ -178,38 +189,146 @@ it(
 );
 
 it(
-  'the wait step follows a session started elsewhere to its end',
+  'a step acts for the person who ran the workflow: Alice naming Carol starts nothing in Carol’s name',
+  async () => {
+    const { sandbox } = world;
+    const ws = sandbox.workspace;
+    bot ??= await start();
+    const driver = sandbox.driver(bot.eventsUrl);
+    const channelPosts = () => (ws.messages.get(CHANNEL) ?? []).map(textOf).join('\n');
+    // Carol may not answer Alice's session (starter-or-approvers; Bob is the approver): the step can't ask her.
+    const askCarol = await driver.runStep({
+      callbackId: 'run_agent_session',
+      inputs: { goal: 'scenario:complete ask carol', channel: CHANNEL, mention: CAROL },
+      user: ALICE,
+    });
+    expect((await finished(askCarol.execution.id)).error).toMatch(
+      /^This step can't run: mention: U0CAROL may not answer this session’s questions under AGENT_APPROVAL_POLICY/,
+    );
+    // Carol runs a workflow built to name Alice in #agents, where Carol is not a member: refused.
+    const carolAsAlice = await driver.runStep({
+      callbackId: 'run_agent_session',
+      inputs: { goal: 'scenario:complete carol as alice', channel: CHANNEL, mention: ALICE },
+      user: CAROL,
+    });
+    expect((await finished(carolAsAlice.execution.id)).error).toMatch(
+      /^This step can't run: channel: C0AGENTS is not a conversation you are in/,
+    );
+    // A run nobody started (a schedule) is refused while WORKFLOW_UNATTENDED_RUNS is off.
+    const scheduled = await driver.runStep({
+      callbackId: 'run_agent_session',
+      inputs: { goal: 'scenario:complete nightly', channel: CHANNEL, mention: ALICE },
+    });
+    expect((await finished(scheduled.execution.id)).error).toMatch(/nobody ran this one/);
+    expect(channelPosts()).not.toMatch(/ask carol|carol as alice|nightly/);
+
+    // Alice naming Bob, an approver: the session is Alice's, and Bob is asked in its thread.
+    const askBob = await driver.runStep({
+      callbackId: 'run_agent_session',
+      inputs: { goal: 'scenario:complete ask bob', channel: CHANNEL, mention: BOB },
+      user: ALICE,
+    });
+    await confirmStep(ws, driver, ALICE);
+    const card = await ws.waitFor(cardOf(/ask bob/), { what: 'the card of the session Alice started' });
+    expect(textOf(card)).toContain(`<@${ALICE}>`);
+    expect(textOf(card)).not.toContain(`<@${BOB}>`);
+    await ws.waitFor(
+      () => ws.replies(CHANNEL, card.ts).find((m) => textOf(m).includes(`<@${BOB}>, <@${ALICE}> asks you`)),
+      { what: 'Bob asked in the thread' },
+    );
+    expect(await finished(askBob.execution.id)).toMatchObject({ state: 'completed' });
+  },
+  patient(120_000),
+);
+
+it(
+  'the wait step reads only a session its runner started; anything else is one not-found, even to an approver',
   async () => {
     const { sandbox, emulator } = world;
+    const ws = sandbox.workspace;
     bot ??= await start();
+    const driver = sandbox.driver(bot.eventsUrl);
+    const run = await driver.runStep({
+      callbackId: 'run_agent_session',
+      inputs: { goal: 'scenario:complete for the agents channel only', channel: CHANNEL },
+      user: ALICE,
+    });
+    await confirmStep(ws, driver, ALICE);
+    const card = await ws.waitFor(cardOf(/for the agents channel only/), { what: 'Alice’s session card' });
+    const sessionId = sessionIdOf(card);
+    await finished(run.execution.id);
     const client = new AgentSessionsClient({ baseUrl: emulator.url, apiKey: API_KEY });
-    const { sessionId } = await client.sessions.create({ goal: 'scenario:complete started by another tool' });
-    const wait = await sandbox.driver(bot.eventsUrl).runStep({
-      callbackId: 'wait_for_agent_session',
-      inputs: { session_id: sessionId },
-      user: ALICE,
-      next: { channel: CHANNEL },
-    });
-    const done = await finished(wait.execution.id);
-    expect(done).toMatchObject({ state: 'completed', completions: 1 });
-    expect(done.outputs).toMatchObject({
-      session_id: sessionId,
-      status: 'completed',
-      cost: expect.any(Number),
-    });
-    expect(done.outputs?.permalink).toBeUndefined();
-    expect(nextStepPosts(done)).toHaveLength(1);
+    const elsewhere = await client.sessions.create({ goal: 'scenario:complete started by another tool' });
+    const waitFor = async (id: string, user: string) =>
+      finished(
+        (await driver.runStep({ callbackId: 'wait_for_agent_session', inputs: { session_id: id }, user }))
+          .execution.id,
+      );
 
-    const unknown = await sandbox.driver(bot.eventsUrl).runStep({
-      callbackId: 'wait_for_agent_session',
-      inputs: { session_id: 'sess_no_such_session' },
-      user: ALICE,
+    // Carol is not in #agents nor an approver; Bob is both and sees it with /agent status, but the wait's
+    // outputs go to whoever built the workflow; nobody may read a session the bot didn't start.
+    for (const [id, user] of [
+      [sessionId, CAROL],
+      [sessionId, BOB],
+      ['sess_no_such_session', CAROL],
+      [elsewhere.sessionId, ALICE],
+    ] as const) {
+      const refused = await waitFor(id, user);
+      expect(refused).toMatchObject({
+        state: 'failed',
+        error: `There is no session \`${id}\` that you can see.`,
+      });
+    }
+    // Alice, who started it, reads it.
+    const seen = await waitFor(sessionId, ALICE);
+    expect(seen).toMatchObject({
+      state: 'completed',
+      outputs: { session_id: sessionId, status: 'completed' },
     });
-    const missing = await finished(unknown.execution.id);
-    expect(missing.state).toBe('failed');
-    expect(missing.error).toMatch(
-      /no session sess_no_such_session this bot may see here \(the service answered 404\)/,
+    expect(seen.outputs?.result).toMatch(/^✅ Ended · Completed\n/);
+    expect(seen.outputs?.result).not.toMatch(/[*_`]/);
+    // The card's summary: cost, rounds and how long it ran, as every view of the session says them.
+    expect(seen.outputs?.result).toMatch(/\nCost \$\d+\.\d+ · \d+ rounds? · \d+(?:s|m)/);
+  },
+  patient(120_000),
+);
+
+it(
+  'with WORKFLOW_UNATTENDED_RUNS, a run nobody ran starts in a public channel, never in a private one the bot is in',
+  async () => {
+    const { sandbox } = world;
+    const ws = sandbox.workspace;
+    // One bot on the suite's store at a time: this one lets runs nobody ran start.
+    await bot?.kill();
+    bot = undefined;
+    // #private-ops, where the bot was invited: its card, context and result must not go to a workflow's builder.
+    ws.join('G0PRIVATE', 'U0AGENTBOT', ALICE);
+    const unattended = await world.spawn(
+      world.env({
+        WORKFLOW_STEP_CHECK_EVERY: '200ms',
+        WORKFLOW_UNATTENDED_RUNS: 'true',
+        AGENT_ALLOWED_CHANNELS: `${CHANNEL},G0PRIVATE`,
+      }),
     );
+    try {
+      const driver = sandbox.driver(unattended.eventsUrl);
+      const hidden = await driver.runStep({
+        callbackId: 'run_agent_session',
+        inputs: { goal: 'scenario:complete quote your context', channel: 'G0PRIVATE' },
+      });
+      expect((await finished(hidden.execution.id)).error).toMatch(
+        /^This step can't run: channel: G0PRIVATE is not a public channel; a run nobody ran starts sessions only in public channels/,
+      );
+      expect((ws.messages.get('G0PRIVATE') ?? []).map(textOf).join('\n')).not.toMatch(/quote your context/);
+      const nightly = await driver.runStep({
+        callbackId: 'run_agent_session',
+        inputs: { goal: 'scenario:complete the nightly report', channel: CHANNEL },
+      });
+      await ws.waitFor(cardOf(/the nightly report/), { what: 'the card of the run nobody ran' });
+      expect(await finished(nightly.execution.id)).toMatchObject({ state: 'completed' });
+    } finally {
+      await unattended.kill();
+    }
   },
   patient(120_000),
 );

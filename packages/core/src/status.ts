@@ -29,11 +29,14 @@ export const SUCCESS_STATUSES: ReadonlySet<string> = new Set(['completed', 'comp
 /** A person must act: answer a question, raise the budget, or resume what someone paused. */
 export const NEEDS_PERSON_STATUSES: ReadonlySet<string> = new Set(['waiting_human', 'cost_limit', 'paused']);
 export const ACTIVE_STATUSES: ReadonlySet<string> = new Set(['queued', 'orchestrating', 'running']);
+/** Stopped until someone resumes it: paused by a person, or stopped at its budget (resumed with more). */
+export const RESUMABLE_STATUSES: ReadonlySet<string> = new Set(['paused', 'cost_limit']);
 export const KNOWN_STATUSES: ReadonlySet<string> = new Set([...STATUS_LIST, 'complete', 'failed']);
 
 export const isTerminalStatus = (status: string): boolean => TERMINAL_STATUSES.has(status);
 export const isSuccessStatus = (status: string): boolean => SUCCESS_STATUSES.has(status);
 export const needsPerson = (status: string): boolean => NEEDS_PERSON_STATUSES.has(status);
 export const isActiveStatus = (status: string): boolean => ACTIVE_STATUSES.has(status);
+export const isResumable = (status: string): boolean => RESUMABLE_STATUSES.has(status);
 /** An unknown status is shown raw and treated as not terminal: following goes on, slowly. */
 export const isKnownStatus = (status: string): boolean => KNOWN_STATUSES.has(status);

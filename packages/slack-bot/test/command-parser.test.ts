@@ -28,12 +28,16 @@ describe('/agent command parsing', () => {
       { kind: 'redirect', sessionId: 'sess_1', message: 'first this\n\nthen  that' },
     ],
     ['start line one\nline two --budget 2', { kind: 'start', goal: 'line one\nline two', budget: 2 }],
+    // --channel before or after the goal, as every flag.
+    ['start ship it --channel', { kind: 'start', goal: 'ship it', codeChannel: true }],
+    ['start --channel ship it', { kind: 'start', goal: 'ship it', codeChannel: true }],
+    ['start --channel --budget 5 ship it', { kind: 'start', goal: 'ship it', budget: 5, codeChannel: true }],
   ])('%j', (text, expected) => {
     expect(parseAgentCommand(text)).toEqual(expected);
   });
 
   it.each([
-    ['start x --budget -1', /--budget must be a positive number of USD, got "-1"/],
+    ['start x --budget -1', /--budget must be a positive number of dollars, got "-1"/],
     ['start x --budget lots', /--budget must be a positive number/],
     ['start x --max-iterations 2.5', /--max-iterations must be a whole number/],
     ['start x --turbo', /unknown flag --turbo/],
@@ -56,6 +60,34 @@ describe('/agent command parsing', () => {
       expect(parsed.kind).toBe('error');
       expect(parsed.kind === 'error' && parsed.message).not.toMatch(bare);
     }
+  });
+});
+
+describe('a mistyped subcommand', () => {
+  it.each([
+    ['strat ship it', 'start'],
+    ['stauts', 'status'],
+    ['lsit', 'list'],
+    ['puase sess_1', 'pause'],
+    ['cancle sess_1', 'cancel'],
+    ['redirekt sess_1 go', 'redirect'],
+    ['Strat', 'start'],
+  ])('%j: Did you mean %s?, without the whole help', (text, meant) => {
+    const result = parseAgentCommand(text);
+    expect(result).toMatchObject({ kind: 'error', brief: true });
+    if (result.kind === 'error') expect(result.message).toContain(`Did you mean \`/agent ${meant}\`?`);
+  });
+
+  it('a word far from every subcommand is unknown, and gets the help', () => {
+    expect(parseAgentCommand('launch rockets')).toEqual({
+      kind: 'error',
+      message: 'unknown subcommand "launch"',
+    });
+    expect(parseAgentCommand('go')).toMatchObject({ kind: 'error', message: 'unknown subcommand "go"' });
+  });
+
+  it('the help says what a round is', () => {
+    expect(USAGE).toContain('*What is a round?*');
   });
 });
 

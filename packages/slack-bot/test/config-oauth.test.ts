@@ -3,11 +3,14 @@ import { loadConfig } from '../src/config/index.js';
 import { DEFAULT_BOT_SCOPES } from '../src/config/slack.js';
 import { configProblems } from './config-problems.js';
 
+/** A signing secret of Slack's length (32 hex digits): a shorter one is refused. */
+const SIGNING = '5f1c0d2e9a8b7c6d5e4f3a2b1c0d9e8f';
+
 const OAUTH = {
   SLACK_CLIENT_ID: '123.456',
   SLACK_CLIENT_SECRET: 'client-secret-value',
   SLACK_STATE_SECRET: 'a-state-secret-of-32-characters!',
-  SLACK_SIGNING_SECRET: 'signing',
+  SLACK_SIGNING_SECRET: SIGNING,
   AGENT_KEY_ENCRYPTION_KEY: 'a'.repeat(64),
   SLACK_ALLOWED_TEAMS: 'T0NORTH',
 };
@@ -16,7 +19,7 @@ describe('configuration of OAuth installs', () => {
   it('reads the client id, secret and state secret; scopes default to the manifest', () => {
     const config = loadConfig({ ...OAUTH, SLACK_API_URL: 'http://127.0.0.1:4000/api' });
     expect(config.slack).toEqual({
-      signingSecret: 'signing',
+      signingSecret: SIGNING,
       apiUrl: 'http://127.0.0.1:4000/api',
       oauth: {
         clientId: '123.456',
@@ -44,11 +47,21 @@ describe('configuration of OAuth installs', () => {
     });
   });
 
+  it('with MCP_SLACK_IDENTITY, an install asks for mcp:connect too, unless SLACK_SCOPES says what to ask', () => {
+    expect(loadConfig({ ...OAUTH, MCP_SLACK_IDENTITY: 'true' }).slack?.oauth?.scopes).toEqual([
+      ...DEFAULT_BOT_SCOPES,
+      'mcp:connect',
+    ]);
+    expect(loadConfig(OAUTH).slack?.oauth?.scopes).not.toContain('mcp:connect');
+    const given = loadConfig({ ...OAUTH, MCP_SLACK_IDENTITY: 'true', SLACK_SCOPES: 'commands' });
+    expect(given.slack?.oauth?.scopes).toEqual(['commands']);
+  });
+
   it('names each missing or conflicting variable', () => {
-    expect(configProblems({ SLACK_CLIENT_ID: '1', SLACK_SIGNING_SECRET: 's' })).toContain(
+    expect(configProblems({ SLACK_CLIENT_ID: '1', SLACK_SIGNING_SECRET: SIGNING })).toContain(
       'SLACK_CLIENT_SECRET: SLACK_CLIENT_SECRET is required for OAuth installs',
     );
-    expect(configProblems({ SLACK_CLIENT_ID: '1', SLACK_SIGNING_SECRET: 's' })).toContain(
+    expect(configProblems({ SLACK_CLIENT_ID: '1', SLACK_SIGNING_SECRET: SIGNING })).toContain(
       'SLACK_STATE_SECRET: SLACK_STATE_SECRET is required',
     );
     expect(configProblems({ ...OAUTH, SLACK_BOT_TOKEN: 'xoxb-1' })).toContain(
@@ -76,7 +89,7 @@ describe('configuration of OAuth installs', () => {
       'AGENT_KEY_ENCRYPTION_KEY is required',
     );
     // Single-workspace mode keeps its token in the environment: no key needed.
-    expect(configProblems({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' })).toBe('');
+    expect(configProblems({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: SIGNING })).toBe('');
   });
 
   it('never quotes a secret in a problem', () => {

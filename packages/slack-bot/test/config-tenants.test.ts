@@ -2,16 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.js';
 import { configProblems } from './config-problems.js';
 
+/** A signing secret of Slack's length (32 hex digits): a shorter one is refused. */
+const SIGNING = '5f1c0d2e9a8b7c6d5e4f3a2b1c0d9e8f';
+
 const OAUTH = {
   SLACK_CLIENT_ID: '123.456',
   SLACK_CLIENT_SECRET: 'client-secret-value',
   SLACK_STATE_SECRET: 'a-state-secret-of-32-characters!',
-  SLACK_SIGNING_SECRET: 'signing',
+  SLACK_SIGNING_SECRET: SIGNING,
   AGENT_KEY_ENCRYPTION_KEY: 'a'.repeat(64),
   AGENT_SERVICE_URL: 'http://127.0.0.1:4010',
   AGENT_API_KEY: 'operator-key',
 };
-const ONE_TOKEN = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'signing' };
+const ONE_TOKEN = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: SIGNING };
 
 describe('the workspaces served under OAuth (SLACK_ALLOWED_TEAMS)', () => {
   it('is required under OAuth, and the error names it', () => {

@@ -2,7 +2,45 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, databasePassword, loadConfig } from '../src/config/index.js';
 
+/** A signing secret of Slack's length (32 hex digits): a shorter one is refused. */
+const SIGNING = '5f1c0d2e9a8b7c6d5e4f3a2b1c0d9e8f';
+
 describe('configuration', () => {
+  it('Workflow Builder steps: a day’s deadline, a week’s retention, runs nobody ran off; each problem named', () => {
+    expect(loadConfig({}).workflows).toEqual({
+      checkMs: 5_000,
+      deadlineMs: 24 * 3_600_000,
+      retentionMs: 7 * 24 * 3_600_000,
+      unattended: false,
+    });
+    expect(
+      loadConfig({
+        WORKFLOW_STEP_DEADLINE: '2h',
+        WORKFLOW_STEP_RETENTION: '48h',
+        WORKFLOW_UNATTENDED_RUNS: 'true',
+      }).workflows,
+    ).toMatchObject({ deadlineMs: 7_200_000, retentionMs: 172_800_000, unattended: true });
+    expect(() =>
+      loadConfig({
+        WORKFLOW_STEP_DEADLINE: 'soon',
+        WORKFLOW_STEP_RETENTION: '10m',
+        WORKFLOW_UNATTENDED_RUNS: 'yes',
+      }),
+    ).toThrow(
+      /WORKFLOW_STEP_DEADLINE must be a duration[\s\S]*WORKFLOW_STEP_RETENTION must be at least 1h[\s\S]*WORKFLOW_UNATTENDED_RUNS must be true or false/,
+    );
+  });
+
+  it('open MCP waits: 5 per person and 100 per workspace unless set; a bad number is named', () => {
+    expect(loadConfig({}).mcp?.waitLimits).toEqual({ perPerson: 5, perWorkspace: 100 });
+    expect(
+      loadConfig({ MCP_WAITS_PER_PERSON: '8', MCP_WAITS_PER_WORKSPACE: '1000' }).mcp?.waitLimits,
+    ).toEqual({ perPerson: 8, perWorkspace: 1000 });
+    expect(() => loadConfig({ MCP_WAITS_PER_PERSON: '0', MCP_WAITS_PER_WORKSPACE: 'many' })).toThrow(
+      /MCP_WAITS_PER_PERSON[\s\S]*MCP_WAITS_PER_WORKSPACE/,
+    );
+  });
+
   it('defaults to the sandbox and the embedded emulator and store', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
@@ -17,7 +55,7 @@ describe('configuration', () => {
   it('reads a production setup', () => {
     const config = loadConfig({
       SLACK_BOT_TOKEN: 'xoxb-1',
-      SLACK_SIGNING_SECRET: 's',
+      SLACK_SIGNING_SECRET: SIGNING,
       AGENT_SERVICE_URL: 'https://agents.example.com',
       AGENT_API_KEY: 'k',
       DATABASE_URL: 'postgres://db/agents',
@@ -25,7 +63,7 @@ describe('configuration', () => {
       PORT: '8080',
     });
     expect(config).toMatchObject({
-      slack: { botToken: 'xoxb-1', signingSecret: 's' },
+      slack: { botToken: 'xoxb-1', signingSecret: SIGNING },
       service: { url: 'https://agents.example.com', apiKey: 'k' },
       databaseUrl: 'postgres://db/agents',
       approvers: ['U1', 'S2'],
@@ -34,7 +72,7 @@ describe('configuration', () => {
   });
 
   it('HOST: 0.0.0.0 in production; 127.0.0.1 when Slack is a local sandbox; as given when given', () => {
-    const slack = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+    const slack = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: SIGNING };
     expect(loadConfig(slack).host).toBe('0.0.0.0');
     expect(loadConfig({ ...slack, HOST: '' }).host).toBe('0.0.0.0');
     expect(loadConfig({ ...slack, SLACK_API_URL: 'https://slack.example.com/api/' }).host).toBe('0.0.0.0');
@@ -86,6 +124,32 @@ describe('configuration', () => {
     expect(loadConfig({ AGENT_SLACK_PACING: 'off' }).slackPacing).toBe('off');
     expect(() => loadConfig({ AGENT_SLACK_PACING: 'fast' })).toThrow(
       'AGENT_SLACK_PACING: AGENT_SLACK_PACING must be on or off',
+    );
+  });
+
+  it('MCP_SLACK_IDENTITY: off by default; on, it needs the signing secret Slackbot signs with', () => {
+    expect(loadConfig({}).mcp?.slackIdentity).toBe(false);
+    expect(() => loadConfig({ MCP_SLACK_IDENTITY: 'yes' })).toThrow(
+      'MCP_SLACK_IDENTITY: MCP_SLACK_IDENTITY must be true or false',
+    );
+    expect(() =>
+      loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', MCP_SLACK_IDENTITY: 'true' }),
+    ).toThrow('MCP_SLACK_IDENTITY: true needs SLACK_SIGNING_SECRET');
+    const on = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_SIGNING_SECRET: SIGNING,
+      MCP_SLACK_IDENTITY: 'true',
+    });
+    expect(on.mcp?.slackIdentity).toBe(true);
+  });
+
+  it('MCP_TRUSTED_PROXIES: none by default; addresses, CIDRs and names taken; anything else named with the rule', () => {
+    expect(loadConfig({}).mcp?.trustedProxies).toEqual([]);
+    expect(
+      loadConfig({ MCP_TRUSTED_PROXIES: 'uniquelocal, 203.0.113.0/24,::1' }).mcp?.trustedProxies,
+    ).toEqual(['uniquelocal', '203.0.113.0/24', '::1']);
+    expect(() => loadConfig({ MCP_TRUSTED_PROXIES: 'loopback,the-ingress' })).toThrow(
+      'MCP_TRUSTED_PROXIES: "the-ingress" is not an address range',
     );
   });
 

@@ -24,6 +24,7 @@ import type {
   PromptRecord,
   PromptRepository,
   SessionRecord,
+  SessionWithPending,
 } from '../src/store/index.js';
 
 export const logger = createLogger({ secrets: [], level: 'silent' });
@@ -137,6 +138,14 @@ export class FakePrompts implements PromptRepository {
     const session = prompt && this.sessions.records.get(prompt.sessionId);
     return prompt && session ? { ...prompt, session } : undefined;
   }
+  async sessionWithPending(sessionId: string): Promise<SessionWithPending | undefined> {
+    this.calls.push(['prompts.sessionWithPending', sessionId]);
+    const session = this.sessions.records.get(sessionId);
+    const pending = [...this.records.values()].filter(
+      (p) => p.sessionId === sessionId && p.state !== 'answered',
+    );
+    return session ? { session, pending } : undefined;
+  }
   async pending(sessionId: string): Promise<PromptRecord[]> {
     this.calls.push(['prompts.pending', sessionId]);
     return [...this.records.values()].filter((p) => p.sessionId === sessionId && p.state !== 'answered');
@@ -213,6 +222,8 @@ export class FakeSlack {
 export class FakeService {
   respondError: Error | undefined;
   signalError: Error | undefined;
+  /** What `get` answers (a running session unless a test says); `null`: the service can't be reached. */
+  snapshot: Record<string, unknown> | null | undefined;
   constructor(readonly calls: Call[] = []) {}
   readonly sessions = {
     respond: async (sessionId: string, inputId: string, answer: HumanInputAnswer) => {
@@ -226,7 +237,8 @@ export class FakeService {
     },
     get: async (sessionId: string) => {
       this.calls.push(['service.get', sessionId]);
-      return { sessionId, status: 'running', cost: { totalCost: 1.5 }, rounds: [] };
+      if (this.snapshot === null) throw new Error('the service could not be reached');
+      return { sessionId, status: 'running', cost: { totalCost: 1.5 }, rounds: [], ...this.snapshot };
     },
     pause: async (sessionId: string, body?: { reason?: string }) => this.#signal('pause', sessionId, body),
     resume: async (sessionId: string, body?: { newBudget?: number; message?: string }) =>

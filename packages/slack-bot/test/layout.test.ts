@@ -93,6 +93,9 @@ describe("the bot's layers", () => {
     expect(breaches(S, under(code)).filter((b) => !b.startsWith(code))).toEqual([]);
     // workflows/ (Workflow Builder's steps) starts sessions through people/: nothing below uses it.
     expect(breaches(S, under(`${S}workflows/`)).filter((b) => !b.startsWith(`${S}workflows/`))).toEqual([]);
+    // mcp/ (agent hosts over MCP) acts through people/ as a click does: nothing below uses it.
+    expect(breaches(S, under(`${S}mcp/`)).filter((b) => !b.startsWith(`${S}mcp/`))).toEqual([]);
+    expect(breaches(`${S}mcp/`, under(`${S}installs/`, `${S}workflows/`, `${S}code-channels/`))).toEqual([]);
     // installs/ (OAuth) sits on top: it builds per-workspace Slack-out parts; nothing uses it back.
     expect(breaches(S, under(`${S}installs/`)).filter((b) => !b.startsWith(`${S}installs/`))).toEqual([]);
     expect(breaches(S, under('listeners/', 'wiring/', 'app.ts'))).toEqual([]);
@@ -122,6 +125,7 @@ describe("the bot's layers", () => {
         'services/slack-out/outbound/',
         'services/slack-out/thread/',
         'services/slack-out/agent-surface/',
+        'services/mcp/',
       ]),
     );
     const reachingIn = [...imports].flatMap(([file, targets]) =>

@@ -5,6 +5,12 @@ import { z } from 'zod';
 import { RUN_STEP, WAIT_STEP } from '../src/services/workflows/step-inputs.js';
 import { endingOf } from '../src/services/workflows/step-outcome.js';
 
+/** The session as the bot recorded it, and when the step ends. */
+const ENDING = {
+  recorded: { goal: 'g', status: 'running', budget: null, createdAt: '2026-11-22T12:00:00.000Z' },
+  now: Date.parse('2026-11-22T12:01:00.000Z'),
+};
+
 const manifest = parse(readFileSync(new URL('../../../manifest.yml', import.meta.url), 'utf8'));
 
 /** The Web API methods the bot calls and the bot scope each needs. */
@@ -58,6 +64,11 @@ describe('manifest.yml', () => {
     expect(manifest.oauth_config.scopes.bot).toContain('assistant:write');
   });
 
+  it('hears a person deactivated (user_change, with users:read) so their agent host tokens stop at once', () => {
+    expect(manifest.settings.event_subscriptions.bot_events).toContain('user_change');
+    expect(manifest.oauth_config.scopes.bot).toContain('users:read');
+  });
+
   it('stays inside Slack’s manifest limits', () => {
     expect(manifest.display_information.name.length).toBeLessThanOrEqual(35);
     expect(manifest.features.bot_user.display_name.length).toBeLessThanOrEqual(80);
@@ -78,6 +89,14 @@ describe('manifest.yml', () => {
     const scopes: string[] = manifest.oauth_config.scopes.bot;
     for (const [method, scope] of Object.entries(SCOPE_OF)) expect(scopes, method).toContain(scope);
     expect(scopes).toContain('chat:write.public');
+  });
+
+  it('declares the bot’s MCP server for Slackbot’s MCP client, with Slack identity auth and mcp:connect', () => {
+    // As Slack's Slackbot MCP client samples declare one: `mcp_servers.<name>` with its URL and auth type.
+    expect(Object.values(manifest.mcp_servers)).toEqual([
+      { url: 'https://bot.example.com/mcp', auth_type: 'slack_identity_auth' },
+    ]);
+    expect(manifest.oauth_config.scopes.bot).toContain('mcp:connect');
   });
 
   it('hears mentions, thread replies and DMs: their events, history scopes and the Messages tab', () => {
@@ -164,9 +183,13 @@ describe('manifest.yml: Workflow Builder steps', () => {
       max_iterations: 'integer',
       context: 'string',
       mention: 'slack#/types/user_id',
+      interactivity: 'slack#/types/interactivity',
     });
     const wait = functionSchema.parse(manifest.functions[WAIT_STEP]);
     expect(wait.input_parameters.required).toEqual(['session_id']);
+    // Who ran the workflow, as Slack fills it in: never required, so a scheduled workflow can be published.
+    expect(wait.input_parameters.properties.interactivity?.type).toBe('slack#/types/interactivity');
+    for (const step of [run, wait]) expect(step.input_parameters.required).not.toContain('interactivity');
   });
 
   it('declares exactly the outputs the bot gives, each required one always given', () => {
@@ -174,9 +197,10 @@ describe('manifest.yml: Workflow Builder steps', () => {
       's_1',
       { status: 'completed', completionReport: { summary: 'done' }, cost: { totalCost: 1.5 } },
       'https://example.slack.com/archives/C1/p1',
+      ENDING,
     );
     if (ending?.kind !== 'success') throw new Error('a completed session is a success');
-    const bare = endingOf('s_1', { status: 'completed' }, undefined);
+    const bare = endingOf('s_1', { status: 'completed' }, undefined, ENDING);
     if (bare?.kind !== 'success') throw new Error('a completed session is a success');
     for (const name of [RUN_STEP, WAIT_STEP]) {
       const outputs = functionSchema.parse(manifest.functions[name]).output_parameters;
@@ -187,7 +211,7 @@ describe('manifest.yml: Workflow Builder steps', () => {
   });
 
   it('says a success one way: the spec’s other spelling (complete) is output as completed', () => {
-    const ending = endingOf('s_1', { status: 'complete' }, undefined);
+    const ending = endingOf('s_1', { status: 'complete' }, undefined, ENDING);
     if (ending?.kind !== 'success') throw new Error('a complete session is a success');
     expect(ending.outputs.status).toBe('completed');
   });

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import * as acts from './driver/agent-acts.js';
-import { BotLine, type BotResponse, type Delivery, type SendOptions } from './driver/bot-line.js';
+import {
+  BotLine,
+  type BotResponse,
+  checkListed,
+  type Delivery,
+  type SendOptions,
+} from './driver/bot-line.js';
 import * as codeActs from './driver/code-channel-acts.js';
 import {
   actionOf,
@@ -12,6 +18,7 @@ import {
 } from './driver/element-state.js';
 import { messageChangedEvent, messageEventOf, richTextOf } from './driver/message-events.js';
 import { appHomeOpenedEvent, blockActionsPayload, slashCommandForm } from './driver/payloads.js';
+import { SlackbotMcp } from './driver/slackbot-mcp.js';
 import * as views from './driver/view-acts.js';
 import * as workflows from './driver/workflow-acts.js';
 import type { Interactions } from './interactions.js';
@@ -37,7 +44,9 @@ import {
  */
 
 export type { StopResult } from './driver/agent-acts.js';
-export type { BotResponse, Delivery, SendOptions } from './driver/bot-line.js';
+export type { BotResponse, Delivery, SendOptions, SentToBots } from './driver/bot-line.js';
+export { SENT_TO_BOTS } from './driver/bot-line.js';
+export type { SlackbotCallOptions, SlackbotMcp, SlackbotReply } from './driver/slackbot-mcp.js';
 export type { ViewActInput, ViewValues } from './driver/view-acts.js';
 export type { StepRun } from './driver/workflow-acts.js';
 
@@ -52,6 +61,8 @@ export class SlackDriver {
   readonly #interactions: Interactions;
   readonly #line: BotLine;
   readonly #drafts = new Map<string, Draft>();
+  /** Slackbot's MCP client, calling the app's MCP server as the person asking (Slack identity auth). */
+  readonly slackbot: SlackbotMcp;
 
   constructor(options: {
     workspace: Workspace;
@@ -70,6 +81,11 @@ export class SlackDriver {
     this.#workspace = options.workspace;
     this.#interactions = options.interactions;
     this.#line = new BotLine(options);
+    this.slackbot = new SlackbotMcp({
+      workspace: options.workspace,
+      url: options.eventsUrl ? new URL('/mcp', options.eventsUrl).toString() : undefined,
+      signingSecret: options.signingSecret,
+    });
   }
 
   #user(id: string): { id: string; username: string; name: string; team_id: string } {
@@ -210,7 +226,10 @@ export class SlackDriver {
     return views.submitView(this.#views, input, options);
   }
 
-  closeView(input: { user: string; viewId: string }, options: SendOptions = {}): Promise<BotResponse> {
+  closeView(
+    input: { user: string; viewId: string },
+    options: SendOptions = {},
+  ): Promise<BotResponse | undefined> {
     return views.closeView(this.#views, input, options);
   }
 
@@ -360,8 +379,33 @@ export class SlackDriver {
     input: { user: string; eventId?: string },
     options: SendOptions = {},
   ): Promise<BotResponse> {
-    const body = appHomeOpenedEvent({ seed: this.#workspace.seed, ...input, orgWide: this.#line.orgWide });
+    const home = this.#workspace.homeViews.get(input.user);
+    const shown = home ? this.#workspace.views.get(home) : undefined;
+    const body = appHomeOpenedEvent({
+      seed: this.#workspace.seed,
+      ...input,
+      orgWide: this.#line.orgWide,
+      ...(shown ? { view: views.viewAsSent(shown, {}) } : {}),
+    });
+    checkListed('events', 'app_home_opened');
     return this.send(JSON.stringify(body), 'application/json', options);
+  }
+
+  /**
+   * An admin deactivates `user` (offboarding): users.info says `deleted: true` from now on, and the bot
+   * gets `user_change` carrying the whole user object, `deleted` set, as Slack sends it to every app in
+   * the workspace that subscribes (users:read).
+   */
+  deactivateUser(input: { user: string }): Promise<{ eventId: string; deliveries: Delivery[] }> {
+    const user = this.#workspace.deactivate(input.user);
+    if (!user) throw new Error(`sandbox driver: no person ${input.user} to deactivate`);
+    const now = Math.floor(Date.now() / 1000);
+    return this.deliverEvent({
+      type: 'user_change',
+      user: { ...user, deleted: true, updated: now },
+      cache_ts: now,
+      event_ts: this.#workspace.nextTs(),
+    });
   }
 
   /** Slack's Stop button on a processing agent session: its streams stop, `agent_session_stopped` goes out. */
@@ -397,16 +441,23 @@ export class SlackDriver {
   }
 
   /**
-   * A person runs a workflow whose step is the app's custom step `callbackId` (Workflow Builder): Slack
-   * sends `function_executed`. With `next`, the workflow's next step posts the outputs in that channel.
+   * A person (`user`) runs a workflow whose step is the app's custom step `callbackId` (Workflow
+   * Builder), or it runs with nobody behind it (no `user`: a schedule): Slack sends `function_executed`,
+   * naming the person in the step's interactivity inputs. With `next`, the workflow's next step posts the
+   * outputs in that channel.
    */
   runStep(input: {
     callbackId: string;
     inputs: Record<string, unknown>;
-    user: string;
+    user?: string;
     next?: { channel: string };
   }): Promise<workflows.StepRun> {
-    return workflows.runStep(this.#workspace, (e) => this.deliverEvent(e), input);
+    return workflows.runStep(
+      this.#workspace,
+      (e) => this.deliverEvent(e),
+      input,
+      (user, executionId) => this.#interactions.issuePointer(user, executionId),
+    );
   }
 
   /** The person opens the app's Messages tab (agent view): `app_home_opened` with `tab: "messages"`. */

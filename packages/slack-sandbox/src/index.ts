@@ -10,7 +10,12 @@ export {
 } from './blockkit/validate.js';
 export {
   type BotResponse,
+  SENT_TO_BOTS,
   type SendOptions,
+  type SentToBots,
+  type SlackbotCallOptions,
+  type SlackbotMcp,
+  type SlackbotReply,
   SlackDriver,
   type StepRun,
   type StopResult,

@@ -9,6 +9,11 @@ interface Trigger {
   used: boolean;
 }
 
+/** An interactivity pointer: a trigger a workflow step's execution got, for the person who ran it. */
+interface Pointer extends Trigger {
+  executionId: string;
+}
+
 export interface ResponseTarget {
   channel: string;
   user: string;
@@ -29,6 +34,7 @@ const RESPONSE_URL_TTL_MS = 30 * 60_000;
 /** trigger_ids and response_urls, with Slack's rules: a trigger once within 3 s, a response_url 5 times in 30 min. */
 export class Interactions {
   readonly #triggers = new Map<string, Trigger>();
+  readonly #pointers = new Map<string, Pointer>();
   readonly #responseUrls = new Map<string, ResponseUrl>();
 
   constructor(
@@ -50,6 +56,29 @@ export class Interactions {
     if (trigger.used || Date.now() > trigger.expiresAt) throw new SlackApiError('expired_trigger_id');
     trigger.used = true;
     return trigger.user;
+  }
+
+  /**
+   * The interactivity pointer Workflow Builder puts in a step's interactivity input: like a trigger_id,
+   * for the person who ran the workflow, to be exchanged once and soon (`views.open`).
+   */
+  issuePointer(user: string, executionId: string): string {
+    const id = `${Date.now()}.${randomBytes(6).readUIntBE(0, 6)}.${randomBytes(16).toString('hex')}`;
+    this.#pointers.set(id, { user, executionId, expiresAt: Date.now() + this.triggerTtlMs, used: false });
+    return id;
+  }
+
+  /**
+   * Whom the pointer was issued to, and for which execution. Slack answers a pointer with its trigger
+   * errors (views.open lists no others): unknown, used before, or too old.
+   */
+  consumePointer(id: string): { user: string; executionId: string } {
+    const pointer = this.#pointers.get(id);
+    if (!pointer) throw new SlackApiError('invalid_trigger_id');
+    if (pointer.used) throw new SlackApiError('exchanged_trigger_id');
+    if (Date.now() > pointer.expiresAt) throw new SlackApiError('expired_trigger_id');
+    pointer.used = true;
+    return { user: pointer.user, executionId: pointer.executionId };
   }
 
   issueResponseUrl(target: ResponseTarget): string {

@@ -141,6 +141,18 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   }
 
   /**
+   * An admin deactivates someone, as Slack does it: the account stays (users.info answers `deleted:
+   * true`), and they stay listed by conversations.members in the channels they were in. Undefined for
+   * no such person; the person, changed, otherwise.
+   */
+  deactivate(userId: string): SandboxUser | undefined {
+    const user = this.users.get(userId);
+    if (!user || user.is_bot) return undefined;
+    user.deleted = true;
+    return user;
+  }
+
+  /**
    * Someone joins a channel (or is invited by `inviter`), and the channel says so as Slack does. False
    * when nothing changed: no such channel or person, a DM, or already in it.
    */

@@ -29,7 +29,7 @@ async function codeChannel(sessionId: string): Promise<{ channel: string; origin
     text: 'fix the build',
   }).ts;
   const created = await bolt.app.client.agents.conversations.create({
-    name: 'fix the build',
+    name: 'fix-the-build',
     session_id: sessionId,
     origin_channel_id: 'C0AGENTS',
     origin_message_ts: origin,
@@ -66,6 +66,30 @@ describe('agents.conversations.create', () => {
       }),
     );
     expect(gone).toMatchObject({ error: 'message_not_found' });
+  });
+
+  it('takes the origin channel’s privacy unless is_private says otherwise, as conversations.info then reports', async () => {
+    const origin = bolt.sandbox.workspace.post({ channel: 'C0AGENTS', user: 'U0ALICE', text: 'go' }).ts;
+    const from = { origin_channel_id: 'C0AGENTS', origin_message_ts: origin };
+    const asOrigin = await bolt.app.client.agents.conversations.create({ name: 'public-one', ...from });
+    const closed = await bolt.app.client.agents.conversations.create({
+      name: 'private-one',
+      is_private: true,
+      ...from,
+    });
+    const info = async (channel: string) =>
+      (await bolt.app.client.conversations.info({ channel })).channel?.is_private;
+    expect(await info(asOrigin.channel_id as string)).toBe(false);
+    expect(await info(closed.channel_id as string)).toBe(true);
+  });
+
+  it("refuses a name outside Slack's channel-name rule (lowercase, digits, - and _, at most 80)", async () => {
+    const spaced = await slackError(bolt.app.client.agents.conversations.create({ name: 'Fix the build' }));
+    expect(spaced).toMatchObject({ error: 'invalid_name_specials' });
+    const long = await slackError(bolt.app.client.agents.conversations.create({ name: 'a'.repeat(81) }));
+    expect(long).toMatchObject({ error: 'invalid_name_maxlength' });
+    const fine = await bolt.app.client.agents.conversations.create({ name: `a_${'b'.repeat(76)}-9` });
+    expect(fine.ok).toBe(true);
   });
 
   it('a workspace that refuses code channels answers missing_scope, naming the scope', async () => {

@@ -2,12 +2,17 @@ import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, type SlackDriver, startSandbox } from '../src/index.js';
 import { boltApp, driveBolt } from './bolt-app.js';
+import { botClient } from './bot-client.js';
 
 // A real Bolt app, pointed at the sandbox, receives what the driver sends exactly as it would from Slack.
 let sandbox: RunningSandbox;
 let app: App;
 let driver: SlackDriver;
 const clicks: Array<{ actionId: string; user: string; state: unknown }> = [];
+const closed: string[] = [];
+const userChanges: Array<{ id: string; deleted: boolean }> = [];
+/** Each app_home_opened the app got: whose, and the hash of the Home it carried (none before a first publish). */
+const homeOpens: Array<{ user: string; hash?: string }> = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox({ triggerTtlMs: 60_000 });
@@ -19,12 +24,13 @@ beforeAll(async () => {
       return;
     }
     await ack();
-    if (command.text === 'modal') {
+    if (command.text === 'modal' || command.text === 'modal notify') {
       await client.views.open({
         trigger_id: command.trigger_id,
         view: {
           type: 'modal',
           callback_id: 'reason',
+          ...(command.text === 'modal notify' ? { notify_on_close: true } : {}),
           title: { type: 'plain_text', text: 'Reject' },
           submit: { type: 'plain_text', text: 'Send' },
           blocks: [
@@ -86,10 +92,16 @@ beforeAll(async () => {
     else await ack();
   });
   app.event('app_home_opened', async ({ event, client }) => {
+    const hash = (event.view as { hash?: string } | undefined)?.hash;
+    homeOpens.push({ user: event.user, ...(hash ? { hash } : {}) });
     await client.views.publish({
       user_id: event.user,
       view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Your sessions' } }] },
+      ...(hash ? { hash } : {}),
     });
+  });
+  app.event('user_change', async ({ event }) => {
+    userChanges.push({ id: event.user.id, deleted: event.user.deleted });
   });
   driver = await driveBolt(sandbox, app);
 });
@@ -164,10 +176,55 @@ describe('the driver against a real Bolt app', () => {
     expect(driver.openModal('U0ALICE')).toBeUndefined();
   });
 
+  it('a closed modal is told to the app only when its view asked (notify_on_close), as Slack does', async () => {
+    app.view({ type: 'view_closed', callback_id: 'reason' }, async ({ ack, body }) => {
+      closed.push(body.view.id);
+      await ack();
+    });
+    await driver.command({ user: 'U0ALICE', channel: 'C0AGENTS', text: 'modal' });
+    const quiet = await sandbox.workspace.waitFor(() => driver.openModal('U0ALICE'));
+    expect(await driver.closeView({ user: 'U0ALICE', viewId: quiet.id })).toBeUndefined();
+    expect(driver.openModal('U0ALICE')).toBeUndefined();
+    await driver.command({ user: 'U0ALICE', channel: 'C0AGENTS', text: 'modal notify' });
+    const told = await sandbox.workspace.waitFor(() => driver.openModal('U0ALICE'));
+    expect(await driver.closeView({ user: 'U0ALICE', viewId: told.id })).toMatchObject({ status: 200 });
+    expect(closed).toEqual([told.id]);
+  });
+
+  it('sends a bot only what SENT_TO_BOTS lists', async () => {
+    await expect(driver.deliverEvent({ type: 'made_up_event' })).rejects.toThrow(
+      /made_up_event is not in SENT_TO_BOTS\.events/,
+    );
+  });
+
   it('delivers app_home_opened as an Events API callback', async () => {
     const res = await driver.appHomeOpened({ user: 'U0CAROL' });
     expect(res.status).toBe(200);
     await sandbox.workspace.waitFor(() => sandbox.workspace.homeViews.get('U0CAROL'));
+  });
+
+  it('app_home_opened carries the Home as last published with its hash, which views.publish takes once', async () => {
+    const homeOf = (user: string) => sandbox.workspace.views.get(sandbox.workspace.homeViews.get(user) ?? '');
+    await driver.appHomeOpened({ user: 'U0BOB' });
+    const first = await sandbox.workspace.waitFor(() => homeOf('U0BOB'), { what: 'Bob’s first Home' });
+    expect(homeOpens.filter((o) => o.user === 'U0BOB')).toEqual([{ user: 'U0BOB' }]);
+    // Opened again: the event carries the Home's hash, and the app's publish with it is taken.
+    await driver.appHomeOpened({ user: 'U0BOB' });
+    const second = await sandbox.workspace.waitFor(
+      () => (homeOf('U0BOB')?.hash !== first.hash ? homeOf('U0BOB') : undefined),
+      { what: 'Bob’s Home published again' },
+    );
+    expect(homeOpens.filter((o) => o.user === 'U0BOB')).toEqual([
+      { user: 'U0BOB' },
+      { user: 'U0BOB', hash: first.hash },
+    ]);
+    expect(second.id).toBe(first.id);
+    // That hash names a Home no longer shown: Slack refuses it.
+    const stale = await botClient(sandbox)
+      .views.publish({ user_id: 'U0BOB', view: { type: 'home', blocks: [] }, hash: first.hash })
+      .catch((e: { data?: unknown }) => e.data);
+    expect(stale).toMatchObject({ ok: false, error: 'hash_conflict' });
+    expect(homeOf('U0BOB')?.hash).toBe(second.hash);
   });
 
   it('is refused by Bolt when forged or stale', async () => {
@@ -181,5 +238,20 @@ describe('the driver against a real Bolt app', () => {
       { timestampOffsetSeconds: -600 },
     );
     expect(stale.status).toBe(401);
+  });
+
+  it('deactivates a person as Slack does: user_change with deleted set, users.info deleted: true, still listed in their channels', async () => {
+    const client = botClient(sandbox);
+    expect((await client.users.info({ user: 'U0CAROL' })).user?.deleted).toBe(false);
+    const sent = await driver.deactivateUser({ user: 'U0CAROL' });
+    expect(sent.deliveries[0]?.status).toBe(200);
+    await sandbox.workspace.waitFor(() => userChanges.find((u) => u.id === 'U0CAROL'));
+    expect(userChanges).toContainEqual({ id: 'U0CAROL', deleted: true });
+    expect((await client.users.info({ user: 'U0CAROL' })).user).toMatchObject({
+      id: 'U0CAROL',
+      deleted: true,
+    });
+    expect((await client.conversations.members({ channel: 'C0GENERAL' })).members).toContain('U0CAROL');
+    expect(() => driver.deactivateUser({ user: 'U0NOBODY' })).toThrow(/no person U0NOBODY/);
   });
 });

@@ -228,8 +228,12 @@ describe('the markdown block', () => {
       0,
       ctx,
     );
-    expect(html).toContain('data-action="feedback" data-press-value data-value="good">👍</button>');
-    expect(html).toContain('data-value="bad" aria-label="Not helpful">👎</button>');
+    // Slack's thumb icons, drawn as SVG: they show without an emoji font; the button's text is its title.
+    expect(html).toContain('data-action="feedback" data-press-value data-value="good" title="👍"><svg');
+    expect(html).toContain('data-value="bad" aria-label="Not helpful" title="👎"><svg');
+    expect(html).toContain('data-testid="thumb-up"');
+    expect(html).toContain('data-testid="thumb-down"');
+    expect(html).not.toMatch(/>👍<|>👎</);
   });
 
   it('a person’s rich_text message shows its mentions', () => {

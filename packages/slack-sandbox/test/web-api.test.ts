@@ -42,6 +42,20 @@ describe('the fake Web API, driven by the real @slack/web-api WebClient', () => 
     expect(thread.messages?.map((m) => m.text)).toEqual(['Done', 'step 1']);
   });
 
+  it("an edit keeps a message's metadata unless it gives new metadata, as Slack's chat.update does", async () => {
+    // Its own channel: C0AGENTS's burst of posts is the other tests'.
+    const probe = (n: number) => ({ event_type: 'probe', event_payload: { n } });
+    const posted = await client.chat.postMessage({ channel: 'C0RANDOM', text: 'one', metadata: probe(1) });
+    const ts = posted.ts as string;
+    await client.chat.update({ channel: 'C0RANDOM', ts, text: 'one, two' });
+    expect(sandbox.workspace.findMessage('C0RANDOM', ts)?.metadata).toEqual(probe(1));
+    await client.chat.update({ channel: 'C0RANDOM', ts, text: 'one, two, three', metadata: probe(3) });
+    expect(sandbox.workspace.findMessage('C0RANDOM', ts)).toMatchObject({
+      text: 'one, two, three',
+      metadata: probe(3),
+    });
+  });
+
   it('refuses what Slack refuses', async () => {
     expect(await slackError(client.chat.postMessage({ channel: 'C0NOPE', text: 'x' }))).toMatchObject({
       error: 'channel_not_found',
@@ -123,6 +137,33 @@ describe('the fake Web API, driven by the real @slack/web-api WebClient', () => 
     });
     expect(home.ok).toBe(true);
     expect(sandbox.workspace.homeViews.get('U0ALICE')).toBe(home.view?.id);
+  });
+
+  it('gives each published Home a new hash, and refuses a publish with a stale one (hash_conflict)', async () => {
+    const home = (text: string) => ({
+      type: 'home' as const,
+      blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }],
+    });
+    const shown = () => sandbox.workspace.views.get(sandbox.workspace.homeViews.get('U0CAROL') ?? '');
+    const first = await client.views.publish({ user_id: 'U0CAROL', view: home('first') });
+    const firstHash = (first.view as { hash?: string }).hash;
+    expect(firstHash).toMatch(/^\d+\.[0-9a-f]+$/);
+    // Published with the hash of the Home shown: taken, and the Home has a new hash.
+    const second = await client.views.publish({ user_id: 'U0CAROL', view: home('second'), hash: firstHash });
+    const secondHash = (second.view as { hash?: string }).hash;
+    expect(secondHash).not.toBe(firstHash);
+    expect(shown()).toMatchObject({ hash: secondHash, blocks: home('second').blocks });
+    // The first hash again: Slack answers hash_conflict and the Home stays as it is.
+    expect(
+      await slackError(client.views.publish({ user_id: 'U0CAROL', view: home('stale'), hash: firstHash })),
+    ).toMatchObject({ ok: false, error: 'hash_conflict' });
+    expect(shown()).toMatchObject({ hash: secondHash, blocks: home('second').blocks });
+    // Without a hash nothing is checked.
+    const third = await client.views.publish({ user_id: 'U0CAROL', view: home('third') });
+    expect(shown()).toMatchObject({
+      hash: (third.view as { hash?: string }).hash,
+      blocks: home('third').blocks,
+    });
   });
 
   it('uploads a long report into a thread with filesUploadV2', async () => {

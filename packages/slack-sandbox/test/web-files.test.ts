@@ -63,6 +63,23 @@ describe('the page’s files', () => {
     expect(await get('/web/style.css')).toMatchObject({ status: 200, type: 'text/css; charset=utf-8' });
   });
 
+  it('serves the emoji font the style’s @font-face names: the npm package’s colour font, as a font', async () => {
+    const style = (await get('/web/style.css')).body;
+    const fontUrl = /@font-face \{[^}]*src: url\("(\/fonts\/[^"]+\.woff2)"\)/.exec(style)?.[1];
+    expect(fontUrl).toBe('/fonts/noto-color-emoji.woff2');
+    const answer = await fetch(new URL(fontUrl ?? '', sandbox.url));
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('font/woff2');
+    const served = Buffer.from(await answer.arrayBuffer());
+    const packaged = readFileSync(
+      new URL(
+        import.meta.resolve('@fontsource/noto-color-emoji/files/noto-color-emoji-emoji-400-normal.woff2'),
+      ),
+    );
+    expect(served.subarray(0, 4).toString('latin1')).toBe('wOF2');
+    expect(served.equals(packaged)).toBe(true);
+  });
+
   it.each([
     '/web/..%2Fpackage.json',
     '/web/%2e%2e%2fpackage.json',

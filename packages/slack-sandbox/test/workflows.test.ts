@@ -8,6 +8,8 @@ import {
   type SlackDriver,
   startSandbox,
 } from '../src/index.js';
+import { Interactions } from '../src/interactions.js';
+import { Workspace } from '../src/workspace.js';
 import { boltApp } from './bolt-app.js';
 
 // Workflow Builder's custom steps as a real Bolt app meets them: function_executed over HTTP and Socket
@@ -34,6 +36,14 @@ const FUNCTIONS: FunctionDefinitions = functionsFromManifest({
         required: ['echoed', 'length'],
       },
     },
+    // A step that asks who ran the workflow: Slack fills its interactivity input, never the builder.
+    whose_step: {
+      title: 'Whose',
+      input_parameters: {
+        properties: { text: { type: 'string' }, ran_by: { type: 'slack#/types/interactivity' } },
+      },
+      output_parameters: { properties: {} },
+    },
   },
 });
 
@@ -51,6 +61,9 @@ beforeAll(async () => {
   sandbox = await startSandbox({ rateLimits: false, functions: FUNCTIONS });
   app = boltApp(sandbox);
   app.function('echo_step', async ({ event, complete }) => {
+    received.push({ event: event as unknown as Record<string, unknown>, complete });
+  });
+  app.function('whose_step', async ({ event, complete }) => {
     received.push({ event: event as unknown as Record<string, unknown>, complete });
   });
   app.action('approve', async ({ ack, body }) => {
@@ -110,6 +123,35 @@ describe('function_executed', () => {
     await expect(driver.runStep({ callbackId: 'nope', inputs: {}, user: 'U0ALICE' })).rejects.toThrow(
       /declares no step nope/,
     );
+  });
+
+  it('names who ran the workflow in its interactivity input, as Slack does: only for a person’s run', async () => {
+    const byAlice = await driver.runStep({
+      callbackId: 'whose_step',
+      inputs: { text: 'hi' },
+      user: 'U0ALICE',
+    });
+    const scheduled = await driver.runStep({ callbackId: 'whose_step', inputs: { text: 'nightly' } });
+    const inputsOf = async (id: string) =>
+      (await sandbox.workspace.waitFor(() => received.find((r) => r.event.function_execution_id === id)))
+        .event.inputs;
+    expect(await inputsOf(byAlice.execution.id)).toEqual({
+      text: 'hi',
+      ran_by: {
+        interactor: { id: 'U0ALICE', secret: expect.stringMatching(/^[\w-]{40,}$/) },
+        interactivity_pointer: expect.stringMatching(/^\d+\.\d+\.[0-9a-f]+$/),
+      },
+    });
+    expect(await inputsOf(scheduled.execution.id)).toEqual({ text: 'nightly' });
+    expect(scheduled.execution.user).toBeUndefined();
+    // The workflow's builder can't fill it in: it is Slack's.
+    await expect(
+      driver.runStep({
+        callbackId: 'whose_step',
+        inputs: { text: 'x', ran_by: { interactor: { id: 'U0BOB' } } },
+        user: 'U0ALICE',
+      }),
+    ).rejects.toThrow(/ran_by is set by Slack from who ran the workflow, not by the workflow's builder/);
   });
 
   it('over Socket Mode too: the same event in an events_api envelope', async () => {
@@ -256,6 +298,71 @@ describe('interactivity inside a step', () => {
   });
 });
 
+describe('views.open with a step’s interactivity pointer', () => {
+  const modal = {
+    type: 'modal',
+    callback_id: 'confirm_it',
+    notify_on_close: true,
+    title: { type: 'plain_text', text: 'Confirm' },
+    submit: { type: 'plain_text', text: 'Start' },
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Go?' } }],
+  };
+  const pointerOf = (step: { execution: { inputs: Record<string, unknown> } }) =>
+    String((step.execution.inputs.ran_by as { interactivity_pointer: string }).interactivity_pointer);
+
+  it('opens a view for the person who ran the workflow, once; Slack’s trigger errors otherwise', async () => {
+    const step = await driver.runStep({ callbackId: 'whose_step', inputs: { text: 'ask' }, user: 'U0BOB' });
+    const pointer = pointerOf(step);
+    const opened = await api('views.open', sandbox.botToken, { interactivity_pointer: pointer, view: modal });
+    expect(opened).toMatchObject({ ok: true, view: { callback_id: 'confirm_it' } });
+    expect(driver.openModal('U0BOB')?.id).toBe((opened.view as { id: string }).id);
+    const again = await api('views.open', sandbox.botToken, { interactivity_pointer: pointer, view: modal });
+    expect(again).toMatchObject({ ok: false, error: 'exchanged_trigger_id' });
+    const unknown = await api('views.open', sandbox.botToken, {
+      interactivity_pointer: '1700000000000.123.abc',
+      view: modal,
+    });
+    expect(unknown).toMatchObject({ ok: false, error: 'invalid_trigger_id' });
+    const other = await driver.runStep({ callbackId: 'whose_step', inputs: { text: 'b' }, user: 'U0BOB' });
+    const both = await api('views.open', sandbox.botToken, {
+      interactivity_pointer: pointerOf(other),
+      trigger_id: '1.2.3',
+      view: modal,
+    });
+    expect(both).toMatchObject({ ok: false, error: 'invalid_arguments' });
+    const neither = await api('views.open', sandbox.botToken, { view: modal });
+    expect(neither).toMatchObject({ ok: false, error: 'invalid_arguments' });
+  });
+
+  it('a pointer too old is expired_trigger_id, as a trigger_id is', () => {
+    const interactions = new Interactions(new Workspace(), () => 'http://sandbox.invalid', 0);
+    const pointer = interactions.issuePointer('U0ALICE', 'FxOLD');
+    const issued = Date.now();
+    // A lifetime of 0 ms: any later millisecond is past it.
+    while (Date.now() === issued) {}
+    expect(() => interactions.consumePointer(pointer)).toThrow(/expired_trigger_id/);
+  });
+
+  it('the view so opened carries the step’s execution when submitted or closed, while the step runs', async () => {
+    const submitted: Array<Record<string, unknown>> = [];
+    app.view('confirm_it', async ({ ack, body }) => {
+      await ack();
+      submitted.push(body as unknown as Record<string, unknown>);
+    });
+    const step = await driver.runStep({ callbackId: 'whose_step', inputs: { text: 'c' }, user: 'U0BOB' });
+    const opened = await api('views.open', sandbox.botToken, {
+      interactivity_pointer: pointerOf(step),
+      view: modal,
+    });
+    await driver.submitView({ user: 'U0BOB', viewId: (opened.view as { id: string }).id, values: {} });
+    expect(submitted.at(-1)).toMatchObject({
+      type: 'view_submission',
+      function_data: { execution_id: step.execution.id, function: { callback_id: 'whose_step' } },
+      bot_access_token: step.token,
+    });
+  });
+});
+
 describe('a workflow on the page', () => {
   const page = async (path: string, body: unknown) => {
     const response = await fetch(`${sandbox.url}${path}`, {
@@ -288,7 +395,7 @@ describe('a workflow on the page', () => {
     const state = (await (await fetch(`${sandbox.url}/sandbox/state`)).json()) as {
       workflows: { definitions: Record<string, unknown>; executions: Array<{ id: string; state: string }> };
     };
-    expect(Object.keys(state.workflows.definitions)).toEqual(['echo_step']);
+    expect(Object.keys(state.workflows.definitions)).toEqual(['echo_step', 'whose_step']);
     expect(state.workflows.executions.find((e) => e.id === id)?.state).toBe('completed');
     expect(JSON.stringify(state)).not.toContain('xwfp-');
   });

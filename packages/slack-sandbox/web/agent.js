@@ -8,11 +8,13 @@ import { dmId, post, ui } from '/web/state.js';
 
 const agent = () => ui.state.agent ?? { sessions: [], prompts: [], threads: [], stopEventSubscribed: true };
 
+// Each lifecycle status in the words the bot's card uses for the same stage (Running, Waiting, Ended), so
+// the page does not show a second vocabulary; the data-status attribute keeps Slack's own value.
 const STATUS_WORDS = {
-  processing: 'Processing',
+  processing: 'Running',
   active: 'Active',
-  suspended: 'Suspended',
-  closed: 'Closed',
+  suspended: 'Waiting',
+  closed: 'Ended',
 };
 
 // The session of a thread (its channel and root ts) as a pill, its title, and Stop while it processes.

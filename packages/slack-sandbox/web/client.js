@@ -48,10 +48,29 @@ function render() {
   renderWorkflows();
 }
 
+// The page's first read of the workspace: what it finds open then, an earlier page left behind, and is
+// closed before anything is drawn. Every refresh waits for it, so one started meanwhile (a live update)
+// never draws a state read before the close.
+let firstLoad;
+
 async function refresh() {
+  firstLoad ??= (async () => {
+    ui.state = await (await fetch('/sandbox/state')).json();
+    await closeLeftBehind();
+  })();
+  await firstLoad;
   const response = await fetch('/sandbox/state');
   ui.state = await response.json();
   render();
+}
+
+// A modal lives in the Slack client that opened it, and a reload loses it. A modal still open when the
+// page loads was opened by an earlier page (or left half-filled before a reload): closed, as Slack would
+// have dropped it, instead of coming back over the page and taking every click until cancelled.
+async function closeLeftBehind() {
+  const open = ui.state.views.filter((v) => v.type === 'modal' && !v.closed);
+  for (const view of open) await post('/sandbox/close', { user: view.user, viewId: view.id });
+  if (open.length > 0) ui.state = await (await fetch('/sandbox/state')).json();
 }
 
 async function refreshEmulator() {

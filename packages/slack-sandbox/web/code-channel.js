@@ -4,7 +4,7 @@
 // person does goes to /sandbox/code-channel-action and /sandbox/code-channel-command, which the driver
 // turns into what Slack sends the bot.
 
-import { escapeHtml, markdown, renderBlocks } from '/web/render.js';
+import { escapeHtml, markdown, mrkdwn, renderBlocks } from '/web/render.js';
 import { $, context, post, ui } from '/web/state.js';
 
 const ICONS = {
@@ -29,7 +29,8 @@ function contextBar(record) {
   const items = record.contextBar
     .map((item) => {
       const icon = item.icon ? `<span class="cc-icon">${ICONS[item.icon] ?? ''}</span>` : '';
-      const label = `${icon}${escapeHtml(item.label)}`;
+      // A label is read as mrkdwn, as the rest of what an app writes: a mention shows the person's name.
+      const label = `${icon}${mrkdwn(item.label, context())}`;
       if (item.item_type === 'action' && !record.archived)
         return `<button type="button" class="button cc-item cc-action" data-testid="cc-action" data-cc-action="${escapeHtml(item.key)}">${label}</button>`;
       return `<span class="cc-item" data-testid="cc-item" data-key="${escapeHtml(item.key)}">${label}</span>`;

@@ -136,9 +136,13 @@ function renderThreaded(parent, channel) {
     .map((x) => x.html)
     .join('');
   const replying = ui.replyTo?.ts === parent.ts;
-  const reply = parent.subtype
-    ? ''
-    : `<button type="button" class="reply-link${replying ? ' active' : ''}" data-reply-ts="${parent.ts}" data-testid="reply-in-thread">${replying ? 'Replying in this thread' : 'Reply in thread'}</button>`;
+  // A code channel is the session's conversation: people write in it, as Slack Code shows it, with no
+  // "Reply in thread" under each message.
+  const codeChannel = ui.state?.codeChannels?.channels?.some((c) => c.channelId === channel.id);
+  const reply =
+    parent.subtype || codeChannel
+      ? ''
+      : `<button type="button" class="reply-link${replying ? ' active' : ''}" data-reply-ts="${parent.ts}" data-testid="reply-in-thread">${replying ? 'Replying in this thread' : 'Reply in thread'}</button>`;
   return `<div class="conversation${replying ? ' replying' : ''}" data-testid="conversation">${renderMessage(parent, channel.id)}${sessionBar(channel.id, parent.ts)}${
     thread ? `<div class="thread" data-testid="thread">${thread}</div>` : ''
   }${reply}</div>`;

@@ -41,7 +41,9 @@ function field(name, param, required) {
 function workflowForm(callbackId, definition) {
   const { properties, required = [] } = definition.input_parameters;
   const channels = ui.state.channels.filter((c) => !c.is_im);
+  // Who runs it (an interactivity input) is Slack's to fill in: Workflow Builder shows no field for it.
   const fields = Object.entries(properties)
+    .filter(([, param]) => param.type !== 'slack#/types/interactivity')
     .map(([name, param]) => field(name, param, required.includes(name)))
     .join('');
   return `<form class="wf-form" data-testid="workflow-form" data-callback-id="${escapeHtml(callbackId)}">
@@ -74,6 +76,14 @@ function runOf(execution, definitions) {
   return `<li class="wf-run" data-testid="workflow-run-state" data-execution-id="${escapeHtml(execution.id)}" data-state="${escapeHtml(execution.state)}"><b>${escapeHtml(title)}</b> · ${escapeHtml(execution.state)}${outputs}${error}</li>`;
 }
 
+// What is typed in the forms so far, to put back when they are drawn again.
+function typedIn(forms) {
+  const typed = new Map();
+  for (const input of forms.querySelectorAll('input[name], select[name]'))
+    if (input.value !== '') typed.set(input.name, input.value);
+  return typed;
+}
+
 // The panel, drawn again with each change of the workspace (keeping what is typed in the form).
 export function renderWorkflows() {
   const panel = $('workflows-panel');
@@ -84,10 +94,17 @@ export function renderWorkflows() {
   if (ids.length === 0) return;
   const forms = $('workflow-forms');
   const shown = forms.dataset.shown;
-  const key = `${ui.user}|${ui.channel}|${ids.join(',')}`;
+  // The channels too: a channel made meanwhile (a session's own) is offered at once.
+  const channels = ui.state.channels.map((c) => `${c.id}:${c.name}`).join(',');
+  const key = `${ui.user}|${ui.channel}|${ids.join(',')}|${channels}`;
   if (shown !== key) {
+    const typed = typedIn(forms);
     forms.innerHTML = ids.map((id) => workflowForm(id, definitions[id])).join('');
     forms.dataset.shown = key;
+    for (const [name, value] of typed) {
+      const input = forms.querySelector(`[name="${CSS.escape(name)}"]`);
+      if (input && [...(input.options ?? [{ value }])].some((o) => o.value === value)) input.value = value;
+    }
   }
   $('workflow-runs').innerHTML = executions
     .slice(-8)

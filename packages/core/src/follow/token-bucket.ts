@@ -91,6 +91,12 @@ export class TokenBucket {
     this.#flights.delete(flight);
   }
 
+  /** A token taken for something that turned out not to count goes back (never past the ceiling). */
+  giveBack(): void {
+    this.#refill();
+    this.#tokens = Math.min(this.burst - this.inFlight, this.#tokens + 1);
+  }
+
   /** Waits for a token. Rejects with the signal's reason if it aborts while queued. */
   take(signal?: AbortSignal): Promise<void> {
     if (this.tryTake()) return Promise.resolve();

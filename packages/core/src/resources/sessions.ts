@@ -155,7 +155,9 @@ export class Sessions {
     if (known !== undefined) return known;
     const id = checkRequest(operation, sessionIdRule, sessionId, 'sessionId');
     const routes: SessionRoutes = { status: path(id), messages: path(id, '/messages') };
-    // Bounded: the oldest id goes first (a Map iterates in insertion order).
+    // Bounded: the oldest id goes first (a Map iterates in insertion order). Not lru-cache, as the bot's
+    // caches are: this class is in the pure API the n8n node bundles, and n8n's scanner refuses lru-cache's
+    // `process` and timer globals.
     if (this.#routes.size >= MAX_REMEMBERED_SESSIONS) {
       const oldest = this.#routes.keys().next().value;
       if (oldest !== undefined) this.#routes.delete(oldest);

@@ -21,6 +21,15 @@ describe('TokenBucket', () => {
     expect(order).toEqual([1, 2]);
   });
 
+  it('giveBack returns a token taken for nothing, never past the burst', () => {
+    const bucket = new TokenBucket({ ratePerSecond: 1, burst: 2, clock: new ManualClock(0) });
+    expect([bucket.tryTake(), bucket.tryTake(), bucket.tryTake()]).toEqual([true, true, false]);
+    bucket.giveBack();
+    expect([bucket.tryTake(), bucket.tryTake()]).toEqual([true, false]);
+    for (let i = 0; i < 5; i++) bucket.giveBack();
+    expect([bucket.tryTake(), bucket.tryTake(), bucket.tryTake()]).toEqual([true, true, false]);
+  });
+
   it('pauses for a 429 and does not burst straight after it', async () => {
     const clock = new ManualClock(0);
     const bucket = new TokenBucket({ ratePerSecond: 10, burst: 10, clock });

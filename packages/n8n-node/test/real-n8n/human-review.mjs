@@ -40,6 +40,9 @@ export async function humanReview({ base, emulatorUrl, rest, model, check, log, 
     last = Number(review.id);
     log(`  (review message: ${JSON.stringify(review.message)?.slice(0, 600)})`);
     check(Array.isArray(review.message?.buttons), `${decision}: n8n holds the tool call and asks in the chat, with buttons`);
+    // The reviewer reads the tool's inputs as text (the workflow's message stringifies $tool.parameters).
+    const shown = JSON.stringify(review.message ?? '');
+    check(shown.includes(goal) && !shown.includes('[object Object]'), `${decision}: the review shows the tool's inputs, the goal among them`);
     check((await sessionsWithGoal(emulatorUrl, goal)).length === 0, `${decision}: no session before the review`);
     const button = review.message?.buttons?.find((b) => new RegExp(decision, 'i').test(b.text));
     if (!button) continue;

@@ -32,7 +32,8 @@ function answerTo(body) {
   return { message: { role: 'assistant', content: null, tool_calls: [call] }, finish: 'tool_calls' };
 }
 
-export function startModel() {
+/** `answer`: the script, from the request's body to the next message (the default calls the one tool once). */
+export function startModel(answer = answerTo) {
   const requests = [];
   const server = createServer((req, res) => {
     let raw = '';
@@ -46,7 +47,7 @@ export function startModel() {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', object: 'model' }] }));
         return;
       }
-      const { message, finish } = answerTo(body);
+      const { message, finish } = answer(body);
       const base = { id: `chatcmpl-${requests.length}`, created: Math.floor(Date.now() / 1000), model: body.model ?? 'scripted' };
       const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
       if (body.stream) {

@@ -18,6 +18,7 @@ import { isActiveStatus, isSuccessStatus, isTerminalStatus } from '@agent-sessio
 
 import { ensureN8n } from './install.mjs';
 import { humanReview } from './human-review.mjs';
+import { checkMcpHost, MCP_WORKFLOW_ID, mcpHostAnswer, prepareMcpHost } from './mcp-host.mjs';
 import { startModel } from './model.mjs';
 import { fetch, ownerLogin, ownerSession, startN8n, until } from './server.mjs';
 import { checkTrigger, checkTriggerAfterRestart, prepareTrigger } from './trigger.mjs';
@@ -186,6 +187,8 @@ const emulator = await startEmulator();
 const startedAt = Date.now();
 let server;
 let model;
+let mcpModel;
+let mcpHost;
 try {
   const { tarball, name } = pack(work);
   // Where n8n keeps community packages: <user folder>/.n8n/nodes/node_modules/<name>.
@@ -216,8 +219,17 @@ try {
   // n8n 2.x's human review of AI tool calls: an AI Agent on a scripted model, its tool call held for a person.
   const reviewed = N8N_VERSION !== '2.8.4';
   model = reviewed ? await startModel() : undefined;
+  // And the AI Agent as an MCP host of the bot (mcp-host.mjs), on the same n8n: with the newest only, to
+  // keep the run short (the MCP Client Tool and the AI Agent are in both).
+  mcpModel = reviewed ? await startModel(mcpHostAnswer) : undefined;
+  mcpHost = reviewed ? await prepareMcpHost({ work, emulatorUrl: emulator.url, apiKey: API_KEY, log }) : undefined;
   const allCredentials = reviewed
-    ? [...credentials, { id: 'asModel0000001', name: 'Scripted model', type: 'openAiApi', data: { apiKey: 'sk-scripted', url: model.url } }]
+    ? [
+        ...credentials,
+        { id: 'asModel0000001', name: 'Scripted model', type: 'openAiApi', data: { apiKey: 'sk-scripted', url: model.url } },
+        { id: 'asMcpModel0001', name: 'Scripted MCP host model', type: 'openAiApi', data: { apiKey: 'sk-scripted', url: mcpModel.url } },
+        mcpHost.credential,
+      ]
     : credentials;
   writeFileSync(join(work, 'credentials.json'), JSON.stringify(allCredentials));
   execFileSync(n8n, ['import:credentials', `--input=${join(work, 'credentials.json')}`], { env, stdio: 'inherit' });
@@ -239,13 +251,15 @@ try {
   if (reviewed) {
     execFileSync(n8n, ['import:workflow', `--input=${join(workflowsDir, '..', 'workflows-2.41', 'human-review.json')}`], { env, stdio: 'inherit' });
     execFileSync(n8n, ['publish:workflow', '--id=asHumanReview1'], { env, stdio: 'inherit' });
+    execFileSync(n8n, ['import:workflow', `--input=${mcpHost.workflowFile}`], { env, stdio: 'inherit' });
+    execFileSync(n8n, ['publish:workflow', `--id=${MCP_WORKFLOW_ID}`], { env, stdio: 'inherit' });
   }
   // The trigger's workflow, published: n8n polls from its start (a first poll as it publishes it).
   const triggerSessions = await prepareTrigger({ n8n, env, work, packageDir, emulatorUrl: emulator.url, apiKey: API_KEY, log });
 
-  // N8N_TEST_ONLY=server skips the `n8n execute` runs (to iterate on the form test).
+  // N8N_TEST_ONLY=server skips the `n8n execute` runs (to iterate on the form test); =mcp runs only the MCP host.
   const only = process.env.N8N_TEST_ONLY;
-  if (only !== 'server') {
+  if (only !== 'server' && only !== 'mcp') {
   log('create and wait');
   const created = execute(n8n, env, 'asCreateWait01');
   check(created.parsed?.status === 'success', `status success (got ${created.parsed?.status ?? created.stderr.slice(-400)})`);
@@ -292,6 +306,9 @@ try {
   // While it starts, n8n answers 200 "n8n is starting up": ready is the form page itself.
   await until('n8n to serve the published form', async () => (await fetch(`${server.base}/form/agent-sessions-ask`)).text(), (page) => page.includes("id='n8n-form'"), 120);
   log(`  (n8n start took ${((Date.now() - serverStarted) / 1000).toFixed(1)} s)`);
+  if (only === 'mcp') {
+  await checkMcpHost({ host: mcpHost, base: server.base, model: mcpModel, check, log });
+  } else {
   const scenarios = {
     approval: {
       expectOnPage: ['Deploy v2.3.1 to production?', 'Approve', 'Reject', 'Reason'],
@@ -340,6 +357,7 @@ try {
   }
 
   if (model) await humanReview({ base: server.base, emulatorUrl: emulator.url, rest, model, check, log, readExecutionData });
+  if (mcpHost) await checkMcpHost({ host: mcpHost, base: server.base, model: mcpModel, check, log });
 
   log('stopping the execution cancels the session (Cancel Session When Stopped)');
   const goal = 'scenario:long Watch the queue until stopped';
@@ -380,12 +398,15 @@ try {
   const restAgain = await ownerLogin(server.base);
   await checkTriggerAfterRestart({ before: fired, rest: restAgain, emulatorUrl: emulator.url, readExecutionData, check, log });
   await checkUnverifiedDisabled({ base: server.base, rest: restAgain, name, emulatorUrl: emulator.url, check, log });
+  }
 } catch (error) {
   check(false, `the run went through (${error.stack ?? error})`);
   if (server) log(`n8n's log ends:\n${server.log().slice(process.env.N8N_TEST_DEBUG ? -150_000 : -4000)}`);
 } finally {
   await server?.stop();
   model?.stop();
+  mcpModel?.stop();
+  await mcpHost?.stop();
   emulator.stop();
   rmSync(work, { recursive: true, force: true });
 }

@@ -185,7 +185,9 @@ function layoutMarkdown(message: MessageText, fileStem: string): Rendered {
   const text = message.markdown ?? '';
   const fallback = (s: string) => truncate(safeMrkdwn(s), FALLBACK_MAX);
   if (text.length <= MARKDOWN_MAX) {
-    return { kind: 'text', parts: [{ text: fallback(message.plain), blocks: [{ type: 'markdown', text }] }] };
+    // No words, only the trailer's blocks (a message of tool calls shown as cards).
+    const blocks: KnownBlock[] = text === '' ? [] : [{ type: 'markdown', text }];
+    return { kind: 'text', parts: [{ text: fallback(message.plain), blocks }] };
   }
   // More than MAX_SPLIT_PARTS full parts: a file, without splitting it to count.
   if (text.length > MAX_SPLIT_PARTS * (MARKDOWN_MAX - 30)) return asFile(message, fileStem);

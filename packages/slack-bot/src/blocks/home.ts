@@ -1,7 +1,7 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { PromptRecord, SessionRecord } from '../store/records.js';
 import { promptMessage } from './prompt.js';
-import { statusLabel } from './session-card.js';
+import { shownGoal, summaryOf } from './session-summary.js';
 import { escapeMrkdwn, mrkdwn, placeOf, plain, slackDate, truncate } from './text.js';
 
 /** Sessions shown on the Home tab: each takes 2 blocks, under Slack's 100 with room for the header. */
@@ -21,6 +21,7 @@ export function homeView(
   sessions: SessionRecord[],
   waiting: WaitingOnYou[] = [],
   top: KnownBlock[] = [],
+  now: number = Date.now(),
 ): HomeView {
   const blocks: KnownBlock[] = [...top];
   if (waiting.length > 0) {
@@ -35,7 +36,9 @@ export function homeView(
         {
           type: 'context',
           elements: [
-            mrkdwn(`*${escapeMrkdwn(truncate(w.session.goal, 150))}* · ${placeOf(w.session.channelId)}`),
+            mrkdwn(
+              `*${escapeMrkdwn(truncate(shownGoal(w.session.goal), 150))}* · ${placeOf(w.session.channelId)}`,
+            ),
           ],
         },
         ...shown.blocks,
@@ -59,11 +62,12 @@ export function homeView(
     });
   }
   for (const s of sessions.slice(0, room)) {
+    const summary = summaryOf(s, undefined, now);
     blocks.push(
       {
         type: 'section',
         text: mrkdwn(
-          `*${escapeMrkdwn(truncate(s.goal, 200))}*\n${statusLabel(s.status)} · ${placeOf(s.channelId)}`,
+          `*${escapeMrkdwn(truncate(summary.goal, 200))}*\n${summary.label} · ${placeOf(s.channelId)}`,
         ),
       },
       {

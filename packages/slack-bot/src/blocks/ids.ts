@@ -22,6 +22,7 @@ export const VIEWS = {
   answer: 'answer_input',
   raiseBudget: 'raise_budget',
   channelSettings: 'channel_settings',
+  workflowConfirm: 'workflow_confirm_start',
 } as const;
 
 export { type ActionRef, type DecodedRef, decodeRef, encodeRef, REF_LIMITS, refKeyOf } from '../refs.js';

@@ -1,4 +1,5 @@
 export * from './agent-message.js';
+export * from './code-channel.js';
 export * from './home.js';
 export * from './ids.js';
 export * from './keys.js';

@@ -27,8 +27,8 @@ export const defuseBareBroadcasts = (text: string): string => text.replace(BARE_
 const ENCODED_MENTION_START =
   /(<|\\<|&lt;|&#0*60;|&#x0*3c;)(?=!|@|\\[!@]|&excl;|&commat;|&#0*(?:33|64);|&#x0*(?:21|40);)/gi;
 
-/** Nothing that could open a mention inside text kept as is (a label, the body of `<!…>`). */
-const openNoMention = (text: string): string =>
+/** Nothing that could open a mention inside text kept as is (a label, the body of `<!…>`, plain_text). */
+export const openNoMention = (text: string): string =>
   text.replaceAll('<!', `<${JOINER}!`).replaceAll('<@', `<${JOINER}@`);
 
 const SUBTEAM = /^!subteam\^([A-Z0-9]+)(?:\|(.*))?$/s;

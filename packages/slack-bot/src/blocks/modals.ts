@@ -72,7 +72,7 @@ export function startModal(channelId: string, initialGoal = ''): ModalView {
       placeholder: 'What should the agent do?',
       initial: initialGoal,
     }),
-    textInput('budget', 'Budget (USD)', {
+    textInput('budget', 'Budget ($)', {
       optional: true,
       placeholder: START_EXAMPLES.budget,
       hint: 'The agent stops when it has spent this much.',
@@ -132,7 +132,7 @@ export function channelSettingsModal(channelId: string, shown: ChannelSettingsSh
     section(
       `New sessions in <#${channelId}> start with these, unless their own \`--budget\` or \`--max-iterations\` say otherwise. Leave a field empty for no default.`,
     ),
-    textInput('budget', 'Default budget (USD)', {
+    textInput('budget', 'Default budget ($)', {
       optional: true,
       placeholder: '5',
       ...(shown.budget ? { initial: shown.budget } : {}),
@@ -181,7 +181,7 @@ export function raiseBudgetModal(sessionId: string, spend: number, budget: numbe
         `Spent *$${spend.toFixed(2)}*${budget ? ` of a $${budget.toFixed(2)} budget` : ''}. The new budget must be more than that.`,
       ),
     },
-    textInput('budget', 'New budget (USD)', { placeholder: (Math.ceil(spend) + 5).toString() }),
+    textInput('budget', 'New budget ($)', { placeholder: (Math.ceil(spend) + 5).toString() }),
   ]);
 }
 

@@ -1,31 +1,27 @@
-import { isSuccessStatus, isTerminalStatus, needsPerson, parseTimestamp } from '@agent-sessions/core';
+import { isSuccessStatus, needsPerson } from '@agent-sessions/core';
 import type { Button, KnownBlock } from '@slack/types';
 import { safeMrkdwn, toolCallFields } from './agent-message.js';
 import { ACTIONS, encodeRef } from './ids.js';
 import {
-  escapeMrkdwn,
-  formatDuration,
-  formatUsd,
-  mrkdwn,
-  plain,
-  progressBar,
-  type SlackMessage,
-  truncate,
-} from './text.js';
+  costWithBar,
+  elapsedText,
+  factsOf,
+  NOT_KNOWN,
+  type SummaryFacts,
+  type SummarySnapshot,
+  sessionSummary,
+  shownGoal,
+} from './session-summary.js';
+import { escapeMrkdwn, mrkdwn, plain, type SlackMessage, truncate } from './text.js';
 
-export interface CardState {
+/**
+ * The card's state: the session's facts (its summary is read from them, as every view's is) and what
+ * only the card shows. `createdAt` and `now` give the elapsed time (pure: the caller passes the clock).
+ */
+export interface CardState extends SummaryFacts {
   sessionId: string;
-  goal: string;
-  status: string;
   startedBy: string;
-  totalCost: number;
-  budget: number | null;
-  rounds: number;
-  /** ISO time the session was created, and "now" (pure: the caller passes the clock). */
-  createdAt: string;
   now: number;
-  /** When it finished, for the elapsed time of a finished session. */
-  completedAt?: string | null;
   /** The latest decision recorded ("<@U…> answered: Approved · 2026-…"), shown in the footer. */
   latestDecision?: string;
   /** Where it came from ("Started from this thread, with 12 earlier messages"), when not /agent start. */
@@ -34,34 +30,8 @@ export interface CardState {
   currentStep?: string | null;
 }
 
-/**
- * Not a service status: the bot's own, for a session the service stopped showing us (403/404). The
- * card and App Home show it as ended.
- */
-export const UNREACHABLE_STATUS = 'unreachable';
-
-/** The bot's own too: Slack refused every post in the session's channel (not_in_channel, archived…). */
-export const CANT_POST_STATUS = 'cant_post_here';
-
-const STATUS_LABEL: Record<string, string> = {
-  [UNREACHABLE_STATUS]: '⚠️ No longer followed',
-  [CANT_POST_STATUS]: "⚠️ The bot can't post in this channel any more: see `/agent status`",
-  queued: '⏳ Queued',
-  orchestrating: '🧭 Planning',
-  running: '⚙️ Running',
-  waiting_human: '🙋 Waiting for an answer',
-  paused: '⏸️ Paused',
-  cost_limit: '💸 Budget reached',
-  completed: '✅ Completed',
-  complete: '✅ Completed',
-  cancelled: '🛑 Cancelled',
-  error: '❌ Failed',
-  failed: '❌ Failed',
-};
-
-/** A status as people read it, in mrkdwn: one the bot doesn't know is the service's word, escaped. */
-export const statusLabel = (status: string): string =>
-  (Object.hasOwn(STATUS_LABEL, status) ? STATUS_LABEL[status] : undefined) ?? `❔ ${escapeMrkdwn(status)}`;
+export { totalCostOf } from './session-summary.js';
+export { CANT_POST_STATUS, statusLabel, UNREACHABLE_STATUS } from './status-words.js';
 
 /**
  * The card before the session exists: posted first, so a channel the bot may not post in refuses
@@ -69,9 +39,9 @@ export const statusLabel = (status: string): string =>
  */
 export function startingCard(goal: string, startedBy: string, origin?: string): SlackMessage {
   return {
-    text: `Starting an agent session: ${safeGoal(goal)}`,
+    text: `Starting an agent session: ${safeGoal(shownGoal(goal))}`,
     blocks: [
-      { type: 'header', text: plain(goal, 150) },
+      { type: 'header', text: plain(shownGoal(goal), 150) },
       {
         type: 'context',
         elements: [
@@ -108,25 +78,17 @@ export function currentStepOf(message: Record<string, unknown>): string | undefi
 
 /** The session card: posted where the session started, edited in place as it changes. */
 export function sessionCard(state: CardState): SlackMessage {
-  const terminal =
-    isTerminalStatus(state.status) ||
-    state.status === UNREACHABLE_STATUS ||
-    state.status === CANT_POST_STATUS;
-  const end = terminal && state.completedAt ? Date.parse(state.completedAt) : state.now;
-  const elapsed = formatDuration(end - Date.parse(state.createdAt));
-  const cost =
-    state.budget && state.budget > 0
-      ? `${formatUsd(state.totalCost)} of ${formatUsd(state.budget)}\n\`${progressBar(state.totalCost / state.budget)}\``
-      : formatUsd(state.totalCost);
+  const summary = sessionSummary(state, state.now);
+  const terminal = summary.ended;
   const blocks: KnownBlock[] = [
-    { type: 'header', text: plain(state.goal, 150) },
+    { type: 'header', text: plain(summary.goal, 150) },
     {
       type: 'section',
       fields: [
-        mrkdwn(`*Status*\n${statusLabel(state.status)}`, 2000),
-        mrkdwn(`*Cost*\n${cost}`, 2000),
-        mrkdwn(`*Rounds*\n${state.rounds}`, 2000),
-        mrkdwn(`*Elapsed*\n${elapsed}`, 2000),
+        mrkdwn(`*Status*\n${summary.label}`, 2000),
+        mrkdwn(`*Cost*\n${costWithBar(summary)}`, 2000),
+        mrkdwn(`*Rounds*\n${summary.rounds ?? NOT_KNOWN}`, 2000),
+        mrkdwn(`*Elapsed*\n${elapsedText(summary)}`, 2000),
       ],
     },
     {
@@ -173,7 +135,7 @@ export function sessionCard(state: CardState): SlackMessage {
   }
   const verb = terminal ? (isSuccessStatus(state.status) ? 'finished' : 'ended') : 'is';
   return {
-    text: `Agent session ${verb}: ${statusLabel(state.status)} — ${safeGoal(state.goal)}`,
+    text: `Agent session ${verb}: ${summary.label} — ${safeGoal(summary.goal)}`,
     blocks,
   };
 }
@@ -207,32 +169,16 @@ export function cardStateOf(
     createdAt: string;
     origin?: string | null;
   },
-  snapshot:
-    | { status?: string; cost?: unknown; rounds?: unknown; createdAt?: unknown; completedAt?: unknown }
-    | undefined,
+  snapshot: SummarySnapshot | undefined,
   now: number,
   currentStep?: string,
 ): CardState {
-  const total = totalCostOf(snapshot);
   return {
+    ...factsOf(session, snapshot),
     sessionId: session.sessionId,
-    goal: session.goal,
-    status: snapshot?.status ?? session.status,
     startedBy: session.startedBy,
-    totalCost: total ?? 0,
-    budget: session.budget,
-    rounds: Array.isArray(snapshot?.rounds) ? snapshot.rounds.length : 0,
-    createdAt: parseTimestamp(snapshot?.createdAt) ?? session.createdAt,
     now,
-    completedAt: parseTimestamp(snapshot?.completedAt) ?? null,
     origin: session.origin ?? null,
     currentStep: currentStep ?? null,
   };
-}
-
-/** The total cost in a session snapshot, when it has one (the snapshot's cost is the service's, loose). */
-export function totalCostOf(snapshot: object | undefined): number | undefined {
-  const cost = snapshot && 'cost' in snapshot ? snapshot.cost : undefined;
-  if (typeof cost !== 'object' || cost === null || !('totalCost' in cost)) return undefined;
-  return typeof cost.totalCost === 'number' ? cost.totalCost : undefined;
 }

@@ -5,6 +5,7 @@
  */
 import type { AnyChunk } from '@slack/types';
 import { safeMarkdown } from './markup.js';
+import { shownGoal } from './session-summary.js';
 
 /** How a stream shows the agent's tool calls: Slack's timeline (each task in turn) or a plan (a checklist). */
 export type TaskDisplay = 'timeline' | 'plan';
@@ -17,7 +18,7 @@ export const PLAN_TITLE_MAX = 200;
  * goal is someone else's words, so it can't ping anyone and its links show where they go.
  */
 export function planTitle(goal: string, continuation = false): string {
-  const line = safeMarkdown(goal.replace(/\s+/g, ' ')).trim() || 'Agent session';
+  const line = safeMarkdown(shownGoal(goal).replace(/\s+/g, ' ')).trim() || 'Agent session';
   const text = continuation ? `${line} (continued)` : line;
   return text.length <= PLAN_TITLE_MAX ? text : `${text.slice(0, PLAN_TITLE_MAX - 1)}…`;
 }

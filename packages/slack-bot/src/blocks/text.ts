@@ -1,5 +1,5 @@
 import type { KnownBlock, MrkdwnElement, PlainTextElement, SectionBlock } from '@slack/types';
-import { defuseBareBroadcasts, JOINER } from './markup.js';
+import { defuseBareBroadcasts, JOINER, openNoMention } from './markup.js';
 
 /** Text helpers for Block Kit: Slack's escaping and its length limits (display text only, never ids). */
 
@@ -17,8 +17,17 @@ export function escapeMrkdwn(text: string): string {
  * plain_text as Slack shows it, character for character, with an invisible joiner wherever a mention
  * could start (`<!`, `<@`, a bare `@here`): Slack doesn't read markup in plain_text, and this makes sure.
  */
-export const plainSafe = (text: string): string =>
-  defuseBareBroadcasts(text.replaceAll('<!', `<${JOINER}!`).replaceAll('<@', `<${JOINER}@`));
+export const plainSafe = (text: string): string => defuseBareBroadcasts(openNoMention(text));
+
+/** Where Slack's mrkdwn would open a link or a channel reference: `<https:`, `<mailto:`, `<#C…>`. */
+const LINK_OPENER = /<(?=[a-z][a-z0-9+.-]*:|#)/gi;
+
+/**
+ * Someone else's text kept as plain text for whatever reads it next (a workflow's next step may paste it
+ * into a message, an email or a cell): it reads the same, and pasted into mrkdwn it can neither ping nor
+ * pass one link off as another.
+ */
+export const plainInert = (text: string): string => plainSafe(text).replace(LINK_OPENER, `<${JOINER}`);
 
 /** Cuts display text to `max` characters with an ellipsis, saying so instead of failing in Slack. */
 export function truncate(text: string, max: number): string {
@@ -117,14 +126,21 @@ export function slackDate(at: Date | string | number, format: string = TIME_FORM
   return `<!date^${Math.floor(ms / 1000)}^${format}|${fallback}>`;
 }
 
-/** The words blocks show, in order: every `text` string in them (a `markdown` block's is its whole text). */
+/**
+ * The words blocks show, in order, as mrkdwn for a message's `text` (the fallback Slack shows when it
+ * can't show the blocks, and reads as mrkdwn): a mrkdwn object's text and a markdown block's as they are
+ * (their builders made them safe), and every other text (plain_text, rich_text, a card's title) escaped,
+ * so words that were shown literally can't become a link or a mention there.
+ */
 export function blockWords(blocks: KnownBlock[] | undefined): string {
   const out: string[] = [];
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) for (const child of value) walk(child);
     else if (typeof value === 'object' && value !== null) {
+      const own = (value as { type?: unknown }).type;
       for (const [key, child] of Object.entries(value)) {
-        if (key === 'text' && typeof child === 'string') out.push(child);
+        if ((key === 'text' || key === 'title') && typeof child === 'string')
+          out.push(own === 'mrkdwn' || own === 'markdown' ? child : escapeMrkdwn(child));
         else walk(child);
       }
     }

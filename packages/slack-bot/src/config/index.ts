@@ -17,6 +17,11 @@ import {
 import { httpSchema, httpSettings } from './http.js';
 import { type KeysConfig, keysProblems, keysSchema, keysSettings } from './keys.js';
 import { limitsSchema, limitsSettings } from './limits.js';
+import { type McpConfig, mcpProblems, mcpSchema, mcpSettings, withSlackbotScope } from './mcp.js';
+import { secretProblems } from './secrets.js';
+
+export { SECRET_VARIABLES } from './secrets.js';
+
 import { keyLendingOf, serviceProblems, serviceSchema, serviceSettings } from './service.js';
 import { isOAuth, type SlackConfig, slackProblems, slackSchema, slackSettings } from './slack.js';
 import { storeSchema, storeSettings } from './store.js';
@@ -25,6 +30,7 @@ import { workflowsSchema, workflowsSettings } from './workflows.js';
 
 export { DEFAULT_SUGGESTED_PROMPTS } from './agent-surface.js';
 export type { KeysConfig } from './keys.js';
+export type { McpConfig } from './mcp.js';
 export { NO_KEY_FOR_TOKENS } from './slack.js';
 export { databasePassword } from './store.js';
 export type { TelemetryConfig } from './telemetry.js';
@@ -42,6 +48,7 @@ const schema = z
     ...keysSchema.shape,
     ...telemetrySchema.shape,
     ...workflowsSchema.shape,
+    ...mcpSchema.shape,
   })
   .superRefine((env, ctx) => {
     const oauth = isOAuth(env);
@@ -51,6 +58,8 @@ const schema = z
       ...conversationProblems(env, oauth),
       ...approvalsProblems(env, oauth),
       ...keysProblems(env),
+      ...secretProblems(env),
+      ...mcpProblems(env),
     ];
     for (const [path, message] of problems) ctx.addIssue({ code: 'custom', path: [path], message });
   });
@@ -88,6 +97,8 @@ export interface BotConfig {
   telemetry: TelemetryConfig;
   /** Workflow Builder's steps: WORKFLOW_STEP_CHECK_EVERY. */
   workflows?: WorkflowStepSettings;
+  /** The MCP endpoint (/mcp) for agent hosts; absent with MCP_ENABLED=false. */
+  mcp?: McpConfig;
 }
 
 export class ConfigError extends Error {}
@@ -102,7 +113,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
   }
   const e = parsed.data;
   return {
-    slack: slackSettings(e),
+    slack: withSlackbotScope(slackSettings(e), e),
     service: serviceSettings(e),
     ...storeSettings(e),
     ...httpSettings(e),
@@ -113,6 +124,7 @@ export function loadConfig(env: Record<string, string | undefined>): BotConfig {
     keys: { ...keysSettings(e), ...keyLendingOf(e, isOAuth(e)) },
     ...telemetrySettings(e),
     ...workflowsSettings(e),
+    ...mcpSettings(e),
   };
 }
 

@@ -13,8 +13,10 @@ export type Outcome<T = object> = ({ ok: true } & T) | { ok: false; message: str
 export function describeServiceFailure(error: unknown): string {
   // The service's words, shown in mrkdwn: escaped, so an error message can't ping or link.
   // A session's key removed or unreadable: the way to fix it, not "could not be reached".
-  if (error instanceof Error && error.name === 'KeyUnavailableError')
-    return `${escapeMrkdwn(error.message)}: a key can be linked on my Home tab`;
+  if (error instanceof Error && error.name === 'KeyUnavailableError') {
+    const fix = (error as { fix?: unknown }).fix;
+    return `${escapeMrkdwn(error.message)}: ${typeof fix === 'string' ? fix : 'a key can be linked on my Home tab'}`;
+  }
   if (error instanceof ValidationError)
     return escapeMrkdwn(error.issues.map((i) => `${i.field}: ${i.message}`).join('; '));
   if (error instanceof ServiceError)
@@ -34,6 +36,10 @@ export interface LiveSession {
   status: string;
   cost?: { totalCost?: number } | null;
   rounds?: unknown[] | null;
+  /** When it started and ended, as the service says: a summary's elapsed time stops at the end. */
+  createdAt?: unknown;
+  completedAt?: unknown;
+  updatedAt?: unknown;
 }
 
 /**

@@ -28,7 +28,7 @@ export interface CodeChannelRepository {
   /** Idempotent: a session's first wish stands. */
   want(sessionId: string, atEnd: CodeChannelEnd): Promise<void>;
   get(sessionId: string): Promise<CodeChannelRecord | undefined>;
-  /** The channel made: recorded here and as the session's home (its thread's place from now on). */
+  /** The channel made: recorded here and as the session's code channel (its thread's place from now on). */
   opened(sessionId: string, channelId: string): Promise<void>;
   /** Slack refused: the session stays in its thread, with why. */
   refused(sessionId: string, reason: string): Promise<void>;

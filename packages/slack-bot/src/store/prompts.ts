@@ -1,6 +1,7 @@
 import type { HumanInputAnswer, HumanInputRequest } from '@agent-sessions/core';
 import type { KnownBlock } from '@slack/types';
 import { refKeyOf } from '../refs.js';
+import type { SessionRecord } from './records.js';
 import {
   blocksSchema,
   type ClaimResult,
@@ -26,6 +27,12 @@ export interface NewPrompt {
   carried?: KnownBlock[];
 }
 
+/** A session and the questions it waits on, read together. */
+export interface SessionWithPending {
+  session: SessionRecord;
+  pending: PromptRecord[];
+}
+
 /** Where a prompt is found from a click: its ids, or the short key that stood in for a long ref. */
 export type PromptLocator = { sessionId: string; inputId: string } | { refKey: string };
 
@@ -38,6 +45,11 @@ export interface PromptRepository {
   find(locator: PromptLocator): Promise<PromptInSession | undefined>;
   /** Questions of a session nobody has answered yet, oldest first. */
   pending(sessionId: string): Promise<PromptRecord[]>;
+  /**
+   * The session (as `SessionRepository.get` reads it: within the current workspace when isolated) with
+   * its questions nobody has answered yet (as `pending`), in one read; undefined without the session.
+   */
+  sessionWithPending(sessionId: string): Promise<SessionWithPending | undefined>;
   /** First answer wins: exactly one caller (across clicks, users and replicas) gets `claimed: true`. */
   claim(sessionId: string, inputId: string, userId: string, staleAfterMs?: number): Promise<ClaimResult>;
   /** The service took the answer (null: it was answered elsewhere). Returns when it was recorded. */
@@ -141,6 +153,20 @@ export class SqlPromptRepository implements PromptRepository {
       [sessionId],
     );
     return rows.map((r) => toPrompt(r));
+  }
+
+  async sessionWithPending(sessionId: string): Promise<SessionWithPending | undefined> {
+    const params: unknown[] = [sessionId];
+    const { rows } = await this.sql.query<{ session: SessionRow; pending: PromptRow[] }>(
+      `SELECT to_jsonb(s) AS session,
+              coalesce((SELECT jsonb_agg(to_jsonb(p) ORDER BY p.created_at) FROM prompts p
+                         WHERE p.session_id = s.session_id AND p.state <> 'answered'), '[]'::jsonb) AS pending
+         FROM sessions s
+        WHERE s.session_id = $1${scopedTo('s', params)}`,
+      params,
+    );
+    const row = rows[0];
+    return row ? { session: toSession(row.session), pending: row.pending.map(toPrompt) } : undefined;
   }
 
   async claim(

@@ -29,7 +29,7 @@ export interface SessionRecord {
    * The session's own channel (a code channel), when it has one: its thread's posts go there, at the top
    * of the channel; the card stays where it was started.
    */
-  homeChannelId?: string | null;
+  codeChannelId?: string | null;
 }
 
 export type NewSession = Omit<SessionRecord, 'createdAt' | 'finished' | 'status'> & {

@@ -23,6 +23,7 @@ export interface SessionRow {
   team_id?: string | null;
   enterprise_id?: string | null;
   workspace?: string | null;
+  /** The session's code channel (`codeChannelId`); the column's name is the store's, kept as it is. */
   home_channel_id?: string | null;
 }
 
@@ -39,7 +40,7 @@ export function toSession(r: SessionRow): SessionRecord {
     createdAt: iso(r.created_at) ?? '',
     threadTs: r.thread_ts ?? null,
     origin: r.origin ?? null,
-    ...(r.home_channel_id ? { homeChannelId: r.home_channel_id } : {}),
+    ...(r.home_channel_id ? { codeChannelId: r.home_channel_id } : {}),
     ...(r.workspace
       ? { teamId: r.team_id ?? null, enterpriseId: r.enterprise_id ?? null, workspace: r.workspace }
       : {}),

@@ -22,7 +22,7 @@ export interface SessionRepository {
   /** The newest session whose thread is `threadTs` in this channel (its card's thread, or the mention's). */
   findByThread(channelId: string, threadTs: string): Promise<SessionRecord | undefined>;
   /** The session whose own channel (code channel) this is. */
-  findByHome(channelId: string): Promise<SessionRecord | undefined>;
+  findByCodeChannel(channelId: string): Promise<SessionRecord | undefined>;
   /**
    * A workspace's unfinished sessions stop being followed (its app was uninstalled): they stay in the
    * service and here, and no replica takes their lease again. Returns their ids.
@@ -83,7 +83,7 @@ export class SqlSessionRepository implements SessionRepository {
     return rows[0] ? toSession(rows[0]) : undefined;
   }
 
-  async findByHome(channelId: string): Promise<SessionRecord | undefined> {
+  async findByCodeChannel(channelId: string): Promise<SessionRecord | undefined> {
     const params: unknown[] = [channelId];
     const { rows } = await this.sql.query<SessionRow>(
       `SELECT * FROM sessions WHERE home_channel_id = $1${scopedTo('sessions', params)}

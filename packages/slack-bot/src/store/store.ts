@@ -8,6 +8,7 @@ import { type FinalCardRepository, SqlFinalCardRepository } from './final-cards.
 import { SqlFollowStateRepository } from './follow-state.js';
 import { type InstallationRepository, SqlInstallationRepository } from './installations.js';
 import { type LeaseRepository, SqlLeaseRepository } from './leases.js';
+import { CachedMcpTokenRepository, type McpTokenRepository, SqlMcpTokenRepository } from './mcp-tokens.js';
 import { migrate } from './migrations.js';
 import { type PostRepository, SqlPostRepository } from './posts.js';
 import { type PromptRepository, SqlPromptRepository } from './prompts.js';
@@ -57,6 +58,8 @@ export interface Store {
   threadMessages: ThreadMessageRepository;
   /** Workflow Builder steps: each execution and its one completion. */
   workflowExecutions: WorkflowExecutionRepository;
+  /** Personal tokens of MCP hosts, hashed. */
+  mcpTokens: McpTokenRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -82,6 +85,7 @@ export class SqlStore implements Store {
   readonly installations: SqlInstallationRepository;
   readonly threadMessages: SqlThreadMessageRepository;
   readonly workflowExecutions: SqlWorkflowExecutionRepository;
+  readonly mcpTokens: CachedMcpTokenRepository;
 
   constructor(readonly sql: SqlClient) {
     this.sessions = new SqlSessionRepository(sql);
@@ -103,6 +107,7 @@ export class SqlStore implements Store {
     this.installations = new SqlInstallationRepository(sql);
     this.threadMessages = new SqlThreadMessageRepository(sql);
     this.workflowExecutions = new SqlWorkflowExecutionRepository(sql);
+    this.mcpTokens = new CachedMcpTokenRepository(new SqlMcpTokenRepository(sql));
   }
 
   static async open(sql: SqlClient): Promise<SqlStore> {

@@ -1,17 +1,35 @@
 /** The approvals' part of the wiring (start-bot.ts builds the rest): questions nobody answers. */
 import { ReminderService } from '../services/approvals/reminders.js';
-import type { Parts, Settings } from './types.js';
+import type { SessionWorkspaces } from '../services/installs/scope.js';
+import type { KeyParts } from '../services/keys/index.js';
+import type { AuditService } from '../services/ops/audit.js';
+import type { BotMetrics } from '../services/ops/metrics.js';
+import type { ActPolicy } from '../services/people/policy.js';
+import type { SlackClient } from '../services/slack-out/outbound/index.js';
+import type { Store } from '../store/index.js';
+import type { People, Settings, SlackOut } from './types.js';
+
+/** What the reminders are built from. */
+export interface ReminderDeps {
+  store: Store;
+  keys: Pick<KeyParts, 'calls'>;
+  slack: SlackClient;
+  out: Pick<SlackOut, 'poster'>;
+  people: Pick<People, 'notifier' | 'answering'>;
+  policy: ActPolicy;
+  audit: AuditService;
+  metrics: BotMetrics;
+  scopes: Pick<SessionWorkspaces, 'run'>;
+  /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
+  botUserId: () => string;
+  /** SLACK_ALLOWED_TEAMS: only the sessions of admitted workspaces (undefined with one bot token). */
+  serves: ((sessionId: string) => Promise<boolean>) | undefined;
+}
 
 /** Questions nobody answers: reminders, the starter's DM, escalation and the timeout. */
-export function reminderService(
-  { config, tuning, logger }: Settings,
-  parts: Pick<
-    Parts,
-    'store' | 'keys' | 'slack' | 'out' | 'people' | 'policy' | 'audit' | 'botUserId' | 'scopes' | 'metrics'
-  > & { serves?: (sessionId: string) => Promise<boolean> },
-): ReminderService {
-  const { store, slack, out, people, policy, audit, botUserId, scopes, metrics } = parts;
-  const client = parts.keys.calls;
+export function reminderService({ config, tuning, logger }: Settings, deps: ReminderDeps): ReminderService {
+  const { store, slack, out, people, policy, audit, botUserId, scopes, metrics, serves } = deps;
+  const client = deps.keys.calls;
   return new ReminderService({
     reminders: store.reminders,
     prompts: store.prompts,
@@ -27,7 +45,7 @@ export function reminderService(
     logger: logger.child({ component: 'reminders' }),
     botUserId,
     inSession: (sessionId, fn) => scopes.run(sessionId, fn),
-    ...(parts.serves ? { serves: parts.serves } : {}),
+    ...(serves ? { serves } : {}),
     ...tuning.reminders,
   });
 }

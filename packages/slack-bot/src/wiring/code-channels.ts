@@ -5,10 +5,14 @@
  */
 import { ChannelSteering } from '../services/code-channels/channel-steering.js';
 import { CodeChannels } from '../services/code-channels/code-channels.js';
-import type { Parts, People, Settings } from './types.js';
+import type { Store } from '../store/index.js';
+import type { People, Settings, SlackOut } from './types.js';
 
 /** Makes, draws and ends sessions' own channels, through the outbound queue like every call of ours. */
-export function codeChannelParts({ config, logger }: Settings, { store, out }: Pick<Parts, 'store' | 'out'>) {
+export function codeChannelParts(
+  { config, logger }: Settings,
+  { store, out }: { store: Store; out: Pick<SlackOut, 'paced' | 'outbound' | 'poster'> },
+) {
   return new CodeChannels({
     store: { sessions: store.sessions, codeChannels: store.codeChannels },
     slack: out.paced,
@@ -23,7 +27,7 @@ export function codeChannelParts({ config, logger }: Settings, { store, out }: P
 
 /** A session steered from its own channel, through the services its thread and card use. */
 export function channelSteering(
-  store: Parts['store'],
+  store: Pick<Store, 'sessions' | 'events'>,
   people: Pick<People, 'steering' | 'directory' | 'notifier'>,
 ): ChannelSteering {
   return new ChannelSteering({

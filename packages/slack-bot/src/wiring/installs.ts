@@ -6,6 +6,7 @@
 import { type CustomRoute, LogLevel } from '@slack/bolt';
 import { type KeysConfig, NO_KEY_FOR_TOKENS, type TelemetryConfig } from '../config/index.js';
 import { boltLogger, type Logger } from '../logger.js';
+import type { SecretSink } from '../secret-scrubber.js';
 import { Admission } from '../services/installs/admission.js';
 import { NoWorkspaceError, WorkspaceClient } from '../services/installs/client.js';
 import { installProvider, type OAuthSettings, oauthRoutes } from '../services/installs/oauth-flow.js';
@@ -52,18 +53,20 @@ interface InstallsSettings {
   };
   tuning: { installs?: InstallsTuning };
   logger: Logger;
+  /** Told of each token decrypted or encrypted: no log line or span carries it. */
+  secrets: SecretSink;
 }
 
 /** The OAuth side of the bot, or undefined with one bot token. */
 export function workspaceInstalls(
-  { config, tuning, logger }: InstallsSettings,
+  { config, tuning, logger, secrets }: InstallsSettings,
   store: Pick<Store, 'installations'>,
 ): Installs | undefined {
   const oauth = config.slack.oauth;
   if (!oauth) return undefined;
   const log = logger.child({ component: 'installs' });
   // Slack's tokens are stored encrypted (the service keys' cipher): OAuth needs the encryption key.
-  const cipher = keyCipherOf(config.keys);
+  const cipher = keyCipherOf(config.keys, secrets);
   if (!cipher) throw new KeyConfigError(NO_KEY_FOR_TOKENS);
   const installations = new SealedInstallations(store.installations, cipher, log);
   const apiOptions = {
@@ -145,12 +148,13 @@ export function workspaceSlackOut(
 }
 
 export function uninstalls(
-  store: Pick<Store, 'installations' | 'sessions'>,
+  store: Pick<Store, 'installations' | 'sessions' | 'mcpTokens'>,
   parts: { releaseLeases: () => Promise<void>; logger: Logger },
 ): Uninstalls {
   return new Uninstalls({
     installations: store.installations,
     sessions: store.sessions,
+    mcpTokens: store.mcpTokens,
     releaseLeases: parts.releaseLeases,
     logger: parts.logger.child({ component: 'installs' }),
   });

@@ -4,6 +4,8 @@
  * OpenTelemetry's API alone, whose calls are no-ops (services/ops/tracing.ts).
  */
 import { context, propagation, trace } from '@opentelemetry/api';
+import type { SecretScrubber } from '../secret-scrubber.js';
+import { scrubbingExporter } from '../services/ops/span-scrubbing.js';
 
 export interface Tracing {
   /** Sends the spans still buffered, then stops exporting. */
@@ -12,7 +14,11 @@ export interface Tracing {
 
 const off: Tracing = { shutdown: async () => {} };
 
-export async function startTracing(settings: { traces: boolean }): Promise<Tracing> {
+/** `secrets`: what no exported span may carry (exceptions, attributes: span-scrubbing.ts). */
+export async function startTracing(
+  settings: { traces: boolean },
+  secrets: Pick<SecretScrubber, 'scrub'>,
+): Promise<Tracing> {
   if (!settings.traces) return off;
   const [{ AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, resources, sdk, otlp] =
     await Promise.all([
@@ -28,7 +34,11 @@ export async function startTracing(settings: { traces: boolean }): Promise<Traci
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new sdk.TracerProvider({
     resource,
-    spanProcessors: [new sdk.BatchSpanProcessor({ exporter: new otlp.OTLPTraceExporter() })],
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({
+        exporter: scrubbingExporter(new otlp.OTLPTraceExporter(), (text) => secrets.scrub(text)),
+      }),
+    ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());

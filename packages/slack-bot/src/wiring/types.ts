@@ -1,35 +1,30 @@
-import type { EventEmitter } from 'node:events';
 /**
- * The shapes the builders share: the settings every builder reads and the parts built so far. Of this
- * folder it imports only installs.ts's shapes (which imports nothing back), so the builders all point
- * here without a circle.
+ * The shapes the builders share: the settings every builder reads, and the parts built as one (Slack-out,
+ * the agent surfaces, what people do). Each builder names its own dependencies beside it. Of this folder it
+ * imports only installs.ts's shapes (which imports nothing back), so the builders all point here without
+ * a circle.
  */
-import type { AgentSessionsClient, Follower, SchedulePolicy } from '@agent-sessions/core';
+import type { SchedulePolicy } from '@agent-sessions/core';
 import type { BotConfig } from '../config/index.js';
 import type { Logger } from '../logger.js';
+import type { SecretScrubber } from '../secret-scrubber.js';
 import type { ChannelSteering } from '../services/code-channels/channel-steering.js';
-import type { CodeChannels } from '../services/code-channels/code-channels.js';
-import type { LeaseKeeper, LeaseKeeperOptions } from '../services/following/lease-keeper.js';
-import type { SessionPublisher } from '../services/following/session-publisher.js';
-import type { SessionWorkspaces } from '../services/installs/scope.js';
-import type { KeyLinking, KeyParts } from '../services/keys/index.js';
-import type { AuditService } from '../services/ops/audit.js';
-import type { BotMetrics } from '../services/ops/metrics.js';
+import type { LeaseKeeperOptions } from '../services/following/lease-keeper.js';
+import type { KeyLinking } from '../services/keys/index.js';
+import type { McpConnections } from '../services/mcp/index.js';
 import type { AnsweringService } from '../services/people/answering.js';
 import type { ChannelSettingsService } from '../services/people/channel-settings.js';
 import type { ConversationService } from '../services/people/conversation.js';
 import type { SessionDirectory } from '../services/people/directory.js';
 import type { FeedbackService } from '../services/people/feedback.js';
 import type { HomeRefresher } from '../services/people/home-refresh.js';
+import type { HomeViews } from '../services/people/home-views.js';
 import type { MessagesTab } from '../services/people/messages-tab.js';
-import type { ActPolicy } from '../services/people/policy.js';
 import type { StartInput, StartingService } from '../services/people/starting.js';
 import type { SteeringService } from '../services/people/steering.js';
 import type { StopService } from '../services/people/stopping.js';
-import type { SessionVisibility } from '../services/people/visibility.js';
 import type { AgentSessions, WorkspaceSurfaces } from '../services/slack-out/agent-surface/index.js';
 import type {
-  BotIdentity,
   OutboundOptions,
   OutboundQueue,
   SlackChat,
@@ -39,11 +34,12 @@ import type {
   CardUpdater,
   CardUpdaterOptions,
   Notifier,
+  PostOwner,
   ThreadPoster,
   ThreadPosterOptions,
 } from '../services/slack-out/thread/index.js';
 import type { Store } from '../store/index.js';
-import type { Installs, InstallsTuning } from './installs.js';
+import type { InstallsTuning } from './installs.js';
 
 /** What a running bot needs that the environment doesn't say: required Slack and service settings. */
 export type RunnableConfig = BotConfig & {
@@ -79,39 +75,8 @@ export interface Settings {
   config: RunnableConfig;
   tuning: BotTuning;
   logger: Logger;
-}
-
-/** The parts built so far: each builder takes those it needs. */
-export interface Parts {
-  store: Store;
-  client: AgentSessionsClient;
-  follower: Follower;
-  metrics: BotMetrics;
-  audit: AuditService;
-  /** Bolt's client: reads, and calls that needn't wait in the outbound queue. */
-  slack: SlackClient;
-  /** Who the bot is, from one auth.test asked once for all (poster, Slack Connect check, audit). */
-  self: () => Promise<BotIdentity>;
-  out: SlackOut;
-  policy: ActPolicy;
-  visibility: SessionVisibility;
-  publisher: SessionPublisher;
-  leases: LeaseKeeper;
-  people: People;
-  replicaId: string;
-  /** Service keys per workspace or person: each session's calls go with its key. */
-  keys: KeyParts;
-  /** Who the bot is (it "answers" a question rejected on timeout), known once Slack said. */
-  botUserId: () => string;
-  /** Slack's agent surfaces (built in agent-surface.ts). */
-  agent: AgentParts;
-  /** OAuth installs (undefined with one bot token), and which workspace a session's work is of. */
-  installs: Installs | undefined;
-  scopes: SessionWorkspaces;
-  /** Sessions in channels of their own (Slack's code channels). */
-  codeChannels: CodeChannels;
-  /** Says 'changed' whenever a session's state, question or end may change what a Home tab shows. */
-  homeChanges: EventEmitter;
+  /** What the logger and the traces scrub: the settings' secrets, and each key or token once decrypted. */
+  secrets: SecretScrubber;
 }
 
 /** How the bot's own calls reach Slack: the paced queue, the thread poster and the card updater. */
@@ -121,6 +86,8 @@ export interface SlackOut {
   paced: SlackClient;
   /** Posts and edits made on a person's behalf, first in their channel's queue. */
   chat: SlackChat<'postMessage' | 'update' | 'delete'>;
+  /** Who sends a session's posts here: shared by the posters and the publisher. */
+  owner: PostOwner;
   poster: ThreadPoster;
   cards: CardUpdater;
 }
@@ -150,4 +117,8 @@ export interface People {
   channelSteering: ChannelSteering;
   /** Home tabs people opened, kept true as sessions change. */
   homes: HomeRefresher;
+  /** Every Home tab published, with Slack's hash. */
+  homeViews: HomeViews;
+  /** Agent hosts (MCP) in App Home; absent with MCP_ENABLED=false. */
+  mcp?: McpConnections;
 }

@@ -133,7 +133,7 @@ describe('finalReport and unreadableRequest', () => {
       rounds: [{}, {}],
     });
     expect(report.mrkdwn).toBe(
-      '*✅ Completed*\nShipped &lt;v2&gt;\n• one\n• two\n```{\n  "url": "x"\n}```\n_cost $0.123 · 2 rounds_',
+      '*✅ Ended · Completed*\nShipped &lt;v2&gt;\n• one\n• two\n```{\n  "url": "x"\n}```\n_cost $0.123 · 2 rounds_',
     );
   });
 

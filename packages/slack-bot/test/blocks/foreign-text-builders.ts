@@ -25,7 +25,7 @@ export const HELPERS: Record<string, string> = {
   mrkdwn: 'wraps text its callers have escaped (mrkdwn by contract)',
   section: 'wraps text its callers have escaped (mrkdwn by contract)',
   splitText: 'splits text that layoutText has escaped',
-  blockWords: 'reads the words of blocks already built (their builders are covered)',
+  blockWords: 'the text fallback of blocks already built: render-fuzz runs it over every output',
   formatUsd: 'formats a number',
   slackDate: 'formats a time as Slack’s date token (numbers only)',
   placeOf: 'names a channel id the bot stored (a Slack id, never typed text)',
@@ -33,6 +33,7 @@ export const HELPERS: Record<string, string> = {
   formatDuration: 'formats a number',
   unreadableAsFreeText: 'builds a request, not a message; unreadableQuestionMessage is covered',
   encodeRef: 'an action value, not shown',
+  channelName: "a channel's name: Slack's channel-name characters only (code-channels.test.ts)",
   decodeRef: 'reads an action value',
   refKeyOf: 'an action value key, not shown',
 };
@@ -84,6 +85,23 @@ const session = (t: string): SessionRecord => ({
 });
 
 type Output = { name: string; output: unknown };
+
+const channelState = (t: string, status: string): blocks.CodeChannelDisplay => ({
+  sessionId: 'sess_1',
+  goal: t,
+  status,
+  startedBy: STARTER,
+  budget: 5,
+  createdAt: '2026-11-22T12:00:00.000Z',
+  now: Date.parse('2026-11-22T12:05:00.000Z'),
+  snapshot: {
+    status,
+    rounds: [
+      { status: t, summary: t },
+      { roundNumber: 2, status: 'waiting_human' },
+    ],
+  },
+});
 type Covered = (t: string) => Output[];
 
 const at = new Date('2026-11-22T12:05:00.000Z');
@@ -122,6 +140,7 @@ export const COVERED: Record<string, Covered> = {
   safeMarkdown: (t) => [{ name: 'safeMarkdown', output: { type: 'markdown', text: blocks.safeMarkdown(t) } }],
   escapeMrkdwn: (t) => [{ name: 'escapeMrkdwn', output: blocks.escapeMrkdwn(t) }],
   plainSafe: (t) => [{ name: 'plainSafe', output: blocks.plainSafe(t) }],
+  plainInert: (t) => [{ name: 'plainInert', output: blocks.plainInert(t) }],
   plain: (t) => [{ name: 'plain', output: blocks.plain(t, 3000) }],
   statusLabel: (t) => [{ name: 'statusLabel', output: blocks.statusLabel(t) }],
   homeView: (t) => [
@@ -268,6 +287,58 @@ export const COVERED: Record<string, Covered> = {
       }),
     })),
   cancelButton: (t) => [{ name: 'cancelButton', output: blocks.cancelButton('sess_1', t) }],
+  contextBar: (t) =>
+    [t, 'running', 'completed'].map((status) => ({
+      name: `contextBar ${status === t ? 'unknown status' : status}`,
+      output: blocks.contextBar(channelState(t, status)),
+    })),
+  planView: (t) => [{ name: 'planView', output: blocks.planView(channelState(t, t)) }],
+  questionsView: (t) => [
+    {
+      name: 'questionsView',
+      output: blocks.questionsView(
+        (['pending', 'answered'] as const).map((state) => ({
+          inputId: 'in_1',
+          prompt: t,
+          state,
+          answeredBy: state === 'answered' ? ANSWERER : null,
+        })),
+      ),
+    },
+  ],
+  // A canvas is standard Markdown: read as a markdown block.
+  reportCanvas: (t) => [
+    {
+      name: 'reportCanvas',
+      output: {
+        type: 'markdown',
+        text: blocks.reportCanvas(t, { status: t, error: t, completionReport: { summary: t, details: [t] } }),
+      },
+    },
+  ],
+  reportAsMarkdown: (t) => [
+    {
+      name: 'reportAsMarkdown',
+      output: {
+        type: 'markdown',
+        text: blocks.reportAsMarkdown({ status: 'completed', completionReport: t }),
+      },
+    },
+  ],
+  channelSummary: (t) => [
+    {
+      name: 'channelSummary',
+      output: blocks.layoutText(
+        blocks.channelSummary('C0CODE', blocks.finalReport({ status: t, completionReport: { summary: t } })),
+        'summary',
+      ),
+    },
+  ],
+  channelMessageText: (t) =>
+    messageShapes(t).flatMap((m, i) => {
+      const text = blocks.channelMessageText(m, { showReasoning: true, fallbackId: 'msg:1' });
+      return text ? [{ name: `channelMessageText#${i}`, output: blocks.layoutText(text, 'stem') }] : [];
+    }),
   rawExcerpt: (t) => [{ name: 'rawExcerpt', output: blocks.rawExcerpt({ t }) }],
   unreadableQuestionMessage: (t) => [
     {

@@ -13,7 +13,12 @@ export interface SeenLink {
 }
 
 const SLACK_LINK = /<([a-z][a-z0-9+.-]*:[^|>]*)(?:\|([^>]*))?>/gi;
-const MARKDOWN_LINK = /\[([^\]]*)\]\(\s*<?([^)\s>]*)>?[^)]*\)/g;
+/**
+ * `[text](target)`, as CommonMark reads link text: a bracket inside it is backslash-escaped or one of a
+ * matched pair, so a stray `[` earlier in the text opens no link that runs on to a later one.
+ */
+const LINK_TEXT = String.raw`(?:[^[\]\\]|\\.|\[(?:[^[\]\\]|\\.)*\])*`;
+const MARKDOWN_LINK = new RegExp(String.raw`\[(${LINK_TEXT})\]\(\s*<?([^)\s>]*)>?[^)]*\)`, 'g');
 const DEFINITION = /^[ >]*\[[^\]]+\]:\s*(\S+)/gm;
 
 function linksOf(text: string, markdown: boolean): Array<{ text: string; target: string }> {

@@ -1,23 +1,40 @@
 import { validateBlocks } from '@agent-sessions/slack-sandbox';
+import type { KnownBlock } from '@slack/types';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { channelMessageText, channelSummary, reportCanvas } from '../../src/blocks/code-channel.js';
 import {
   agentMessageText,
   defuseMentions,
   escapeMrkdwn,
+  FALLBACK_MAX,
   finalReport,
   layoutText,
+  MARKDOWN_MAX,
+  MAX_SPLIT_PARTS,
   type MessageText,
   markdownToMrkdwn,
   promptMessage,
   RENDER_MAX,
   type Rendered,
+  SECTION_MAX,
+  type SlackMessage,
   safeMrkdwn,
   sessionCard,
   unreadableRequest,
 } from '../../src/blocks/index.js';
 import { mrkdwnLinkOf } from '../../src/blocks/links.js';
+import {
+  chunksFor,
+  PIECE_MAX_CHARS,
+  pieceAsMessage,
+  STREAM_MAX_CHARS,
+  streamPiecesOf,
+} from '../../src/blocks/stream-chunks.js';
+import { plainParts } from '../../src/services/slack-out/thread/thread-layout.js';
+import { streamOutputs, titleOutputs } from './agent-surface-builders.js';
 import { allOutputs, OWN_MENTIONS, STARTER } from './foreign-text-builders.js';
+import { isHonest, linksIn } from './link-check.js';
 import { unexpectedPings } from './ping-check.js';
 
 // Agent text is untrusted; every renderer must take any shape, at any size, without throwing
@@ -89,7 +106,77 @@ function checkLayout(text: MessageText, rendered: Rendered) {
   for (const part of rendered.parts) expect(validateBlocks(part.blocks, 'message')).toEqual([]);
 }
 
+/** The messages (text and blocks) in a builder's output, as the thread poster would send them. */
+function messagesIn(output: unknown): Array<{ text: string; blocks?: KnownBlock[] }> {
+  const one = output as { kind?: string; parts?: unknown; text?: unknown; blocks?: unknown };
+  if (one?.kind === 'text' && Array.isArray(one.parts)) return one.parts as SlackMessage[];
+  if (Array.isArray(output)) return output.flatMap(messagesIn);
+  if (typeof one?.text === 'string' && Array.isArray(one.blocks)) return [one as SlackMessage];
+  return [];
+}
+
+/** A report that pings the whole origin channel and shows one address while opening another. */
+const HOSTILE =
+  '<!channel> <https://evil.example|https://sso.corp.example> [Open the SSO page](https://evil.example) ![](@U0CFO) ![](#C0GENERAL) @here ';
+
+/** Every limit a text crosses on its way to Slack, and a megabyte. */
+const LIMITS = [
+  FALLBACK_MAX,
+  SECTION_MAX,
+  PIECE_MAX_CHARS,
+  MARKDOWN_MAX,
+  STREAM_MAX_CHARS,
+  MAX_SPLIT_PARTS * MARKDOWN_MAX,
+  RENDER_MAX,
+  1_000_000,
+];
+
+/** Nothing in it pings, and every link shows where it goes. */
+function expectSafe(name: string, value: unknown) {
+  expect({ name, pings: unexpectedPings(value, OWN_MENTIONS) }).toEqual({ name, pings: [] });
+  expect({ name, links: linksIn(value).filter((l) => !isHonest(l)) }).toEqual({ name, links: [] });
+}
+
 describe('renderers on adversarial text (fuzz)', () => {
+  it.each(LIMITS.flatMap((limit) => [limit - 1, limit + 1]))(
+    'a hostile report of %i characters, on every path that posts it, pings nobody and links honestly',
+    (size) => {
+      const text = HOSTILE.repeat(Math.ceil(size / HOSTILE.length)).slice(0, size);
+      const session = { status: 'completed', completionReport: { summary: text } };
+      const report = finalReport(session);
+      const paths: Array<[string, Rendered]> = [
+        ['thread report', layoutText(report, 'report')],
+        ['channel summary', layoutText(channelSummary('C0CODE', report), 'summary')],
+      ];
+      for (const role of ['assistant', 'tool']) {
+        const message = {
+          role,
+          name: 'search',
+          content: text,
+          toolCalls: [{ name: 'search', arguments: text }],
+        };
+        const classic = agentMessageText(message, { showReasoning: false });
+        const inChannel = channelMessageText(message, { showReasoning: false, fallbackId: 'm' });
+        if (classic) paths.push([`${role} message`, layoutText(classic, 'stem')]);
+        if (inChannel) paths.push([`${role} message in a channel`, layoutText(inChannel, 'stem')]);
+        const pieces = streamPiecesOf(message, { showReasoning: false, fallbackId: 'm' });
+        expectSafe(
+          `${role} stream`,
+          chunksFor(pieces, {}).chunks.map((c) => ({ ...c, type: 'markdown' })),
+        );
+        expectSafe(`${role} stream as classic`, pieces.map(pieceAsMessage));
+      }
+      for (const [name, rendered] of paths) {
+        expectSafe(name, rendered);
+        for (const message of messagesIn(rendered)) {
+          expect(validateBlocks(message.blocks ?? [], 'message')).toEqual([]);
+          expectSafe(`${name}, as text`, plainParts(message).parts);
+        }
+      }
+      expectSafe('canvas', { type: 'markdown', text: reportCanvas(text, session) });
+    },
+  );
+
   it('agentMessageText + layoutText: any shape renders, within Slack’s limits, and pings nobody', () => {
     fc.assert(
       fc.property(
@@ -108,11 +195,18 @@ describe('renderers on adversarial text (fuzz)', () => {
     );
   });
 
-  it('every other builder takes the same text without throwing or pinging', () => {
+  it('every other path takes the same text without throwing or pinging, and so do their text fallbacks', () => {
     fc.assert(
       fc.property(adversarial(400), (t) => {
-        for (const { name, output } of allOutputs(t)) {
+        for (const { name, output } of [...allOutputs(t), ...streamOutputs(t), ...titleOutputs(t)]) {
           expect({ name, pings: unexpectedPings(output, OWN_MENTIONS) }).toEqual({ name, pings: [] });
+          for (const message of messagesIn(output)) {
+            const fallback = plainParts(message).parts;
+            expect({ name, fallback: unexpectedPings(fallback, OWN_MENTIONS) }).toEqual({
+              name,
+              fallback: [],
+            });
+          }
         }
       }),
       { numRuns: 40 },

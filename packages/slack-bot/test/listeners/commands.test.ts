@@ -34,6 +34,13 @@ describe('/agent', () => {
     expect(wrong.rec.acks[0]).toMatchObject({
       text: expect.stringMatching(/^⚠️ unknown subcommand "frobnicate"/),
     });
+    // A near miss is told what was meant, not the whole help again.
+    const typo = run('strat ship it');
+    await typo.go();
+    expect(typo.rec.acks[0]).toEqual({
+      response_type: 'ephemeral',
+      text: '⚠️ `strat` is not a subcommand. Did you mean `/agent start`? `/agent help` lists them all.',
+    });
   });
 
   it('settings: an approver gets the channel’s form after the ack; anyone else a private refusal', async () => {

@@ -92,6 +92,16 @@ export function fakeContext(rec: Recorded) {
       history: log<string>('directory.history', 'There is no session `s` that you can see.'),
       home: log<HomeView | undefined>('directory.home', { type: 'home', blocks: [] }),
     },
+    // Publishes what the listener draws, as HomeViews does (its hashes are tested on the sandbox).
+    homeViews: {
+      publish: vi.fn(async (userId: string, draw: () => Promise<HomeView | undefined>) => {
+        const view = await draw();
+        if (!view) return undefined;
+        rec.order.push('views.publish');
+        rec.published.push({ user_id: userId, view });
+        return view;
+      }),
+    },
     conversation: { handle: log<void>('conversation.handle', undefined) },
     feedback: {
       record: log<Outcome<{ message: string }>>('feedback.record', {

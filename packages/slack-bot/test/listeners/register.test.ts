@@ -7,7 +7,12 @@ import { args, asContext, fakeContext, recorder } from './fake-args.js';
 describe('registerListeners', () => {
   it('registers a listener for every action, view, command and event the bot builds', () => {
     const registered: Record<string, string[]> = { action: [], view: [], command: [], event: [] };
-    const note = (kind: string) => (id: string | RegExp) => void registered[kind]?.push(String(id));
+    const note = (kind: string) => (id: string | RegExp | { type?: string; callback_id?: unknown }) =>
+      void registered[kind]?.push(
+        typeof id === 'object' && !(id instanceof RegExp)
+          ? `${id.type}:${String(id.callback_id)}`
+          : String(id),
+      );
     const app = args<App>({
       action: note('action'),
       view: note('view'),
@@ -20,6 +25,8 @@ describe('registerListeners', () => {
       expect(actions).toContain(id);
     expect(actions).toContain(`/^${ACTIONS.choose}_\\d+$/`);
     expect(registered.view).toEqual(expect.arrayContaining(Object.values(VIEWS)));
+    // A closed modal of any kind is acknowledged (Bolt logs an error for one that isn't, after 3 s).
+    expect(registered.view).toContain('view_closed:/.*/');
     expect(registered.command).toEqual([
       '/agent',
       '/^\\/(pause|resume|cancel|redirect|budget|agent-status)$/',
@@ -30,6 +37,7 @@ describe('registerListeners', () => {
       'app_mention',
       'agent_session_stopped',
       'code_channel_action',
+      'user_change',
     ]);
   });
 });

@@ -21,33 +21,41 @@ const SERVICES = fileURLToPath(new URL('../../src/services/', import.meta.url));
 const SESSION = "keyed by the service's session id, unique across workspaces; a session is one workspace's";
 const WORKSPACE = "keyed by the workspace's own key: one entry per workspace";
 const EXCEPTIONS: Record<string, string> = {
+  'mcp/request-budget.ts#buckets': "keyed by the endpoint's person key, scopedKey(workspace, user)",
+  'mcp/wait-slots.ts#byWorkspace': WORKSPACE,
+  'shared-calls.ts#running': "its callers' keys, each checked here where it holds a SharedCalls",
+  'mcp/slack-identity.ts#seen':
+    "Slack's request signatures, HMACs over a body that names its team: one workspace's can't be another's",
+  'mcp/sign-in-guard.ts#passed':
+    "tokens' SHA-256 digests: a token is one workspace's and names it (nothing per Slack id)",
   'code-channels/code-channels.ts#waiting': SESSION,
   'code-channels/code-channels.ts#drawing': SESSION,
   'code-channels/code-channels.ts#ensuring': SESSION,
   'code-channels/code-channels.ts#refused': WORKSPACE,
+  'mcp/open-calls.ts#byKey':
+    "keyOf(caller, id): scopedKey(workspace, person), the token's id and the request id",
+  'mcp/waiting.ts#changedAt': SESSION,
+  'mcp/waiting.ts#byKey': `${SESSION} (FreshReads: one read of a session shared by its waits)`,
+  'people/home-refresh.ts#due': "the #viewers' own keys, cacheKey(userId): workspace-scoped",
+  'slack-out/thread/thread-batches.ts#tails': SESSION,
   'slack-out/thread/thread-batches.ts#batches': SESSION,
   'slack-out/thread/thread-batches.ts#queued': SESSION,
-  'slack-out/thread/thread-poster.ts#claimed': SESSION,
-  'slack-out/thread/thread-poster.ts#withdrawn': SESSION,
-  'slack-out/thread/thread-poster.ts#delivering': SESSION,
+  'slack-out/thread/post-owner.ts#claimed': SESSION,
+  'slack-out/thread/post-owner.ts#withdrawn': SESSION,
+  'slack-out/thread/post-owner.ts#delivering': SESSION,
   'slack-out/agent-surface/stream-place.ts#chains': SESSION,
   'slack-out/thread/thread-lookup.ts#threadReads': `${SESSION} (sessionId|channel|card)`,
   'slack-out/thread/thread-lookup.ts#recovered': SESSION,
   'slack-out/agent-surface/agent-sessions.ts#entries': SESSION,
   'slack-out/agent-surface/agent-sessions.ts#followed': SESSION,
-  'slack-out/agent-surface/stream-poster.ts#queues': SESSION,
-  'slack-out/agent-surface/stream-poster.ts#queued': SESSION,
-  'slack-out/agent-surface/stream-poster.ts#recovered': SESSION,
-  'slack-out/agent-surface/stream-poster.ts#classic': SESSION,
-  'slack-out/agent-surface/stream-poster.ts#failures': SESSION,
-  'slack-out/agent-surface/stream-poster.ts#stoppedByClick': SESSION,
-  'slack-out/agent-surface/stream-poster.ts#unstreamed': SESSION,
+  'slack-out/agent-surface/stream-poster.ts#sessions': SESSION,
   'slack-out/thread/card-updater.ts#pending': SESSION,
   'slack-out/thread/card-updater.ts#lastSent': SESSION,
   'slack-out/thread/card-updater.ts#shown': SESSION,
-  'following/message-marks.ts#bySession': SESSION,
+  'following/message-marks.ts#marks': `${SESSION} (sessionId and message key)`,
   'following/session-publisher.ts#snapshots': SESSION,
   'following/session-publisher.ts#steps': SESSION,
+  'following/session-publisher.ts#toolCalls': SESSION,
   'following/lease-keeper.ts#followed': SESSION,
   'installs/scope.ts#known': `${SESSION} (it is what maps a session to its workspace)`,
   'people/stopping.ts#clicking': `${SESSION} (session and user: the click is on that session's thread)`,
@@ -60,6 +68,8 @@ const EXCEPTIONS: Record<string, string> = {
   'installs/tokens.ts#inFlight': `${WORKSPACE} (the installation whose token is refreshed)`,
   'slack-out/outbound/outbound.ts#lanes':
     "channels of one workspace's queue: installs/per-workspace.ts gives each workspace its own OutboundQueue",
+  'slack-out/outbound/outbound.ts#workspace':
+    "limits a workspace shares (a method's row in slack-limits.ts): one queue is one workspace's, as #lanes",
   'slack-out/outbound/outbound.ts#outcomes': 'call tags (a session and a post key): per session, as SESSION',
   'slack-out/agent-surface/surface.ts#said':
     "Slack's method and error names, said once: nothing per person or channel",
@@ -69,6 +79,8 @@ const EXCEPTIONS: Record<string, string> = {
   'keys/keyed-calls.ts.requests': "requests counted by team id: the workspace's own key",
   'keys/cipher.ts#keys': 'encryption keys by their id: no Slack id, nothing per workspace',
   'installs/admission.ts#told': 'refusals already logged: keyed by the refused workspace itself and the kind',
+  'ops/readiness.ts#waits':
+    "what the start waits for (Slack's first answer, the service's): nothing per workspace",
 };
 
 interface Field {
@@ -87,12 +99,16 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Class fields set to a new Map or Set: a line of a class body (two spaces in), never a local. */
+/**
+ * Class fields set to a new Map, Set, LRUCache or SharedCalls, or typed LRUCache (made in the constructor): a line of a
+ * class body (two spaces in), never a local.
+ */
 function fieldsOf(path: string): Field[] {
   const text = readFileSync(path, 'utf8');
   const file = relative(SERVICES, path);
   const found: Field[] = [];
-  const field = /^ {2}(?:readonly\s+)?(#?)(\w+)(?:\s*:[^=\n]+)?\s*=\s*new (?:Map|Set|WeakMap|WeakSet)\b/gm;
+  const field =
+    /^ {2}(?:readonly\s+)?(#?)(\w+)(?:(?:\s*:[^=\n]+)?\s*=\s*new (?:Map|Set|WeakMap|WeakSet|LRUCache|SharedCalls)\b|\s*:\s*LRUCache<)/gm;
   for (const m of text.matchAll(field)) {
     const name = `${m[1]}${m[2]}`;
     found.push({ id: `${file}${m[1] ? '' : '.'}${name}`, file, name, text });
@@ -104,7 +120,7 @@ function fieldsOf(path: string): Field[] {
 function keysOf({ name, text }: Field): string[] {
   const escaped = name.replace('#', '\\#');
   const access = new RegExp(
-    `this\\.${escaped}\\.(?:get|set|has|delete|add)\\(\\s*([^,)]+(?:\\([^)]*\\))?)`,
+    `this\\.${escaped}\\.(?:get|set|has|delete|add|run)\\(\\s*([^,)]+(?:\\([^)]*\\))?)`,
     'g',
   );
   return [...text.matchAll(access)].map((m) => (m[1] as string).trim());
@@ -123,7 +139,7 @@ describe('the in-memory caches of services/', () => {
   it('finds them (the reading still matches how the sources are written)', () => {
     expect(fields.length).toBeGreaterThan(20);
     expect(fields.map((f) => f.id)).toEqual(
-      expect.arrayContaining(['keys/key-admins.ts#cache', 'people/home-team.ts#cache']),
+      expect.arrayContaining(['keys/key-admins.ts#cache', 'people/own-organisation.ts#cache']),
     );
   });
 

@@ -1,21 +1,18 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe } from 'vitest';
+import { testDatabaseUrl } from '../../../../test/support/database-url.js';
 import { openPglite, openPostgres, type SqlClient, SqlStore } from '../../src/index.js';
 
 export interface Backend {
   name: string;
-  /** PostgreSQL without TEST_DATABASE_URL: reported as skipped, never passed. */
-  skip: boolean;
   open(): Promise<SqlStore>;
   /** The database with no migration run yet (a store opened on it later migrates it). */
   openSql(): Promise<SqlClient>;
   cleanup(): Promise<void>;
 }
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL;
-
 async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
+  const client = new pg.Client({ connectionString: testDatabaseUrl() });
   await client.connect();
   try {
     await client.query(sql);
@@ -26,28 +23,27 @@ async function admin(sql: string): Promise<void> {
 
 /**
  * The store on both databases: PGlite in memory, and PostgreSQL in a schema of its own with a random name
- * (dropped at cleanup), since the server is shared with whatever else runs.
+ * (dropped at cleanup), since the server is shared with whatever else runs: TEST_DATABASE_URL's, or the one
+ * started for the run (test/support/postgres.ts).
  */
 export function storeBackends(schemaPrefix: string): Backend[] {
   const schema = `${schemaPrefix}_${Math.random().toString(36).slice(2, 10)}`;
   return [
     {
       name: 'PGlite',
-      skip: false,
       open: async () => SqlStore.open(await openPglite(undefined)),
       openSql: () => openPglite(undefined),
       cleanup: async () => {},
     },
     {
       name: 'PostgreSQL',
-      skip: !DATABASE_URL,
       open: async () => {
         await admin(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-        return SqlStore.open(openPostgres(DATABASE_URL as string, { schema }));
+        return SqlStore.open(openPostgres(testDatabaseUrl(), { schema }));
       },
       openSql: async () => {
         await admin(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-        return openPostgres(DATABASE_URL as string, { schema });
+        return openPostgres(testDatabaseUrl(), { schema });
       },
       cleanup: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),
     },
@@ -60,7 +56,7 @@ export function storeBackends(schemaPrefix: string): Backend[] {
  * collected before the store opens, so it gets a stand-in that reads through to the opened store.
  */
 export function describeWithStore(backend: Backend, title: string, body: (store: SqlStore) => void): void {
-  describe.skipIf(backend.skip)(title, () => {
+  describe(title, () => {
     let store: SqlStore | undefined;
     beforeAll(async () => {
       store = await backend.open();

@@ -64,7 +64,7 @@ for (const backend of storeBackends('channel_settings')) {
     });
   });
 
-  describe.skipIf(backend.skip)(`rows saved before settings named their workspace (${backend.name})`, () => {
+  describe(`rows saved before settings named their workspace (${backend.name})`, () => {
     let sql: SqlClient;
     beforeAll(async () => {
       sql = await backend.openSql();
@@ -100,7 +100,7 @@ for (const backend of storeBackends('channel_settings')) {
     });
   });
 
-  describe.skipIf(backend.skip)(`the migration with exactly one installation (${backend.name})`, () => {
+  describe(`the migration with exactly one installation (${backend.name})`, () => {
     let store: SqlStore | undefined;
     afterAll(async () => {
       await store?.close();

@@ -18,9 +18,9 @@ for (const backend of storeBackends('code_channels')) {
       await store.codeChannels.want('s-open', 'archive');
       expect(await store.codeChannels.get('s-open')).toMatchObject({ state: 'wanted', atEnd: 'keep' });
       await store.codeChannels.opened('s-open', 'C0CODE1');
-      expect((await store.sessions.get('s-open'))?.homeChannelId).toBe('C0CODE1');
-      expect((await store.sessions.findByHome('C0CODE1'))?.sessionId).toBe('s-open');
-      expect(await store.sessions.findByHome('C0AGENTS')).toBeUndefined();
+      expect((await store.sessions.get('s-open'))?.codeChannelId).toBe('C0CODE1');
+      expect((await store.sessions.findByCodeChannel('C0CODE1'))?.sessionId).toBe('s-open');
+      expect(await store.sessions.findByCodeChannel('C0AGENTS')).toBeUndefined();
       await store.codeChannels.canvas('s-open', 'F0CANVAS1');
       expect(await store.codeChannels.get('s-open')).toMatchObject({
         channelId: 'C0CODE1',

@@ -1,8 +1,8 @@
 /**
  * What a session leaves behind across replicas, each thing sent once: a finished session's posts recorded
  * and never sent (classic and streamed), its final card edit, and chatter whose lease moved while a post
- * of it was being retried. Several bot processes over one real store (PGlite, and PostgreSQL with
- * TEST_DATABASE_URL) and the sandbox's Slack over real HTTP.
+ * of it was being retried. Several bot processes over one real store (PGlite, and PostgreSQL) and the
+ * sandbox's Slack over real HTTP.
  */
 import { type FollowEvent, ManualClock } from '@agent-sessions/core';
 import { expect, it, vi } from 'vitest';
@@ -10,7 +10,7 @@ import { useSandboxWithClient } from '../../../../test/support/world.js';
 import { SessionPublisher } from '../../src/services/following/session-publisher.js';
 import { StreamPoster } from '../../src/services/slack-out/agent-surface/stream-poster.js';
 import { botIdentity, OutboundQueue } from '../../src/services/slack-out/outbound/index.js';
-import { CardUpdater, ThreadPoster } from '../../src/services/slack-out/thread/index.js';
+import { CardUpdater, PostOwner, ThreadPoster } from '../../src/services/slack-out/thread/index.js';
 import type { SqlStore } from '../../src/store/index.js';
 import { logger, metrics as newMetrics } from '../fakes.js';
 import { describeWithStore, storeBackends } from './backends.js';
@@ -61,25 +61,27 @@ function replica(store: SqlStore, holder: string, options: ReplicaOptions = {}) 
     metrics,
     options.queueClock ? { postPerSecond: 1, postBurst: 1, clock: options.queueClock } : {},
   );
-  const poster = new ThreadPoster(
-    world.slack,
-    store.posts,
+  const owner = new PostOwner({
+    ...(options.owns ? { follows: options.owns } : {}),
+    claim: (sessionId) => store.recoveryClaims.claim(sessionId, holder, options.claimTtlMs ?? 60_000),
+  });
+  const poster = new ThreadPoster({
+    slack: world.slack,
+    posts: store.posts,
     logger,
     metrics,
-    {
-      retryBaseMs: 5,
-      ...(options.retryClock ? { clock: options.retryClock } : {}),
-      ...(options.owns ? { owns: options.owns } : {}),
-      claim: (sessionId) => store.recoveryClaims.claim(sessionId, holder, options.claimTtlMs ?? 60_000),
-    },
     outbound,
-  );
+    owner,
+    options: { retryBaseMs: 5, ...(options.retryClock ? { clock: options.retryClock } : {}) },
+  });
   const streams = options.streamed
     ? new StreamPoster({
         slack: world.slack,
         posts: store.posts,
         streams: store.streams,
         poster,
+        outbound,
+        owner,
         surface: { current: () => 'agent', fallBack: () => {} },
         self: botIdentity(world.slack),
         logger,
@@ -95,8 +97,9 @@ function replica(store: SqlStore, holder: string, options: ReplicaOptions = {}) 
       posts: store.posts,
       finalCards: store.finalCards,
     },
+    owner,
     poster,
-    ...(poster.claim ? { claim: poster.claim } : {}),
+    outbound,
     ...(streams ? { streams } : {}),
     cards,
     metrics,
@@ -144,9 +147,9 @@ for (const backend of storeBackends('leftovers')) {
         expect([replies(slowOther.cardTs).length, replies(nextOther.cardTs).length]).toEqual([1, 1]);
         // `slow` claims first (its claim lapses at once: a holder that stalled), then `next` takes it.
         await slow.publisher.recoverUnsent(() => false);
-        expect(slow.poster.batches.has(place, 'msg:r1#1')).toBe(true);
+        expect(slow.poster.waits(place, 'msg:r1#1')).toBe(true);
         await next.publisher.recoverUnsent(() => false);
-        expect(next.poster.batches.has(place, 'msg:r1#1')).toBe(true);
+        expect(next.poster.waits(place, 'msg:r1#1')).toBe(true);
         // `slow`'s turn comes first: its claim is another's now, so it sends nothing.
         await slowClock.advance(1_000);
         await expect.poll(() => slow.poster.waiting()).toBe(0);
@@ -170,7 +173,7 @@ for (const backend of storeBackends('leftovers')) {
         expect(await store.recoveryClaims.claim(lapsed.sessionId, 'dead', 0)).toBe(true);
         const next = replica(store, 'next');
         await next.publisher.recoverUnsent(() => false, { finishedOnly: true });
-        expect(next.poster.batches.has(held, 'msg:r1#1')).toBe(false);
+        expect(next.poster.waits(held, 'msg:r1#1')).toBe(false);
         await expect.poll(() => store.posts.unsent(lapsed.sessionId)).toEqual([]);
         expect(replies(lapsed.cardTs).map((m) => m.text)).toEqual(['Left by a dead one.']);
         expect(replies(held.cardTs)).toEqual([]);
@@ -198,7 +201,7 @@ for (const backend of storeBackends('leftovers')) {
         // A replica starting now finds a finished session with an unsent key: the owner holds its claim.
         const starting = replica(store, 'starting');
         await recoverTogether(starting);
-        expect(starting.poster.batches.has(place, 'msg:r1#1')).toBe(false);
+        expect(starting.poster.waits(place, 'msg:r1#1')).toBe(false);
         // The owner's channel refills a second at a time (chatter waits for a full burst) until all is out.
         let settled = false;
         void handled.finally(() => {
@@ -263,7 +266,7 @@ for (const backend of storeBackends('leftovers')) {
         expect((await store.posts.unsent(place.sessionId)).map((r) => r.key)).toEqual(['msg:r1#1']);
         // The new owner recovers it.
         const owner = replica(store, 'new', { owns: () => true });
-        await owner.poster.recover(place, { asOwner: true });
+        await owner.poster.recover(place);
         await expect.poll(() => store.posts.unsent(place.sessionId)).toEqual([]);
         expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Said once, by the owner.']);
         const oldPosted = (await old.metrics.postOutcomes.get()).values.filter(

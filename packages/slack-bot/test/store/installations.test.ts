@@ -34,7 +34,7 @@ const workspace = (key: string): Workspace => ({
 });
 
 for (const backend of storeBackends('installs')) {
-  describe.skipIf(backend.skip)(`installations and isolation in the store (${backend.name})`, () => {
+  describe(`installations and isolation in the store (${backend.name})`, () => {
     let a: SqlStore;
     let b: SqlStore;
     beforeAll(async () => {
@@ -159,6 +159,13 @@ for (const backend of storeBackends('installs')) {
         expect(await a.prompts.find({ sessionId: s2, inputId: 'in1' })).toBeUndefined();
         expect(await a.prompts.find({ refKey: `${s2}-key` })).toBeUndefined();
         expect((await a.prompts.find({ refKey: `${s1}-key` }))?.session.sessionId).toBe(s1);
+        // The session and its open questions in one read (MCP's get_session and wait_for_session).
+        expect(await a.prompts.sessionWithPending(s2)).toBeUndefined();
+        const own = await a.prompts.sessionWithPending(s1);
+        expect(own?.session.teamId).toBe(t1);
+        expect(own?.pending.map((p) => [p.inputId, p.state, p.request.prompt])).toEqual([
+          ['in1', 'pending', 'ok?'],
+        ]);
       });
       // Outside any workspace (the lease keeper, reminders' sweep): every session.
       expect((await a.sessions.workspaceOf(s2))?.key).toBe(t2);

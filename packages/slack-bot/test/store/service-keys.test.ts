@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { AgentSessionsClient } from '@agent-sessions/core';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../../../../test/support/database-url.js';
 import { openPglite, openPostgres, SqlStore } from '../../src/index.js';
 import { createLogger } from '../../src/logger.js';
 import { KeyCipher, ServiceKeys } from '../../src/services/keys/index.js';
@@ -28,7 +29,7 @@ function keysOver(store: SqlStore, cipher: KeyCipher | undefined, mode: 'per-wor
     mode,
     serviceUrl: 'http://127.0.0.1:9',
     defaultClient,
-    homeTeam: async () => 'T1',
+    ownTeam: async () => 'T1',
     logger,
     cacheMs: 0,
   });
@@ -85,46 +86,43 @@ describe('service keys and Slack tokens at rest', () => {
     }
   });
 
-  const url = process.env.TEST_DATABASE_URL;
-  it.skipIf(!url)(
-    'PostgreSQL: no row of any table holds the key or a Slack token (the control marker is found)',
-    async () => {
-      const schema = `keys_at_rest_${randomBytes(4).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE SCHEMA ${schema}`);
-        const store = await SqlStore.open(openPostgres(url as string, { schema }));
-        const tokens = await linkSecretBeside(store);
-        await store.close();
-        const { rows: tables } = await admin.query<{ table_name: string }>(
-          'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
-          [schema],
+  it('PostgreSQL: no row of any table holds the key or a Slack token (the control marker is found)', async () => {
+    const url = testDatabaseUrl();
+    const schema = `keys_at_rest_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      const store = await SqlStore.open(openPostgres(url, { schema }));
+      const tokens = await linkSecretBeside(store);
+      await store.close();
+      const { rows: tables } = await admin.query<{ table_name: string }>(
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
+        [schema],
+      );
+      expect(tables.map((t) => t.table_name)).toContain('service_keys');
+      const text: string[] = [];
+      for (const { table_name } of tables) {
+        const { rows } = await admin.query<{ row: string }>(
+          `SELECT t::text AS row FROM ${schema}."${table_name}" t`,
         );
-        expect(tables.map((t) => t.table_name)).toContain('service_keys');
-        const text: string[] = [];
-        for (const { table_name } of tables) {
-          const { rows } = await admin.query<{ row: string }>(
-            `SELECT t::text AS row FROM ${schema}."${table_name}" t`,
-          );
-          text.push(...rows.map((r) => r.row));
-        }
-        const all = text.join('\n');
-        expect(all).toContain(MARKER);
-        expect(all).not.toContain(SECRET);
-        expect(tables.map((t) => t.table_name)).toContain('slack_installations');
-        for (const token of tokens) expect(all).not.toContain(token);
-        expect(all).not.toMatch(/xox[bep]-/);
-      } finally {
-        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await admin.end();
+        text.push(...rows.map((r) => r.row));
       }
-    },
-  );
+      const all = text.join('\n');
+      expect(all).toContain(MARKER);
+      expect(all).not.toContain(SECRET);
+      expect(tables.map((t) => t.table_name)).toContain('slack_installations');
+      for (const token of tokens) expect(all).not.toContain(token);
+      expect(all).not.toMatch(/xox[bep]-/);
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    }
+  });
 });
 
 for (const backend of storeBackends('service_keys')) {
-  describe.skipIf(backend.skip)(`ServiceKeys on ${backend.name}`, () => {
+  describe(`ServiceKeys on ${backend.name}`, () => {
     let store: SqlStore;
     afterAll(async () => {
       await store?.close();

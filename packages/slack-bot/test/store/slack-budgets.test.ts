@@ -7,7 +7,7 @@ import { storeBackends } from './backends.js';
 const RATE = { perSecond: 1 / 60, burst: 2 };
 
 for (const backend of storeBackends('budgets')) {
-  describe.skipIf(backend.skip)(`Slack's limits shared through the store (${backend.name})`, () => {
+  describe(`Slack's limits shared through the store (${backend.name})`, () => {
     let a: SqlStore;
     let b: SqlStore;
     beforeAll(async () => {

@@ -38,6 +38,65 @@ for (const backend of storeBackends('workflow_executions')) {
       expect((await store.workflowExecutions.open()).map((e) => e.executionId)).toContain('Fx1');
     });
 
+    /** Steps started and asking their runner to confirm `pending`, as the step's listener records them. */
+    async function asking(
+      ids: string[],
+      pending: Parameters<typeof store.workflowExecutions.awaitConfirmation>[1],
+    ) {
+      for (const id of ids) {
+        await store.workflowExecutions.record({
+          executionId: id,
+          callbackId: 'run_agent_session',
+          state: 'starting',
+        });
+        await store.workflowExecutions.awaitConfirmation(id, pending);
+      }
+    }
+
+    it('a confirmation is answered once, by its runner only: Start or Cancel, whichever comes first', async () => {
+      const pending = {
+        runner: 'U0ALICE',
+        inputs: { goal: 'ship', budget: 4 },
+        workflow: { executionId: 'Wx1', step: 'Run an agent session' },
+      };
+      await asking(['FxASK1', 'FxASK2'], pending);
+      expect(await store.workflowExecutions.get('FxASK1')).toMatchObject({ state: 'confirming', pending });
+      expect(await store.workflowExecutions.answer('FxASK1', 'U0BOB', 'confirm')).toBeUndefined();
+      // Two replicas receive a Start and a Cancel at once: one of them takes it.
+      const answers = await Promise.all([
+        store.workflowExecutions.answer('FxASK1', 'U0ALICE', 'confirm'),
+        store.workflowExecutions.answer('FxASK1', 'U0ALICE', 'decline'),
+        store.workflowExecutions.answer('FxASK1', 'U0ALICE', 'confirm'),
+      ]);
+      expect(answers.filter((a) => a !== undefined)).toHaveLength(1);
+      expect(await store.workflowExecutions.answer('FxASK2', 'U0ALICE', 'decline')).toMatchObject(pending);
+      expect(await store.workflowExecutions.answer('FxASK2', 'U0ALICE', 'confirm')).toBeUndefined();
+      expect(await store.workflowExecutions.get('FxASK2')).toMatchObject({
+        state: 'confirming',
+        pending: { ...pending, declined: true },
+      });
+      const confirmed = await store.workflowExecutions.answer('FxASK3', 'U0ALICE', 'confirm');
+      expect(confirmed).toBeUndefined();
+    });
+
+    it('a Start past the deadline, or while the sweep is completing the step, is taken by nobody', async () => {
+      const pending = { runner: 'U0ALICE', inputs: { goal: 'ship' }, workflow: { executionId: 'Wx2' } };
+      await asking(['FxLATE', 'FxSWEPT'], pending);
+      // Asked a moment ago, with a deadline already behind it: too late.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await store.workflowExecutions.answer('FxLATE', 'U0ALICE', 'confirm', 1)).toBeUndefined();
+      expect(await store.workflowExecutions.answer('FxLATE', 'U0ALICE', 'confirm', 60_000)).toMatchObject(
+        pending,
+      );
+      // The sweep holds it to fail it: a Start meanwhile starts nothing.
+      expect(await store.workflowExecutions.claim('FxSWEPT', 'sweep-1', 60_000)).toBeDefined();
+      expect(await store.workflowExecutions.answer('FxSWEPT', 'U0ALICE', 'confirm', 60_000)).toBeUndefined();
+      await store.workflowExecutions.release('FxSWEPT', 'sweep-1');
+      expect(await store.workflowExecutions.answer('FxSWEPT', 'U0ALICE', 'confirm', 60_000)).toMatchObject(
+        pending,
+      );
+    });
+
     it('completed by one claimer at a time; done once; a lapsed claim is taken over', async () => {
       await store.workflowExecutions.record({
         executionId: 'Fx2',
@@ -66,6 +125,55 @@ for (const backend of storeBackends('workflow_executions')) {
       expect(await store.workflowExecutions.claim('Fx3', 'alive', 60_000)).toBeDefined();
       await store.workflowExecutions.release('Fx3', 'alive');
       expect(await store.workflowExecutions.claim('Fx3', 'next', 60_000)).toBeDefined();
+    });
+
+    it('reads open executions page by page: every one is reached, however many are before it', async () => {
+      const crowd = { teamId: 'T0CROWD', key: 'T0CROWD', isEnterpriseInstall: false, isolated: true };
+      await inWorkspace(crowd, async () => {
+        for (let i = 0; i < 205; i++)
+          await store.workflowExecutions.record({
+            executionId: `FxCROWD${String(i).padStart(3, '0')}`,
+            callbackId: 'wait_for_agent_session',
+            state: 'waiting',
+          });
+      });
+      await store.workflowExecutions.record({
+        executionId: 'FxLATE',
+        callbackId: 'run_agent_session',
+        state: 'starting',
+      });
+      const seen: string[] = [];
+      let after: Parameters<typeof store.workflowExecutions.open>[0] = { limit: 100 };
+      for (;;) {
+        const page = await store.workflowExecutions.open(after);
+        seen.push(...page.map((e) => e.executionId));
+        const last = page.at(-1);
+        if (page.length < 100 || !last) break;
+        after = { after: last, limit: 100 };
+      }
+      expect(seen).toContain('FxLATE');
+      expect(seen.filter((id) => id.startsWith('FxCROWD'))).toHaveLength(205);
+      expect(new Set(seen).size).toBe(seen.length);
+    });
+
+    it('prunes done executions older than the retention, never an open one', async () => {
+      await store.workflowExecutions.record({
+        executionId: 'FxDONE',
+        callbackId: 'run_agent_session',
+        state: 'waiting',
+      });
+      await store.workflowExecutions.claim('FxDONE', 'me', 60_000);
+      await store.workflowExecutions.finish('FxDONE', 'me', 'success');
+      await store.workflowExecutions.record({
+        executionId: 'FxSTILL',
+        callbackId: 'run_agent_session',
+        state: 'waiting',
+      });
+      expect(await store.workflowExecutions.prune(3_600_000)).toBe(0);
+      expect(await store.workflowExecutions.get('FxDONE')).toBeDefined();
+      expect(await store.workflowExecutions.prune(0)).toBeGreaterThanOrEqual(1);
+      expect(await store.workflowExecutions.get('FxDONE')).toBeUndefined();
+      expect(await store.workflowExecutions.get('FxSTILL')).toMatchObject({ state: 'waiting' });
     });
   });
 }

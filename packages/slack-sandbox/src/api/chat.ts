@@ -59,7 +59,9 @@ export const chat: Record<string, Method> = {
     const message = workspace.findMessage(channel, required(args, 'ts'));
     if (!message) throw new SlackApiError('message_not_found');
     if (message.bot_id !== workspace.seed.botId) throw new SlackApiError('cant_update_message');
-    const updated = workspace.update(message, content(args, ctx));
+    // Slack keeps the message's metadata unless the edit gives new metadata.
+    const metadata = args.metadata !== undefined ? { metadata: json(args, 'metadata') } : {};
+    const updated = workspace.update(message, { ...content(args, ctx), ...metadata });
     return { ok: true, channel, ts: updated.ts, text: updated.text, message: updated };
   },
   'chat.delete': (args, { workspace }) => {

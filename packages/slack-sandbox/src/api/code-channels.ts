@@ -213,6 +213,21 @@ function viewOf(ctx: ApiContext, args: Args) {
   };
 }
 
+/**
+ * A channel name as Slack's conversations.create takes one (docs.slack.dev/reference/methods/
+ * conversations.create, "Naming"): lowercase letters, digits, hyphens and underscores, at most 80.
+ */
+function checkChannelName(name: string): void {
+  if (name.length > 80)
+    throw new SlackApiError('invalid_name_maxlength', {
+      detail: `name must be at most 80 characters, got ${name.length}`,
+    });
+  if (!/^[a-z0-9_-]+$/.test(name))
+    throw new SlackApiError('invalid_name_specials', {
+      detail: 'name may only hold lowercase letters, digits, hyphens and underscores',
+    });
+}
+
 export const codeChannels: Record<string, Method> = {
   'agents.conversations.create': (args, ctx) => {
     requireCodeChannels(ctx);
@@ -237,7 +252,7 @@ export const codeChannels: Record<string, Method> = {
     }
     const name = str(args, 'name');
     if (!name && !origin) throw invalidArgument('missing required field: name');
-    if (name && name.length > 250) throw invalidArgument('name must be at most 250 characters');
+    if (name) checkChannelName(name);
     const originText = origin ? (workspace.findMessage(origin.channel_id, origin.ts)?.text ?? '') : '';
     const sessionId = str(args, 'session_id');
     const { record, created } = workspace.codeChannels.create({

@@ -82,7 +82,8 @@ export const people: Record<string, Method> = {
   'users.info': (args, { workspace }) => {
     const user = workspace.users.get(required(args, 'user'));
     if (!user) throw new SlackApiError('user_not_found');
-    return { ok: true, user };
+    // Slack says `deleted` of everyone: false while active, true once deactivated.
+    return { ok: true, user: { ...user, deleted: user.deleted === true } };
   },
   'usergroups.users.list': (args, { workspace }) => {
     const users = workspace.seed.userGroups[required(args, 'usergroup')];

@@ -40,10 +40,34 @@ function build(
   };
 }
 
+/**
+ * Who a view is opened for: the person a trigger_id was issued to, or the person who ran the workflow a
+ * step's interactivity pointer came with (one of the two, never both), and that step's execution.
+ */
+function openerOf(args: Args, ctx: ApiContext): { user: string; executionId?: string } {
+  const trigger = str(args, 'trigger_id');
+  const pointer = str(args, 'interactivity_pointer');
+  if (trigger && pointer)
+    throw new SlackApiError('invalid_arguments', {
+      response_metadata: {
+        messages: ['[ERROR] trigger_id and interactivity_pointer are mutually exclusive'],
+      },
+    });
+  if (pointer) return ctx.interactions.consumePointer(pointer);
+  if (!trigger)
+    throw new SlackApiError('invalid_arguments', {
+      response_metadata: {
+        messages: ['[ERROR] missing required field: trigger_id or interactivity_pointer'],
+      },
+    });
+  return { user: ctx.interactions.consumeTrigger(trigger) };
+}
+
 export const views: Record<string, Method> = {
   'views.open': (args, ctx) => {
-    const user = ctx.interactions.consumeTrigger(required(args, 'trigger_id'));
-    const view = ctx.workspace.saveView(build(ctx, checkedView(args), user, null));
+    const opener = openerOf(args, ctx);
+    const view = ctx.workspace.saveView(build(ctx, checkedView(args), opener.user, null));
+    if (opener.executionId) ctx.workspace.workflows.markViewOpened(view.id, opener.executionId);
     return { ok: true, view };
   },
   'views.push': (args, ctx) => {

@@ -40,6 +40,38 @@ export interface Delivery {
 type Obj = Record<string, unknown>;
 
 /**
+ * Everything the sandbox sends a bot, as Slack sends it: slash commands, interactivity payloads by their
+ * `type`, Events API events by theirs. The line refuses to send anything not listed here, so the list is
+ * the whole of it: a bot's test can go through it and check that each one is acknowledged.
+ */
+export const SENT_TO_BOTS = {
+  commands: ['slash_command'],
+  interactions: ['block_actions', 'view_submission', 'view_closed'],
+  events: [
+    'message',
+    'app_mention',
+    'app_home_opened',
+    'agent_session_stopped',
+    'code_channel_action',
+    'function_executed',
+    'tokens_revoked',
+    'app_uninstalled',
+    'user_change',
+  ],
+} as const;
+
+export type SentToBots = {
+  [Kind in keyof typeof SENT_TO_BOTS]: (typeof SENT_TO_BOTS)[Kind][number];
+};
+
+/** Throws when the sandbox is about to send a bot something it does not list in SENT_TO_BOTS. */
+export function checkListed(kind: 'interactions' | 'events', type: unknown): void {
+  const listed: readonly string[] = SENT_TO_BOTS[kind];
+  if (typeof type !== 'string' || !listed.includes(type))
+    throw new Error(`sandbox driver: ${String(type)} is not in SENT_TO_BOTS.${kind}; list it there first`);
+}
+
+/**
  * The driver's line to the bot: a request signed as Slack signs it and POSTed to the bot's Request URL,
  * or the same request in a Socket Mode envelope; and Events API deliveries, retried as Slack retries.
  */
@@ -106,6 +138,7 @@ export class BotLine {
    * its retries out — at once, after 1 minute, after 5 — the sandbox sends them at once.)
    */
   async deliverEvent(event: Obj): Promise<{ eventId: string; deliveries: Delivery[] }> {
+    checkListed('events', event.type);
     const body = this.#eventCallback(event);
     // An app not installed in the workspace (OAuth) is sent no events: no delivery at all.
     if (!this.#installed()) return { eventId: String(body.event_id), deliveries: [] };
@@ -154,7 +187,8 @@ export class BotLine {
   }
 
   /** An interactivity payload, form-encoded as Slack sends it. */
-  sendPayload(payload: unknown, options: SendOptions): Promise<BotResponse> {
+  sendPayload(payload: Obj, options: SendOptions): Promise<BotResponse> {
+    checkListed('interactions', payload.type);
     const orgWide = this.#orgWide() && typeof payload === 'object' && payload !== null;
     return this.send(
       new URLSearchParams({

@@ -128,13 +128,19 @@ export function viewClosedPayload(input: { seed: WorkspaceSeed; user: PersonRef;
   };
 }
 
-/** The Events API `app_home_opened` callback: the person opened the app's Home tab. */
+/**
+ * The Events API `app_home_opened` callback: the person opened the app's Home tab. Once a Home was
+ * published to them, it carries that view as it is now, with its `hash` (what views.publish then takes
+ * to refuse a Home published from an older draw).
+ */
 export function appHomeOpenedEvent(input: {
   seed: WorkspaceSeed;
   user: string;
   eventId?: string;
   /** The app's installation there is org-wide (Enterprise Grid): the authorization says so. */
   orgWide?: boolean;
+  /** The person's Home as last published, as a payload carries it. */
+  view?: Obj;
 }): Obj {
   const { seed } = input;
   return {
@@ -159,6 +165,7 @@ export function appHomeOpenedEvent(input: {
       user: input.user,
       channel: `D${input.user.slice(1)}`,
       tab: 'home',
+      ...(input.view ? { view: input.view } : {}),
       event_ts: `${Date.now() / 1000}`,
     },
   };

@@ -25,6 +25,7 @@ import {
   viewClosedPayload,
   viewSubmissionPayload,
 } from './payloads.js';
+import { viewFunctionDataOf } from './workflow-acts.js';
 
 /** What a person typed or chose in a view: `values[blockId][actionId]`, text or option value(s). */
 export type ViewValues = Record<string, Record<string, string | string[] | undefined>>;
@@ -152,12 +153,15 @@ export async function submitView(
   options: SendOptions = {},
 ): Promise<BotResponse> {
   const view = viewOf(deps.workspace, input.viewId);
-  const payload = viewSubmissionPayload({
-    seed: deps.workspace.seed,
-    user: deps.user(input.user),
-    triggerId: deps.interactions.issueTrigger(input.user),
-    view: viewAsSent(view, viewState(view.blocks, input.values)),
-  });
+  const payload = {
+    ...viewSubmissionPayload({
+      seed: deps.workspace.seed,
+      user: deps.user(input.user),
+      triggerId: deps.interactions.issueTrigger(input.user),
+      view: viewAsSent(view, viewState(view.blocks, input.values)),
+    }),
+    ...viewFunctionDataOf(deps.workspace, view.id),
+  };
   const response = await deps.send(payload, options);
   const answer = response.body as Obj | undefined;
   if (response.status === 200 && !(answer && typeof answer === 'object' && 'response_action' in answer)) {
@@ -166,16 +170,27 @@ export async function submitView(
   return response;
 }
 
-/** Closes a modal: it is gone from the person's screen, and the bot is told (`view_closed`). */
-export function closeView(
+/**
+ * Closes a modal: it is gone from the person's screen. The bot is told (`view_closed`) only when its view
+ * asked to be (`notify_on_close: true`), as Slack tells it; otherwise nothing is sent (undefined).
+ */
+export async function closeView(
   deps: ViewActDeps,
   input: { user: string; viewId: string },
   options: SendOptions = {},
-): Promise<BotResponse> {
+): Promise<BotResponse | undefined> {
   const view = viewOf(deps.workspace, input.viewId);
   deps.workspace.saveView({ ...view, closed: true });
+  if (view.notify_on_close !== true) return undefined;
   return deps.send(
-    viewClosedPayload({ seed: deps.workspace.seed, user: deps.user(input.user), view: viewAsSent(view, {}) }),
+    {
+      ...viewClosedPayload({
+        seed: deps.workspace.seed,
+        user: deps.user(input.user),
+        view: viewAsSent(view, {}),
+      }),
+      ...viewFunctionDataOf(deps.workspace, view.id),
+    },
     options,
   );
 }

@@ -30,14 +30,23 @@ const listed = (params: FunctionParameters) =>
     is_required: (params.required ?? []).includes(name),
   }));
 
-/** A workflow reaches the app's step: the execution starts and `function_executed` goes to the app. */
+/**
+ * A workflow reaches the app's step: the execution starts and `function_executed` goes to the app. With
+ * `user`, a person ran the workflow (Slack names them in the step's interactivity inputs); without, it ran
+ * on its own (a schedule, an event).
+ */
 export async function runStep(
   workspace: Workspace,
   deliver: Deliver,
-  input: { callbackId: string; inputs: Record<string, unknown>; user: string; next?: { channel: string } },
+  input: { callbackId: string; inputs: Record<string, unknown>; user?: string; next?: { channel: string } },
+  pointerFor?: (user: string, executionId: string) => string,
 ): Promise<StepRun> {
-  if (!workspace.users.has(input.user)) throw new Error(`sandbox driver: no user ${input.user}`);
-  const { token, ...execution } = workspace.workflows.start(input);
+  if (input.user !== undefined && !workspace.users.has(input.user))
+    throw new Error(`sandbox driver: no user ${input.user}`);
+  const { token, ...execution } = workspace.workflows.start({
+    ...input,
+    ...(pointerFor ? { pointerFor } : {}),
+  });
   const definition = workspace.workflows.definitions[input.callbackId];
   const created = Math.floor(Date.now() / 1000);
   const event: Obj = {
@@ -64,9 +73,10 @@ export async function runStep(
   return { execution, token, ...(await deliver(event)) };
 }
 
-/** What a click on `message` carries when the app posted it under a running step's token. */
-export function functionDataOf(workspace: Workspace, channel: string, ts: string): Obj {
-  const execution = workspace.workflows.postedUnder(channel, ts);
+type RunningStep = NonNullable<ReturnType<Workspace['workflows']['postedUnder']>>;
+
+/** The step's execution and its token, as Slack adds them to an interaction that happened under it. */
+function functionData(execution: RunningStep | undefined): Obj {
   if (!execution) return {};
   return {
     function_data: {
@@ -77,3 +87,11 @@ export function functionDataOf(workspace: Workspace, channel: string, ts: string
     bot_access_token: execution.token,
   };
 }
+
+/** What a view's submission or closing carries when the app opened it with a running step's pointer. */
+export const viewFunctionDataOf = (workspace: Workspace, viewId: string): Obj =>
+  functionData(workspace.workflows.viewOpenedUnder(viewId));
+
+/** What a click on `message` carries when the app posted it under a running step's token. */
+export const functionDataOf = (workspace: Workspace, channel: string, ts: string): Obj =>
+  functionData(workspace.workflows.postedUnder(channel, ts));

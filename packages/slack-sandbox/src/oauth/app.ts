@@ -5,6 +5,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Workspace } from '../workspace.js';
 import { type Grant, TokenBook } from './tokens.js';
 
@@ -47,16 +48,16 @@ export interface PendingAuthorization {
   state: string | undefined;
   /** The workspace the install URL asked for (`team`), preselected on the page. */
   team: string | undefined;
-  expiresAt: number;
 }
 
 interface Code {
   grant: Grant;
   redirectUri: string;
   redirectUriGiven: boolean;
-  expiresAt: number;
-  used: boolean;
 }
+
+/** Authorization requests, and codes, kept at most (the least recently used dropped first). */
+const MAX_WAITING = 1_000;
 
 const random = (bytes: number) => randomBytes(bytes).toString('hex');
 const scopesOf = (raw: string | null | undefined) =>
@@ -90,8 +91,9 @@ export class OAuthApp {
   installUrl: string | undefined;
   /** What the token endpoint did, for tests: e.g. that two replicas refreshed a token once. */
   readonly counts: TokenEndpointCounts = { installs: 0, refreshes: 0, refreshesRefused: 0, exchanges: 0 };
-  readonly #pending = new Map<string, PendingAuthorization>();
-  readonly #codes = new Map<string, Code>();
+  /** Requests nobody answered yet and codes nobody redeemed yet, each dropped once `codeTtlMs` old. */
+  readonly #pending: LRUCache<string, PendingAuthorization>;
+  readonly #codes: LRUCache<string, Code>;
   readonly #now: () => number;
 
   constructor(
@@ -107,6 +109,13 @@ export class OAuthApp {
     this.redirectUrls = [...(options.redirectUrls ?? [])];
     this.installUrl = options.installUrl;
     this.codeTtlMs = (options.codeTtlSeconds ?? 600) * 1000;
+    // The sandbox's clock, read at every check (lru-cache's own would round it on a timer); a page opened
+    // over and over keeps only the latest MAX_WAITING. lru-cache keeps an entry through its ttl's last
+    // millisecond; a code is dead at its tenth minute, as Slack's.
+    const ttl = this.codeTtlMs - 1;
+    const kept = { max: MAX_WAITING, ttl, ttlResolution: 0, perf: { now: () => this.#now() } };
+    this.#pending = new LRUCache(kept);
+    this.#codes = new LRUCache(kept);
     const lifetime = options.tokenLifetimeSeconds ?? 43_200;
     if (!Number.isInteger(lifetime) || lifetime < 1)
       throw new Error(`tokenLifetimeSeconds must be a whole number of at least 1, got ${lifetime}`);
@@ -138,7 +147,6 @@ export class OAuthApp {
         ok: false,
         problem: `redirect_uri did not match any configured URIs. Passed URI: ${given}`,
       };
-    this.#forgetStale();
     const pending: PendingAuthorization = {
       id: random(16),
       botScopes,
@@ -147,22 +155,13 @@ export class OAuthApp {
       redirectUriGiven: given !== undefined,
       state: params.get('state') ?? undefined,
       team: params.get('team') ?? undefined,
-      expiresAt: this.#now() + this.codeTtlMs,
     };
     this.#pending.set(pending.id, pending);
     return { ok: true, pending };
   }
 
-  /** Requests nobody answered and codes nobody redeemed are dropped once stale (a page opened often). */
-  #forgetStale(): void {
-    const now = this.#now();
-    for (const [id, p] of this.#pending) if (now >= p.expiresAt) this.#pending.delete(id);
-    for (const [code, c] of this.#codes) if (c.used || now >= c.expiresAt) this.#codes.delete(code);
-  }
-
   pending(id: string): PendingAuthorization | undefined {
-    const found = this.#pending.get(id);
-    return found && this.#now() < found.expiresAt ? found : undefined;
+    return this.#pending.get(id);
   }
 
   /**
@@ -216,8 +215,6 @@ export class OAuthApp {
       grant,
       redirectUri: pending.redirectUri,
       redirectUriGiven: pending.redirectUriGiven,
-      expiresAt: this.#now() + this.codeTtlMs,
-      used: false,
     });
     target.searchParams.set('code', code);
     return withState();
@@ -232,10 +229,11 @@ export class OAuthApp {
     redirectUri: string | undefined,
   ): { ok: true; grant: Grant } | { ok: false; error: string } {
     const code = this.#codes.get(value);
-    if (!code || code.used || this.#now() >= code.expiresAt) return { ok: false, error: 'invalid_code' };
+    if (!code) return { ok: false, error: 'invalid_code' };
     if (redirectUri !== undefined ? redirectUri !== code.redirectUri : code.redirectUriGiven)
       return { ok: false, error: 'bad_redirect_uri' };
-    code.used = true;
+    // Once only: a code redeemed again is as unknown as a made-up one.
+    this.#codes.delete(value);
     return { ok: true, grant: code.grant };
   }
 

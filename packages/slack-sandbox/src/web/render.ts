@@ -408,7 +408,9 @@ export function renderBlock(block: Obj, index: number, ctx: RenderContext): stri
                 const label = b.accessibility_label
                   ? ` aria-label="${escapeHtml(String(b.accessibility_label))}"`
                   : '';
-                return `<button type="button" class="button feedback" data-testid="feedback" ${attrs} data-value="${escapeHtml(String(b.value ?? ''))}"${label}>${plain(b.text)}</button>`;
+                // Slack draws these as thumb icons; drawn here too, so they show without an emoji font.
+                const said = plain(b.text);
+                return `<button type="button" class="button feedback" data-testid="feedback" ${attrs} data-value="${escapeHtml(String(b.value ?? ''))}"${label} title="${said}">${thumb(side === 'positive_button' ? 'up' : 'down')}</button>`;
               })
               .join('');
           return `<button type="button" class="button icon" ${attrs} data-value="${escapeHtml(String(e.value ?? ''))}">${plain(e.text)}</button>`;
@@ -427,4 +429,10 @@ export function renderBlocks(blocks: unknown, ctx: RenderContext, fallbackText =
   if (!Array.isArray(blocks) || blocks.length === 0)
     return `<div class="block section"><div class="section-body">${mrkdwn(fallbackText, ctx)}</div></div>`;
   return (blocks as Obj[]).map((b, i) => renderBlock(b, i, ctx)).join('');
+}
+
+/** Slack's feedback thumb as an inline SVG: it needs no font, where an emoji shows as an empty box. */
+function thumb(way: 'up' | 'down'): string {
+  const turn = way === 'down' ? ' transform="rotate(180 12 12)"' : '';
+  return `<svg class="thumb" data-testid="thumb-${way}" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><g${turn} fill="currentColor"><rect x="2" y="10" width="4" height="11" rx="1"/><path d="M8 21h9.2a2 2 0 0 0 1.96-1.6l1.4-7A2 2 0 0 0 18.6 10H14l.8-4.2A2 2 0 0 0 12.9 3.5L8 10z"/></g></svg>`;
 }

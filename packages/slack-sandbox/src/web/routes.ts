@@ -4,6 +4,7 @@ import { streamSSE } from 'hono/streaming';
 import type { SlackDriver, ViewValues } from '../driver.js';
 import type { Workspace } from '../workspace.js';
 import { appCommands, isBuiltInCommand, notAValidCommand, playBuiltInCommand } from './built-in-commands.js';
+import { addEmojiFontRoutes } from './emoji-font.js';
 import { type Body, connectedDriver, jsonRoute } from './json-route.js';
 
 export interface WebContext {
@@ -61,7 +62,7 @@ const file = (name: string, url: URL) => async () =>
     },
   });
 
-/** The page itself: its HTML, the block renderer, its modules and style. */
+/** The page itself: its HTML, the block renderer, its modules and style, and its emoji font. */
 function addPageFiles(app: Hono): void {
   app.get('/', file('index.html', new URL('index.html', WEB_DIR)));
   // The block renderer is the sandbox's own (built from src/web/render.ts), shared with its tests.
@@ -78,6 +79,7 @@ function addPageFiles(app: Hono): void {
       return c.text('not found', 404);
     }
   });
+  addEmojiFontRoutes(app);
 }
 
 /** What the page reads: live updates, whether a bot and an emulator are there, the emulator's sessions. */

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { SlackApiError } from '../api/types.js';
 import type { Workspace } from '../workspace.js';
-import { type FunctionDefinitions, outputProblems } from './definitions.js';
+import { type FunctionDefinitions, type FunctionParameters, outputProblems } from './definitions.js';
 
 export type ExecutionState = 'running' | 'completed' | 'failed';
 
@@ -19,8 +19,8 @@ export interface StepExecution {
   workflowExecutionId: string;
   callbackId: string;
   inputs: Record<string, unknown>;
-  /** The person who ran the workflow. */
-  user: string;
+  /** The person who ran the workflow; none for a run no person started (a schedule, an event). */
+  user?: string;
   state: ExecutionState;
   outputs?: Record<string, unknown>;
   error?: string;
@@ -34,6 +34,36 @@ export interface StepExecution {
   posted?: { channel: string; ts: string };
 }
 
+const INTERACTIVITY = 'slack#/types/interactivity';
+
+/**
+ * What Workflow Builder puts in a step's `slack#/types/interactivity` inputs: who ran the workflow
+ * (`interactor`, with a secret of Slack's) and a pointer to that interaction (`pointer`: issued by the
+ * interactions, so `views.open` takes it once and soon), only when a person started the run (a link, a
+ * button, a form). A run nobody started (a schedule, an event) has none to give.
+ */
+function interactivityOf(
+  params: FunctionParameters,
+  user: string | undefined,
+  pointer: () => string,
+): Record<string, unknown> {
+  if (!user) return {};
+  const names = Object.entries(params.properties).filter(([, p]) => p.type === INTERACTIVITY);
+  return Object.fromEntries(
+    names.map(([name]) => [
+      name,
+      {
+        interactor: { id: user, secret: randomBytes(40).toString('base64url') },
+        interactivity_pointer: pointer(),
+      },
+    ]),
+  );
+}
+
+/** A pointer no interactions issued: what a run started without the driver carries (views.open refuses it). */
+const unissuedPointer = () =>
+  `${Date.now()}.${randomBytes(6).readUIntBE(0, 6)}.${randomBytes(16).toString('hex')}`;
+
 /** The token a step's execution gets (`bot_access_token`): valid for Web API calls until it completes. */
 const executionToken = () => `xwfp-sandbox-${randomBytes(20).toString('hex')}`;
 
@@ -43,6 +73,8 @@ export class WorkflowRuns {
   readonly #tokens = new Map<string, string>();
   /** `channel|ts` of each message posted with an execution's token → that execution. */
   readonly #posted = new Map<string, string>();
+  /** Each view opened with an execution's interactivity pointer → that execution. */
+  readonly #views = new Map<string, string>();
 
   constructor(private readonly workspace: Workspace) {}
 
@@ -63,24 +95,36 @@ export class WorkflowRuns {
   start(input: {
     callbackId: string;
     inputs: Record<string, unknown>;
-    user: string;
+    user?: string;
     next?: { channel: string };
+    /** Issues the run's interactivity pointer for `user` and the execution (the driver's interactions). */
+    pointerFor?: (user: string, executionId: string) => string;
   }): StepExecution & { token: string } {
     const definition = this.#definitions[input.callbackId];
     if (!definition) throw new Error(`the app declares no step ${input.callbackId}`);
-    const { properties, required = [] } = definition.input_parameters;
-    for (const name of required) {
-      const v = input.inputs[name];
+    const { properties } = definition.input_parameters;
+    for (const name of Object.keys(input.inputs)) {
+      if (!(name in properties)) throw new Error(`${name} is not an input of ${input.callbackId}`);
+      if (properties[name]?.type === INTERACTIVITY)
+        throw new Error(`${name} is set by Slack from who ran the workflow, not by the workflow's builder`);
+    }
+    const id = `Fx${randomBytes(6).toString('hex').toUpperCase()}`;
+    const { pointerFor } = input;
+    const pointer = () => (pointerFor && input.user ? pointerFor(input.user, id) : unissuedPointer());
+    const inputs = {
+      ...input.inputs,
+      ...interactivityOf(definition.input_parameters, input.user, pointer),
+    };
+    for (const name of definition.input_parameters.required ?? []) {
+      const v = inputs[name];
       if (v === undefined || v === null || v === '') throw new Error(`${name} is required`);
     }
-    for (const name of Object.keys(input.inputs))
-      if (!(name in properties)) throw new Error(`${name} is not an input of ${input.callbackId}`);
     const execution: StepExecution = {
-      id: `Fx${randomBytes(6).toString('hex').toUpperCase()}`,
+      id,
       workflowExecutionId: `Wx${randomBytes(6).toString('hex').toUpperCase()}`,
       callbackId: input.callbackId,
-      inputs: { ...input.inputs },
-      user: input.user,
+      inputs,
+      ...(input.user ? { user: input.user } : {}),
       state: 'running',
       completions: 0,
       refused: [],
@@ -113,6 +157,19 @@ export class WorkflowRuns {
   /** The execution a message was posted under, while it runs: what its clicks carry. */
   postedUnder(channel: string, ts: string): (StepExecution & { token: string }) | undefined {
     const id = this.#posted.get(`${channel}|${ts}`);
+    const execution = id ? this.executions.get(id) : undefined;
+    const token = id ? this.tokenOf(id) : undefined;
+    return execution?.state === 'running' && token ? { ...execution, token } : undefined;
+  }
+
+  /** A view the app opened with an execution's interactivity pointer: its submission carries the execution. */
+  markViewOpened(viewId: string, executionId: string): void {
+    this.#views.set(viewId, executionId);
+  }
+
+  /** The execution a view was opened under, while it runs: what its submission and closing carry. */
+  viewOpenedUnder(viewId: string): (StepExecution & { token: string }) | undefined {
+    const id = this.#views.get(viewId);
     const execution = id ? this.executions.get(id) : undefined;
     const token = id ? this.tokenOf(id) : undefined;
     return execution?.state === 'running' && token ? { ...execution, token } : undefined;

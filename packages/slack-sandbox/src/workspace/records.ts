@@ -11,6 +11,11 @@ export interface SandboxUser {
   /** A workspace admin or owner there, as users.info says (absent: neither). */
   is_admin?: boolean;
   is_owner?: boolean;
+  /**
+   * Deactivated by an admin: Slack keeps the account, users.info still answers with `deleted: true`,
+   * and conversations.members still lists them in the channels they were in.
+   */
+  deleted?: boolean;
 }
 
 export interface SandboxChannel {

@@ -1,12 +1,14 @@
 import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/ids.js';
 import { KEY_ACTIONS } from '../../blocks/keys.js';
+import { MCP_ACTIONS } from '../../blocks/mcp.js';
 import type { ListenerContext } from '../context.js';
 import { acknowledgeOnly } from './acknowledge-only.js';
 import { answerClick } from './answer-click.js';
 import { answerFormButton } from './answer-form-button.js';
 import { feedbackButton } from './feedback-button.js';
 import { keyButton } from './key-buttons.js';
+import { mcpButton } from './mcp-buttons.js';
 import { signalButton } from './signal-button.js';
 import { steerFormButton } from './steer-form-button.js';
 
@@ -29,4 +31,7 @@ export function registerActions(app: App, ctx: ListenerContext): void {
   app.action(KEY_ACTIONS.link, keyButton(ctx, 'link'));
   app.action(KEY_ACTIONS.signup, keyButton(ctx, 'signup'));
   app.action(KEY_ACTIONS.remove, keyButton(ctx, 'remove'));
+  app.action(MCP_ACTIONS.connect, mcpButton(ctx, 'connect'));
+  app.action(MCP_ACTIONS.revoke, mcpButton(ctx, 'revoke'));
+  app.action(MCP_ACTIONS.revokePerson, mcpButton(ctx, 'revokePerson'));
 }

@@ -21,7 +21,12 @@ export const agentCommand =
     if (parsed.kind === 'help' || parsed.kind === 'error') {
       await ack({
         response_type: 'ephemeral',
-        text: parsed.kind === 'error' ? `⚠️ ${parsed.message}\n\n${USAGE}` : USAGE,
+        text:
+          parsed.kind === 'help'
+            ? USAGE
+            : parsed.brief
+              ? `⚠️ ${parsed.message}`
+              : `⚠️ ${parsed.message}\n\n${USAGE}`,
       });
       return;
     }

@@ -12,7 +12,11 @@ export function registerFunctions(app: App, ctx: ListenerContext): void {
   const { workflows } = ctx;
   if (!workflows) return;
   app.function(RUN_STEP, async ({ event }: Args) => {
-    await workflows.run(event.function_execution_id, { ...event.inputs });
+    await workflows.run(
+      event.function_execution_id,
+      { ...event.inputs },
+      { executionId: event.workflow_execution_id, step: event.function.title },
+    );
   });
   app.function(WAIT_STEP, async ({ event }: Args) => {
     await workflows.wait(event.function_execution_id, { ...event.inputs });

@@ -9,6 +9,8 @@ import { raiseBudgetSubmitted } from './raise-budget-submitted.js';
 import { redirectSubmitted } from './redirect-submitted.js';
 import { rejectSubmitted } from './reject-submitted.js';
 import { startSubmitted } from './start-submitted.js';
+import { viewClosed } from './view-closed.js';
+import { workflowConfirmed } from './workflow-confirmed.js';
 
 export function registerViews(app: App, ctx: ListenerContext): void {
   app.view(VIEWS.start, startSubmitted(ctx));
@@ -19,4 +21,6 @@ export function registerViews(app: App, ctx: ListenerContext): void {
   app.view(VIEWS.channelSettings, channelSettingsSubmitted(ctx));
   app.view(KEY_VIEWS.link, keySubmitted(ctx, 'link'));
   app.view(KEY_VIEWS.signup, keySubmitted(ctx, 'signup'));
+  app.view(VIEWS.workflowConfirm, workflowConfirmed(ctx));
+  app.view({ type: 'view_closed', callback_id: /.*/ }, viewClosed(ctx));
 }

@@ -3,6 +3,7 @@
  * `/budget <n>`…) and the context bar's Pause/Resume and Cancel. Each goes through SteeringService, the
  * way `/agent` and the card's buttons do, so the same policy decides who may act.
  */
+import { isResumable } from '@agent-sessions/core';
 import type { ModalView } from '@slack/types';
 import { CONTEXT_ACTIONS } from '../../blocks/code-channel.js';
 import { escapeMrkdwn, type SlackMessage } from '../../blocks/text.js';
@@ -15,9 +16,6 @@ import type { Notifier } from '../slack-out/thread/index.js';
 /** What a channel command answers: private words, or a form to open (Resume at the budget limit). */
 export type CommandReply = { say: string | SlackMessage } | { view: ModalView };
 
-/** The statuses in which Pause/Resume resumes. */
-const RESUMABLE = new Set(['paused', 'cost_limit']);
-
 const DONE = {
   pause: '⏸️ Paused.',
   resume: '▶️ Resumed.',
@@ -28,7 +26,7 @@ const DONE = {
 export class ChannelSteering {
   constructor(
     private readonly deps: {
-      sessions: Pick<SessionRepository, 'findByHome'>;
+      sessions: Pick<SessionRepository, 'findByCodeChannel'>;
       steering: Pick<SteeringService, 'signal' | 'resume'>;
       directory: Pick<SessionDirectory, 'status'>;
       notifier: Pick<Notifier, 'tell'>;
@@ -38,7 +36,7 @@ export class ChannelSteering {
   ) {}
 
   async #session(channelId: string): Promise<SessionRecord | undefined> {
-    return this.deps.sessions.findByHome(channelId);
+    return this.deps.sessions.findByCodeChannel(channelId);
   }
 
   /** One of the agent's channel commands, by name (without its slash), with what follows it. */
@@ -96,7 +94,7 @@ export class ChannelSteering {
     if (key === CONTEXT_ACTIONS.cancel) {
       const result = await steering.signal(session.sessionId, userId, 'cancel');
       if (!result.ok) message = result.message;
-    } else if (key === CONTEXT_ACTIONS.pauseOrResume && RESUMABLE.has(session.status)) {
+    } else if (key === CONTEXT_ACTIONS.pauseOrResume && isResumable(session.status)) {
       const result = await steering.resume(session.sessionId, userId);
       if (!result.ok) message = result.message;
       // At the budget limit Resume needs a new budget, which a context bar click can't ask for.

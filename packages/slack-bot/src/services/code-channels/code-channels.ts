@@ -7,47 +7,54 @@
  * as the agent surface falls back).
  */
 import type { FollowedSession } from '@agent-sessions/core';
+import type { LRUCache } from 'lru-cache';
+import type { MessageText } from '../../blocks/agent-message.js';
 import {
   CHANNEL_COMMANDS,
-  type CodeChannelState as ChannelView,
+  type CodeChannelDisplay as ChannelView,
   channelName,
+  channelSummary,
   contextBar,
   planView,
   questionsView,
-  reportMarkdown,
+  reportCanvas,
 } from '../../blocks/code-channel.js';
 import { finalReport } from '../../blocks/report.js';
 import type { Logger } from '../../logger.js';
 import type { CodeChannelEnd, CodeChannelRepository } from '../../store/code-channels.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
-import { scopedKey } from '../../workspace.js';
+import { isPublicChannelId } from '../people/channel-privacy.js';
 import { isFeatureMissing } from '../slack-out/agent-surface/index.js';
 import {
-  type OutboundMethod,
   type OutboundPriority,
   type SlackClient,
+  type SlackMethod,
   slackErrorCode,
 } from '../slack-out/outbound/index.js';
 import type { Place, ThreadMessage } from '../slack-out/thread/index.js';
+import { ttlCache } from '../ttl-cache.js';
 
 export interface CodeChannelDeps {
   store: {
     sessions: Pick<SessionRepository, 'get'>;
     codeChannels: CodeChannelRepository;
   };
-  slack: Pick<SlackClient, 'agents' | 'conversations' | 'canvases' | 'users'>;
+  slack: Pick<SlackClient, 'agents' | 'conversations' | 'canvases'>;
   outbound: {
     run<T>(call: {
       channel: string;
       priority: OutboundPriority;
-      method: OutboundMethod;
+      method: SlackMethod;
       tag?: string;
       run: () => Promise<T>;
     }): Promise<T>;
   };
-  /** Posts exactly once per key (the thread poster). */
-  poster: { post(place: Place, key: string, message: ThreadMessage): Promise<string> };
+  /** Posts exactly once per key (the thread poster); text laid out as the thread's (parts, or a file). */
+  poster: {
+    post(place: Place, key: string, message: ThreadMessage): Promise<string>;
+    postText(place: Place, key: string, text: MessageText, priority?: OutboundPriority): Promise<string[]>;
+  };
   logger: Logger;
   /** After Slack refused code channels in a workspace, sessions there stay in their thread this long. */
   retryAfterMs?: number;
@@ -60,19 +67,23 @@ interface Drawing {
 }
 
 const DEFAULT_RETRY_MS = 60 * 60 * 1000;
+/** Workspaces whose refusal is remembered (the least recently asked forgotten first: they ask Slack again). */
+const MAX_REFUSED_WORKSPACES = 10_000;
 
 export class CodeChannels {
-  /** Each workspace's refusal: its reason, and until when sessions there don't ask again. */
-  readonly #refused = new Map<string, { reason: string; until: number }>();
+  /** Each workspace's refusal (Slack's reason), kept while sessions there don't ask again. */
+  readonly #refused: LRUCache<string, string>;
   /** The latest state to draw per session, and whether a drawing is queued. */
   readonly #waiting = new Map<string, Drawing>();
   /** The drawing under way per session (the end waits for it, then draws the final state itself). */
   readonly #drawing = new Map<string, Promise<void>>();
-  readonly #names = new Map<string, string>();
   /** The making under way per session: a start and a take-over asking at once make (or are refused) once. */
   readonly #ensuring = new Map<string, Promise<string | undefined>>();
 
-  constructor(private readonly deps: CodeChannelDeps) {}
+  constructor(private readonly deps: CodeChannelDeps) {
+    const ttlMs = deps.retryAfterMs ?? DEFAULT_RETRY_MS;
+    this.#refused = ttlCache({ max: MAX_REFUSED_WORKSPACES, ttlMs, now: () => this.#now() });
+  }
 
   #now(): number {
     return this.deps.now?.() ?? Date.now();
@@ -106,10 +117,10 @@ export class CodeChannels {
     if (!session?.cardTs || session.finished) return undefined;
     const workspace = session.workspace ?? '';
     const refusal = this.#refused.get(workspace);
-    if (refusal && refusal.until > this.#now()) {
-      await codeChannels.refused(sessionId, refusal.reason);
+    if (refusal !== undefined) {
+      await codeChannels.refused(sessionId, refusal);
       this.deps.logger.info(
-        { sessionId, reason: refusal.reason },
+        { sessionId, reason: refusal },
         'code channels refused here: the session stays in its thread',
       );
       return undefined;
@@ -120,8 +131,7 @@ export class CodeChannels {
     } catch (error) {
       const code = slackErrorCode(error);
       if (code && isFeatureMissing(code)) {
-        const until = this.#now() + (this.deps.retryAfterMs ?? DEFAULT_RETRY_MS);
-        this.#refused.set(workspace, { reason: code, until });
+        this.#refused.set(workspace, code);
         await codeChannels.refused(sessionId, code);
         this.deps.logger.warn(
           { sessionId, reason: code },
@@ -141,29 +151,55 @@ export class CodeChannels {
   async #create(session: SessionRecord): Promise<string> {
     // The message that started it: a mention's own (its author is invited), else the card.
     const originTs = session.threadTs ?? (session.cardTs as string);
-    const created = await this.#call(session.channelId, 'tier2', session.sessionId, () =>
-      this.deps.slack.agents.conversations.create({
-        name: channelName(session.goal),
-        session_id: session.sessionId,
-        origin_channel_id: session.channelId,
-        origin_message_ts: originTs,
-      }),
+    const isPrivate = !(await this.#isPublic(session.channelId, session.sessionId));
+    const created = await this.#call(
+      session.channelId,
+      'agents.conversations.create',
+      session.sessionId,
+      () =>
+        this.deps.slack.agents.conversations.create({
+          name: channelName(session.goal),
+          session_id: session.sessionId,
+          is_private: isPrivate,
+          origin_channel_id: session.channelId,
+          origin_message_ts: originTs,
+        }),
     );
     const channelId = (created as { channel_id?: unknown }).channel_id;
     if (typeof channelId !== 'string' || channelId === '') throw new Error('Slack gave no channel_id');
     return channelId;
   }
 
+  /**
+   * Whether the origin is a public channel, the one case where the session's channel may be public too:
+   * a DM, a group DM or a private channel (or one Slack won't describe) gives a private channel, whatever
+   * Slack's default for the origin would be.
+   */
+  #isPublic(channelId: string, sessionId: string): Promise<boolean> {
+    return isPublicChannelId(
+      channelId,
+      (id) =>
+        this.#call(id, 'conversations.info', sessionId, () =>
+          this.deps.slack.conversations.info({ channel: id }),
+        ),
+      (error) =>
+        this.deps.logger.warn(
+          { err: error, sessionId },
+          "could not tell the origin's privacy: a private channel",
+        ),
+    );
+  }
+
   /** The starter invited, the commands registered, a line each side: once per session, by its keys. */
   async #settle(session: SessionRecord, channelId: string): Promise<void> {
     const { sessionId } = session;
-    await this.#call(channelId, 'tier3', sessionId, () =>
+    await this.#call(channelId, 'conversations.invite', sessionId, () =>
       this.deps.slack.conversations.invite({ channel: channelId, users: session.startedBy }),
     ).catch((error: unknown) => {
       if (slackErrorCode(error) !== 'already_in_channel')
         this.deps.logger.warn({ err: error, sessionId }, 'could not invite the starter to its channel');
     });
-    await this.#call(channelId, 'tier3', sessionId, () =>
+    await this.#call(channelId, 'agents.conversations.setCommands', sessionId, () =>
       this.deps.slack.agents.conversations.setCommands({
         channel_id: channelId,
         commands: CHANNEL_COMMANDS.map((c) => ({ ...c })),
@@ -183,12 +219,12 @@ export class CodeChannels {
     await this.deps.poster.post(origin, 'code-channel:link', {
       text: `The agent works on this in <#${channelId}>; its summary comes back here at the end.`,
     });
-    this.shown({ ...session, homeChannelId: channelId }, undefined);
+    this.shown({ ...session, codeChannelId: channelId }, undefined);
   }
 
   /** The card is being drawn: the channel's bar and tabs show the same state, coalesced per session. */
   shown(session: SessionRecord, snapshot: FollowedSession | undefined): void {
-    if (!session.homeChannelId) return;
+    if (!session.codeChannelId) return;
     this.#waiting.set(session.sessionId, { session, snapshot });
     if (this.#drawing.has(session.sessionId)) return;
     this.#drawing.set(session.sessionId, this.#drawAll(session.sessionId));
@@ -217,12 +253,14 @@ export class CodeChannels {
       goal: session.goal,
       status: snapshot?.status ?? session.status,
       startedBy: session.startedBy,
-      startedByName: await this.#name(session.workspace, session.startedBy),
       budget: session.budget,
+      createdAt: session.createdAt,
       snapshot,
+      now: this.#now(),
     };
-    const call = <T>(run: () => Promise<T>) => this.#call(channelId, 'tier3', session.sessionId, run, 'edit');
-    await call(() =>
+    const call = <T>(method: SlackMethod, run: () => Promise<T>) =>
+      this.#call(channelId, method, session.sessionId, run, 'edit');
+    await call('agents.conversations.setProperties', () =>
       slack.agents.conversations.setProperties({
         channel_id: channelId,
         code_channel: { context_bar_items: contextBar(state) },
@@ -230,7 +268,7 @@ export class CodeChannels {
     );
     // A tab is upserted by its view_key.
     const tab = (viewKey: string, name: string, blocks: ReturnType<typeof planView>) =>
-      call(() =>
+      call('agents.conversations.setView', () =>
         slack.agents.conversations.setView({
           channel_id: channelId,
           type: 'block_kit',
@@ -242,17 +280,6 @@ export class CodeChannels {
     await tab('plan', 'Plan', planView(state));
     const questions = await this.deps.store.codeChannels.questions(session.sessionId);
     await tab('questions', 'Questions', questionsView(questions));
-  }
-
-  async #name(workspace: string | null | undefined, userId: string): Promise<string> {
-    const key = scopedKey(workspace ?? '', userId);
-    const known = this.#names.get(key);
-    if (known) return known;
-    const info = await this.deps.slack.users.info({ user: userId }).catch(() => undefined);
-    const profile = info?.user?.profile;
-    const name = profile?.display_name || info?.user?.real_name || info?.user?.name || userId;
-    this.#names.set(key, name);
-    return name;
   }
 
   /**
@@ -279,12 +306,12 @@ export class CodeChannels {
           "could not update the session's channel",
         ),
     );
-    const text = finalReport(report).plain;
-    await this.#canvas(session, channelId, row.canvasId, text).catch((error: unknown) =>
-      this.deps.logger.warn(
-        { err: error, sessionId: session.sessionId },
-        'could not show the report as a canvas',
-      ),
+    await this.#canvas(session, channelId, row.canvasId, reportCanvas(session.goal, report)).catch(
+      (error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, sessionId: session.sessionId },
+          'could not show the report as a canvas',
+        ),
     );
     if (row.atEnd === 'keep') {
       const origin: Place = {
@@ -292,11 +319,14 @@ export class CodeChannels {
         channelId: session.channelId,
         cardTs: session.threadTs ?? session.cardTs,
       };
-      await this.deps.poster.post(origin, 'code-channel:summary', {
-        text: `Summary from <#${channelId}>:\n${finalReport(report).mrkdwn || text}`,
-      });
+      await this.deps.poster.postText(
+        origin,
+        'code-channel:summary',
+        channelSummary(channelId, finalReport(report)),
+        'urgent',
+      );
     } else {
-      await this.#call(channelId, 'tier2', session.sessionId, () =>
+      await this.#call(channelId, 'agents.conversations.archive', session.sessionId, () =>
         this.deps.slack.agents.conversations.archive({
           channel_id: channelId,
           ...(reportTs ? { summary_message_ts: reportTs } : {}),
@@ -310,12 +340,11 @@ export class CodeChannels {
     this.#waiting.delete(session.sessionId);
   }
 
-  async #canvas(session: SessionRecord, channelId: string, made: string | null, report: string) {
+  async #canvas(session: SessionRecord, channelId: string, made: string | null, content: string) {
     const { slack } = this.deps;
-    const content = reportMarkdown(session.goal, report);
     let canvasId = made;
     if (!canvasId) {
-      const created = await this.#call(channelId, 'tier2', session.sessionId, () =>
+      const created = await this.#call(channelId, 'canvases.create', session.sessionId, () =>
         slack.canvases.create({ title: 'Report', document_content: { type: 'markdown', markdown: content } }),
       );
       canvasId = typeof created.canvas_id === 'string' ? created.canvas_id : null;
@@ -323,7 +352,7 @@ export class CodeChannels {
       await this.deps.store.codeChannels.canvas(session.sessionId, canvasId);
     }
     const id = canvasId;
-    await this.#call(channelId, 'tier3', session.sessionId, () =>
+    await this.#call(channelId, 'agents.conversations.setView', session.sessionId, () =>
       slack.agents.conversations.setView({
         channel_id: channelId,
         type: 'canvas',
@@ -333,7 +362,7 @@ export class CodeChannels {
         access_level: 'comment',
       }),
     );
-    await this.#call(channelId, 'tier3', session.sessionId, () =>
+    await this.#call(channelId, 'agents.conversations.setCanvasContent', session.sessionId, () =>
       slack.agents.conversations.setCanvasContent({ channel: channelId, canvas_id: id, content }),
     );
   }
@@ -341,7 +370,7 @@ export class CodeChannels {
   /** Every call through the outbound queue, spending its method's limit. */
   #call<T>(
     channel: string,
-    method: OutboundMethod,
+    method: SlackMethod,
     tag: string,
     run: () => Promise<T>,
     priority: OutboundPriority = 'urgent',

@@ -8,8 +8,8 @@ import type { SessionRecord } from '../../store/records.js';
 import type { SessionRepository } from '../../store/sessions.js';
 import type { BotMetrics } from '../ops/metrics.js';
 import type { StreamPoster } from '../slack-out/agent-surface/index.js';
-import type { SlackClient } from '../slack-out/outbound/index.js';
-import type { CardUpdater, ThreadPoster } from '../slack-out/thread/index.js';
+import type { OutboundQueue, SlackClient } from '../slack-out/outbound/index.js';
+import type { CardUpdater, PostOwner, ThreadPoster } from '../slack-out/thread/index.js';
 
 export interface SessionPublisherDeps {
   store: {
@@ -20,11 +20,13 @@ export interface SessionPublisherDeps {
     finalCards?: Pick<FinalCardRepository, 'record' | 'owed' | 'owedSessions' | 'sent'>;
   };
   /**
-   * Takes or renews this replica's claim on a finished session's leftovers (absent: one process, no
-   * other to share them with).
+   * Who sends a session's posts here (its lease, or its claim once finished), shared with the posters;
+   * it also tells of posts that found their channel closed to the bot.
    */
-  claim?: (sessionId: string) => Promise<boolean>;
+  owner: PostOwner;
   poster: ThreadPoster;
+  /** The queue the bot's own edits and DMs wait in, first in their channel. */
+  outbound: OutboundQueue;
   /** The agent surface's streams: where the agent's work goes while a session's surface is `agent`. */
   streams?: StreamPoster;
   cards: CardUpdater;
@@ -39,7 +41,7 @@ export interface SessionPublisherDeps {
   /** A follow error that is about the session's key: dealt with there (true), not as a lost session. */
   keyProblem?: (session: SessionRecord, error: Error) => Promise<boolean>;
   /** Sessions with a channel of their own (code channels): shown there as on the card, ended there. */
-  homes?: SessionHomes;
+  codeChannels?: SessionCodeChannels;
   /** A session's state, question or end changed: the Home tabs of its workspace may show it. */
   homeChanged?: () => void;
   /** Runs a session's work as its workspace's (its token, its budgets). */
@@ -47,7 +49,7 @@ export interface SessionPublisherDeps {
 }
 
 /** What a session's own channel is told: the card's state as it is drawn, and the end once the report is out. */
-export interface SessionHomes {
+export interface SessionCodeChannels {
   /** The card is being drawn (its coalesced edit): the channel shows the same state. */
   shown(session: SessionRecord, snapshot: FollowedSession | undefined): void;
   /** The report is out (`reportTs` in the channel): its canvas, then the channel archived or kept open. */

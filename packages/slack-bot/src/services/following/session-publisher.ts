@@ -15,6 +15,7 @@ import {
 } from '@agent-sessions/core';
 import type { KnownBlock } from '@slack/types';
 import { agentMessageText } from '../../blocks/agent-message.js';
+import { channelMessageText } from '../../blocks/code-channel.js';
 import { costLimitMessage, costLimitResolved, promptAsAnswered, promptMessage } from '../../blocks/prompt.js';
 import { finalReport, unreadableRequest } from '../../blocks/report.js';
 import {
@@ -26,6 +27,7 @@ import {
   totalCostOf,
   UNREACHABLE_STATUS,
 } from '../../blocks/session-card.js';
+import type { TaskCall } from '../../blocks/stream-chunks.js';
 import { escapeMrkdwn } from '../../blocks/text.js';
 import {
   UNREADABLE_PROMPT,
@@ -39,7 +41,7 @@ import { queuedChat } from '../slack-out/outbound/index.js';
 import {
   CannotPostHereError,
   type CardMessage,
-  PostWithdrawnError,
+  type SessionPlace,
   threadPlace,
 } from '../slack-out/thread/index.js';
 import { MessageMarks } from './message-marks.js';
@@ -51,7 +53,7 @@ type Snapshots = Map<string, FollowedSession>;
 /** One event type's handling: `session` as stored, `place` the thread it posts in (its card posted). */
 type EventHandler<E extends FollowEvent> = (
   session: SessionRecord,
-  place: SessionRecord,
+  place: SessionPlace,
   event: E,
 ) => Promise<void>;
 
@@ -63,6 +65,8 @@ export class SessionPublisher {
   readonly #snapshots: Snapshots = new Map();
   /** The card's "now" line: each followed session's latest step. */
   readonly #steps = new Map<string, string>();
+  /** Per session in a channel of its own, its tool calls waiting for their result (shown with it). */
+  readonly #toolCalls = new Map<string, Map<string, TaskCall>>();
   /** Where the chatter queue stood after each of a session's latest messages (see `#prompt`). */
   readonly #marks = new MessageMarks();
 
@@ -72,11 +76,13 @@ export class SessionPublisher {
     return this.deps.inSession ? this.deps.inSession(sessionId, fn) : fn();
   }
 
+  /** Handles the follower's events, and the posters' news that a channel is closed to the bot. */
   attach(follower: Follower): void {
     follower.on('*', (event) => this.handle(event));
+    this.deps.owner.onCannotPost((place, error) => this.cannotPost(place, error));
   }
 
-  /** A batch the poster sent in the background found its channel closed to us (its `onCannotPost`). */
+  /** A post sent in the background (a batch, a stream's) found its channel closed to us. */
   async cannotPost(place: { sessionId: string }, error: CannotPostHereError): Promise<void> {
     const session = await this.deps.store.sessions.get(place.sessionId);
     if (session && session.status !== CANT_POST_STATUS) await this.#cannotPostHere(session, error);
@@ -106,25 +112,26 @@ export class SessionPublisher {
       // Another replica's session may have these queued in its memory still: it recovers its own (and
       // draws its final card when it finishes it).
       if (!session.finished) {
-        if (mine(sessionId)) await this.#recover(session, {});
+        if (mine(sessionId)) await this.#recover(session, 'recover');
         continue;
       }
       // A finished one is nobody's: of the replicas recovering at once, the claim's holder sends it all.
-      if (this.deps.claim && !(await this.deps.claim(sessionId).catch(() => false))) continue;
-      // `again`: a sweep after a holder died finds its leftovers (what still waits here is not queued twice).
-      await this.#recover(session, { claimed: true, again: true });
+      if (!(await this.deps.owner.claim(sessionId).catch(() => false))) continue;
+      // Again each sweep: one after a holder died finds its leftovers (what still waits here is not queued twice).
+      await this.#recover(session, 'recoverLeftovers');
       await this.#redrawFinalCard(sessionId).catch(
         this.#warn(sessionId, "could not draw a finished session's final card"),
       );
     }
   }
 
-  async #recover(session: SessionRecord, options: { claimed?: boolean; again?: boolean }): Promise<void> {
+  /** The session's posts a crash left unsent: as its owner's, or as a finished session's leftovers. */
+  async #recover(session: SessionRecord, way: 'recover' | 'recoverLeftovers'): Promise<void> {
     const place = threadPlace(session);
-    const streams = this.#streams(place);
-    await this.#inSession(session.sessionId, () =>
-      streams ? streams.recover(place, options) : this.deps.poster.recover(place, options),
-    ).catch(this.#warn(session.sessionId, 'could not recover the posts a crash left unsent'));
+    const posting = this.#streams(place) ?? this.deps.poster;
+    await this.#inSession(session.sessionId, () => posting[way](place)).catch(
+      this.#warn(session.sessionId, 'could not recover the posts a crash left unsent'),
+    );
   }
 
   /** A final card edit left owed (the grace ran short, Slack refused): sent under the claim, once. */
@@ -132,9 +139,9 @@ export class SessionPublisher {
     const owed = await this.deps.store.finalCards?.owed(sessionId);
     if (!owed) return;
     const card = JSON.parse(owed) as CardMessage;
-    const { claim } = this.deps;
+    const { owner } = this.deps;
     // Built when its turn comes: the claim is renewed then, and nothing is edited once it is another's.
-    const build = async () => (!claim || (await claim(sessionId)) ? card : undefined);
+    const build = async () => ((await owner.claim(sessionId)) ? card : undefined);
     const shown = await this.#inSession(sessionId, () => this.deps.cards.updateNow(sessionId, build));
     if (shown) await this.deps.store.finalCards?.sent(sessionId, owed);
   }
@@ -167,6 +174,7 @@ export class SessionPublisher {
     );
     await this.deps.store.sessions.update(sessionId, { status: CANT_POST_STATUS, finished: true });
     this.#snapshots.delete(sessionId);
+    this.#toolCalls.delete(sessionId);
     await this.deps.cards.updateNow(sessionId, () => this.card(sessionId));
     await this.#chat()
       .postMessage({
@@ -181,7 +189,7 @@ export class SessionPublisher {
     const carded = await this.#ensureCard(session);
     const place = threadPlace(carded);
     // After a crash: what was queued and never posted goes out (once) before anything new of it.
-    await (this.#streams(place) ?? this.deps.poster).recover(place, { asOwner: true });
+    await (this.#streams(place) ?? this.deps.poster).recover(place);
     // The table pairs each type with its own event; TypeScript cannot follow that through a lookup.
     const handler = this.#handlers[event.type] as EventHandler<FollowEvent>;
     await handler(session, place, event);
@@ -190,7 +198,8 @@ export class SessionPublisher {
   /** One handler per event type, as Slack's listeners are. */
   readonly #handlers: { [T in FollowEventType]: EventHandler<FollowEventOf<T>> } = {
     message: (session, place, event) => this.#postAgentMessage(session, place, event),
-    human_input_needed: (_session, place, event) => this.#prompt(place, event.request, event.messageKey),
+    human_input_needed: (session, place, event) =>
+      this.#prompt(session, place, event.request, event.messageKey),
     human_input_unreadable: (_session, place, event) => this.#unreadable(place, event),
     invalid_human_input: (_session, place, event) => this.#reportInvalidRequest(place, event),
     cost_limit: (session, place, event) => this.#askForBudget(session, place, event),
@@ -202,12 +211,20 @@ export class SessionPublisher {
 
   async #postAgentMessage(
     session: SessionRecord,
-    place: SessionRecord,
+    place: SessionPlace,
     event: FollowEventOf<'message'>,
   ): Promise<void> {
     const step = currentStepOf(event.message);
     if (step) this.#steps.set(session.sessionId, step);
-    const text = agentMessageText(event.message, { showReasoning: this.deps.showReasoning });
+    // A channel of its own shows tool calls as the thread's stream does (cards); a thread, as text.
+    const { showReasoning } = this.deps;
+    const text = place.codeChannelId
+      ? channelMessageText(
+          event.message,
+          { showReasoning, fallbackId: `msg:${event.key}` },
+          this.#callsOf(session.sessionId),
+        )
+      : agentMessageText(event.message, { showReasoning });
     // Recorded, not yet posted: the thread may be behind, and its chatter then goes out batched.
     const timestamp = event.message.timestamp;
     const shown = () => this.#observe('message', timestamp);
@@ -217,11 +234,21 @@ export class SessionPublisher {
         ? streams.enqueue(place, `msg:${event.key}`, event.roundId, event.message, shown)
         : undefined;
     if (text) await this.deps.poster.enqueueText(place, `msg:${event.key}`, text, shown);
-    this.#marks.set(session.sessionId, event.key, this.deps.poster.batches.mark());
+    this.#marks.set(session.sessionId, event.key, this.deps.poster.mark());
+  }
+
+  /** The session's tool calls waiting for their result, for its channel's cards. */
+  #callsOf(sessionId: string): Map<string, TaskCall> {
+    let calls = this.#toolCalls.get(sessionId);
+    if (!calls) {
+      calls = new Map();
+      this.#toolCalls.set(sessionId, calls);
+    }
+    return calls;
   }
 
   async #reportInvalidRequest(
-    place: SessionRecord,
+    place: SessionPlace,
     event: FollowEventOf<'invalid_human_input'>,
   ): Promise<void> {
     await this.deps.poster.postText(place, event.key, unreadableRequest(event.reason, event.raw));
@@ -229,7 +256,7 @@ export class SessionPublisher {
 
   async #askForBudget(
     session: SessionRecord,
-    place: SessionRecord,
+    place: SessionPlace,
     event: FollowEventOf<'cost_limit'>,
   ): Promise<void> {
     await this.deps.poster.post(
@@ -241,7 +268,7 @@ export class SessionPublisher {
 
   async #showProgress(
     session: SessionRecord,
-    place: SessionRecord,
+    place: SessionPlace,
     event: FollowEventOf<'update'>,
   ): Promise<void> {
     // The end is shown by 'finished', once the thread has caught up: a card that said "Completed" while
@@ -267,19 +294,19 @@ export class SessionPublisher {
 
   async #finish(
     session: SessionRecord,
-    place: SessionRecord,
+    place: SessionPlace,
     event: FollowEventOf<'finished'>,
   ): Promise<void> {
     // The thread reads in order: every message the agent sent, then the report, and only then the card's
     // final state (its edits otherwise go ahead of the channel's chatter). Once the session's chatter
     // is out, its report goes ahead of other sessions' chatter: the outcome is what people wait for.
     // Chatter a former owner recorded after this process took the session over is posted first.
-    await (this.#streams(place) ?? this.deps.poster).recover(place, { again: true, asOwner: true });
+    await (this.#streams(place) ?? this.deps.poster).recoverAgain(place);
     // The stream's last appends are out before the report; its stop (Tier 2) need not be.
     const ending = await this.#streams(place)?.end(place, 'closed');
     await this.deps.poster.drained(place);
     // The lease moved while the chatter drained: the new owner posts the report (once, by its key).
-    this.#throwIfMoved(session.sessionId);
+    this.deps.owner.throwIfMoved(session.sessionId);
     const [reportTs] = await this.deps.poster.postText(
       place,
       'final-report',
@@ -292,7 +319,7 @@ export class SessionPublisher {
     await this.#drawFinalCard(session.sessionId);
     await ending?.stopped;
     // Its own channel: the report's canvas, then archived (the summary shared back) or kept open.
-    await this.deps.homes?.finished(session, reportTs, event.session);
+    await this.deps.codeChannels?.finished(session, reportTs, event.session);
     // Finished only once the report is out and the stream stopped: a crash while the report waits in the
     // channel's queue (behind the thread's backlog) leaves the session followed, so the next start posts
     // it (once, by its key).
@@ -300,7 +327,7 @@ export class SessionPublisher {
     this.deps.homeChanged?.();
     this.#snapshots.delete(session.sessionId);
     this.#steps.delete(session.sessionId);
-    this.#marks.forget(session.sessionId);
+    this.#toolCalls.delete(session.sessionId);
   }
 
   /**
@@ -320,13 +347,12 @@ export class SessionPublisher {
 
   /** This replica sends what it has queued of a session about to be finished: its claim, as a recovery's. */
   async #holdLeftovers(sessionId: string): Promise<void> {
-    if (this.deps.claim && (await this.deps.claim(sessionId).catch(() => false)))
-      this.deps.poster.claimed(sessionId);
+    if (await this.deps.owner.claim(sessionId).catch(() => false)) this.deps.owner.claimed(sessionId);
   }
 
   async #followError(
     session: SessionRecord,
-    place: SessionRecord,
+    place: SessionPlace,
     event: FollowEventOf<'error'>,
   ): Promise<void> {
     // 401/403, the session's key removed or refused: said once, followed no further.
@@ -342,7 +368,7 @@ export class SessionPublisher {
       finished: true,
     });
     this.#snapshots.delete(session.sessionId);
-    this.#marks.forget(session.sessionId);
+    this.#toolCalls.delete(session.sessionId);
     // The card updater logs its own failures; an edit it could not make is owed.
     await this.#drawFinalCard(session.sessionId);
     await this.deps.poster
@@ -369,7 +395,7 @@ export class SessionPublisher {
       ...(decision ? { latestDecision: decision } : {}),
     });
     // Drawn at the card's coalesced pace: the session's own channel shows the same state.
-    if (session.homeChannelId) this.deps.homes?.shown(session, this.#snapshots.get(sessionId));
+    if (session.codeChannelId) this.deps.codeChannels?.shown(session, this.#snapshots.get(sessionId));
     return { channel: session.channelId, ts: session.cardTs, ...card };
   }
 
@@ -392,7 +418,7 @@ export class SessionPublisher {
 
   /** The bot's own edits and DMs: first in their channel's outbound queue, as the thread's posts are paced. */
   #chat() {
-    return queuedChat(this.deps.slack, this.deps.poster.outbound).chat;
+    return queuedChat(this.deps.slack, this.deps.outbound).chat;
   }
 
   /** An edit of a message the bot posted, paced by the outbound queue. */
@@ -401,14 +427,8 @@ export class SessionPublisher {
   }
 
   /** The session's streams while its surface is `agent` and it has a thread; else the classic thread's. */
-  #streams(place: SessionRecord): StreamPoster | undefined {
+  #streams(place: SessionPlace): StreamPoster | undefined {
     return this.deps.streams?.streams(place) ? this.deps.streams : undefined;
-  }
-
-  /** Not ours any more: the event is left unhandled here (no cursor saved), for the new owner. */
-  #throwIfMoved(sessionId: string): void {
-    if (this.deps.poster.owns?.(sessionId) === false)
-      throw new PostWithdrawnError(`session ${sessionId} is followed by another replica now`);
   }
 
   /** For a Slack call whose failure should not stop the session's events: log it and go on. */
@@ -416,7 +436,12 @@ export class SessionPublisher {
     return (error) => this.deps.logger.warn({ err: error, sessionId }, what);
   }
 
-  async #prompt(place: SessionRecord, request: HumanInputRequest, messageKey?: string): Promise<void> {
+  async #prompt(
+    session: SessionRecord,
+    place: SessionPlace,
+    request: HumanInputRequest,
+    messageKey?: string,
+  ): Promise<void> {
     const existing = await this.deps.store.prompts.get(place.sessionId, request.inputId);
     if (existing?.state === 'answered') {
       // Answered while its posting was being redone (a restart): make sure it shows the answer.
@@ -448,15 +473,16 @@ export class SessionPublisher {
     // waiting chatter goes in the prompt's post, ahead of the question (not held up by other sessions'
     // chatter or outcomes); what the agent said after it keeps its pace. Asked elsewhere (a round object),
     // or the message's mark forgotten: all the chatter queued so far.
-    const through = this.#marks.get(place.sessionId, messageKey) ?? this.deps.poster.batches.mark();
-    this.#throwIfMoved(place.sessionId);
+    const through = this.#marks.get(place.sessionId, messageKey) ?? this.deps.poster.mark();
+    this.deps.owner.throwIfMoved(place.sessionId);
     const ts = await this.deps.poster.postAfterChatter(
       place,
       `input:${request.inputId}`,
       promptMessage(request, {
         sessionId: place.sessionId,
         startedBy: place.startedBy,
-        ...answerersOf(this.deps.answerers?.(place, request)),
+        // Said of the channel the prompt is in (a code channel's own, for a session that has one).
+        ...answerersOf(this.deps.answerers?.({ ...session, channelId: place.channelId }, request)),
       }),
       through,
       // Kept with the question, so its edits (answered) keep the messages it carried.
@@ -470,7 +496,7 @@ export class SessionPublisher {
    * A wait on a question nobody could read: said once per event, with the raw data and something to click.
    * With an input id, the question is recorded as free text so Answer as text is answered like any other.
    */
-  async #unreadable(place: SessionRecord, event: FollowEventOf<'human_input_unreadable'>): Promise<void> {
+  async #unreadable(place: SessionPlace, event: FollowEventOf<'human_input_unreadable'>): Promise<void> {
     const { inputId } = event;
     // A question read before under this id keeps its form; otherwise it is free text to that id.
     const existing = inputId ? await this.deps.store.prompts.get(place.sessionId, inputId) : undefined;

@@ -3,11 +3,11 @@ import { bindWorkspace, currentWorkspace, type Workspace } from '../../workspace
 import type { BotMetrics } from '../ops/metrics.js';
 import {
   type OutboundCall,
-  type OutboundMethod,
   type OutboundOptions,
   type OutboundPriority,
   OutboundQueue,
   type SharedBudgets,
+  type SlackMethod,
 } from '../slack-out/outbound/index.js';
 import {
   type CardMessage,
@@ -67,9 +67,9 @@ export class WorkspaceOutbound extends OutboundQueue {
     return taken;
   }
 
-  override cancel(channel: string, tag: string, method: OutboundMethod, reason: Error): number {
-    let taken = super.cancel(channel, tag, method, reason);
-    for (const queue of this.#queues.values()) taken += queue.cancel(channel, tag, method, reason);
+  override cancelTurns(channel: string, tag: string, reason: Error): number {
+    let taken = super.cancelTurns(channel, tag, reason);
+    for (const queue of this.#queues.values()) taken += queue.cancelTurns(channel, tag, reason);
     return taken;
   }
 
@@ -78,16 +78,16 @@ export class WorkspaceOutbound extends OutboundQueue {
     for (const queue of this.#queues.values()) queue.turnOver(channel, tag);
   }
 
-  override takeNow(channel: string, method: OutboundMethod): boolean {
+  override takeNow(channel: string, method: SlackMethod): boolean {
     const workspace = currentWorkspace();
     if (workspace) return this.queueOf(workspace).takeNow(channel, method);
     return super.takeNow(channel, method);
   }
 
-  override pauseLimit(channel: string, method: OutboundMethod, retryAfterMs: number): void {
+  override runNow<T>(channel: string, method: SlackMethod, run: () => Promise<T>): Promise<T> {
     const workspace = currentWorkspace();
-    if (workspace) this.queueOf(workspace).pauseLimit(channel, method, retryAfterMs);
-    else super.pauseLimit(channel, method, retryAfterMs);
+    if (workspace) return this.queueOf(workspace).runNow(channel, method, run);
+    return super.runNow(channel, method, run);
   }
 
   override nudge(channel: string): void {

@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../logger.js';
 import type { SessionRepository } from '../../store/index.js';
 import { inWorkspace, type Workspace, workspaceOf } from '../../workspace.js';
@@ -38,7 +39,7 @@ export function scopeRequests(app: App, admission: Admission | undefined, logger
   });
 }
 
-/** Sessions whose workspace is remembered (the oldest forgotten first; asked of the store again). */
+/** Sessions whose workspace is remembered (the least recently asked forgotten first; asked of the store again). */
 const MAX_KNOWN = 20_000;
 
 /**
@@ -47,7 +48,7 @@ const MAX_KNOWN = 20_000;
  * the bot's one token and budgets.
  */
 export class SessionWorkspaces {
-  readonly #known = new Map<string, Workspace | null>();
+  readonly #known = new LRUCache<string, Workspace>({ max: MAX_KNOWN });
 
   constructor(
     private readonly sessions: Pick<SessionRepository, 'workspaceOf'>,
@@ -56,16 +57,13 @@ export class SessionWorkspaces {
 
   async of(sessionId: string): Promise<Workspace | undefined> {
     const known = this.#known.get(sessionId);
-    if (known !== undefined) return known ?? undefined;
+    if (known !== undefined) return known;
     const found = await this.sessions.workspaceOf(sessionId);
     const workspace = found
       ? { ...found, isEnterpriseInstall: found.key === found.enterpriseId, isolated: this.isolated }
       : undefined;
     // A session's workspace never changes; one it doesn't know yet may be recorded in a moment.
-    if (workspace) {
-      this.#known.set(sessionId, workspace);
-      if (this.#known.size > MAX_KNOWN) this.#known.delete(this.#known.keys().next().value ?? '');
-    }
+    if (workspace) this.#known.set(sessionId, workspace);
     return workspace;
   }
 

@@ -4,6 +4,7 @@ import type { AuthorizeResult, AuthorizeSourceData } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
 import type { InstallationRepository, SlackInstallation } from '../../store/index.js';
 import { type Workspace, type WorkspaceIds, workspaceKey } from '../../workspace.js';
+import { SharedCalls } from '../shared-calls.js';
 import type { BotIdentity } from '../slack-out/outbound/index.js';
 
 /** What oauth.v2.access answers to `grant_type=refresh_token`: the new token pair and its lifetime. */
@@ -63,7 +64,7 @@ const CLAIM_POLL_MS = 250;
  * while it is still valid, else waits for the claim to end.
  */
 export class WorkspaceTokens {
-  readonly #inFlight = new Map<string, Promise<StoredInstallation | undefined>>();
+  readonly #inFlight = new SharedCalls<StoredInstallation | undefined>();
   readonly #now: () => number;
 
   constructor(private readonly options: WorkspaceTokensOptions) {
@@ -148,11 +149,7 @@ export class WorkspaceTokens {
   }
 
   #refresh(key: string): Promise<StoredInstallation | undefined> {
-    const running = this.#inFlight.get(key);
-    if (running) return running;
-    const refresh = this.#refreshOnce(key).finally(() => this.#inFlight.delete(key));
-    this.#inFlight.set(key, refresh);
-    return refresh;
+    return this.#inFlight.run(key, () => this.#refreshOnce(key));
   }
 
   /** Claims the refresh, or waits for whoever holds it while the stored token can't serve. */

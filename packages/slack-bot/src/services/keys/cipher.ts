@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import type { SecretSink } from '../../secret-scrubber.js';
 
 /**
  * Service keys at rest: AES-256-GCM (node:crypto), a fresh 96-bit nonce per encryption, the 128-bit tag
@@ -74,9 +75,14 @@ export function encryptionKeyId(key: Buffer): string {
 export class KeyCipher {
   readonly #current: { id: string; key: Buffer };
   readonly #keys = new Map<string, Buffer>();
+  readonly #secrets: SecretSink | undefined;
 
-  /** `current` encrypts and decrypts; each of `previous` only decrypts (rotation). */
-  constructor(current: Buffer, previous: Buffer[] = []) {
+  /**
+   * `current` encrypts and decrypts; each of `previous` only decrypts (rotation). `secrets` is told of
+   * every plain text the cipher handles, by its owner, so no log line or span carries it from then on.
+   */
+  constructor(current: Buffer, previous: Buffer[] = [], secrets?: SecretSink) {
+    this.#secrets = secrets;
     this.#current = { id: encryptionKeyId(current), key: current };
     for (const key of previous) this.#keys.set(encryptionKeyId(key), key);
     this.#keys.set(this.#current.id, current);
@@ -88,6 +94,7 @@ export class KeyCipher {
   }
 
   encrypt(plain: string, owner: string): string {
+    this.#secrets?.remember(owner, plain);
     const nonce = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.#current.key, nonce);
     cipher.setAAD(Buffer.from(owner, 'utf8'));
@@ -102,16 +109,19 @@ export class KeyCipher {
       throw new KeyDecryptError('not a stored service key');
     const key = this.#keys.get(id);
     if (!key) throw new KeyDecryptError(`made with encryption key ${id}, which is not configured`);
+    let plain: string;
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64url'));
       decipher.setAAD(Buffer.from(owner, 'utf8'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString(
+      plain = Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString(
         'utf8',
       );
     } catch {
       throw new KeyDecryptError('the stored key failed its integrity check');
     }
+    this.#secrets?.remember(owner, plain);
+    return plain;
   }
 
   /** The key id a stored ciphertext names (undefined when it isn't one). */

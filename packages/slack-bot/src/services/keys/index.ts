@@ -3,6 +3,7 @@ import type { AgentSessionsClient, RequestTracer, SignupRequest } from '@agent-s
 import type { HomeView, KnownBlock } from '@slack/types';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../../logger.js';
+import type { SecretSink } from '../../secret-scrubber.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { ServiceKeyRepository } from '../../store/service-keys.js';
 import type { SlackClient } from '../slack-out/outbound/index.js';
@@ -21,10 +22,15 @@ export { type KeySettings, keyCipherOf } from './settings.js';
 /** App Home's key section and forms: the workspace's key managed by its admins and the bot's approvers. */
 export function keysInAppHome(deps: {
   keys: KeyParts;
-  slack: Pick<SlackClient, 'users' | 'views'>;
+  slack: Pick<SlackClient, 'users'>;
   isApprover: (userId: string) => Promise<boolean>;
   /** The person's Home tab with `top` above their sessions. */
   home: (userId: string, top: KnownBlock[]) => Promise<HomeView | undefined>;
+  /**
+   * Publishes a Home drawn by `draw` (people's HomeViews, with Slack's hash: a draw that read the key before
+   * a change never stays shown). Its shape, not the class: keys sit below people/.
+   */
+  homeViews: { publish(userId: string, draw: () => Promise<HomeView | undefined>): Promise<unknown> };
   signup: (body: SignupRequest, timeoutMs: number) => Promise<Record<string, unknown>>;
   logger: Logger;
 }): KeyLinking {
@@ -32,15 +38,14 @@ export function keysInAppHome(deps: {
   const admins = new WorkspaceAdmins({
     usersInfo: async (user) => (await slack.users.info({ user })).user,
     isApprover: deps.isApprover,
-    homeTeam: () => keys.service.teamOf(undefined),
+    ownTeam: () => keys.service.teamOf(undefined),
     logger,
   });
   const linking: KeyLinking = new KeyLinking({
     keys: keys.service,
     isAdmin: (userId) => admins.includes(userId),
     refreshHome: async (userId) => {
-      const view = await deps.home(userId, await linking.homeBlocks(userId));
-      if (view) await slack.views.publish({ user_id: userId, view });
+      await deps.homeViews.publish(userId, async () => deps.home(userId, await linking.homeBlocks(userId)));
     },
     ...(keys.allowSignup ? { signup: deps.signup } : {}),
     logger: logger.child({ component: 'keys' }),
@@ -63,20 +68,24 @@ export function keyParts(deps: {
   defaultClient: AgentSessionsClient;
   /** AGENT_API_KEY_TEAMS: whether AGENT_API_KEY serves the current workspace (unset: every one). */
   defaultLent?: () => boolean;
+  /** AGENT_API_KEY_TEAMS: whether AGENT_API_KEY still serves a running session's workspace. */
+  lentToSession?: (sessionId: string) => Promise<boolean>;
   repo: ServiceKeyRepository;
-  homeTeam: () => Promise<string | undefined>;
-  /** With OAuth installs: the current request's workspace (asked before `homeTeam`). */
+  ownTeam: () => Promise<string | undefined>;
+  /** With OAuth installs: the current request's workspace (asked before `ownTeam`). */
   currentTeam?: () => string | undefined;
   unfollow: (sessionId: string) => void;
   notify: (session: SessionRecord, key: string, text: string) => Promise<void>;
   registry: Registry;
   requestsPerSecond: number;
   logger: Logger;
+  /** Told of every key decrypted or encrypted: no log line or span carries it. */
+  secrets?: SecretSink;
   /** Told of every request of the keys' clients (traces). */
   tracer?: RequestTracer;
 }) {
   const config = deps.config ?? { mode: 'per-workspace', allowSignup: false, previousEncryptionKeys: [] };
-  const cipher = keyCipherOf(config);
+  const cipher = keyCipherOf(config, deps.secrets);
   const logger = deps.logger.child({ component: 'keys' });
   const fingerprint = createHash('sha256').update('agent-sessions default key').update(deps.defaultApiKey);
   const service = new ServiceKeys({
@@ -87,12 +96,13 @@ export function keyParts(deps: {
     defaultClient: deps.defaultClient,
     ...(deps.tracer ? { tracer: deps.tracer } : {}),
     ...(deps.defaultLent ? { defaultLent: deps.defaultLent } : {}),
+    ...(deps.lentToSession ? { lentToSession: deps.lentToSession } : {}),
     defaultVersion: `default:${fingerprint.digest('hex').slice(0, 12)}`,
-    homeTeam: deps.homeTeam,
+    ownTeam: deps.ownTeam,
     ...(deps.currentTeam ? { currentTeam: deps.currentTeam } : {}),
     logger,
   });
-  const readers = new SlotReaders(service, deps.homeTeam);
+  const readers = new SlotReaders(service, deps.ownTeam);
   const guard = new KeyGuard({
     keys: service,
     readers,

@@ -1,5 +1,7 @@
+import type { LRUCache } from 'lru-cache';
 import type { Logger } from '../../logger.js';
 import { scopedKey } from '../../workspace.js';
+import { ttlCache } from '../ttl-cache.js';
 
 interface SlackUser {
   team_id?: string;
@@ -20,28 +22,31 @@ interface SlackUser {
  * for it, and a workspace whose admins never open the bot must not be locked out. Fails closed: someone
  * Slack can't tell us about manages nothing.
  *
- * What Slack said of a person is cached for a minute under the workspace asked about and the person
+ * What Slack said of a person is cached for a minute (5,000 people at most) under the workspace asked about and the person
  * (`scopedKey`): on Enterprise Grid one user id is a member of several workspaces, admin of some only, and
  * users.info may answer differently for each. The cache holds Slack's answer, never the verdict: the
  * workspace check runs on every call, hit or miss.
  */
 export class WorkspaceAdmins {
-  readonly #cache = new Map<string, { user: SlackUser | undefined; until: number }>();
+  /** users.info's answer (wrapped: "no such user" is an answer too) per workspace and person. */
+  readonly #cache: LRUCache<string, { user: SlackUser | undefined }>;
 
   constructor(
     private readonly deps: {
       usersInfo: (userId: string) => Promise<SlackUser | undefined>;
       isApprover: (userId: string) => Promise<boolean>;
-      homeTeam: () => Promise<string | undefined>;
+      ownTeam: () => Promise<string | undefined>;
       logger: Logger;
       ttlMs?: number;
     },
-  ) {}
+  ) {
+    this.#cache = ttlCache({ max: 5_000, ttlMs: deps.ttlMs ?? 60_000 });
+  }
 
   async includes(userId: string): Promise<boolean> {
     if (await this.deps.isApprover(userId).catch(() => false)) return true;
     try {
-      const team = await this.deps.homeTeam();
+      const team = await this.deps.ownTeam();
       if (team === undefined) return false;
       return isAdminOf(team, await this.#user(team, userId));
     } catch (error) {
@@ -54,9 +59,9 @@ export class WorkspaceAdmins {
   async #user(team: string, userId: string): Promise<SlackUser | undefined> {
     const key = scopedKey(team, userId);
     const cached = this.#cache.get(key);
-    if (cached && cached.until > Date.now()) return cached.user;
+    if (cached) return cached.user;
     const user = await this.deps.usersInfo(userId);
-    this.#cache.set(key, { user, until: Date.now() + (this.deps.ttlMs ?? 60_000) });
+    this.#cache.set(key, { user });
     return user;
   }
 }

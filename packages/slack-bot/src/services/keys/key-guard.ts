@@ -3,7 +3,7 @@ import { keyNotice } from '../../blocks/keys.js';
 import type { Logger } from '../../logger.js';
 import type { SessionRecord } from '../../store/records.js';
 import type { ServiceKeyRepository } from '../../store/service-keys.js';
-import { KeyUnavailableError } from './key-errors.js';
+import { KeyUnavailableError, loanWithdrawnNotice } from './key-errors.js';
 import type { SlotReaders } from './keyed-calls.js';
 import type { ServiceKeys } from './service-keys.js';
 
@@ -33,7 +33,8 @@ export class KeyGuard {
   /** For the lease keeper: the reader to follow a session with, or `waiting` while its key is missing. */
   async readerFor(sessionId: string): Promise<SessionsReader | 'waiting'> {
     const ref = await this.deps.repo.refOf(sessionId);
-    if (await this.deps.repo.noticed(sessionId, await this.deps.keys.versionOf(ref))) return 'waiting';
+    if (await this.deps.repo.noticed(sessionId, await this.deps.keys.versionOfSession(ref, sessionId)))
+      return 'waiting';
     return this.deps.readers.readerOf(ref ?? null);
   }
 
@@ -44,7 +45,7 @@ export class KeyGuard {
     const { sessionId } = session;
     this.deps.unfollow(sessionId);
     const ref = await this.deps.repo.refOf(sessionId);
-    const version = await this.deps.keys.versionOf(ref);
+    const version = await this.deps.keys.versionOfSession(ref, sessionId);
     const reason =
       error instanceof KeyUnavailableError ? error.reason : status === 401 ? 'rejected' : 'forbidden';
     this.deps.logger.warn(
@@ -52,11 +53,14 @@ export class KeyGuard {
       'a session’s service key can’t be used: waiting for another',
     );
     if (await this.deps.repo.noticeOnce(sessionId, version, reason)) {
-      const text = keyNotice({
-        reason,
-        startedBy: session.startedBy,
-        slot: !ref ? 'configured' : ref.startsWith('person:') ? 'person' : 'workspace',
-      });
+      const text =
+        reason === 'withdrawn'
+          ? loanWithdrawnNotice()
+          : keyNotice({
+              reason,
+              startedBy: session.startedBy,
+              slot: !ref ? 'configured' : ref.startsWith('person:') ? 'person' : 'workspace',
+            });
       await this.deps
         .notify(session, `key-notice:${version}`, text)
         .catch((e: unknown) => this.deps.logger.warn({ err: e, sessionId }, 'could not post the key notice'));

@@ -4,7 +4,7 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import { type KeySlot, keysHomeBlocks, linkKeyModal, signupModal } from '../../blocks/keys.js';
 import type { Logger } from '../../logger.js';
 import type { FormResult, Outcome } from '../outcome.js';
-import { NO_ENCRYPTION_KEY } from './key-errors.js';
+import { NO_ENCRYPTION_KEY, NO_KEY_SLOT, NoKeySlotError } from './key-errors.js';
 import { KEY_CALL_TIMEOUT_MS, personRef, type ServiceKeys, workspaceRef } from './service-keys.js';
 
 export type KeyFormValues = Record<string, string | string[] | undefined>;
@@ -32,12 +32,25 @@ export class KeyLinking {
     return this.deps.keys.mode === 'per-person' ? 'person' : 'workspace';
   }
 
+  /** The slot `userId` manages; undefined under OAuth when the request names no workspace (NO_KEY_SLOT). */
   async #target(userId: string, teamId?: string) {
-    const team = await this.deps.keys.teamOf(teamId);
+    const team = await this.deps.keys.teamOf(teamId).catch((error: unknown) => {
+      if (error instanceof NoKeySlotError) return undefined;
+      throw error;
+    });
+    if (team === undefined) return undefined;
     const slot = this.#slot();
     return slot === 'person'
       ? { slot, team, ref: personRef(team, userId), owner: userId }
       : { slot, team, ref: workspaceRef(team), owner: null };
+  }
+
+  /**
+   * Whether `userId` manages the workspace's key (its Slack admins and owners, the bot's approvers),
+   * whatever the key mode: who else App Home lets act for the workspace (others' MCP tokens).
+   */
+  managesWorkspace(userId: string): Promise<boolean> {
+    return this.deps.isAdmin(userId);
   }
 
   async #mayManage(userId: string, slot: KeySlot): Promise<boolean> {
@@ -47,6 +60,7 @@ export class KeyLinking {
   /** The Home tab's key section for this person. */
   async homeBlocks(userId: string, teamId?: string): Promise<KnownBlock[]> {
     const target = await this.#target(userId, teamId);
+    if (!target) return [];
     const linked = await this.deps.keys.linked(target.ref);
     return keysHomeBlocks({
       slot: target.slot,
@@ -64,6 +78,7 @@ export class KeyLinking {
     teamId?: string,
   ): Promise<Outcome<{ view: ModalView }>> {
     const target = await this.#target(userId, teamId);
+    if (!target) return { ok: false, message: NO_KEY_SLOT };
     const refused = await this.#refusal(userId, target.slot);
     if (refused) return { ok: false, message: refused };
     if (kind === 'signup' && !this.deps.signup)
@@ -85,6 +100,7 @@ export class KeyLinking {
   /** The link form: the key checked with the service before it is kept; problems under the field. */
   async submitLink(userId: string, values: KeyFormValues, teamId?: string): Promise<FormResult> {
     const target = await this.#target(userId, teamId);
+    if (!target) return { ok: false, errors: { api_key: NO_KEY_SLOT } };
     const refused = await this.#refusal(userId, target.slot);
     if (refused) return { ok: false, errors: { api_key: refused } };
     const apiKey = typeof values.api_key === 'string' ? values.api_key.trim() : '';
@@ -106,6 +122,7 @@ export class KeyLinking {
   /** The signup form: an account made with the service, and the key it returns linked. */
   async submitSignup(userId: string, values: KeyFormValues, teamId?: string): Promise<FormResult> {
     const target = await this.#target(userId, teamId);
+    if (!target) return { ok: false, errors: { email: NO_KEY_SLOT } };
     const refused = await this.#refusal(userId, target.slot);
     if (refused) return { ok: false, errors: { email: refused } };
     if (!this.deps.signup)
@@ -154,6 +171,7 @@ export class KeyLinking {
   /** The Remove button: only whoever may manage the slot (for a person's key: that person). */
   async remove(userId: string, teamId?: string): Promise<Outcome> {
     const target = await this.#target(userId, teamId);
+    if (!target) return { ok: false, message: NO_KEY_SLOT };
     if (!(await this.#mayManage(userId, target.slot)))
       return {
         ok: false,

@@ -40,7 +40,7 @@ export class SlotReaders {
   constructor(
     private readonly keys: ServiceKeys,
     /** The team of AGENT_API_KEY's sessions (single-workspace: the bot's own). */
-    private readonly homeTeam: () => Promise<string | undefined>,
+    private readonly ownTeam: () => Promise<string | undefined>,
   ) {}
 
   /** Slots with a reader, by team: each is one key's budget. */
@@ -55,7 +55,7 @@ export class SlotReaders {
   async #count(slot: string, ref: string | null): Promise<void> {
     let team = this.#teams.get(slot);
     if (!team) {
-      team = (ref ? teamOfRef(ref) : await this.homeTeam().catch(() => undefined)) ?? 'unknown';
+      team = (ref ? teamOfRef(ref) : await this.ownTeam().catch(() => undefined)) ?? 'unknown';
       this.#teams.set(slot, team);
     }
     this.requests.set(team, (this.requests.get(team) ?? 0) + 1);
@@ -66,16 +66,17 @@ export class SlotReaders {
     const slot = ref ?? 'default';
     let reader = this.#readers.get(slot);
     if (!reader) {
-      const client = () => this.keys.clientOf(ref);
+      // Each read about its session: AGENT_API_KEY's slot serves a session only while lent to its workspace.
+      const client = (sessionId: string) => this.keys.clientOfSession(ref, sessionId);
       reader = {
         sessions: {
           get: async (id, options) => {
-            const c = await client();
+            const c = await client(id);
             await this.#count(slot, ref);
             return c.sessions.get(id, options);
           },
           messages: async (id, query, options) => {
-            const c = await client();
+            const c = await client(id);
             await this.#count(slot, ref);
             return c.sessions.messages(id, query, options);
           },

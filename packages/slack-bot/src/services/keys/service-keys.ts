@@ -9,7 +9,14 @@ import {
 import type { Logger } from '../../logger.js';
 import type { ServiceKeyRepository, StoredServiceKey } from '../../store/service-keys.js';
 import { type KeyCipher, KeyDecryptError, maskKey } from './cipher.js';
-import { KeyLinkError, KeyUnavailableError, NO_ENCRYPTION_KEY } from './key-errors.js';
+import {
+  KeyLinkError,
+  KeyUnavailableError,
+  LOAN_WITHDRAWN,
+  LOAN_WITHDRAWN_FIX,
+  NO_ENCRYPTION_KEY,
+  NoKeySlotError,
+} from './key-errors.js';
 
 /** How long a key's check (or a signup) may take: the form it came from is answered before. */
 export const KEY_CALL_TIMEOUT_MS = 10_000;
@@ -48,13 +55,18 @@ export interface ServiceKeysOptions {
    * under OAuth); where it answers false, a start is refused. Unset: it serves every start (one workspace).
    */
   defaultLent?: () => boolean;
+  /**
+   * Whether AGENT_API_KEY still serves a running session (its workspace still in AGENT_API_KEY_TEAMS,
+   * under OAuth). Unset: always. Where it answers false, the session's calls are refused (`withdrawn`).
+   */
+  lentToSession?: (sessionId: string) => Promise<boolean>;
   /** The version of AGENT_API_KEY (a fingerprint): a notice about it is said once per configured key. */
   defaultVersion?: string;
   /** The workspace a person acts in when the request doesn't say (single-workspace: the bot's own). */
-  homeTeam: () => Promise<string | undefined>;
+  ownTeam: () => Promise<string | undefined>;
   /**
    * The workspace the current request belongs to, when the bot serves several (OAuth installs): asked
-   * before `homeTeam`. Never read from a payload's fields here: whoever calls it answers for it.
+   * before `ownTeam`. Never read from a payload's fields here: whoever calls it answers for it.
    */
   currentTeam?: () => string | undefined;
   logger: Logger;
@@ -94,8 +106,15 @@ export class ServiceKeys {
     return this.options.cipher !== undefined;
   }
 
+  /**
+   * The workspace a key slot is of: the one given, the current request's, else (one bot token) the bot's.
+   * Under OAuth installs (`currentTeam` set) there is no fallback: NoKeySlotError, never a guessed slot.
+   */
   async teamOf(teamId: string | undefined): Promise<string> {
-    return teamId ?? this.options.currentTeam?.() ?? (await this.options.homeTeam()) ?? 'unknown';
+    const given = teamId ?? this.options.currentTeam?.();
+    if (given) return given;
+    if (this.options.currentTeam) throw new NoKeySlotError();
+    return (await this.options.ownTeam()) ?? 'unknown';
   }
 
   /** The slot of `userId`'s sessions in this mode (the workspace's, or their own). */
@@ -128,7 +147,13 @@ export class ServiceKeys {
   ): Promise<
     { ok: true; ref: string | undefined; client: AgentSessionsClient } | { ok: false; message: string }
   > {
-    const ref = await this.slotOf(userId, teamId);
+    let ref: string;
+    try {
+      ref = await this.slotOf(userId, teamId);
+    } catch (error) {
+      if (error instanceof NoKeySlotError) return { ok: false, message: error.message };
+      throw error;
+    }
     const row = await this.options.repo.get(ref);
     if (!row || row.ciphertext === '') {
       if (this.mode === 'per-workspace' && this.options.defaultLent?.() === false)
@@ -152,6 +177,31 @@ export class ServiceKeys {
     return { ok: true, ref, client: resolved.client };
   }
 
+  /**
+   * The workspace's own key, whatever the mode: a start no person made (a workflow nobody ran) never
+   * goes with someone's own key. The workspace's linked key, else AGENT_API_KEY where it serves the workspace.
+   */
+  async forWorkspace(
+    teamId?: string,
+  ): Promise<
+    { ok: true; ref: string | undefined; client: AgentSessionsClient } | { ok: false; message: string }
+  > {
+    const ref = workspaceRef(await this.teamOf(teamId));
+    const row = await this.options.repo.get(ref);
+    if (!row || row.ciphertext === '') {
+      if (this.options.defaultLent?.() === false) return { ok: false, message: NO_KEY_HERE };
+      return { ok: true, ref: undefined, client: this.options.defaultClient };
+    }
+    const resolved = await this.#resolve(ref);
+    if (!resolved.ok)
+      return {
+        ok: false,
+        message:
+          'This workspace’s linked service key can’t be read any more (the bot’s encryption key changed): link it again on my *Home* tab.',
+      };
+    return { ok: true, ref, client: resolved.client };
+  }
+
   /** The client of a slot (null: AGENT_API_KEY's); throws KeyUnavailableError when its key is gone. */
   async clientOf(ref: string | null | undefined): Promise<AgentSessionsClient> {
     if (!ref) return this.options.defaultClient;
@@ -162,13 +212,34 @@ export class ServiceKeys {
 
   /** The client a running session's calls go through, whoever acts: its starter's slot's key. */
   async clientForSession(sessionId: string): Promise<AgentSessionsClient> {
-    return this.clientOf(await this.options.repo.refOf(sessionId));
+    return this.clientOfSession(await this.options.repo.refOf(sessionId), sessionId);
+  }
+
+  /**
+   * The client of a call about `sessionId`, whose slot is `ref`: as clientOf, and AGENT_API_KEY's only
+   * while it is still lent to the session's workspace. A withdrawn loan refuses the call (KeyUnavailableError,
+   * `withdrawn`): the session was made under the operator's account, which no other key can reach.
+   */
+  async clientOfSession(ref: string | null | undefined, sessionId: string): Promise<AgentSessionsClient> {
+    if (!ref && !(await this.#lentTo(sessionId)))
+      throw new KeyUnavailableError('withdrawn', LOAN_WITHDRAWN, LOAN_WITHDRAWN_FIX);
+    return this.clientOf(ref);
   }
 
   /** The version of the key a session's slot holds now (notices are said once per version). */
   async versionOf(ref: string | null | undefined): Promise<string> {
     if (!ref) return this.options.defaultVersion ?? 'default';
     return (await this.#resolve(ref)).version;
+  }
+
+  /** As versionOf, and AGENT_API_KEY's loan to the session's workspace: withdrawn, it is another version. */
+  async versionOfSession(ref: string | null | undefined, sessionId: string): Promise<string> {
+    const version = await this.versionOf(ref);
+    return !ref && !(await this.#lentTo(sessionId)) ? `${version}:withdrawn` : version;
+  }
+
+  async #lentTo(sessionId: string): Promise<boolean> {
+    return this.options.lentToSession ? this.options.lentToSession(sessionId) : true;
   }
 
   async #resolve(ref: string): Promise<Resolved> {

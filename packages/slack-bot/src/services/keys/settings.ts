@@ -1,3 +1,4 @@
+import type { SecretSink } from '../../secret-scrubber.js';
 import { KeyCipher, parseEncryptionKey } from './cipher.js';
 
 /** What service keys take: whose key a session runs under, sign-up, and the keys that encrypt them at rest. */
@@ -12,11 +13,15 @@ export interface KeySettings {
   previousEncryptionKeys: string[];
 }
 
-/** The cipher of AGENT_KEY_ENCRYPTION_KEY (and the previous keys, decrypt only); undefined when unset. */
-export function keyCipherOf(settings: KeySettings | undefined): KeyCipher | undefined {
+/**
+ * The cipher of AGENT_KEY_ENCRYPTION_KEY (and the previous keys, decrypt only); undefined when unset.
+ * `secrets` hears of every key and token it decrypts or encrypts (the logs' and spans' scrubber).
+ */
+export function keyCipherOf(settings: KeySettings | undefined, secrets?: SecretSink): KeyCipher | undefined {
   if (!settings?.encryptionKey) return undefined;
   return new KeyCipher(
     parseEncryptionKey(settings.encryptionKey, 'AGENT_KEY_ENCRYPTION_KEY'),
     settings.previousEncryptionKeys.map((k) => parseEncryptionKey(k, 'AGENT_KEY_ENCRYPTION_KEY_PREVIOUS')),
+    secrets,
   );
 }

@@ -49,7 +49,12 @@ const VERB: Record<AuditAction, string> = {
 export function describeRecord(
   r: Pick<AuditRecord, 'action' | 'userId' | 'detail' | 'outcome' | 'at'>,
 ): string {
-  const who = r.userId === 'bot' ? 'The bot' : `<@${r.userId}>`;
+  const who =
+    r.userId === 'bot'
+      ? 'The bot'
+      : r.userId.startsWith('workflow:')
+        ? `A workflow nobody ran (${escapeMrkdwn(r.userId.slice(9))})`
+        : `<@${r.userId}>`;
   const d = r.detail ?? {};
   const said =
     typeof d.shown === 'string'
@@ -66,7 +71,10 @@ export function describeRecord(
                 ? `${d.did} (AGENT_ON_TIMEOUT=${String(d.onTimeout)})`
                 : '';
   const failed = r.outcome === 'error' ? ' _(refused by the service)_' : '';
-  return `${who} ${VERB[r.action]}${said ? `: ${escapeMrkdwn(truncate(said, 200))}` : ''}${failed}`;
+  // An agent host that acted for the person (MCP) is named; Slack's own Stop button is said elsewhere.
+  const host =
+    typeof d.via === 'string' && d.via !== 'stop' ? ` _(${escapeMrkdwn(truncate(d.via, 80))})_` : '';
+  return `${who} ${VERB[r.action]}${said ? `: ${escapeMrkdwn(truncate(said, 200))}` : ''}${host}${failed}`;
 }
 
 /**

@@ -9,7 +9,8 @@ import type { Readiness, ReplicaPhase } from './readiness.js';
 
 type Check = { ok: boolean; detail?: string };
 export type HealthBody = { ok: boolean; store: Check; service: Check; surface?: object };
-export type ReadyBody = { ok: boolean; store: Check; replica: ReplicaPhase };
+/** `waiting`: what the start still waits for (`slack: auth.test not answered yet`), when anything. */
+export type ReadyBody = { ok: boolean; store: Check; replica: ReplicaPhase; waiting?: string[] };
 
 /** How long one store ping's answer serves every `/readyz` caller: probes come every few seconds. */
 const READY_CACHE_MS = 1_000;
@@ -71,13 +72,13 @@ export function healthProbe(deps: {
 }
 
 /**
- * GET /readyz: the store answers, and this replica takes work (started, not draining). It asks only the
- * store, never the service: a service outage must not take every replica out of the load balancer, where
+ * GET /readyz: the store answers, and this replica takes work (started, Slack's first answer in, not
+ * draining); the body names what the start still waits for. It asks only the store, never the service: a service outage must not take every replica out of the load balancer, where
  * they still answer people with a clear word. Like /healthz, one ping at a time, kept a moment.
  */
 export function readyProbe(deps: {
   store: Pick<Store, 'ping'>;
-  readiness: Pick<Readiness, 'phase'>;
+  readiness: Pick<Readiness, 'phase' | 'waiting'>;
   logger: Pick<Logger, 'warn'>;
   now?: () => number;
 }): () => Promise<ReadyBody> {
@@ -114,7 +115,13 @@ export function readyProbe(deps: {
   return async () => {
     const store = await storeCheck();
     const replica = deps.readiness.phase;
-    return { ok: store.ok && replica === 'ready', store, replica };
+    const waiting = replica === 'draining' ? [] : deps.readiness.waiting;
+    return {
+      ok: store.ok && replica === 'ready',
+      store,
+      replica,
+      ...(waiting.length > 0 ? { waiting } : {}),
+    };
   };
 }
 
@@ -131,8 +138,8 @@ export function healthRoutes(deps: {
   /** METRICS_TOKEN: its bearer also reads the per-workspace series. */
   metricsToken?: string | undefined;
   logger: Pick<Logger, 'warn'>;
-  /** Whether this replica takes work, for /readyz. */
-  readiness: Pick<Readiness, 'phase'>;
+  /** Whether this replica takes work, and what its start still waits for, for /readyz. */
+  readiness: Pick<Readiness, 'phase' | 'waiting'>;
   /** Which of Slack's surfaces sessions use: shown, never a reason to be unhealthy. */
   surface?: { report(): object } | undefined;
 }): CustomRoute[] {

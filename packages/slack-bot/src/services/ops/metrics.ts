@@ -14,7 +14,7 @@ export class BotMetrics {
   readonly errors: Counter<'where'>;
   readonly surfacing: Histogram<'kind'>;
   readonly feedback: Counter<'value'>;
-  /** 429s Slack answered to calls of the outbound queue. */
+  /** 429s Slack answered to calls of the outbound queue, by Slack's method name (its queue seeds them). */
   readonly rateLimited: Counter<'method'>;
   /** Agent messages per thread post (1 when the thread keeps up). */
   readonly batchSize: Histogram<string>;
@@ -29,13 +29,8 @@ export class BotMetrics {
   /** Steps sent for questions nobody answered in time: `reminder`, `escalation`, `timeout`. */
   readonly questionReminders: Counter<'step'>;
 
-  /**
-   * `outboundDepths`: the outbound queue's waiting calls per lane, read at each scrape. The queue counts its
-   * calls here, so it is built after the metrics: the composition hands over a reader bound once it exists.
-   */
   constructor(
     follower: () => FollowerStats | undefined,
-    outboundDepths: () => Map<string, number> = () => new Map(),
     /** FOLLOW_REQUESTS_PER_SECOND: each API key's request budget, for alerts on how much of it is spent. */
     requestBudgetPerSecond?: number,
   ) {
@@ -94,7 +89,7 @@ export class BotMetrics {
     });
     this.postOutcomes = new Counter({
       name: 'slack_post_outcomes_total',
-      help: 'What became of thread posts: posted, as_text, as_file, cant_post_here, retried, gave_up',
+      help: 'What became of thread posts: posted, appended, as_text, as_file, cant_post_here, retried, gave_up',
       labelNames: ['outcome'],
       registers: [registry],
     });
@@ -110,10 +105,16 @@ export class BotMetrics {
     });
     this.questionReminders = questionRemindersCounter(registry);
     if (requestBudgetPerSecond !== undefined) registerRequestBudget(registry, requestBudgetPerSecond);
-    registerQueueDepths(registry, outboundDepths);
     // Known series exist from the start (Prometheus advice), so dashboards see zeros, not gaps.
     for (const kind of ['message', 'human_input']) this.surfacing.zero({ kind });
-    for (const method of ['chat.postMessage', 'chat.update']) this.rateLimited.inc({ method }, 0);
+  }
+
+  /**
+   * The outbound queue's waiting calls per lane, read at each scrape: registered once, by the composition,
+   * when the queue exists (the queue counts its calls here, so it is built after the metrics).
+   */
+  readQueue(depths: () => Map<string, number>): void {
+    registerQueueDepths(this.registry, depths);
   }
 
   /** A lease pass finished, holding `held` leases: the replica's heartbeat in the store. */

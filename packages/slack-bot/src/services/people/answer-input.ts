@@ -16,7 +16,9 @@ export type RawAnswer =
   /** The answer form: `answer` for free text, `q_<index>` per question. */
   | { kind: 'form'; values: FormValues }
   /** Text typed anywhere else (a thread reply, "Answer as text"): the free-text answer. */
-  | { kind: 'text'; text: string };
+  | { kind: 'text'; text: string }
+  /** An answer already in the request's own ids (an agent host over MCP): checked as any other. */
+  | { kind: 'input'; input: AnswerInput };
 
 const idsOf = (request: HumanInputRequest, indexes: number[]): string[] =>
   indexes.map((i) => request.options?.[i]?.id).filter((id): id is string => id !== undefined);
@@ -36,6 +38,8 @@ export function toInput(request: HumanInputRequest, raw: RawAnswer, refOption?: 
       return { choiceIds: idsOf(request, raw.indexes) };
     case 'text':
       return { freeText: raw.text };
+    case 'input':
+      return raw.input;
     case 'form': {
       if (request.kind !== 'multi_question') {
         const text = raw.values.answer;

@@ -29,6 +29,8 @@ export interface Interaction {
    * question isn't known.
    */
   seenIn?: string;
+  /** An agent host answering for the person (MCP): named in the audit record. */
+  host?: string;
 }
 
 /** A claimed prompt: this caller, and only it, sends the answer. */
@@ -37,6 +39,7 @@ export interface ClaimedAnswer {
   answer: HumanInputAnswer;
   userId: string;
   clickedTs?: string;
+  host?: string;
 }
 
 export type ClaimOutcome =
@@ -133,6 +136,7 @@ export class AnsweringService {
         answer: checked.answer,
         userId: interaction.userId,
         ...(interaction.clickedTs ? { clickedTs: interaction.clickedTs } : {}),
+        ...(interaction.host ? { host: interaction.host } : {}),
       },
     };
   }
@@ -154,13 +158,15 @@ export class AnsweringService {
     return result;
   }
 
-  async #respond({ prompt, answer, userId, clickedTs }: ClaimedAnswer): Promise<Outcome> {
+  async #respond({ prompt, answer, userId, clickedTs, host }: ClaimedAnswer): Promise<Outcome> {
     const { client, prompts, metrics } = this.deps;
+    const { action, detail } = answerDetail(prompt.request, answer);
     const audited = (error?: unknown) =>
       this.deps.audit?.record({
         sessionId: prompt.sessionId,
         inputId: prompt.inputId,
-        ...answerDetail(prompt.request, answer),
+        action,
+        detail: host ? { ...detail, via: host } : detail,
         userId,
         channelId: prompt.channelId,
         threadTs: threadPlace(prompt.session).cardTs,

@@ -58,7 +58,7 @@ export function checkChannelSettings(
   const budgetText = text('budget');
   const budget = budgetText === undefined ? null : Number(budgetText.replace(/^\$/, ''));
   if (budget !== null && !(Number.isFinite(budget) && budget > 0))
-    errors.budget = 'The default budget must be a positive number of USD, like 5 or 2.50';
+    errors.budget = 'The default budget must be a positive number of dollars, like 5 or 2.50';
   else if (budget !== null && maxBudget !== undefined && budget > maxBudget)
     errors.budget = `The default budget must be at most ${formatUsd(maxBudget)} (AGENT_MAX_BUDGET): no session starts with more`;
   const iterationsText = text('max_iterations');

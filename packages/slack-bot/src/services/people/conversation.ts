@@ -59,7 +59,7 @@ export class ConversationService {
   constructor(
     private readonly deps: {
       events: EventLog;
-      sessions: Pick<SessionRepository, 'findByThread' | 'findByHome'>;
+      sessions: Pick<SessionRepository, 'findByThread' | 'findByCodeChannel'>;
       prompts: Pick<PromptRepository, 'pending'>;
       starting: Pick<StartingService, 'start'>;
       answering: Pick<AnsweringService, 'answer'>;
@@ -72,6 +72,12 @@ export class ConversationService {
       metrics: BotMetrics;
       logger: Logger;
       threadReplies: ThreadReplies;
+      /**
+       * A person wrote in the session's thread: the bot's chatter from now on goes below it, in a post of
+       * its own, never edited into a post above it (the poster on this replica; another replica's post
+       * takes edits 30 s at most).
+       */
+      personReplied: (sessionId: string) => void;
     },
   ) {}
 
@@ -82,8 +88,11 @@ export class ConversationService {
     const inThread = message.threadTs !== undefined && message.threadTs !== message.ts;
     const direct = message.channelType === 'im' || message.channelId.startsWith('D');
     // A session's own channel: everything said there is for its agent, mentioned or not, as in its thread.
-    const home = direct ? undefined : await this.deps.sessions.findByHome(message.channelId);
-    if (home) return this.#inHome(home, message, mentioned);
+    const home = direct ? undefined : await this.deps.sessions.findByCodeChannel(message.channelId);
+    if (home) {
+      this.deps.personReplied(home.sessionId);
+      return this.#inCodeChannel(home, message, mentioned);
+    }
     // Kept (bounded, per workspace) for a later mention in its thread: read from here, not from Slack.
     await this.deps.threadContext.remember(message);
     // A channel's ordinary chatter is none of the bot's business beyond that.
@@ -92,6 +101,7 @@ export class ConversationService {
       inThread && message.threadTs
         ? await this.deps.sessions.findByThread(message.channelId, message.threadTs)
         : undefined;
+    if (session && inThread) this.deps.personReplied(session.sessionId);
     const steers = session !== undefined && !session.finished;
     if (inThread && !steers && !mentioned) return;
     // Slack's retries carry the same event_id; a mention's `message` and `app_mention` events carry the
@@ -106,7 +116,7 @@ export class ConversationService {
   }
 
   /** A message in a session's own channel: steers it while it runs (once, whichever events bring it). */
-  async #inHome(session: SessionRecord, message: IncomingMessage, mentioned: boolean): Promise<void> {
+  async #inCodeChannel(session: SessionRecord, message: IncomingMessage, mentioned: boolean): Promise<void> {
     if (session.finished) return;
     const { events } = this.deps;
     if (!(await events.markProcessed(message.eventId))) return;
@@ -162,11 +172,11 @@ export class ConversationService {
     session: SessionRecord,
     message: IncomingMessage,
     mentioned: boolean,
-    inHome = false,
+    inCodeChannel = false,
   ): Promise<void> {
     const text = this.#withoutMention(message).trim();
     if (text === '' || /^!aside\b/i.test(text)) return;
-    if (this.deps.threadReplies === 'mention-only' && !mentioned && !inHome) return;
+    if (this.deps.threadReplies === 'mention-only' && !mentioned && !inCodeChannel) return;
     const verdict = await this.deps.policy.mayAct(message.userId, { kind: 'steer', session });
     if (!verdict.allowed) {
       this.deps.metrics.actions.inc({ kind: 'reply', outcome: 'refused' });

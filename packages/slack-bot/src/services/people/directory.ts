@@ -1,7 +1,8 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import { homeView, type WaitingOnYou } from '../../blocks/home.js';
 import { promptMessage } from '../../blocks/prompt.js';
-import { cardStateOf, sessionCard, statusLabel } from '../../blocks/session-card.js';
+import { cardStateOf, sessionCard } from '../../blocks/session-card.js';
+import { ROUND_HELP, summaryOf } from '../../blocks/session-summary.js';
 import { escapeMrkdwn, mrkdwn, type SlackMessage, truncate } from '../../blocks/text.js';
 import type { EventLog } from '../../store/events.js';
 import type { PromptRepository } from '../../store/prompts.js';
@@ -42,12 +43,13 @@ export class SessionDirectory {
     );
     if (sessions.length === 0)
       return 'No active agent sessions in this channel. Start one with `/agent start &lt;goal&gt;`.';
+    const now = Date.now();
     return [
       `*Active agent sessions in this channel (${sessions.length})*`,
-      ...sessions.map(
-        (s) =>
-          `• \`${s.sessionId}\` ${statusLabel(s.status)} — ${escapeMrkdwn(truncate(s.goal, 120))} (<@${s.startedBy}>)`,
-      ),
+      ...sessions.map((s) => {
+        const summary = summaryOf(s, undefined, now);
+        return `• \`${s.sessionId}\` ${summary.label} — ${escapeMrkdwn(truncate(summary.goal, 120))} (<@${s.startedBy}>)`;
+      }),
     ].join('\n');
   }
 
@@ -67,21 +69,15 @@ export class SessionDirectory {
         ? notVisible(sessionId)
         : 'No active session in this channel. `/agent status &lt;session-id&gt;` shows any session you can see.';
     }
-    const card =
-      (await this.deps.card(session.sessionId)) ?? sessionCard(cardStateOf(session, undefined, Date.now()));
-    // Live numbers from the service when this replica isn't the one following the session.
+    // The service's numbers, as the card shows them: one summary, whoever follows the session. Without
+    // them, the card this replica draws, else the store's (an ended session's numbers left unknown).
     const live = await client.sessions.get(session.sessionId).catch(() => undefined);
+    const card =
+      (live ? sessionCard(cardStateOf(session, live, Date.now())) : undefined) ??
+      (await this.deps.card(session.sessionId)) ??
+      sessionCard(cardStateOf(session, undefined, Date.now()));
     const blocks: KnownBlock[] = card.blocks.filter((b) => b.type !== 'actions');
-    if (live) {
-      blocks.push({
-        type: 'context',
-        elements: [
-          mrkdwn(
-            `Now: ${statusLabel(live.status)} · $${(live.cost?.totalCost ?? 0).toFixed(3)} spent · ${live.rounds?.length ?? 0} rounds`,
-          ),
-        ],
-      });
-    }
+    blocks.push({ type: 'context', elements: [mrkdwn(`*What is a round?* ${ROUND_HELP}`)] });
     for (const prompt of (await prompts.pending(session.sessionId)).slice(0, 3)) {
       blocks.push({ type: 'divider' }, ...promptMessage(prompt.request, session).blocks);
     }
@@ -112,11 +108,17 @@ export class SessionDirectory {
     top: KnownBlock[] = [],
   ): Promise<HomeView | undefined> {
     if (eventId && !(await this.deps.events.markProcessed(eventId))) return undefined;
+    const { mine, waiting } = await this.overview(userId);
+    return homeView(mine, waiting, top);
+  }
+
+  /** What App Home lists (and MCP's list_sessions): the person's own sessions, and the questions waiting on them. */
+  async overview(userId: string): Promise<{ mine: SessionRecord[]; waiting: WaitingOnYou[] }> {
     const [mine, waiting] = await Promise.all([
       this.deps.sessions.list({ startedBy: userId, limit: 50 }),
       this.#waitingOn(userId),
     ]);
-    return homeView(mine, waiting, top);
+    return { mine, waiting };
   }
 
   /** Open questions in sessions waiting on a person that the policy lets this user answer. */

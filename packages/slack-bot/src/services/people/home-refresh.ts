@@ -1,18 +1,20 @@
 import type { HomeView } from '@slack/types';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../logger.js';
 import { cacheKey, currentWorkspace, inWorkspace, type Workspace, workspaceScope } from '../../workspace.js';
+import type { HomeViews } from './home-views.js';
 
-/** A person whose Home tab the bot has drawn: what it last showed them, and in which workspace. */
+/** A person whose Home tab the bot has drawn, and in which workspace. */
 interface Viewer {
   userId: string;
   workspace: Workspace | undefined;
-  shown: string;
 }
 
 export interface HomeRefreshDeps {
-  /** The person's Home as it should look now. */
+  /** The person's Home as it should look now, read from the store when called. */
   build(userId: string): Promise<HomeView>;
-  publish(userId: string, view: HomeView): Promise<unknown>;
+  /** Publishes with Slack's hash (an older draw never replaces a newer one); knows what it last published. */
+  views: Pick<HomeViews, 'publish'>;
   logger: Logger;
   /** Changes within this window go out as one publish per person. */
   coalesceMs?: number;
@@ -23,26 +25,25 @@ export interface HomeRefreshDeps {
 /**
  * Keeps the Home tabs people have opened true while sessions change: every start, answer, question and
  * end marks its workspace's Homes as due; after a short window each due Home is drawn again and published
- * only when it differs from what the person last saw. One publish per person per window keeps the bot well
- * inside `views.publish`'s limit (Tier 4, and Slack's own per-person pacing of Home updates). A Home
- * never opened is drawn when the person first opens it (`app_home_opened`), so it is never published
- * ahead of that.
+ * only when it differs from what this replica last published to the person (HomeViews knows). One publish
+ * per person per window keeps the bot well inside `views.publish`'s limit (Tier 4, and Slack's own
+ * per-person pacing of Home updates). A Home never opened is drawn when the person first opens it
+ * (`app_home_opened`), so it is never published ahead of that.
  */
 export class HomeRefresher {
-  readonly #viewers = new Map<string, Viewer>();
+  /** Ordered by when each person last opened their Home: a refresh `peek`s, as it is no visit. */
+  readonly #viewers: LRUCache<string, Viewer>;
   readonly #due = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deps: HomeRefreshDeps) {}
+  constructor(private readonly deps: HomeRefreshDeps) {
+    this.#viewers = new LRUCache({ max: deps.maxViewers ?? 5_000 });
+  }
 
-  /** A person opened their Home and was shown `view`. */
-  opened(userId: string, view: HomeView): void {
-    const key = cacheKey(userId);
-    this.#viewers.delete(key);
-    this.#viewers.set(key, { userId, workspace: currentWorkspace(), shown: JSON.stringify(view) });
-    const max = this.deps.maxViewers ?? 5_000;
-    if (this.#viewers.size > max) this.#viewers.delete(this.#viewers.keys().next().value ?? '');
+  /** A person opened their Home and was shown it. */
+  opened(userId: string): void {
+    this.#viewers.set(cacheKey(userId), { userId, workspace: currentWorkspace() });
   }
 
   /** Something changed in a session of the current workspace: its viewers' Homes are due. */
@@ -62,7 +63,7 @@ export class HomeRefresher {
     const due = [...this.#due];
     this.#due.clear();
     for (const key of due) {
-      const viewer = this.#viewers.get(key);
+      const viewer = this.#viewers.peek(key);
       if (!viewer) continue;
       await inWorkspace(viewer.workspace, () => this.#refresh(viewer)).catch((error: unknown) =>
         this.deps.logger.warn({ err: error, userId: viewer.userId }, 'could not refresh a Home tab'),
@@ -71,11 +72,7 @@ export class HomeRefresher {
   }
 
   async #refresh(viewer: Viewer): Promise<void> {
-    const view = await this.deps.build(viewer.userId);
-    const shown = JSON.stringify(view);
-    if (shown === viewer.shown) return;
-    await this.deps.publish(viewer.userId, view);
-    viewer.shown = shown;
+    await this.deps.views.publish(viewer.userId, () => this.deps.build(viewer.userId), { unlessShown: true });
   }
 
   stop(): void {

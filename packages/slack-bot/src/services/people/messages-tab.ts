@@ -15,7 +15,7 @@ export interface SuggestedPrompt {
 }
 
 /**
- * The Messages tab as the agent's home (agent view): opening it shows suggested prompts; a message
+ * The Messages tab as the agent's front door (agent view): opening it shows suggested prompts; a message
  * there (a prompt clicked, or anything typed) starts a session in its own thread, as any DM does
  * (ConversationService). `assistant.threads.setSuggestedPrompts` goes without `thread_ts`: Slack's page
  * says an agent app's call with one fails silently. On the classic surface nothing is sent.
@@ -40,7 +40,7 @@ export class MessagesTab {
         channel: channelId,
         // Someone is looking at the tab now.
         priority: 'urgent',
-        method: 'tier4',
+        method,
         run: () =>
           slack.assistant.threads.setSuggestedPrompts({
             channel_id: channelId,

@@ -1,10 +1,13 @@
 import type { HumanInputRequest } from '@agent-sessions/core';
+import type { LRUCache } from 'lru-cache';
 import type { Logger } from '../../logger.js';
 import type { SessionRecord } from '../../store/records.js';
 import { cacheKey, currentWorkspace } from '../../workspace.js';
+import { SharedCalls } from '../shared-calls.js';
 import type { SlackClient } from '../slack-out/outbound/index.js';
+import { ttlCache } from '../ttl-cache.js';
 import { ApproverScope } from './approver-scope.js';
-import type { HomeTeam } from './home-team.js';
+import type { OwnOrganisation } from './own-organisation.js';
 import { entriesIn, parseEntry, type WorkspaceEntry } from './workspace-entries.js';
 
 export type Verdict = { allowed: true } | { allowed: false; reason: string };
@@ -53,6 +56,36 @@ export interface Answerers {
 
 /** How long past its lifetime a member list may still answer while Slack can't be asked again. */
 const STALE_MEMBERS_GRACE_MS = 5 * 60_000;
+/** Member lists kept per reader (the least recently used dropped first; read from Slack again). */
+const MAX_MEMBER_LISTS = 2_000;
+
+/**
+ * Member lists read from Slack (a user group's, a channel's), per workspace and list (`cacheKey`): fresh
+ * for `ttlMs`, then kept STALE_MEMBERS_GRACE_MS more for when Slack can't be asked again.
+ */
+class MemberLists {
+  readonly #lists: LRUCache<string, Set<string>>;
+
+  constructor(ttlMs: number) {
+    this.#lists = ttlCache({ max: MAX_MEMBER_LISTS, ttlMs: ttlMs + STALE_MEMBERS_GRACE_MS });
+  }
+
+  /** The list, if it is within its lifetime. */
+  fresh(id: string): Set<string> | undefined {
+    const key = cacheKey(id);
+    const list = this.#lists.get(key);
+    return list && this.#lists.getRemainingTTL(key) > STALE_MEMBERS_GRACE_MS ? list : undefined;
+  }
+
+  /** The list last read, fresh or within its grace: only for when Slack can't be asked. */
+  lastRead(id: string): Set<string> | undefined {
+    return this.#lists.get(cacheKey(id));
+  }
+
+  keep(id: string, members: Set<string>): void {
+    this.#lists.set(cacheKey(id), members);
+  }
+}
 
 /**
  * The configured approvers: user ids (U…, W…) and user groups (S…, members kept a minute), per workspace.
@@ -60,14 +93,15 @@ const STALE_MEMBERS_GRACE_MS = 5 * 60_000;
 export class Approvers {
   readonly #entries: WorkspaceEntry[];
   readonly #scope: ApproverScope;
-  readonly #groupCache = new Map<string, { members: Set<string>; until: number }>();
+  readonly #groups: MemberLists;
   constructor(
     private readonly slack: SlackClient,
     ids: string[],
     private readonly logger: Logger,
-    private readonly groupTtlMs = 60_000,
+    groupTtlMs = 60_000,
   ) {
     this.#entries = ids.map(parseEntry);
+    this.#groups = new MemberLists(groupTtlMs);
     this.#scope = new ApproverScope(slack, logger, groupTtlMs);
   }
 
@@ -92,19 +126,18 @@ export class Approvers {
   }
 
   async #members(group: string): Promise<Set<string>> {
-    const cached = this.#groupCache.get(cacheKey(group));
-    if (cached && cached.until > Date.now()) return cached.members;
+    const fresh = this.#groups.fresh(group);
+    if (fresh) return fresh;
     try {
       const result = await this.slack.usergroups.users.list({ usergroup: group });
       const members = new Set(result.users ?? []);
-      this.#groupCache.set(cacheKey(group), { members, until: Date.now() + this.groupTtlMs });
+      this.#groups.keep(group, members);
       return members;
     } catch (error) {
       // Fail closed: an approver group we can't read grants nothing — but, as for channel members, the
       // last list read serves a few minutes past its life, so a Slack hiccup doesn't stop every approval.
       this.logger.warn({ err: error, group }, 'could not read an approver user group');
-      const usable = cached && cached.until + STALE_MEMBERS_GRACE_MS > Date.now();
-      return usable ? cached.members : new Set();
+      return this.#groups.lastRead(group) ?? new Set();
     }
   }
 }
@@ -186,16 +219,24 @@ export class ApproversOnly implements ActPolicy {
  * unreadable member list grants nothing (fail closed). Approvers may answer from anywhere.
  */
 export class ChannelMembers implements ActPolicy {
-  readonly #cache = new Map<string, { members: Set<string>; until: number }>();
+  readonly #channels: MemberLists;
+  /**
+   * A channel's list being read now: everyone asking meanwhile waits for that one read. Two hundred
+   * `/agent start`s in five channels otherwise each ask Slack while the first answer is on its way, and
+   * over `conversations.members`' limit (Tier 4) most are answered 429.
+   */
+  readonly #reading = new SharedCalls<Set<string> | undefined>();
 
   constructor(
     private readonly slack: Pick<SlackClient, 'conversations'>,
     private readonly approvers: Approvers,
     private readonly logger: Logger,
-    private readonly ttlMs = 60_000,
+    ttlMs = 60_000,
     /** With it, people of another organisation in a Slack Connect channel are not counted as members. */
-    private readonly homeTeam?: Pick<HomeTeam, 'includes'>,
-  ) {}
+    private readonly ownOrganisation?: Pick<OwnOrganisation, 'includes'>,
+  ) {
+    this.#channels = new MemberLists(ttlMs);
+  }
 
   async mayAct(userId: string, { session }: ActTarget): Promise<Verdict> {
     if (userId === session.startedBy || (await this.approvers.includes(userId))) return { allowed: true };
@@ -219,12 +260,29 @@ export class ChannelMembers implements ActPolicy {
   /** Whether someone is in the channel, as Slack lists it, and of the bot's own organisation. */
   async includes(channelId: string, userId: string): Promise<boolean> {
     if (!(await this.#members(channelId)).has(userId)) return false;
-    return this.homeTeam ? this.homeTeam.includes(userId) : true;
+    return this.ownOrganisation ? this.ownOrganisation.includes(userId) : true;
+  }
+
+  /**
+   * Whether someone is in the channel at all, as Slack lists it (a Slack Connect guest too): undefined
+   * when Slack can't tell (a private channel the bot is not in), which only posting there will show.
+   */
+  async inChannel(channelId: string, userId: string): Promise<boolean | undefined> {
+    return (await this.#read(channelId))?.has(userId);
   }
 
   async #members(channel: string): Promise<Set<string>> {
-    const cached = this.#cache.get(cacheKey(channel));
-    if (cached && cached.until > Date.now()) return cached.members;
+    return (await this.#read(channel)) ?? new Set();
+  }
+
+  /** The channel's members, kept a while; undefined when Slack can't list them and no recent list will do. */
+  #read(channel: string): Promise<Set<string> | undefined> {
+    const fresh = this.#channels.fresh(channel);
+    if (fresh) return Promise.resolve(fresh);
+    return this.#reading.run(cacheKey(channel), () => this.#ask(channel));
+  }
+
+  async #ask(channel: string): Promise<Set<string> | undefined> {
     try {
       const members = new Set<string>();
       let cursor: string | undefined;
@@ -238,14 +296,13 @@ export class ChannelMembers implements ActPolicy {
         for (const m of page.members ?? []) members.add(m);
         cursor = page.response_metadata?.next_cursor || undefined;
       } while (cursor);
-      this.#cache.set(cacheKey(channel), { members, until: Date.now() + this.ttlMs });
+      this.#channels.keep(channel, members);
       return members;
     } catch (error) {
       this.logger.warn({ err: error, channel }, 'could not read a channel’s members');
       // A list a little past its minute still beats refusing everyone while Slack hiccups; an old one
       // would let someone who left keep deciding, so past a few minutes it counts for nothing.
-      const usable = cached && cached.until + STALE_MEMBERS_GRACE_MS > Date.now();
-      return usable ? cached.members : new Set();
+      return this.#channels.lastRead(channel);
     }
   }
 }

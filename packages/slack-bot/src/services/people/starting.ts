@@ -8,6 +8,7 @@ import { describeServiceFailure, type FormResult, type Outcome, type SessionsApi
 import { type SlackChat, slackErrorCode } from '../slack-out/outbound/index.js';
 import type { Notifier } from '../slack-out/thread/index.js';
 import type { FormValues } from './answering.js';
+import { parseObject } from './json-object.js';
 import type { Verdict } from './policy.js';
 
 export interface StartInput {
@@ -25,7 +26,24 @@ export interface StartInput {
   codeChannel?: boolean;
   /** Its own channel stays open at the end (else archived). */
   keepCodeChannel?: boolean;
+  /** Started by a Workflow Builder step: named in the start's record. */
+  workflow?: { executionId: string; step?: string };
+  /**
+   * `workspace`: nobody ran the workflow, so the session is the workspace's, under its own key, and the
+   * record names the workflow as its starter (`userId` is only the card's and the thread's).
+   */
+  runsAs?: 'workspace';
+  /** An agent host starting it for the person (MCP): named in the audit record. */
+  host?: string;
 }
+
+type StartKey =
+  | { ok: true; ref: string | undefined; client: SessionsApi<'create'> }
+  | { ok: false; message: string };
+
+/** Who the start's record names: the person, or the workflow that started a session nobody ran. */
+const recordedStarter = (input: StartInput): string =>
+  input.runsAs === 'workspace' && input.workflow ? `workflow:${input.workflow.executionId}` : input.userId;
 
 /** Why the bot can't post where a session was asked for, in words for the person who asked. */
 function cannotPostHere(error: unknown): string {
@@ -36,6 +54,12 @@ function cannotPostHere(error: unknown): string {
   return `I couldn’t post the session card here (${code ?? 'Slack could not be reached'}).`;
 }
 
+export { parseObject } from './json-object.js';
+
+/** The refusal for someone starting a session in a channel they are not in. */
+export const notInChannel = (channelId: string): string =>
+  `You’re not in <#${channelId}>, so you can’t start a session there: join the channel first, or start it in a channel you’re in.`;
+
 /** Starting a session from Slack: the card first, then the session, then following it. */
 export class StartingService {
   constructor(
@@ -44,6 +68,11 @@ export class StartingService {
       sessions: Pick<SessionRepository, 'create'>;
       slack: SlackChat<'postMessage' | 'delete'>;
       channelAllowed: (channelId: string) => Verdict;
+      /**
+       * Whether the person is in the channel (undefined: Slack can't tell): nobody starts a session in a
+       * channel they are not in, where Slack would not let them post. Without it, not checked.
+       */
+      inChannel?: (userId: string, channelId: string) => Promise<boolean | undefined>;
       notifier: Notifier;
       metrics: BotMetrics;
       logger: Logger;
@@ -57,22 +86,29 @@ export class StartingService {
       withDefaults?: (input: StartInput) => Promise<StartInput>;
       /** The key a person's sessions run under; without it, `client`'s. */
       keys?: {
-        forStart(
-          userId: string,
-        ): Promise<
-          | { ok: true; ref: string | undefined; client: SessionsApi<'create'> }
-          | { ok: false; message: string }
-        >;
+        forStart(userId: string): Promise<StartKey>;
+        /** The workspace's own key: a start nobody made as a person (a workflow run from a schedule). */
+        forWorkspace(): Promise<StartKey>;
       };
     },
   ) {}
 
-  async start(asked: StartInput): Promise<Outcome<{ sessionId: string }>> {
-    const { metrics, slack, logger } = this.deps;
+  /**
+   * Whether `asked` can start, as `start` would decide it before posting anything (the channel's
+   * defaults filled in, the allowlist, the starter's membership, the budget ceiling, the key): the input
+   * as it would start, and its key; or why not. Nothing is posted or started.
+   */
+  async check(
+    asked: StartInput,
+  ): Promise<Outcome<{ input: StartInput; key: Extract<StartKey, { ok: true }> | undefined }>> {
     const input = this.deps.withDefaults ? await this.deps.withDefaults(asked) : asked;
     // The same rule for a DM as for a channel (AGENT_ALLOWED_CHANNELS lists `dm` to allow them).
     const channel = this.deps.channelAllowed(input.channelId);
     if (!channel.allowed) return { ok: false, message: channel.reason };
+    if ((await this.deps.inChannel?.(input.userId, input.channelId)) === false) {
+      this.deps.metrics.actions.inc({ kind: 'start', outcome: 'refused' });
+      return { ok: false, message: notInChannel(input.channelId) };
+    }
     const typed = `\nYour goal was:\n> ${escapeMrkdwn(truncate(input.goal, 2500))}`;
     const { maxBudget } = this.deps;
     if (input.budget !== undefined && maxBudget !== undefined && input.budget > maxBudget) {
@@ -83,8 +119,22 @@ export class StartingService {
       };
     }
     // Under the starter's key (their own, or their workspace's), chosen by who starts: refused before any card.
-    const key = this.deps.keys ? await this.deps.keys.forStart(input.userId) : undefined;
+    const { keys } = this.deps;
+    const key = !keys
+      ? undefined
+      : input.runsAs === 'workspace'
+        ? await keys.forWorkspace()
+        : await keys.forStart(input.userId);
     if (key && !key.ok) return { ok: false, message: `${key.message}${typed}` };
+    return { ok: true, input, key };
+  }
+
+  async start(asked: StartInput): Promise<Outcome<{ sessionId: string }>> {
+    const { metrics, slack, logger } = this.deps;
+    const checked = await this.check(asked);
+    if (!checked.ok) return checked;
+    const { input, key } = checked;
+    const typed = `\nYour goal was:\n> ${escapeMrkdwn(truncate(input.goal, 2500))}`;
     const client = key?.client ?? this.deps.client;
     // The card first: where the bot may not post (a private channel it wasn't invited to), nothing is
     // started, rather than a session nobody can see.
@@ -126,13 +176,15 @@ export class StartingService {
     await this.deps.audit?.record({
       sessionId,
       action: 'start',
-      userId: input.userId,
+      userId: recordedStarter(input),
       channelId: input.channelId,
       threadTs: cardTs,
       detail: {
         goal: input.goal,
         ...(Object.keys(guardrails).length > 0 ? { guardrails } : {}),
         ...(input.context ? { context: input.context } : {}),
+        ...(input.workflow ? { workflow: input.workflow } : {}),
+        ...(input.host ? { via: input.host } : {}),
       },
       ...serviceAnswer(),
     });
@@ -163,7 +215,7 @@ export class StartingService {
     const budgetText = text('budget');
     const budget = budgetText === undefined ? undefined : Number(budgetText.replace(/^\$/, ''));
     if (budget !== undefined && !(Number.isFinite(budget) && budget > 0)) {
-      errors.budget = 'The budget must be a positive number of USD, like 5 or 2.50';
+      errors.budget = 'The budget must be a positive number of dollars, like 5 or 2.50';
     }
     const iterationsText = text('max_iterations');
     const maxIterations = iterationsText === undefined ? undefined : Number(iterationsText);
@@ -194,23 +246,4 @@ export class StartingService {
       },
     };
   }
-}
-
-/** A JSON object typed in a form, or why not (the context field's error). */
-export function parseObject(
-  text: string,
-): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    return {
-      ok: false,
-      error: `Not valid JSON: ${error instanceof Error ? error.message : ''}`.slice(0, 150),
-    };
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    return { ok: false, error: 'The context must be a JSON object, like {"repo": "acme/api"}' };
-  }
-  return { ok: true, value: Object.fromEntries(Object.entries(parsed)) };
 }

@@ -28,6 +28,8 @@ export interface ActContext {
   seenIn?: string;
   /** Slack's own Stop button: a cancel, said in the thread as "⏹ stopped by …". */
   via?: 'stop';
+  /** An agent host acting for the person (MCP): named in the audit record and the thread's note. */
+  host?: string;
   /**
    * Taken once the act is allowed, before the service is asked: when another caller (another replica)
    * holds it, nothing is sent and the outcome is `{ ok: true, claimed: false }`. Released when the service
@@ -48,6 +50,12 @@ const SIGNAL_DONE: Record<SignalKind, { icon: string; verb: string }> = {
   cancel: { icon: '🛑', verb: 'cancelled the session' },
   redirect: { icon: '↪️', verb: 'redirected the agent' },
 };
+
+/** What a signal's audit record says beyond its kind: what was sent, and through what. */
+function auditDetail(extra: SignalExtra, context: ActContext): Record<string, unknown> | null {
+  const via = context.via ?? context.host;
+  return Object.keys(extra).length > 0 || via ? { ...extra, ...(via ? { via } : {}) } : null;
+}
 
 /** Steering a running session: signals, redirect and a raised budget — checked, sent, and noted. */
 export class SteeringService {
@@ -94,10 +102,7 @@ export class SteeringService {
         userId,
         channelId: session.channelId,
         threadTs: threadPlace(session).cardTs,
-        detail:
-          Object.keys(extra).length > 0 || context.via
-            ? { ...extra, ...(context.via ? { via: context.via } : {}) }
-            : null,
+        detail: auditDetail(extra, context),
         ...serviceAnswer(error),
       });
     try {
@@ -126,7 +131,7 @@ export class SteeringService {
       session,
       context.via === 'stop'
         ? `⏹ stopped by <@${userId}>`
-        : `${done.icon} <@${userId}> ${done.verb}${detail}${said ? `: ${escapeMrkdwn(said)}` : ''}`,
+        : `${done.icon} <@${userId}> ${done.verb}${detail}${context.host ? ` (${escapeMrkdwn(context.host)})` : ''}${said ? `: ${escapeMrkdwn(said)}` : ''}`,
     );
     this.deps.notifier.refresh(sessionId);
     return { ok: true };
@@ -183,8 +188,9 @@ export class SteeringService {
     const budget = raw === undefined ? Number.NaN : Number(raw.replace(/^\$/, ''));
     const spent = typeof spend === 'number' ? spend : 0;
     let error: string | undefined;
-    if (raw === undefined) error = 'Enter the new budget in USD';
-    else if (!(Number.isFinite(budget) && budget > 0)) error = 'The budget must be a positive number of USD';
+    if (raw === undefined) error = 'Enter the new budget in dollars';
+    else if (!(Number.isFinite(budget) && budget > 0))
+      error = 'The budget must be a positive number of dollars';
     else if (budget <= spent)
       error = `The new budget must be more than the $${spent.toFixed(2)} already spent`;
     if (error || !sessionId) {

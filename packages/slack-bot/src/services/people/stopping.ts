@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../logger.js';
 import type { EventLog } from '../../store/events.js';
 import type { SessionRepository } from '../../store/sessions.js';
@@ -32,7 +33,8 @@ export class StopService {
   /** Clicks being handled (a session and who clicked): a second click of the same person waits for none. */
   readonly #clicking = new Set<string>();
   /** Sessions this replica cancelled by Stop: a later click only tells Slack again that it is over. */
-  readonly #stopped = new Set<string>();
+  /** Sessions this replica stopped (the oldest forgotten first: they are long over). */
+  readonly #stopped = new LRUCache<string, true>({ max: 10_000 });
 
   constructor(
     private readonly deps: {
@@ -89,9 +91,7 @@ export class StopService {
       return;
     }
     if (result.ok) {
-      this.#stopped.add(sessionId);
-      // Bounded: the oldest sessions are long over.
-      if (this.#stopped.size > 10_000) this.#stopped.delete(this.#stopped.values().next().value as string);
+      this.#stopped.set(sessionId, true);
       agentSessions.status(sessionId, 'cancelled', { force: true });
       return;
     }

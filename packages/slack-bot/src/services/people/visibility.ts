@@ -4,7 +4,11 @@ import { isDirectConversation } from './policy.js';
 
 /** Reads the same list as acting: who is in a channel (from Slack, kept a while) and who approves. */
 export interface VisibilitySources {
-  members: { includes(channelId: string, userId: string): Promise<boolean> };
+  members: {
+    includes(channelId: string, userId: string): Promise<boolean>;
+    /** Whether someone is in the channel at all; undefined when Slack can't tell. */
+    inChannel?(channelId: string, userId: string): Promise<boolean | undefined>;
+  };
   approvers: { includes(userId: string): Promise<boolean> };
 }
 
@@ -22,6 +26,15 @@ export class SessionVisibility {
     if (await this.sources.approvers.includes(userId)) return true;
     if (isDirectConversation(session.channelId)) return false;
     return this.sources.members.includes(session.channelId, userId);
+  }
+
+  /**
+   * Whether someone is in a channel, for starting a session there: a person starts one only where Slack
+   * would let them post. Undefined when Slack can't tell (posting the card then decides); a DM is theirs.
+   */
+  async inChannel(userId: string, channelId: string): Promise<boolean | undefined> {
+    if (isDirectConversation(channelId)) return true;
+    return this.sources.members.inChannel?.(channelId, userId);
   }
 }
 

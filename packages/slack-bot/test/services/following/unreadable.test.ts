@@ -10,7 +10,8 @@ import { BOLT_DEFAULTS, useSandboxWithClient } from '../../../../../test/support
 import { ACTIONS } from '../../../src/blocks/ids.js';
 import { SessionPublisher } from '../../../src/services/following/session-publisher.js';
 import { AnsweringService } from '../../../src/services/people/answering.js';
-import { CardUpdater, ThreadPoster } from '../../../src/services/slack-out/thread/index.js';
+import { OutboundQueue } from '../../../src/services/slack-out/outbound/index.js';
+import { CardUpdater, PostOwner, ThreadPoster } from '../../../src/services/slack-out/thread/index.js';
 import { FakePosts, fakeWorld, logger, session } from '../../fakes.js';
 
 const sandboxed = useSandboxWithClient({}, BOLT_DEFAULTS);
@@ -20,9 +21,19 @@ async function setup() {
   const card = await sandboxed.slack.chat.postMessage({ channel: 'C0AGENTS', text: 'card' });
   world.sessions.add(session({ cardTs: String(card.ts), status: 'waiting_human' }));
   const cards = new CardUpdater(sandboxed.slack, logger, world.metrics);
+  const owner = new PostOwner();
+  const outbound = new OutboundQueue(logger, world.metrics, { pacing: 'off' });
   const publisher = new SessionPublisher({
     store: { sessions: world.sessions, prompts: world.prompts, posts: new FakePosts() },
-    poster: new ThreadPoster(sandboxed.slack, new FakePosts(), logger, world.metrics),
+    owner,
+    poster: new ThreadPoster({
+      slack: sandboxed.slack,
+      posts: new FakePosts(),
+      logger,
+      metrics: world.metrics,
+      owner,
+    }),
+    outbound,
     cards,
     metrics: world.metrics,
     logger,

@@ -66,7 +66,7 @@ describe('per-workspace queues', () => {
     const post = (tag: string) => ({
       channel: 'C1',
       priority: 'chatter' as const,
-      method: 'post' as const,
+      method: 'chat.postMessage' as const,
       run: async () => {
         ran.push(`${tag}@${currentWorkspace()?.key}`);
       },
@@ -90,10 +90,11 @@ describe('per-workspace queues', () => {
   it("cancels a tag's waiting turn in whichever workspace's queue it waits", async () => {
     const clock = new ManualClock(0);
     const queue = new WorkspaceOutbound(logger, metrics(), { postPerSecond: 1, postBurst: 1, clock });
-    const call = (method: 'post' | 'turn', tag: string) => ({
+    const call = (kind: 'post' | 'turn', tag: string) => ({
       channel: 'C1',
       priority: 'chatter' as const,
-      method,
+      method: 'chat.postMessage' as const,
+      ...(kind === 'turn' ? { turn: true as const } : {}),
       tag,
       run: async () => {},
     });
@@ -101,7 +102,7 @@ describe('per-workspace queues', () => {
     await inWorkspace(T1, () => queue.run(call('post', 'other')));
     const turn = inWorkspace(T1, () => queue.run(call('turn', 'sess_1')));
     await settle();
-    expect(queue.cancel('C1', 'sess_1', 'turn', new Error('carried'))).toBe(1);
+    expect(queue.cancelTurns('C1', 'sess_1', new Error('carried'))).toBe(1);
     await expect(turn).rejects.toThrow('carried');
   });
 
@@ -119,7 +120,12 @@ describe('per-workspace queues', () => {
       },
     };
     const queue = new WorkspaceOutbound(logger, metrics(), { shared });
-    const call = { channel: 'C1', priority: 'urgent' as const, method: 'post' as const, run: async () => 1 };
+    const call = {
+      channel: 'C1',
+      priority: 'urgent' as const,
+      method: 'chat.postMessage' as const,
+      run: async () => 1,
+    };
     await inWorkspace(T1, () => queue.run(call));
     await inWorkspace(T2, () => queue.run(call));
     expect(keys.some((k) => k.startsWith('T1:'))).toBe(true);

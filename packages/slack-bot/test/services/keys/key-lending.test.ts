@@ -4,40 +4,22 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.js';
 import { KeyCipher } from '../../../src/services/keys/cipher.js';
 import { NO_KEY_HERE, ServiceKeys } from '../../../src/services/keys/service-keys.js';
-import type { ServiceKeyRepository, StoredServiceKey } from '../../../src/store/service-keys.js';
+import { keysRepo } from './memory-key-rows.js';
 
 const logger = createLogger({ secrets: [], level: 'silent' });
 
-/** The rows the lending rule reads: a slot's key, or none. */
-function keysRepo(): ServiceKeyRepository & { rows: Map<string, StoredServiceKey> } {
-  const rows = new Map<string, StoredServiceKey>();
-  return {
-    rows,
-    get: async (ref) => rows.get(ref),
-    put: async (k) => {
-      rows.set(k.ref, { ...k, linkedAt: new Date().toISOString() });
-    },
-    delete: async () => false,
-    encryptedWithOther: async () => [],
-    reencrypt: async () => false,
-    refOf: async () => undefined,
-    noticeOnce: async () => true,
-    noticed: async () => false,
-  };
-}
-
 const clientNamed = (name: string) => ({ name }) as unknown as AgentSessionsClient;
 
-function keysLentTo(lent: boolean | undefined) {
+function keysLentTo(lent: boolean | undefined, mode: 'per-workspace' | 'per-person' = 'per-workspace') {
   const operator = clientNamed('AGENT_API_KEY');
   const keys = new ServiceKeys({
     repo: keysRepo(),
     cipher: new KeyCipher(randomBytes(32)),
-    mode: 'per-workspace',
+    mode,
     serviceUrl: 'http://127.0.0.1:9',
     defaultClient: operator,
     ...(lent === undefined ? {} : { defaultLent: () => lent }),
-    homeTeam: async () => 'T0NORTH',
+    ownTeam: async () => 'T0NORTH',
     logger,
     cacheMs: 0,
     newClient: (apiKey) => clientNamed(apiKey),
@@ -73,5 +55,27 @@ describe("the operator's key, lent per workspace", () => {
     const start = await keys.forStart('U0DANA');
     expect(start.ok && start.ref).toBe('team:T0NORTH');
     expect(start.ok && (start.client as unknown as { name: string }).name).toBe('north-key');
+  });
+
+  it('a start nobody made as a person (a workflow nobody ran) goes with the workspace’s key, never a person’s', async () => {
+    const { keys, operator } = keysLentTo(true, 'per-person');
+    await keys.link({
+      ref: 'person:T0NORTH:U0DANA',
+      teamId: 'T0NORTH',
+      userId: 'U0DANA',
+      apiKey: 'dana-key',
+      by: 'U0DANA',
+    });
+    expect(await keys.forWorkspace()).toEqual({ ok: true, ref: undefined, client: operator });
+    await keys.link({
+      ref: 'team:T0NORTH',
+      teamId: 'T0NORTH',
+      userId: null,
+      apiKey: 'north-key',
+      by: 'U0ERIN',
+    });
+    const start = await keys.forWorkspace();
+    expect(start.ok && (start.client as unknown as { name: string }).name).toBe('north-key');
+    expect((await keysLentTo(false).keys.forWorkspace()).ok).toBe(false);
   });
 });

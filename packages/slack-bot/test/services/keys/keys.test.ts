@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type AgentSessionsClient, Follower, type SessionsReader } from '@agent-sessions/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { patient } from '../../../../../test/support/patience.js';
 import { createLogger } from '../../../src/logger.js';
 import { KeyCipher } from '../../../src/services/keys/cipher.js';
@@ -81,7 +81,7 @@ function setup(mode: KeyMode, options: { cipher?: boolean } = {}) {
     mode,
     serviceUrl: 'http://127.0.0.1:9',
     defaultClient: recordingClient('default', log),
-    homeTeam: async () => 'T1',
+    ownTeam: async () => 'T1',
     logger,
     cacheMs: 0,
     newClient: (apiKey) => recordingClient(apiKey, log),
@@ -135,7 +135,7 @@ describe('rotation across replicas', () => {
         mode: 'per-person',
         serviceUrl: 'http://127.0.0.1:9',
         defaultClient: recordingClient('default', []),
-        homeTeam: async () => 'T1',
+        ownTeam: async () => 'T1',
         logger,
         cacheMs: 0,
         newClient: (apiKey) => recordingClient(apiKey, []),
@@ -166,7 +166,7 @@ describe('which workspace a slot belongs to', () => {
       mode: 'per-person' as const,
       serviceUrl: 'http://127.0.0.1:9',
       defaultClient: recordingClient('default', []),
-      homeTeam: async () => 'T_HOME',
+      ownTeam: async () => 'T_HOME',
       logger,
     };
     expect(await new ServiceKeys(base).slotOf('U1')).toBe('person:T_HOME:U1');
@@ -270,7 +270,7 @@ describe('KeyLinking', () => {
       mode: 'per-person',
       serviceUrl: 'http://127.0.0.1:9',
       defaultClient: recordingClient('default', []),
-      homeTeam: async () => 'T1',
+      ownTeam: async () => 'T1',
       logger,
     });
     const home = JSON.stringify(await linking(after).service.homeBlocks('U1'));
@@ -298,7 +298,7 @@ describe('WorkspaceAdmins', () => {
     new WorkspaceAdmins({
       usersInfo: async () => user,
       isApprover: async () => approver,
-      homeTeam: async () => 'T1',
+      ownTeam: async () => 'T1',
       logger,
     });
 
@@ -319,7 +319,7 @@ describe('WorkspaceAdmins', () => {
         throw new Error('user_not_found');
       },
       isApprover: async () => false,
-      homeTeam: async () => 'T1',
+      ownTeam: async () => 'T1',
       logger,
     });
     expect(await failing.includes('U1')).toBe(false);
@@ -335,7 +335,7 @@ describe('WorkspaceAdmins', () => {
         return { team_id: team, is_admin: team === 'T1' };
       },
       isApprover: async () => false,
-      homeTeam: async () => team,
+      ownTeam: async () => team,
       logger,
     });
     expect(await grid.includes('U1')).toBe(true);
@@ -347,12 +347,38 @@ describe('WorkspaceAdmins', () => {
     expect(infoCalls).toEqual(['T1', 'T2']);
   });
 
+  it('what Slack said is kept ttlMs, then asked again', async () => {
+    let now = Date.now();
+    const spy = vi.spyOn(Date, 'now').mockImplementation(() => now);
+    let asked = 0;
+    const admins = new WorkspaceAdmins({
+      usersInfo: async () => {
+        asked += 1;
+        return { team_id: 'T1', is_admin: asked === 1 };
+      },
+      isApprover: async () => false,
+      ownTeam: async () => 'T1',
+      logger,
+      ttlMs: 60_000,
+    });
+    try {
+      expect(await admins.includes('U1')).toBe(true);
+      now += 59_000;
+      expect(await admins.includes('U1')).toBe(true);
+      now += 2_000;
+      expect(await admins.includes('U1')).toBe(false); // no longer an admin, and Slack was asked again
+    } finally {
+      spy.mockRestore();
+    }
+    expect(asked).toBe(2);
+  });
+
   it('a cached answer still goes through the workspace check', async () => {
     let team = 'T1';
     const same = new WorkspaceAdmins({
       usersInfo: async () => ({ team_id: 'T1', is_admin: true }),
       isApprover: async () => false,
-      homeTeam: async () => team,
+      ownTeam: async () => team,
       logger,
     });
     expect(await same.includes('U1')).toBe(true);

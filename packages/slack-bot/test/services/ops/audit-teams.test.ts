@@ -68,9 +68,9 @@ describe('GET /audit by workspace', () => {
     expect(((await bare.json()) as { error: string }).error).toBe(
       'team is required: this bot serves several workspaces (OAuth installs); team=T… reads one workspace, team=* all of them',
     );
-    const home = await get('/audit?team=T0SANDBOX&limit=1');
-    expect((await lines(home)).map((r) => [r.teamId, r.userId])).toEqual([['T0SANDBOX', 'U0ALICE']]);
-    const next = /^<([^>]+)>/.exec(home.headers.get('link') ?? '')?.[1] ?? '';
+    const sandboxPage = await get('/audit?team=T0SANDBOX&limit=1');
+    expect((await lines(sandboxPage)).map((r) => [r.teamId, r.userId])).toEqual([['T0SANDBOX', 'U0ALICE']]);
+    const next = /^<([^>]+)>/.exec(sandboxPage.headers.get('link') ?? '')?.[1] ?? '';
     expect(next).toMatch(/team=T0SANDBOX/);
     // The next page skips Northwind's record between the two.
     expect((await lines(await get(next))).map((r) => r.userId)).toEqual(['U0BOB']);

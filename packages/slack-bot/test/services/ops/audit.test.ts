@@ -84,6 +84,21 @@ describe('AuditService', () => {
     );
   });
 
+  it('names the agent host that acted for the person (MCP); Slack’s own Stop button is not a host', () => {
+    const answered = {
+      kind: 'approval',
+      answer: { approved: true },
+      shown: 'Approved',
+      via: 'via MCP, Claude Code',
+    };
+    expect(describeRecord({ action: 'answer', userId: 'U1', detail: answered, outcome: 'ok', at: '' })).toBe(
+      '<@U1> answered: Approved _(via MCP, Claude Code)_',
+    );
+    expect(
+      describeRecord({ action: 'cancel', userId: 'U1', detail: { via: 'stop' }, outcome: 'ok', at: '' }),
+    ).toBe('<@U1> cancelled');
+  });
+
   it('an audit that cannot be written is logged, never the action’s failure', async () => {
     const repo = memoryAudit();
     repo.append = async () => {

@@ -14,9 +14,9 @@ describe('checking /agent settings', () => {
     expect(checkChannelSettings({ budget: 'lots', max_iterations: '2.5', context: '{"repo": ' })).toEqual({
       ok: false,
       errors: {
-        budget: 'The default budget must be a positive number of USD, like 5 or 2.50',
+        budget: 'The default budget must be a positive number of dollars, like 5 or 2.50',
         max_iterations: 'The default max iterations must be a whole number above 0',
-        context: expect.stringMatching(/^Not valid JSON/),
+        context: expect.stringMatching(/^The context stops before it is complete/),
       },
     });
     expect(checkChannelSettings({ context: '[1, 2]' })).toMatchObject({

@@ -59,8 +59,8 @@ function world(
       findByThread: vi.fn(async (channelId: string, ts: string) =>
         (options.sessions ?? []).find((s) => s.channelId === channelId && (s.threadTs ?? s.cardTs) === ts),
       ),
-      findByHome: vi.fn(async (channelId: string) =>
-        (options.sessions ?? []).find((s) => s.homeChannelId === channelId),
+      findByCodeChannel: vi.fn(async (channelId: string) =>
+        (options.sessions ?? []).find((s) => s.codeChannelId === channelId),
       ),
     },
     prompts: { pending: vi.fn(async () => options.pending ?? []) },
@@ -92,6 +92,7 @@ function world(
     metrics: w.metrics,
     logger: w.logger,
     threadReplies: options.threadReplies ?? 'steer',
+    personReplied: vi.fn((_sessionId: string) => undefined),
   };
   const kept = new KeptMessages();
   const budgets = { take: vi.fn(async () => 0) };
@@ -146,6 +147,17 @@ describe('starting from a mention or a DM', () => {
     expect(w.reactions).toEqual([`${m.ts}:eyes`]);
     expect(w.deps.slack.conversations.replies).not.toHaveBeenCalled();
   });
+
+  it.each([`<@${BOT}> --channel tidy the docs`, `<@${BOT}> tidy the docs --channel`])(
+    '%s: --channel before or after the goal, as in /agent start',
+    async (text) => {
+      const w = world();
+      await w.service.handle(w.message({ text }));
+      expect(w.deps.starting.start).toHaveBeenCalledWith(
+        expect.objectContaining({ goal: 'tidy the docs', codeChannel: true }),
+      );
+    },
+  );
 
   it('handles a message once: a retry (same event_id) and the mention’s second event (same ts) do nothing', async () => {
     const w = world();
@@ -441,6 +453,15 @@ describe('steering by replying', () => {
       },
       { seenIn: 'C0AGENTS' },
     );
+  });
+
+  it('any reply in a session’s thread, steering or not, ends its chatter’s open post here; other threads don’t', async () => {
+    const w = world({ sessions: [steered], threadReplies: 'mention-only' });
+    await w.service.handle(w.message(reply('!aside lunch?')));
+    expect(w.deps.personReplied.mock.calls).toEqual([['sess_1']]);
+    await w.service.handle(w.message(reply('elsewhere', { threadTs: '1700000000.000999' })));
+    await w.service.handle(w.message({ text: 'in the channel' }));
+    expect(w.deps.personReplied).toHaveBeenCalledTimes(1);
   });
 
   it('someone who may not act is told once per session, privately; nothing reaches the agent', async () => {

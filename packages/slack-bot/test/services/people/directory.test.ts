@@ -35,6 +35,9 @@ describe('SessionDirectory', () => {
     const text = await w.directory.list('U0ALICE', 'C0AGENTS');
     expect(text).toContain('(1)');
     expect(text).toContain('`sess_1` ⚙️ Running — Fix &lt;bug&gt; (<@U0ALICE>)');
+    // The emulator's scenario word is not part of the goal people read.
+    w.sessions.add(session({ sessionId: 'sess_2', goal: 'scenario:approval deploy v2' }));
+    expect(await w.directory.list('U0ALICE', 'C0AGENTS')).toContain('`sess_2` ⚙️ Running — deploy v2 (');
   });
 
   it('shows a session’s card without its buttons, live numbers, and the questions still waiting', async () => {
@@ -44,12 +47,56 @@ describe('SessionDirectory', () => {
     const shown = await w.directory.status('U0ALICE', 'C0AGENTS', 'sess_1');
     if (typeof shown === 'string') throw new Error(shown);
     const json = JSON.stringify(shown.blocks);
-    expect(json).toContain('$1.500 spent');
+    expect(json).toContain('*Cost*\\n$1.50');
+    expect(json).toContain('What is a round?');
     expect(json).toContain('input_approve');
     expect(json).not.toContain('session_pause');
     expect(await w.directory.status('U0ALICE', 'C0AGENTS', 'nope')).toBe(
       'There is no session `nope` that you can see.',
     );
+  });
+
+  it('an ended session: one summary, the service’s numbers, its elapsed time stopped at its end', async () => {
+    const w = setup();
+    // Ended long ago in the store's eyes: the card this replica would draw has no numbers of its own.
+    w.sessions.add(session({ status: 'cancelled', finished: true, budget: 2 }));
+    w.service.snapshot = {
+      status: 'cancelled',
+      cost: { totalCost: 0.032 },
+      rounds: [{}, {}],
+      createdAt: '2026-11-22T12:00:00.000Z',
+      completedAt: '2026-11-22T12:00:29.000Z',
+    };
+    const shown = await w.directory.status('U0ALICE', 'C0AGENTS', 'sess_1');
+    if (typeof shown === 'string') throw new Error(shown);
+    const fields = shown.blocks.find((b) => b.type === 'section' && 'fields' in b);
+    expect(JSON.stringify(fields)).toBe(
+      JSON.stringify({
+        type: 'section',
+        fields: [
+          { type: 'mrkdwn', text: '*Status*\n🛑 Ended · Cancelled' },
+          { type: 'mrkdwn', text: '*Cost*\n$0.032 of $2.00\n`░░░░░░░░░░ 2%`' },
+          { type: 'mrkdwn', text: '*Rounds*\n2' },
+          { type: 'mrkdwn', text: '*Elapsed*\n29s' },
+        ],
+      }),
+    );
+    // One summary: no second line with other numbers beside the card's.
+    const json = JSON.stringify(shown.blocks);
+    expect(json).not.toMatch(/\$0\.000|spent/);
+    expect(shown.text).toContain('🛑 Ended · Cancelled');
+  });
+
+  it('an ended session the service can’t tell about: its numbers unknown, its elapsed time not running on', async () => {
+    const w = setup();
+    w.sessions.add(session({ status: 'cancelled', finished: true }));
+    w.service.snapshot = null;
+    const shown = await w.directory.status('U0ALICE', 'C0AGENTS', 'sess_1');
+    if (typeof shown === 'string') throw new Error(shown);
+    const json = JSON.stringify(shown.blocks);
+    expect(json).toContain('*Cost*\\n—');
+    expect(json).toContain('*Rounds*\\n—');
+    expect(json).toContain('*Elapsed*\\n—');
   });
 
   it('to someone who may not see a session, it answers as for one that doesn’t exist, and asks the service nothing', async () => {

@@ -2,6 +2,7 @@ import type { HomeView } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.js';
 import { HomeRefresher } from '../../../src/services/people/home-refresh.js';
+import { HomeViews } from '../../../src/services/people/home-views.js';
 import { inWorkspace } from '../../../src/workspace.js';
 
 const home = (text: string): HomeView => ({
@@ -10,16 +11,28 @@ const home = (text: string): HomeView => ({
 });
 const logger = createLogger({ secrets: [], level: 'silent' });
 
-function refresher(shown: Map<string, string>) {
+/** Slack's views.publish as far as these tests need it: each Home published gets a new hash. */
+function fakeSlack() {
   const published: Array<{ userId: string; text: string }> = [];
-  const homes = new HomeRefresher({
-    build: async (userId) => home(shown.get(userId) ?? ''),
-    publish: async (userId, view) => {
-      published.push({ userId, text: JSON.stringify(view) });
+  const views = new HomeViews({
+    publish: async ({ user_id, view }) => {
+      published.push({ userId: user_id, text: JSON.stringify(view) });
+      return { view: { ...view, hash: `h${published.length}` } };
     },
     logger,
   });
-  return { homes, published };
+  return { views, published };
+}
+
+function refresher(shown: Map<string, string>) {
+  const { views, published } = fakeSlack();
+  const homes = new HomeRefresher({ build: async (userId) => home(shown.get(userId) ?? ''), views, logger });
+  /** The person opens their Home and is shown `text` (app_home_opened publishes through the same views). */
+  const open = async (userId: string, text: string) => {
+    await views.publish(userId, async () => home(text));
+    homes.opened(userId);
+  };
+  return { homes, published, open };
 }
 
 describe('HomeRefresher', () => {
@@ -28,9 +41,10 @@ describe('HomeRefresher', () => {
       ['U0ALICE', 'waiting on you (1)'],
       ['U0BOB', 'your sessions'],
     ]);
-    const { homes, published } = refresher(shown);
-    homes.opened('U0ALICE', home('waiting on you (1)'));
-    homes.opened('U0BOB', home('your sessions'));
+    const { homes, published, open } = refresher(shown);
+    await open('U0ALICE', 'waiting on you (1)');
+    await open('U0BOB', 'your sessions');
+    published.length = 0;
     shown.set('U0ALICE', 'nothing waiting');
     homes.changed();
     homes.changed();
@@ -47,10 +61,11 @@ describe('HomeRefresher', () => {
 
   it('a change in one workspace touches only the Homes opened in it', async () => {
     const shown = new Map([['U0ALICE', 'changed']]);
-    const { homes, published } = refresher(shown);
+    const { homes, published, open } = refresher(shown);
     const north = { key: 'T0NORTH', teamId: 'T0NORTH', isEnterpriseInstall: false, isolated: true };
     const south = { key: 'T0SOUTH', teamId: 'T0SOUTH', isEnterpriseInstall: false, isolated: true };
-    inWorkspace(north, () => homes.opened('U0ALICE', home('before')));
+    await inWorkspace(north, () => open('U0ALICE', 'before'));
+    published.length = 0;
     inWorkspace(south, () => homes.changed());
     await homes.flush();
     expect(published).toEqual([]);
@@ -66,5 +81,27 @@ describe('HomeRefresher', () => {
     await homes.flush();
     expect(published).toEqual([]);
     homes.stop();
+  });
+});
+
+describe('HomeRefresher’s memory of viewers', () => {
+  it('keeps maxViewers people: the one who opened their Home least recently is forgotten first', async () => {
+    const shown = new Map<string, string>();
+    const { views, published } = fakeSlack();
+    const homes = new HomeRefresher({
+      build: async (userId) => home(shown.get(userId) ?? ''),
+      views,
+      logger,
+      maxViewers: 2,
+    });
+    homes.opened('U0ALICE');
+    homes.opened('U0BOB');
+    homes.opened('U0ALICE'); // Alice again: Bob is now the least recent
+    homes.opened('U0CAROL');
+    for (const user of ['U0ALICE', 'U0BOB', 'U0CAROL']) shown.set(user, 'changed');
+    homes.changed();
+    await homes.flush();
+    homes.stop();
+    expect(published.map((p) => p.userId).sort()).toEqual(['U0ALICE', 'U0CAROL']);
   });
 });

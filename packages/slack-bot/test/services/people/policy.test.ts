@@ -178,6 +178,16 @@ describe('ChannelMembers', () => {
     }
   });
 
+  it("many asking at once about a channel whose list isn't kept yet: one read of Slack answers them all", async () => {
+    const policy = new ChannelMembers(world.slack, new Approvers(world.slack, [], logger), logger);
+    const before = membersCalls(world.sandbox);
+    const verdicts = await Promise.all(
+      Array.from({ length: 20 }, () => policy.includes('C0AGENTS', 'U0BOB')),
+    );
+    expect(verdicts).toEqual(Array.from({ length: 20 }, () => true));
+    expect(membersCalls(world.sandbox) - before).toBe(1);
+  });
+
   it('sees someone who joined once the kept list expires (a minute; shorter when configured)', async () => {
     const kept = new ChannelMembers(world.slack, new Approvers(world.slack, [], logger), logger);
     const fresh = new ChannelMembers(world.slack, new Approvers(world.slack, [], logger), logger, 0);

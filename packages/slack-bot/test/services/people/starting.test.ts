@@ -3,7 +3,11 @@ import { channelPolicy } from '../../../src/services/people/policy.js';
 import { StartingService } from '../../../src/services/people/starting.js';
 import { fakeWorld } from '../../fakes.js';
 
-function setup(allowed: string[] = [], maxBudget?: number) {
+function setup(
+  allowed: string[] = [],
+  maxBudget?: number,
+  inChannel?: (userId: string, channelId: string) => Promise<boolean | undefined>,
+) {
   const world = fakeWorld();
   const started: string[] = [];
   const starting = new StartingService({
@@ -16,6 +20,7 @@ function setup(allowed: string[] = [], maxBudget?: number) {
     logger: world.logger,
     started: async (sessionId) => void started.push(sessionId),
     ...(maxBudget === undefined ? {} : { maxBudget }),
+    ...(inChannel ? { inChannel } : {}),
   });
   return { ...world, starting, started };
 }
@@ -23,6 +28,41 @@ function setup(allowed: string[] = [], maxBudget?: number) {
 const input = { channelId: 'C0AGENTS', userId: 'U0ALICE', goal: 'Write <notes>', budget: 5 };
 
 describe('StartingService', () => {
+  it('a workflow run nobody ran starts on the workspace’s own key, and its record names the workflow', async () => {
+    const world = fakeWorld();
+    const keysAsked: string[] = [];
+    const audited: Array<{ userId: string; detail?: Record<string, unknown> | null }> = [];
+    const starting = new StartingService({
+      client: world.service,
+      sessions: world.sessions,
+      slack: world.slack,
+      channelAllowed: channelPolicy([]),
+      notifier: world.notifier,
+      metrics: world.metrics,
+      logger: world.logger,
+      started: async () => {},
+      audit: { record: async (entry) => void audited.push(entry) },
+      keys: {
+        forStart: async (userId) => {
+          keysAsked.push(`person:${userId}`);
+          return { ok: true, ref: `person:T1:${userId}`, client: world.service };
+        },
+        forWorkspace: async () => {
+          keysAsked.push('workspace');
+          return { ok: true, ref: 'team:T1', client: world.service };
+        },
+      },
+    });
+    const workflow = { executionId: 'Wx0NIGHTLY', step: 'Run an agent session' };
+    await starting.start({ ...input, userId: 'U0AGENTBOT', runsAs: 'workspace', workflow });
+    await starting.start({ ...input, workflow });
+    expect(keysAsked).toEqual(['workspace', 'person:U0ALICE']);
+    expect(audited.map((a) => [a.userId, a.detail?.workflow])).toEqual([
+      ['workflow:Wx0NIGHTLY', workflow],
+      ['U0ALICE', workflow],
+    ]);
+  });
+
   it('posts the card first, then creates the session and records where it lives', async () => {
     const w = setup();
     expect(await w.starting.start(input)).toEqual({ ok: true, sessionId: 'sess_new' });
@@ -45,6 +85,27 @@ describe('StartingService', () => {
       message: expect.stringMatching(/invite me first[\s\S]*Write &lt;notes&gt;/),
     });
     expect(w.calls.some(([m]) => m === 'service.create')).toBe(false);
+  });
+
+  it('nobody starts a session in a channel they are not in: refused before anything is posted', async () => {
+    const asked: string[] = [];
+    const w = setup([], undefined, async (userId, channelId) => {
+      asked.push(`${userId}@${channelId}`);
+      return userId !== 'U0CAROL';
+    });
+    expect(await w.starting.start({ ...input, userId: 'U0CAROL' })).toEqual({
+      ok: false,
+      message:
+        'You’re not in <#C0AGENTS>, so you can’t start a session there: join the channel first, or start it in a channel you’re in.',
+    });
+    expect(w.calls).toEqual([]);
+    expect(await w.starting.start(input)).toMatchObject({ ok: true });
+    expect(asked).toEqual(['U0CAROL@C0AGENTS', 'U0ALICE@C0AGENTS']);
+  });
+
+  it('where Slack can’t say who is in the channel, posting the card decides', async () => {
+    const w = setup([], undefined, async () => undefined);
+    expect(await w.starting.start(input)).toMatchObject({ ok: true });
   });
 
   it('outside the allowed channels, refuses before anything is posted', async () => {

@@ -1,8 +1,8 @@
 import { defaultSeed, withExternalMember } from '@agent-sessions/slack-sandbox';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { NO_RETRIES, useSandboxWithClient } from '../../../../../test/support/world.js';
 import { createLogger } from '../../../src/logger.js';
-import { HomeTeam } from '../../../src/services/people/home-team.js';
+import { OwnOrganisation } from '../../../src/services/people/own-organisation.js';
 import { Approvers, ChannelMembers } from '../../../src/services/people/policy.js';
 import { SessionVisibility } from '../../../src/services/people/visibility.js';
 
@@ -18,15 +18,48 @@ const logger = createLogger({ secrets: [], level: 'silent' });
 const session = { sessionId: 's1', startedBy: 'U0ALICE', channelId: 'C0AGENTS' };
 const steer = { kind: 'steer' as const, session };
 
-describe('HomeTeam (Slack Connect)', () => {
+describe('OwnOrganisation (Slack Connect)', () => {
   it('counts the workspace’s own people, not another organisation’s; one it can’t read is not ours', async () => {
-    const home = new HomeTeam(world.slack, logger, 0);
+    const home = new OwnOrganisation(world.slack, logger, 0);
     expect(await home.includes('U0CAROL')).toBe(true);
     expect(await home.includes(DAVE)).toBe(false);
     expect(await home.includes('U0NOBODY')).toBe(false); // user_not_found
     world.sandbox.failNext({ method: 'users.info', error: 'internal_error' });
     expect(await home.includes('U0CAROL')).toBe(false);
     expect(await home.includes('U0CAROL')).toBe(true);
+  });
+
+  it('keeps each answer ttlMs: users.info is asked again only after it', async () => {
+    const asked = () => world.sandbox.workspace.apiCalls.filter((c) => c.method === 'users.info').length;
+    const home = new OwnOrganisation(world.slack, logger, 60_000);
+    const before = asked();
+    expect(await home.includes('U0CAROL')).toBe(true);
+    expect(await home.includes('U0CAROL')).toBe(true);
+    expect(asked()).toBe(before + 1);
+    const later = Date.now() + 61_000;
+    vi.spyOn(Date, 'now').mockReturnValue(later);
+    try {
+      expect(await home.includes('U0CAROL')).toBe(true);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(asked()).toBe(before + 2);
+  });
+
+  it('checks of one person at once share one users.info (a burst of calls would spend Tier 4 many times over)', async () => {
+    const home = new OwnOrganisation(world.slack, logger, 60_000);
+    const asked: string[] = [];
+    const count = (change: { kind: string; call?: { method: string } }) => {
+      if (change.kind === 'api_call' && change.call?.method === 'users.info') asked.push(change.call.method);
+    };
+    world.sandbox.workspace.on('change', count);
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => home.includes('U0ALICE')));
+      expect(answers.every(Boolean)).toBe(true);
+      expect(asked).toHaveLength(1);
+    } finally {
+      world.sandbox.workspace.off('change', count);
+    }
   });
 
   it('an external member of the channel is not a member under channel-members; without the check he was', async () => {
@@ -36,7 +69,7 @@ describe('HomeTeam (Slack Connect)', () => {
       approvers,
       logger,
       0,
-      new HomeTeam(world.slack, logger, 0),
+      new OwnOrganisation(world.slack, logger, 0),
     );
     const refused = await guarded.mayAct(DAVE, steer);
     expect(refused).toMatchObject({ allowed: false, reason: expect.stringContaining('<#C0AGENTS>') });
@@ -56,7 +89,7 @@ describe('SessionVisibility', () => {
       approvers,
       logger,
       0,
-      new HomeTeam(world.slack, logger, 0),
+      new OwnOrganisation(world.slack, logger, 0),
     );
     return new SessionVisibility({ members, approvers });
   };
@@ -84,5 +117,15 @@ describe('SessionVisibility', () => {
     const v = visibility();
     world.sandbox.failNext({ method: 'conversations.members', error: 'internal_error' });
     expect(await v.maySee('U0CAROL', { startedBy: 'U0ALICE', channelId: 'C0GENERAL' })).toBe(false);
+  });
+});
+
+describe('HomeTeam (people who left)', () => {
+  it('a member Slack deactivated is no longer one of ours, though conversations.members still lists them', async () => {
+    const home = new OwnOrganisation(world.slack, logger, 0);
+    expect(await home.includes('U0CAROL')).toBe(true);
+    world.sandbox.workspace.deactivate('U0CAROL');
+    expect(await home.includes('U0CAROL')).toBe(false);
+    expect((await world.slack.conversations.members({ channel: 'C0GENERAL' })).members).toContain('U0CAROL');
   });
 });

@@ -219,12 +219,12 @@ export class AgentSessions {
     // Its thread's root, or its own channel (a code channel: the session is the channel, no thread_ts).
     const place = session ? threadPlace(session) : undefined;
     // Not yet in Slack (its card not posted): asked again at its next change.
-    if (!session || !place || (!place.cardTs && !session.homeChannelId)) return;
+    if (!session || !place || (!place.cardTs && !session.codeChannelId)) return;
     const where = { channel: place.channelId, thread: place.cardTs };
     await this.deps.outbound.run({
       channel: where.channel,
       priority: 'edit',
-      method: 'tier3',
+      method: 'agents.sessions.setStatus',
       tag: sessionId,
       run: () => this.#send(session, where, entry),
     });

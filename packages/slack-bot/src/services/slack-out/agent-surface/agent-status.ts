@@ -3,51 +3,42 @@
  * contract lists, and a choice for every status it doesn't.
  */
 import { safeMarkdown } from '../../../blocks/markup.js';
-import { CANT_POST_STATUS, UNREACHABLE_STATUS } from '../../../blocks/session-card.js';
+import { shownGoal } from '../../../blocks/session-summary.js';
+import { type StatusStage, statusStage } from '../../../blocks/status-words.js';
 
 /** Slack's lifecycle statuses for an agent session (agents.sessions.setStatus). */
 export type AgentSessionStatus = 'active' | 'processing' | 'suspended' | 'closed';
 
-const PROCESSING = new Set(['running', 'orchestrating', 'queued']);
-/** A person is needed (a question, a pause someone made, the budget): Slack shows it as suspended. */
-const SUSPENDED = new Set(['waiting_human', 'paused', 'cost_limit']);
 /**
- * Over, both spellings of the contract's terminal statuses, and the bot's own ends: a channel that refused
- * the session, a session the service no longer lets us see.
+ * Slack's status for each stage of the bot's vocabulary (`blocks/status-words.ts`), so the thread's badge
+ * and the card say the same word: Running is processing (Slack shows its Stop button), Waiting (a question,
+ * a pause, the budget) is suspended, Ended is closed.
  */
-const CLOSED = new Set([
-  'completed',
-  'complete',
-  'failed',
-  'error',
-  'cancelled',
-  'canceled',
-  CANT_POST_STATUS,
-  UNREACHABLE_STATUS,
-]);
+const SLACK_STATUS: Record<StatusStage, AgentSessionStatus> = {
+  Running: 'processing',
+  Waiting: 'suspended',
+  Ended: 'closed',
+};
 
 /**
  * running, orchestrating, queued → processing; waiting_human, paused, cost_limit → suspended; the
- * terminal statuses → closed. A status the contract doesn't list (`thinking`, `planning`…) is the service
- * working — the bot treats it as not terminal and steerable everywhere else — so it is `processing`: Slack
- * then shows the Stop button, which cancels whatever the service is doing.
+ * terminal statuses and the bot's own ends → closed. A status the contract doesn't list (`thinking`,
+ * `planning`…) is the service working — the bot treats it as not terminal and steerable everywhere else —
+ * so it is `processing`: Slack then shows the Stop button, which cancels whatever the service is doing.
  */
 export function agentStatusOf(serviceStatus: string): AgentSessionStatus {
-  if (SUSPENDED.has(serviceStatus)) return 'suspended';
-  if (CLOSED.has(serviceStatus)) return 'closed';
-  if (PROCESSING.has(serviceStatus)) return 'processing';
-  return 'processing';
+  return SLACK_STATUS[statusStage(serviceStatus)];
 }
 
 /** Slack's title limit for a session (setStatus's `title`, rename's 1–200 characters). */
 export const TITLE_MAX = 200;
 
 /**
- * A goal or a new direction as a session's title: one line, at most 200 characters, never empty; someone
+ * A goal or a new direction as a session's title (without the emulator's `scenario:` word): one line, at most 200 characters, never empty; someone
  * else's words, so unable to ping anyone, and its links showing where they go.
  */
 export function sessionTitle(text: string): string {
-  const line = safeMarkdown(text.replace(/\s+/g, ' ')).trim();
+  const line = safeMarkdown(shownGoal(text).replace(/\s+/g, ' ')).trim();
   if (line === '') return 'Agent session';
   return line.length <= TITLE_MAX ? line : `${line.slice(0, TITLE_MAX - 1)}…`;
 }

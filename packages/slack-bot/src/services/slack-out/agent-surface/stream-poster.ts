@@ -5,6 +5,7 @@
  * crash look-up is stream-recovery.ts, the chunks blocks/stream-chunks.ts.
  */
 import type { AnyChunk } from '@slack/types';
+import { agentMessageText, type MessageText, RENDER_MAX } from '../../../blocks/agent-message.js';
 import {
   AFTER_REFUSED_STOP_LABEL,
   CONTINUATION_LABEL,
@@ -23,15 +24,18 @@ import type { StreamRecord, StreamRepository } from '../../../store/streams.js';
 import type { BotMetrics } from '../../ops/metrics.js';
 import {
   type BotIdentity,
-  type OutboundMethod,
+  countedCall,
   type OutboundPriority,
+  type OutboundQueue,
   rateLimitedRetryAfterMs,
   type SlackClient,
+  type SlackMethod,
   slackErrorCode,
 } from '../outbound/index.js';
 import {
   CannotPostHereError,
   CHANNEL_GONE_ERRORS,
+  type PostOwner,
   postMetadata,
   type ThreadPoster,
 } from '../thread/index.js';
@@ -46,12 +50,30 @@ import {
 import { recoverStream, type StreamItem } from './stream-recovery.js';
 import { isFeatureMissing, isTransient, type SurfaceChoice } from './surface.js';
 
-interface SessionQueue {
+/**
+ * How a session's chatter goes here: `open`, into its stream (one is open, or none is known not to be);
+ * `not streamed`, no stream open (its next batch starts one or posts classic, spending no append turn);
+ * `classic`, Slack refused its stream: into the thread, from now on.
+ */
+type StreamMode = 'open' | 'not streamed' | 'classic';
+
+/** All this process keeps of one session's stream. */
+interface SessionStream {
   place: StreamPlace;
+  /** Waiting to be streamed, in order. */
   items: StreamItem[];
+  /** Keys waiting here: the items, and those of a batch being sent. */
+  queued: Set<string>;
   scheduled: boolean;
   priority: OutboundPriority;
   settled: Array<() => void>;
+  mode: StreamMode;
+  /** Its recovery, once per process. */
+  recovered: Promise<void> | undefined;
+  /** Slack stopped its stream on a Stop click: its next stream says why it is a new one. */
+  stoppedByClick: boolean;
+  /** Its calls failed without an answer in a row. */
+  failures: number;
 }
 
 export interface StreamPosterDeps {
@@ -60,6 +82,10 @@ export interface StreamPosterDeps {
   streams: StreamRepository;
   /** The classic thread: where content goes when a session's stream can't take it. */
   poster: ThreadPoster;
+  /** Paces the stream's calls: the queue the thread poster's calls wait in. */
+  outbound: OutboundQueue;
+  /** Who sends the session's posts here, shared with the thread poster and the publisher. */
+  owner: PostOwner;
   surface: SurfaceChoice;
   self: () => Promise<BotIdentity>;
   logger: Logger;
@@ -81,26 +107,42 @@ class StartsSpentError extends Error {
 const MAX_UNANSWERED = 3;
 
 export class StreamPoster {
-  readonly #queues = new Map<string, SessionQueue>();
-  /** `session|key` of every item waiting here. */
-  readonly #queued = new Set<string>();
+  readonly #sessions = new Map<string, SessionStream>();
   /** Each session's stream work, one at a time (a batch, a stop). */
   readonly #serial = new PerSession();
-  readonly #recovered = new Map<string, Promise<void>>();
-  /** Sessions whose stream Slack stopped on a Stop click: their next stream says why it is a new one. */
-  readonly #stoppedByClick = new Set<string>();
-  /** Sessions whose chatter goes the classic way (Slack refused their stream). */
-  readonly #classic = new Set<string>();
-  /** Sessions this process knows have no stream open (none started yet here, or stopped). */
-  readonly #unstreamed = new Set<string>();
-  /** Each session's calls failed without an answer in a row. */
-  readonly #failures = new Map<string, number>();
 
   constructor(private readonly deps: StreamPosterDeps) {}
 
+  /** The session's record here, made on first use. */
+  #of(place: StreamPlace): SessionStream {
+    let stream = this.#sessions.get(place.sessionId);
+    if (!stream) {
+      stream = {
+        place,
+        items: [],
+        queued: new Set(),
+        scheduled: false,
+        priority: 'chatter',
+        settled: [],
+        mode: 'open',
+        recovered: undefined,
+        stoppedByClick: false,
+        failures: 0,
+      };
+      this.#sessions.set(place.sessionId, stream);
+    }
+    return stream;
+  }
+
+  /** Whether a stream is open (or may be); a session gone classic stays so. */
+  #streamed(stream: SessionStream, open: boolean): void {
+    if (stream.mode !== 'classic') stream.mode = open ? 'open' : 'not streamed';
+  }
+
   /** Whether a session's chatter streams: the agent surface, a thread, and no refusal before. */
   streams(place: StreamPlace): boolean {
-    return this.deps.surface.current() === 'agent' && !!place.cardTs && !this.#classic.has(place.sessionId);
+    const classic = this.#sessions.get(place.sessionId)?.mode === 'classic';
+    return this.deps.surface.current() === 'agent' && !!place.cardTs && !classic;
   }
 
   /**
@@ -116,6 +158,8 @@ export class StreamPoster {
     onShown?: () => void,
   ): Promise<void> {
     await this.recover(place);
+    const long = this.#tooLongToStream(message);
+    if (long) return this.#asFile(place, key, long, onShown);
     const pieces = streamPiecesOf(message, { showReasoning: this.deps.showReasoning, fallbackId: key });
     for (const [i, piece] of pieces.entries()) {
       const k = pieces.length === 1 ? key : `${key}~${i}`;
@@ -124,26 +168,66 @@ export class StreamPoster {
       const state = await this.deps.posts.begin(place.sessionId, k, body);
       if (state.state === 'posted') continue;
       // Not ours any more (its lease moved while this poll was in flight): the owner posts it.
-      if (this.deps.poster.owns?.(place.sessionId) === false) return;
+      if (!this.deps.owner.owns(place.sessionId)) return;
       this.push(place, [{ key: k, roundId, piece, ...(onShown ? { onShown } : {}) }]);
     }
   }
 
+  /** The message's text when it is past what the classic thread shows as a message (it uploads a file). */
+  #tooLongToStream(message: Record<string, unknown>): MessageText | undefined {
+    const text = agentMessageText(message, { showReasoning: this.deps.showReasoning });
+    return text && text.plain.length > RENDER_MAX ? text : undefined;
+  }
+
+  /**
+   * A message past RENDER_MAX would take five or more of Slack's 12,000-character streams, each a stop and a
+   * start (Tier 2: about 20 a minute for the whole workspace, so a few sessions' long messages hold every
+   * stream behind them); the classic thread uploads it as a file (Tier 4). It goes as that file here too,
+   * once what the stream holds is out: the stream is stopped first (a message above the file takes no more
+   * appends) and the session's next chatter starts one below it. The session's follower waits for it, as
+   * the classic surface's does; its key is the upload's (found by the file's name after a crash).
+   */
+  async #asFile(place: StreamPlace, key: string, text: MessageText, onShown?: () => void): Promise<void> {
+    await this.drained(place, 'outcome');
+    await this.#serial.run(place.sessionId, async () => {
+      const current = await this.deps.streams.latest(place.sessionId);
+      if (current && current.state !== 'stopped' && current.ts)
+        await this.#stop(place, current, 'processing');
+    });
+    this.deps.owner.throwIfMoved(place.sessionId);
+    await this.deps.poster.postText(place, key, text, 'outcome', { leased: true });
+    onShown?.();
+  }
+
   /**
    * After a crash: an append (or start) whose answer was lost is looked for in the stream, and its keys
-   * recorded or sent again; keys recorded and never sent are queued again. Once per session per process.
-   * `claimed`: a finished session whose claim this process took: its stream is over, so what was left
-   * goes to the thread, each post under the claim (the thread poster renews it first).
+   * recorded or sent again; keys recorded and never sent are queued again. Once per session per process,
+   * by its owner: nothing once the lease moved (a poll still in flight), as the new owner recovers.
    */
-  recover(
-    place: StreamPlace,
-    options: { again?: boolean; asOwner?: boolean; claimed?: boolean } = {},
-  ): Promise<void> {
-    // `asOwner`: nothing once the lease moved (a poll still in flight); the new owner recovers.
-    if (options.asOwner && this.deps.poster.owns?.(place.sessionId) === false) return Promise.resolve();
-    if (options.claimed) this.deps.poster.claimed(place.sessionId);
-    if (options.again) this.#recovered.delete(place.sessionId);
-    let done = this.#recovered.get(place.sessionId);
+  recover(place: StreamPlace): Promise<void> {
+    if (!this.deps.owner.owns(place.sessionId)) return Promise.resolve();
+    return this.#recoverOnce(place, (items) => this.push(place, items));
+  }
+
+  /** `recover`, once more: the old owner's poll may have recorded chatter since the first. */
+  recoverAgain(place: StreamPlace): Promise<void> {
+    this.#of(place).recovered = undefined;
+    return this.recover(place);
+  }
+
+  /**
+   * A finished session's leftovers, under the claim this process took: its stream is over, so what was
+   * left goes to the thread, each post under the claim (the thread poster renews it first).
+   */
+  recoverLeftovers(place: StreamPlace): Promise<void> {
+    this.deps.owner.claimed(place.sessionId);
+    this.#of(place).recovered = undefined;
+    return this.#recoverOnce(place, (items) => this.#leftovers(place, items));
+  }
+
+  #recoverOnce(place: StreamPlace, found: (items: StreamItem[]) => void): Promise<void> {
+    const stream = this.#of(place);
+    let done = stream.recovered;
     if (!done) {
       done = this.#serial
         .run(place.sessionId, async () => {
@@ -155,17 +239,14 @@ export class StreamPoster {
           );
           // No stream open: the session's first batch starts one or posts classic, spending no append turn.
           const latest = await this.deps.streams.latest(place.sessionId);
-          if (!latest || latest.state === 'stopped' || !latest.ts) this.#unstreamed.add(place.sessionId);
+          if (!latest || latest.state === 'stopped' || !latest.ts) this.#streamed(stream, false);
           return items;
         })
-        .then(
-          (items) => (options.claimed ? this.#leftovers(place, items) : this.push(place, items)),
-          (error: unknown) => {
-            this.#recovered.delete(place.sessionId);
-            throw error;
-          },
-        );
-      this.#recovered.set(place.sessionId, done);
+        .then(found, (error: unknown) => {
+          stream.recovered = undefined;
+          throw error;
+        });
+      stream.recovered = done;
     }
     return done;
   }
@@ -173,15 +254,15 @@ export class StreamPoster {
   /** A finished session's items left unsent: into its thread, after its report, as classic posts. */
   #leftovers(place: StreamPlace, items: StreamItem[]): void {
     if (items.length === 0) return;
-    this.#handOver({ place, items: [], scheduled: false, priority: 'chatter', settled: [] }, items);
+    this.#handOver(this.#of(place), items);
   }
 
   /** Settles once nothing of the session waits here; its chatter goes at `priority` meanwhile. */
   drained(place: StreamPlace, priority: 'urgent' | 'outcome' = 'outcome'): Promise<void> {
-    const queue = this.#queues.get(place.sessionId);
+    const queue = this.#sessions.get(place.sessionId);
     if (!queue || (queue.items.length === 0 && !queue.scheduled)) return Promise.resolve();
     if (queue.priority !== 'urgent') queue.priority = priority;
-    this.deps.poster.outbound.promote(place.channelId, place.sessionId, queue.priority);
+    this.deps.outbound.promote(place.channelId, place.sessionId, queue.priority);
     return new Promise((resolve) => queue.settled.push(resolve));
   }
 
@@ -192,13 +273,13 @@ export class StreamPoster {
    * limit on its own, ahead of the session's next batch, and `stopped` settles when it is done.
    */
   async end(place: StreamPlace, end: StreamEnd): Promise<{ stopped: Promise<void> }> {
-    await this.recover(place, end === 'closed' ? { again: true } : {});
+    await (end === 'closed' ? this.recoverAgain(place) : this.recover(place));
     await this.drained(place, end === 'closed' ? 'outcome' : 'urgent');
     const stopped = this.#serial
       .run(place.sessionId, async () => {
         const current = await this.deps.streams.latest(place.sessionId);
         if (current && current.state !== 'stopped' && current.ts) await this.#stop(place, current, end);
-        if (end === 'closed') this.#unstreamed.delete(place.sessionId);
+        if (end === 'closed') this.#streamed(this.#of(place), true);
       })
       .catch((error: unknown) =>
         this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'could not stop a stream'),
@@ -214,38 +295,37 @@ export class StreamPoster {
 
   /** Queued here, or handed to the thread poster and not yet posted: not "left unsent". */
   #waitsHere(place: StreamPlace, key: string): boolean {
-    return this.#queued.has(`${place.sessionId}|${key}`) || this.deps.poster.batches.has(place, key);
+    return !!this.#sessions.get(place.sessionId)?.queued.has(key) || this.deps.poster.waits(place, key);
   }
 
   /** Items waiting here to be streamed. */
   waiting(): number {
-    return this.#queued.size;
+    let waiting = 0;
+    for (const stream of this.#sessions.values()) waiting += stream.queued.size;
+    return waiting;
   }
 
   /** The session's lease moved: what waits here is left, recorded with its content, to the new owner. */
   withdraw(sessionId: string): void {
-    const queue = this.#queues.get(sessionId);
-    for (const item of queue?.items.splice(0) ?? []) this.#queued.delete(`${sessionId}|${item.key}`);
-    this.#recovered.delete(sessionId);
-    this.#unstreamed.delete(sessionId);
+    const stream = this.#sessions.get(sessionId);
+    if (!stream) return;
+    for (const item of stream.items.splice(0)) stream.queued.delete(item.key);
+    stream.recovered = undefined;
+    this.#streamed(stream, true);
   }
 
   push(place: StreamPlace, items: StreamItem[]): void {
     if (items.length === 0) return;
-    let queue = this.#queues.get(place.sessionId);
-    if (!queue) {
-      queue = { place, items: [], scheduled: false, priority: 'chatter', settled: [] };
-      this.#queues.set(place.sessionId, queue);
-    }
+    const queue = this.#of(place);
     queue.place = place;
     for (const item of items) {
       queue.items.push(item);
-      this.#queued.add(`${place.sessionId}|${item.key}`);
+      queue.queued.add(item.key);
     }
     this.#schedule(queue);
   }
 
-  #schedule(queue: SessionQueue): void {
+  #schedule(queue: SessionStream): void {
     if (queue.scheduled || queue.items.length === 0) return;
     queue.scheduled = true;
     const { place } = queue;
@@ -253,15 +333,16 @@ export class StreamPoster {
     // The append's limit decides when; the batch is taken when the turn comes, so all that waits joins it.
     // A session with no stream open appends nothing: it starts one or posts classic, neither of which
     // should spend (or wait for) an append.
-    const turn = this.#unstreamed.has(place.sessionId)
-      ? flush()
-      : this.deps.poster.outbound.run({
-          channel: place.channelId,
-          priority: queue.priority,
-          method: 'stream-append',
-          tag: place.sessionId,
-          run: flush,
-        });
+    const turn =
+      queue.mode === 'not streamed'
+        ? flush()
+        : this.deps.outbound.run({
+            channel: place.channelId,
+            priority: queue.priority,
+            method: 'chat.appendStream',
+            tag: place.sessionId,
+            run: flush,
+          });
     turn
       .catch((error: unknown) =>
         this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'a stream append failed'),
@@ -278,13 +359,13 @@ export class StreamPoster {
    * Slack's limit). A session whose classic chatter is still going out, or that finds no stream start
    * left in Slack's limit, posts this batch the classic way: in order, none lost, none twice.
    */
-  async #flush(queue: SessionQueue): Promise<void> {
+  async #flush(queue: SessionStream): Promise<void> {
     const { place } = queue;
     // Its lease moved while this waited: what waits stays recorded for the new owner, who streams it.
-    if (this.deps.poster.owns?.(place.sessionId) === false) return this.withdraw(place.sessionId);
+    if (!this.deps.owner.owns(place.sessionId)) return this.withdraw(place.sessionId);
     if (!this.streams(place)) return this.#toClassic(queue);
     // Its earlier chatter waits in the thread poster: what comes after it goes there too, behind it.
-    if (this.deps.poster.batches.busy(place.sessionId)) return this.#handOver(queue, queue.items.splice(0));
+    if (this.deps.poster.busy(place.sessionId)) return this.#handOver(queue, queue.items.splice(0));
     const current = await this.deps.streams.latest(place.sessionId);
     const open = current && current.state !== 'stopped' && current.ts ? current : undefined;
     const taken = takeItems(queue.items, open ? open.chars : 0);
@@ -296,7 +377,7 @@ export class StreamPoster {
       if (open && open.chars + chars <= STREAM_MAX_CHARS) {
         const { chunks, tasks } = chunksFor(pieces, open.tasks as TaskStates);
         await this.deps.streams.intend(place.sessionId, open.seq, { keys, pieces });
-        await this.#slack('chat.appendStream', () =>
+        await countedCall(this.deps.metrics, 'chat.appendStream', () =>
           this.deps.slack.chat.appendStream({ channel: place.channelId, ts: open.ts as string, chunks }),
         );
         await this.deps.streams.commit(place.sessionId, open.seq, {
@@ -307,8 +388,8 @@ export class StreamPoster {
         });
       } else {
         // The first stream, the first after a question, or past Slack's limit: one start, if Slack has room.
-        if (!this.deps.poster.outbound.takeNow(place.channelId, 'stream-start')) {
-          if (!open) this.#unstreamed.add(place.sessionId);
+        if (!this.deps.outbound.takeNow(place.channelId, 'chat.startStream')) {
+          if (!open) this.#streamed(queue, false);
           return this.#handOver(queue, taken);
         }
         const round = taken[0]?.roundId ?? '';
@@ -319,9 +400,9 @@ export class StreamPoster {
       }
       this.deps.metrics.batchSize.observe(taken.length);
       this.deps.metrics.postOutcomes.inc({ outcome: 'posted' }, taken.length);
-      for (const k of keys) this.#queued.delete(`${place.sessionId}|${k}`);
+      for (const k of keys) queue.queued.delete(k);
       for (const item of taken) item.onShown?.();
-      this.#failures.delete(place.sessionId);
+      queue.failures = 0;
     } catch (error) {
       if (error instanceof StartsSpentError) return this.#handOver(queue, taken);
       // Not taken: back at the front, in order (a new try, another stream, or the classic thread).
@@ -336,22 +417,17 @@ export class StreamPoster {
    * Items recorded for the stream posted in the thread instead, as the classic surface shows them, this
    * once: the session's later batches try a stream again (once its classic posts are out).
    */
-  #handOver(queue: SessionQueue, items: StreamItem[]): void {
+  #handOver(queue: SessionStream, items: StreamItem[]): void {
     const { place } = queue;
     // Slack stopped the live message on a refused Stop: the first post that goes on says why, as a stream would.
-    let label = this.#stoppedByClick.delete(place.sessionId) ? AFTER_REFUSED_STOP_LABEL : '';
+    let label = queue.stoppedByClick ? AFTER_REFUSED_STOP_LABEL : '';
+    queue.stoppedByClick = false;
     for (const item of items) {
-      this.#queued.delete(`${place.sessionId}|${item.key}`);
-      if (this.deps.poster.batches.has(place, item.key)) continue;
+      queue.queued.delete(item.key);
+      if (this.deps.poster.waits(place, item.key)) continue;
       const piece = label ? { ...item.piece, markdown: `${label}${item.piece.markdown ?? ''}` } : item.piece;
       label = '';
-      this.deps.poster.batches.push(place, {
-        key: item.key,
-        message: pieceAsMessage(piece),
-        begun: true,
-        resolve: () => item.onShown?.(),
-        reject: () => {},
-      });
+      this.deps.poster.queueRecorded(place, item.key, pieceAsMessage(piece), item.onShown);
     }
     if (items.length > 0) this.deps.metrics.postOutcomes.inc({ outcome: 'as_text' }, items.length);
   }
@@ -368,40 +444,48 @@ export class StreamPoster {
     const built = chunksFor(pieces, {});
     const { lead, ...look } = (await this.deps.plan?.(place.sessionId, continuation)) ?? { lead: [] };
     // Slack stopped the one above on a Stop click that was refused: this one says why it is a new message.
-    const afterStop = this.#stoppedByClick.delete(place.sessionId);
+    const stream = this.#of(place);
+    const afterStop = stream.stoppedByClick;
+    stream.stoppedByClick = false;
     const label = afterStop ? AFTER_REFUSED_STOP_LABEL : continuation ? CONTINUATION_LABEL : '';
     const chunks: AnyChunk[] = [...lead, ...(label ? [continuationChunk(label)] : []), ...built.chunks];
     const chars = pieces.reduce((n, p) => n + pieceChars(p), label.length);
     await this.deps.streams.begin(place.sessionId, seq, round, { keys, pieces });
+    // A message of its own in the thread: the session's chatter posted from now on goes below it.
+    this.deps.poster.endTail(place.sessionId);
     const self = await this.deps.self();
     // Its token is taken already (`takeNow`): the call goes now, outside the queue.
-    const started = await this.#slack('chat.startStream', () =>
-      this.deps.slack.chat.startStream({
-        channel: place.channelId,
-        thread_ts: place.cardTs as string,
-        recipient_user_id: place.startedBy,
-        ...(self.teamId ? { recipient_team_id: self.teamId } : {}),
-        ...look,
-        chunks,
-      }),
-    ).catch(async (error: unknown) => {
-      const retryAfterMs = rateLimitedRetryAfterMs(error);
-      if (retryAfterMs === undefined) throw error;
-      // Slack counts starts of other replicas too: none was made, and the batch goes the classic way.
-      this.deps.poster.outbound.pauseLimit(place.channelId, 'stream-start', retryAfterMs);
-      await this.deps.streams.forget(place.sessionId, seq);
-      throw new StartsSpentError();
-    });
+    const started = await this.deps.outbound
+      .runNow(place.channelId, 'chat.startStream', () =>
+        countedCall(this.deps.metrics, 'chat.startStream', () =>
+          this.deps.slack.chat.startStream({
+            channel: place.channelId,
+            thread_ts: place.cardTs as string,
+            recipient_user_id: place.startedBy,
+            ...(self.teamId ? { recipient_team_id: self.teamId } : {}),
+            ...look,
+            chunks,
+          }),
+        ),
+      )
+      .catch(async (error: unknown) => {
+        if (rateLimitedRetryAfterMs(error) === undefined) throw error;
+        // Slack counts starts of other replicas too: none was made, and the batch goes the classic way.
+        await this.deps.streams.forget(place.sessionId, seq);
+        throw new StartsSpentError();
+      })
+      // A classic post answered while the start was on its way may be above the stream: no longer the latest.
+      .finally(() => this.deps.poster.endTail(place.sessionId));
     if (!started.ts) throw new Error('chat.startStream answered without a ts');
     await this.deps.streams.commit(place.sessionId, seq, { ts: started.ts, keys, chars, tasks: built.tasks });
-    this.#unstreamed.delete(place.sessionId);
+    this.#streamed(stream, true);
   }
 
   /** Stops a stream, its keys as metadata (a crash look-up finds them as it finds any post's). */
   async #stop(place: StreamPlace, stream: StreamRecord, end: StreamEnd): Promise<void> {
     const keys = stream.ts ? await this.deps.streams.keysOf(place.sessionId, stream.ts) : [];
     try {
-      await this.#call('stream-stop', place.channelId, 'chat.stopStream', () =>
+      await this.#call('chat.stopStream', place.channelId, () =>
         this.deps.slack.chat.stopStream({
           channel: place.channelId,
           ts: stream.ts as string,
@@ -417,14 +501,14 @@ export class StreamPoster {
         this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'could not stop a stream');
     }
     await this.deps.streams.stopped(place.sessionId, stream.seq);
-    this.#unstreamed.add(place.sessionId);
+    this.#streamed(this.#of(place), false);
   }
 
   /**
    * A call that failed with something in flight. Slack answered (an error, a 429): it took nothing. No
    * answer (a lost connection): what it carried is looked for in the thread, and what got in is done.
    */
-  async #settleInFlight(queue: SessionQueue, stream: StreamRecord, error: unknown): Promise<void> {
+  async #settleInFlight(queue: SessionStream, stream: StreamRecord, error: unknown): Promise<void> {
     const { place } = queue;
     if (slackErrorCode(error) || rateLimitedRetryAfterMs(error) !== undefined) {
       if (stream.ts) await this.deps.streams.clearInFlight(place.sessionId, stream.seq);
@@ -438,13 +522,13 @@ export class StreamPoster {
     for (const item of [...queue.items]) {
       if (!(await this.deps.posts.ts(place.sessionId, item.key))) continue;
       queue.items.splice(queue.items.indexOf(item), 1);
-      this.#queued.delete(`${place.sessionId}|${item.key}`);
+      queue.queued.delete(item.key);
       item.onShown?.();
     }
   }
 
   /** Each Slack error's one outcome: wait (429), a new stream, the classic thread, or another channel. */
-  async #failed(queue: SessionQueue, error: unknown): Promise<void> {
+  async #failed(queue: SessionStream, error: unknown): Promise<void> {
     const { place } = queue;
     const code = slackErrorCode(error);
     if (rateLimitedRetryAfterMs(error) !== undefined) throw error; // the queue waits its Retry-After, then again
@@ -452,19 +536,19 @@ export class StreamPoster {
     if (code && NOT_STREAMING.has(code) && current) {
       await this.deps.streams.stopped(place.sessionId, current.seq);
       // Stopped by a Stop click while the session goes on (the click was refused, or is being handled).
-      if (code === 'stopped_by_user') this.#stoppedByClick.add(place.sessionId);
+      if (code === 'stopped_by_user') queue.stoppedByClick = true;
       return;
     }
     // No answer (a lost connection) or Slack busy/down (it may have applied part): as many tries again.
-    const failures = (this.#failures.get(place.sessionId) ?? 0) + 1;
-    this.#failures.set(place.sessionId, failures);
+    queue.failures++;
+    const { failures } = queue;
     if ((!code || isTransient(code)) && failures < MAX_UNANSWERED) return;
     if (code && CHANNEL_GONE_ERRORS.has(code)) {
       for (const item of queue.items.splice(0)) {
-        this.#queued.delete(`${place.sessionId}|${item.key}`);
+        queue.queued.delete(item.key);
         await this.deps.posts.abandon(place.sessionId, item.key).catch(() => {});
       }
-      await this.deps.poster.onCannotPost?.(place, new CannotPostHereError(place.channelId, code));
+      await this.deps.owner.cannotPost(place, new CannotPostHereError(place.channelId, code));
       return;
     }
     if (code && isFeatureMissing(code)) this.deps.surface.fallBack('chat.startStream', code);
@@ -474,42 +558,24 @@ export class StreamPoster {
         'a stream call failed: posting in the thread instead',
       );
     }
-    this.#classic.add(place.sessionId);
+    queue.mode = 'classic';
     await this.#toClassic(queue);
   }
 
   /** The session's waiting items (each recorded with its classic form) go to the thread poster, once. */
-  async #toClassic(queue: SessionQueue): Promise<void> {
+  async #toClassic(queue: SessionStream): Promise<void> {
     const { place } = queue;
-    for (const item of queue.items.splice(0)) this.#queued.delete(`${place.sessionId}|${item.key}`);
+    for (const item of queue.items.splice(0)) queue.queued.delete(item.key);
     this.deps.metrics.postOutcomes.inc({ outcome: 'as_text' });
-    await this.deps.poster.recover(place, { again: true });
+    await this.deps.poster.recoverAgain(place);
   }
 
   /** A stream call paced by the outbound queue, counted. */
-  readonly #call = async <T>(
-    method: OutboundMethod,
-    channel: string,
-    name: string,
-    run: () => Promise<T>,
-  ): Promise<T> => {
-    const result = await this.deps.poster.outbound.run({
+  readonly #call = <T>(method: SlackMethod, channel: string, run: () => Promise<T>): Promise<T> =>
+    this.deps.outbound.run({
       channel,
       priority: 'urgent',
       method,
-      run: () => this.#slack(name, run),
+      run: () => countedCall(this.deps.metrics, method, run),
     });
-    return result;
-  };
-
-  async #slack<T>(name: string, run: () => Promise<T>): Promise<T> {
-    try {
-      const result = await run();
-      this.deps.metrics.slackCalls.inc({ method: name, outcome: 'ok' });
-      return result;
-    } catch (error) {
-      this.deps.metrics.slackCalls.inc({ method: name, outcome: 'error' });
-      throw error;
-    }
-  }
 }

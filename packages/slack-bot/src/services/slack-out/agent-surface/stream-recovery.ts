@@ -14,7 +14,7 @@ import {
 import type { Logger } from '../../../logger.js';
 import type { PostRepository } from '../../../store/posts.js';
 import type { StreamRecord, StreamRepository } from '../../../store/streams.js';
-import { type BotIdentity, isOwnMessage, type OutboundMethod, type SlackClient } from '../outbound/index.js';
+import { type BotIdentity, isOwnMessage, type SlackClient, type SlackMethod } from '../outbound/index.js';
 import { type Place, POST_EVENT_TYPE } from '../thread/index.js';
 
 /** One piece waiting for the session's stream, with its key and the round it came from. */
@@ -27,12 +27,7 @@ export interface StreamItem {
 }
 
 /** A Slack call through the outbound queue, counted. */
-export type StreamCall = <T>(
-  method: OutboundMethod,
-  channel: string,
-  name: string,
-  run: () => Promise<T>,
-) => Promise<T>;
+export type StreamCall = <T>(method: SlackMethod, channel: string, run: () => Promise<T>) => Promise<T>;
 
 export interface StreamRecoveryDeps {
   slack: SlackClient;
@@ -117,7 +112,7 @@ async function findInThread(
   let found: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const query = { channel: place.channelId, ts: place.cardTs, include_all_metadata: true, limit: 200 };
-    const read = await call('history', place.channelId, 'conversations.replies', () =>
+    const read = await call('conversations.replies', place.channelId, () =>
       deps.slack.conversations.replies({ ...query, ...(cursor ? { cursor } : {}) }),
     );
     for (const m of read.messages ?? []) {

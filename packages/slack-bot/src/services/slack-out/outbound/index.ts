@@ -5,8 +5,8 @@
 export { type BotIdentity, botIdentity, isOwnMessage } from './bot-identity.js';
 export { OutboundQueue } from './outbound.js';
 export {
+  countedCall,
   type OutboundCall,
-  type OutboundMethod,
   type OutboundOptions,
   type OutboundPriority,
   queuedChat,
@@ -14,3 +14,10 @@ export {
   type SharedBudgets,
 } from './outbound-calls.js';
 export { type SlackChat, type SlackClient, slackErrorCode } from './slack.js';
+export {
+  type LimitOverrides,
+  SLACK_LIMITS,
+  SLACK_METHODS,
+  type SlackLimit,
+  type SlackMethod,
+} from './slack-limits.js';

@@ -1,6 +1,8 @@
 /** What the outbound queue is asked to send, how it is told about Slack's limits, and `queuedChat` over it. */
-import { type Clock, TokenBucket } from '@agent-sessions/core';
+import type { Clock } from '@agent-sessions/core';
+import type { BotMetrics } from '../../ops/metrics.js';
 import type { SlackChat, SlackClient } from './slack.js';
+import type { LimitOverrides, SlackMethod } from './slack-limits.js';
 
 /**
  * What goes first in a channel: prompts, answers and refusals (a person is waiting), then a session's
@@ -11,32 +13,17 @@ import type { SlackChat, SlackClient } from './slack.js';
 export type OutboundPriority = 'urgent' | 'outcome' | 'edit' | 'chatter';
 export const PRIORITIES: readonly OutboundPriority[] = ['urgent', 'outcome', 'edit', 'chatter'];
 
-/**
- * Which of Slack's limits a call spends. `turn`: no call at all, only a turn in the queue (a batch waits
- * for its turn, then queues its post); `history` runs in a lane of its own, so a crash look-up (Slack may
- * allow one a minute) never holds the channel's posts.
- */
-export type OutboundMethod =
-  | 'post'
-  | 'update'
-  | 'upload'
-  | 'tier2'
-  | 'tier3'
-  | 'tier4'
-  | 'history'
-  | 'turn'
-  | StreamMethod;
-/**
- * Slack's streaming methods, each with a limit of its own for the workspace: chat.appendStream Tier 4
- * (not chat.postMessage's per-channel one), chat.startStream and chat.stopStream Tier 2.
- */
-export type StreamMethod = 'stream-start' | 'stream-append' | 'stream-stop';
-
 export interface OutboundCall<T> {
   /** The channel whose queue it waits in (a user id for a DM). */
   channel: string;
   priority: OutboundPriority;
-  method: OutboundMethod;
+  /** The Slack method it calls: the limit it spends (slack-limits.ts), and the name its 429s are counted by. */
+  method: SlackMethod;
+  /**
+   * No call at all, only a turn for one (of `method`): a batch waits for its turn, takes the token its
+   * post then spends, and queues its post (see the queue's `prepaid`).
+   */
+  turn?: true;
   run: () => Promise<T>;
   /** Whose call it is (a session id): `promote` moves a session's waiting calls ahead. */
   tag?: string;
@@ -47,37 +34,10 @@ export interface OutboundCall<T> {
   spare?: () => boolean;
 }
 
-export interface OutboundOptions {
+/** How the queue paces: Slack's limits (slack-limits.ts, here overridden), and what it does beside them. */
+export interface OutboundOptions extends LimitOverrides {
   /** `off`: every call runs at once and 429s are left to the Web API client (the benchmark's naive way). */
   pacing?: 'on' | 'off';
-  /**
-   * chat.postMessage per channel: Slack allows about 1 a second with short bursts (5 by default, as the
-   * sandbox models them). Every post the bot makes goes through here (a session's first card too), so the
-   * queue may spend the whole of it; chatter and reports only its top token.
-   */
-  postPerSecond?: number;
-  postBurst?: number;
-  /**
-   * chat.update (Tier 3, 50+ a minute) for the whole workspace, and the edits it may send at once: Slack
-   * counts its tiers per minute and tolerates bursts, so a minute's worth by default.
-   */
-  updatePerMinute?: number;
-  updateBurst?: number;
-  /** agents.sessions.setStatus / rename (Tier 3, 50+ a minute) for the whole workspace. */
-  tier3PerMinute?: number;
-  /** Tier 2 methods that are no stream's (code channels' create and archive), for the workspace. */
-  tier2PerMinute?: number;
-  /** views / ephemerals (Tier 4, ~100 a minute) for the whole workspace. */
-  tier4PerMinute?: number;
-  /**
-   * conversations.replies / history (crash look-ups only): Tier 3 for most apps. Where Slack allows one a
-   * minute (commercial apps outside the Marketplace), its 429s pause the look-ups' lane, nothing else.
-   */
-  historyPerMinute?: number;
-  /** chat.appendStream (Tier 4) and chat.startStream / chat.stopStream (Tier 2), a minute, workspace-wide. */
-  streamAppendPerMinute?: number;
-  streamStartPerMinute?: number;
-  streamStopPerMinute?: number;
   /** A 429 without a usable Retry-After pauses the limit it hit this long. */
   defaultRetryAfterMs?: number;
   clock?: Clock;
@@ -117,19 +77,23 @@ export function rateLimitedRetryAfterMs(error: unknown): number | undefined {
 }
 
 /**
- * The streaming methods' limits, workspace-wide: Tier 4 appends; starts and stops Tier 2. Slack counts
- * tiers a minute and tolerates bursts: each may spend a minute's worth at once, as card edits do.
+ * One Slack call counted by its method, ok or error (`slack_api_calls_total`): the one wrapper every
+ * caller counts its calls with.
  */
-export function streamBuckets(options: OutboundOptions, clock: Clock): Map<OutboundMethod, TokenBucket> {
-  const perMinute = (n: number) =>
-    new TokenBucket({ ratePerSecond: n / 60, burst: Math.max(1, Math.floor(n)), clock });
-  return new Map<OutboundMethod, TokenBucket>([
-    ['stream-append', perMinute(options.streamAppendPerMinute ?? 90)],
-    ['stream-start', perMinute(options.streamStartPerMinute ?? 18)],
-    ['stream-stop', perMinute(options.streamStopPerMinute ?? 18)],
-    // Other Tier 2 methods (a code channel's create and archive): about 20 a minute for the workspace.
-    ['tier2', perMinute(options.tier2PerMinute ?? 18)],
-  ]);
+export async function countedCall<T>(
+  metrics: Pick<BotMetrics, 'slackCalls'>,
+  method: SlackMethod,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    const result = await run();
+    metrics.slackCalls.inc({ method, outcome: 'ok' });
+    return result;
+  } catch (error) {
+    // A 429 is counted by the queue (slack_rate_limited_total), and the call goes again.
+    if (rateLimitedRetryAfterMs(error) === undefined) metrics.slackCalls.inc({ method, outcome: 'error' });
+    throw error;
+  }
 }
 
 /**
@@ -146,21 +110,21 @@ export function queuedChat(
         outbound.run({
           channel: args.channel,
           priority: 'urgent',
-          method: 'post',
+          method: 'chat.postMessage',
           run: () => client.chat.postMessage(args),
         }),
       update: (args) =>
         outbound.run({
           channel: args.channel,
           priority: 'urgent',
-          method: 'update',
+          method: 'chat.update',
           run: () => client.chat.update(args),
         }),
       delete: (args) =>
         outbound.run({
           channel: args.channel,
           priority: 'urgent',
-          method: 'update',
+          method: 'chat.delete',
           run: () => client.chat.delete(args),
         }),
     },

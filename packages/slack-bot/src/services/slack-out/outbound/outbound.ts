@@ -4,20 +4,35 @@
  * outbound-calls.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { type Clock, systemClock, TokenBucket } from '@agent-sessions/core';
+import { type Clock, systemClock, type TokenBucket } from '@agent-sessions/core';
 import type { Logger } from '../../../logger.js';
 import type { BotMetrics } from '../../ops/metrics.js';
 import { boundToCaller } from '../../ops/tracing.js';
 import {
   type OutboundCall,
-  type OutboundMethod,
   type OutboundOptions,
   type OutboundPriority,
   PRIORITIES,
   rateLimitedRetryAfterMs,
   type SharedBudgets,
-  streamBuckets,
 } from './outbound-calls.js';
+import {
+  bucketFor,
+  type LimitOverrides,
+  limitOf,
+  SLACK_LIMITS,
+  SLACK_METHODS,
+  type SlackLimit,
+  type SlackMethod,
+} from './slack-limits.js';
+
+/** The channel's post limit: the one whose tokens are held in flight until Slack answers (see #land). */
+const POST_LIMIT = SLACK_LIMITS['chat.postMessage'];
+/** The workspace's edits (Tier 3): cards' and, while a channel's posts are behind, chatter appended to its post. */
+const EDIT_LIMIT = SLACK_LIMITS['chat.update'];
+
+/** A post (not a turn for one): what a turn's prepaid token pays for. */
+const isPost = (call: OutboundCall<unknown>) => !call.turn && call.method === 'chat.postMessage';
 
 const MAX_OUTCOME_TAGS = 10_000;
 /**
@@ -48,7 +63,8 @@ interface Flight {
 interface Lane {
   channel: string;
   queues: Record<OutboundPriority, Job[]>;
-  post: TokenBucket;
+  /** The lane's channel-scoped limits, by key (chat.postMessage's). */
+  buckets: Map<string, TokenBucket>;
   running: boolean;
   /** Calls of this lane sent and not yet answered (only those that need no order: edits, views). */
   inFlight: number;
@@ -78,14 +94,10 @@ interface Lane {
 export class OutboundQueue {
   readonly pacing: 'on' | 'off';
   readonly #lanes = new Map<string, Lane>();
-  readonly #update: TokenBucket;
-  readonly #tier3: TokenBucket;
-  readonly #tier4: TokenBucket;
-  readonly #history: TokenBucket;
-  readonly #streams: ReturnType<typeof streamBuckets>;
+  /** The workspace-scoped limits, by key, made as they are first spent. */
+  readonly #workspace = new Map<string, TokenBucket>();
+  readonly #limits: LimitOverrides;
   readonly #clock: Clock;
-  readonly #postPerSecond: number;
-  readonly #postBurst: number;
   readonly #defaultRetryAfterMs: number;
   readonly #shared: SharedBudgets | undefined;
   #sharedFailing = false;
@@ -103,31 +115,18 @@ export class OutboundQueue {
   ) {
     this.pacing = options.pacing ?? 'on';
     this.#clock = options.clock ?? systemClock;
-    this.#postPerSecond = options.postPerSecond ?? 1;
-    this.#postBurst = options.postBurst ?? 5;
+    this.#limits = options;
     this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? 5_000;
     this.#shared = options.shared;
-    const clock = this.#clock;
-    this.#update = new TokenBucket({
-      ratePerSecond: (options.updatePerMinute ?? 50) / 60,
-      burst: options.updateBurst ?? 50,
-      clock,
-    });
-    this.#tier3 = new TokenBucket({ ratePerSecond: (options.tier3PerMinute ?? 50) / 60, burst: 5, clock });
-    this.#tier4 = new TokenBucket({ ratePerSecond: (options.tier4PerMinute ?? 90) / 60, burst: 5, clock });
-    this.#history = new TokenBucket({
-      ratePerSecond: (options.historyPerMinute ?? 40) / 60,
-      burst: 3,
-      clock,
-    });
-    this.#streams = streamBuckets(options, clock);
+    // Known series exist from the start (Prometheus advice), so dashboards see zeros, not gaps.
+    for (const method of SLACK_METHODS) metrics.rateLimited.inc({ method }, 0);
   }
 
   /** Runs the call when the channel's queue and Slack's limits allow; settles as the call does. */
   run<T>(call: OutboundCall<T>): Promise<T> {
     if (this.pacing === 'off') return call.run();
     return new Promise<T>((resolve, reject) => {
-      const lane = this.#lane(call.method === 'history' ? `${call.channel} history` : call.channel);
+      const lane = this.#lane(limitOf(call.method).ownLane ? `${call.channel} history` : call.channel);
       this.#enqueue(lane, {
         // Sent later, by the lane's loop: its span is a child of whatever queued it (a click, a poll).
         call: { ...call, run: boundToCaller(call.run) } as OutboundCall<unknown>,
@@ -157,11 +156,11 @@ export class OutboundQueue {
     return moved.length;
   }
 
-  /** Takes a tag's waiting calls of one method out of a channel's queue, rejecting each with `reason`. */
-  cancel(channel: string, tag: string, method: OutboundMethod, reason: Error): number {
+  /** Takes a tag's waiting turns out of a channel's queue, rejecting each with `reason`. */
+  cancelTurns(channel: string, tag: string, reason: Error): number {
     const lane = this.#lanes.get(channel);
     if (!lane) return 0;
-    const taken = this.#untag(lane, tag, 0, method);
+    const taken = this.#untag(lane, tag, 0, true);
     for (const job of taken) job.reject(reason);
     return taken.length;
   }
@@ -195,11 +194,11 @@ export class OutboundQueue {
   }
 
   /**
-   * A tag's waiting calls (of `method` only, when given) of the priorities from `from` on, taken out of
+   * A tag's waiting calls (its turns only, when asked) of the priorities from `from` on, taken out of
    * their queues, in order.
    */
-  #untag(lane: Lane, tag: string, from: number, method?: OutboundMethod): Job[] {
-    const mine = (job: Job) => job.call.tag === tag && (method === undefined || job.call.method === method);
+  #untag(lane: Lane, tag: string, from: number, turns = false): Job[] {
+    const mine = (job: Job) => job.call.tag === tag && (!turns || job.call.turn === true);
     const taken: Job[] = [];
     for (const p of PRIORITIES.slice(from)) {
       taken.push(...lane.queues[p].filter(mine));
@@ -220,13 +219,13 @@ export class OutboundQueue {
    */
   #enqueue(lane: Lane, job: Job): void {
     const { priority, tag } = job.call;
-    if (job.call.method === 'turn') job.chatter = true;
+    if (job.call.turn) job.chatter = true;
     const queue = lane.queues[priority];
-    if (tag !== undefined && job.call.method === 'post' && lane.prepaid.has(tag)) {
+    if (tag !== undefined && isPost(job.call) && lane.prepaid.has(tag)) {
       queue.unshift(job);
       return;
     }
-    const asked = tag !== undefined && job.call.method === 'post' ? lane.asking.get(tag) : undefined;
+    const asked = tag !== undefined && isPost(job.call) ? lane.asking.get(tag) : undefined;
     if (asked !== undefined && priority === 'urgent') {
       lane.asking.delete(tag as string);
       job.asked = asked;
@@ -249,8 +248,8 @@ export class OutboundQueue {
 
   /** Whether a waiting urgent call stays ahead of a question whose chatter's turn was `asked`. */
   #aheadOfQuestion(lane: Lane, job: Job, asked: number): boolean {
-    const { tag, method } = job.call;
-    if (tag !== undefined && method === 'post' && lane.prepaid.has(tag)) return true;
+    const { tag } = job.call;
+    if (tag !== undefined && isPost(job.call) && lane.prepaid.has(tag)) return true;
     return job.asked !== undefined && job.asked < asked;
   }
 
@@ -274,18 +273,34 @@ export class OutboundQueue {
    * else when the limit is spent (a session with no stream start left posts its chatter the classic way).
    * The call it pays for is then made by the caller, outside the queue. Always true unpaced.
    */
-  takeNow(channel: string, method: OutboundMethod): boolean {
+  takeNow(channel: string, method: SlackMethod): boolean {
     if (this.pacing === 'off') return true;
-    const bucket = this.#bucket(this.#lane(channel), method);
-    return bucket ? bucket.tryTake(0) : true;
+    return this.#bucket(this.#lane(channel), method).tryTake(0);
   }
 
-  /** A call made outside the queue (after `takeNow`) was answered 429: what spends its limit waits. */
-  pauseLimit(channel: string, method: OutboundMethod, retryAfterMs: number): void {
+  /**
+   * Makes a call whose token `takeNow` took, at once, outside the queue. A 429 pauses what spends its
+   * limit, as one answered in the queue does, and goes up to the caller (the call is not made again).
+   */
+  async runNow<T>(channel: string, method: SlackMethod, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      const retryAfterMs = rateLimitedRetryAfterMs(error);
+      if (retryAfterMs !== undefined) await this.#rateLimited(this.#lane(channel), method, retryAfterMs);
+      throw error;
+    }
+  }
+
+  /** Slack answered 429: once for the limit it hit, not per call, everything spending it waits. */
+  async #rateLimited(lane: Lane, method: SlackMethod, retryAfterMs: number): Promise<number> {
     const pauseMs = retryAfterMs >= 0 ? retryAfterMs : this.#defaultRetryAfterMs;
     this.rateLimited++;
     this.metrics.rateLimited.inc({ method });
-    this.#bucket(this.#lane(channel), method)?.pauseFor(pauseMs);
+    this.#bucket(lane, method).pauseFor(pauseMs);
+    const key = this.#sharedKey(lane, method);
+    if (key) await this.#shared?.pause(key, pauseMs).catch(() => {});
+    return pauseMs;
   }
 
   /** A channel's waiting calls may go sooner than its queue thought (a spare call now matters more). */
@@ -325,11 +340,7 @@ export class OutboundQueue {
       lane = {
         channel,
         queues: { urgent: [], outcome: [], edit: [], chatter: [] },
-        post: new TokenBucket({
-          ratePerSecond: this.#postPerSecond,
-          burst: this.#postBurst,
-          clock: this.#clock,
-        }),
+        buckets: new Map(),
         running: false,
         inFlight: 0,
         wake: undefined,
@@ -341,19 +352,19 @@ export class OutboundQueue {
     return lane;
   }
 
-  #bucket(lane: Lane, method: OutboundMethod): TokenBucket | undefined {
-    switch (method) {
-      case 'update':
-        return this.#update;
-      case 'tier3':
-        return this.#tier3;
-      case 'tier4':
-        return this.#tier4;
-      case 'history':
-        return this.#history;
-      default:
-        return this.#streams.get(method) ?? lane.post;
+  /** The bucket of the limit a method spends: the lane's (a channel's limit) or the workspace's. */
+  #bucket(lane: Lane, method: SlackMethod): TokenBucket {
+    return this.#bucketOf(lane, limitOf(method));
+  }
+
+  #bucketOf(lane: Lane, limit: SlackLimit): TokenBucket {
+    const buckets = limit.scope === 'channel' ? lane.buckets : this.#workspace;
+    let bucket = buckets.get(limit.key);
+    if (!bucket) {
+      bucket = bucketFor(limit, this.#limits, this.#clock);
+      buckets.set(limit.key, bucket);
     }
+    return bucket;
   }
 
   #next(lane: Lane): Job | undefined {
@@ -374,13 +385,13 @@ export class OutboundQueue {
     const full = new Map<TokenBucket, number>();
     // A snapshot: the queues may change while a shared budget is asked.
     for (const job of PRIORITIES.flatMap((p) => lane.queues[p])) {
-      const { tag, method } = job.call;
-      const paid = tag !== undefined && method === 'post' ? lane.prepaid.get(tag) : undefined;
+      const { tag } = job.call;
+      const paid = tag !== undefined && isPost(job.call) ? lane.prepaid.get(tag) : undefined;
       if (paid) lane.prepaid.delete(tag as string);
-      const bucket = paid ? undefined : this.#bucket(lane, method);
+      const bucket = paid ? undefined : this.#bucket(lane, job.call.method);
       const keep = !bucket ? 0 : job.call.spare?.() ? bucket.burst - 1 : this.#reserved(lane, bucket, job);
       if (bucket && (full.get(bucket) ?? Number.POSITIVE_INFINITY) <= keep) continue;
-      const flight = bucket === lane.post ? { id: randomUUID(), shared: false } : paid;
+      const flight = bucket === this.#bucketOf(lane, POST_LIMIT) ? { id: randomUUID(), shared: false } : paid;
       const wait = bucket ? await this.#spend(lane, job.call.method, bucket, keep, flight) : 0;
       if (wait === 0) {
         const queue = lane.queues[job.call.priority];
@@ -390,7 +401,7 @@ export class OutboundQueue {
           continue;
         }
         queue.splice(at, 1);
-        if (method === 'turn' && tag !== undefined && flight) {
+        if (job.call.turn && tag !== undefined && flight) {
           this.#unpay(lane, tag); // a token an earlier turn took and nothing spent
           lane.prepaid.set(tag, flight);
           if (job.call.priority === 'urgent') lane.asking.set(tag, ++this.#turns);
@@ -409,11 +420,43 @@ export class OutboundQueue {
    * post budget ready: the others (chatter, reports) spend only its top token, leaving the rest of the
    * burst to urgent posts. They still post a message a second as the budget refills, only never out of
    * the burst, so questions asked together (two posts each: the chatter before it, then the question) go
-   * at once however busy the channel is.
+   * at once however busy the channel is. The top token is the top of what the bucket may hold now: a post
+   * still unanswered holds one back (see #land), and with only the top of a full burst a thread behind would
+   * post once a second plus Slack's round trip. One such post at a time does not count, so the next turn
+   * is taken while it is answered: a second apart, the burst below them kept.
    */
   #reserved(lane: Lane, bucket: TokenBucket, job: Job): number {
-    if (bucket !== lane.post || job.call.priority === 'urgent') return 0;
-    return bucket.burst - 1;
+    if (job.call.priority === 'chatter' && bucket === this.#bucketOf(lane, EDIT_LIMIT))
+      return this.#chatterEditKeep(bucket);
+    if (bucket !== this.#bucketOf(lane, POST_LIMIT) || job.call.priority === 'urgent') return 0;
+    // Never below nothing kept: a burst of one still waits for its token.
+    return Math.max(0, bucket.burst - 1 - Math.min(1, bucket.inFlight));
+  }
+
+  /**
+   * What chatter appended by an edit leaves of the workspace's edits: half their burst, for the cards (their
+   * edits are what the whole workspace shares, at 50 a minute) and for the chatter of other channels.
+   */
+  #chatterEditKeep(bucket: TokenBucket): number {
+    return Math.floor(bucket.burst / 2);
+  }
+
+  /**
+   * Whether a session's chatter waiting in a channel goes sooner as an edit of its last post there than as a
+   * post of its own: the channel's posts are behind (posts wait in its queue, or chatter's token, the top of
+   * the burst, is not there), and the workspace's edits have room above what chatter leaves them. Edits
+   * (Tier 3, workspace-wide) are not under chat.postMessage's one post a second per channel.
+   */
+  appendsNow(channel: string): boolean {
+    if (this.pacing === 'off') return false;
+    const lane = this.#lanes.get(channel);
+    if (!lane) return false;
+    const edits = this.#bucketOf(lane, EDIT_LIMIT);
+    if (edits.msUntilAvailable(this.#chatterEditKeep(edits)) > 0) return false;
+    const posting = (job: Job) => limitOf(job.call.method) === POST_LIMIT;
+    if (PRIORITIES.some((p) => lane.queues[p].some(posting))) return true;
+    const posts = this.#bucketOf(lane, POST_LIMIT);
+    return posts.msUntilAvailable(Math.max(0, posts.burst - 1 - Math.min(1, posts.inFlight))) > 0;
   }
 
   /**
@@ -422,7 +465,7 @@ export class OutboundQueue {
    */
   async #spend(
     lane: Lane,
-    method: OutboundMethod,
+    method: SlackMethod,
     bucket: TokenBucket,
     keep: number,
     flight: Flight | undefined,
@@ -452,21 +495,21 @@ export class OutboundQueue {
    */
   async #land(lane: Lane, flight: Flight | undefined): Promise<void> {
     if (!flight) return;
-    const key = this.#sharedKey(lane, 'post');
+    const key = this.#sharedKey(lane, 'chat.postMessage');
+    const post = this.#bucketOf(lane, POST_LIMIT);
     if (flight.shared && key && this.#shared) {
-      const rate = { perSecond: lane.post.ratePerSecond, burst: lane.post.burst };
+      const rate = { perSecond: post.ratePerSecond, burst: post.burst };
       await this.#shared.landed(key, rate, flight.id).catch(() => {});
-    } else lane.post.landed(flight.id);
+    } else post.landed(flight.id);
     // The lane may be waiting for its burst to be full again.
     lane.wake?.abort();
   }
 
-  /** The shared budget's row for a call: a channel's posts, or the workspace's edits. */
-  #sharedKey(lane: Lane, method: OutboundMethod): string | undefined {
-    if (method === 'update') return 'chat.update';
-    if (method === 'post' || method === 'upload' || method === 'turn')
-      return `chat.postMessage:${lane.channel}`;
-    return undefined;
+  /** The shared budget's row for a method's limit, when replicas share it: per channel, or the workspace's. */
+  #sharedKey(lane: Lane, method: SlackMethod): string | undefined {
+    const limit = limitOf(method);
+    if (!limit.replicas) return undefined;
+    return limit.scope === 'channel' ? `${limit.key}:${lane.channel}` : limit.key;
   }
 
   async #wait(lane: Lane, ms: number): Promise<void> {
@@ -501,7 +544,7 @@ export class OutboundQueue {
       }
       // A post is answered before the next is sent (Slack orders a thread by arrival); an edit, a view or a
       // look-up needs no order, so the channel's posts do not wait for its answer either.
-      if (taken.call.method === 'post' || taken.call.method === 'upload') await this.#send(lane, taken);
+      if (!taken.call.turn && limitOf(taken.call.method).scope === 'channel') await this.#send(lane, taken);
       else {
         lane.inFlight++;
         void this.#send(lane, taken).finally(() => {
@@ -527,13 +570,8 @@ export class OutboundQueue {
         job.reject(error);
         return;
       }
-      // Once for the limit it hit, not per call: everything spending that limit waits, then this goes first.
-      const pauseMs = retryAfterMs >= 0 ? retryAfterMs : this.#defaultRetryAfterMs;
-      this.rateLimited++;
-      this.metrics.rateLimited.inc({ method: job.call.method });
-      this.#bucket(lane, job.call.method)?.pauseFor(pauseMs);
-      const key = this.#sharedKey(lane, job.call.method);
-      if (key) await this.#shared?.pause(key, pauseMs).catch(() => {});
+      // Everything spending the limit it hit waits, then this goes first.
+      const pauseMs = await this.#rateLimited(lane, job.call.method, retryAfterMs);
       lane.queues[job.call.priority].unshift(job);
       lane.wake?.abort();
       this.#drain(lane);

@@ -3,6 +3,7 @@ import type { KnownBlock } from '@slack/types';
 import type { Logger } from '../../../logger.js';
 import type { BotMetrics } from '../../ops/metrics.js';
 import {
+  countedCall,
   type OutboundQueue,
   rateLimitedRetryAfterMs,
   type SlackClient,
@@ -245,7 +246,7 @@ export class CardUpdater {
       .run({
         channel: CARD_EDITS_LANE,
         priority: 'edit',
-        method: 'update',
+        method: 'chat.update',
         spare,
         run: () => this.#editBest(),
       })
@@ -268,12 +269,9 @@ export class CardUpdater {
       const content = JSON.stringify([card.channel, card.ts, card.text, card.blocks]);
       shown = this.#shown.get(sessionId) === content;
       if (shown) return;
-      await this.slack.chat.update({
-        channel: card.channel,
-        ts: card.ts,
-        text: card.text,
-        blocks: card.blocks,
-      });
+      await countedCall(this.metrics, 'chat.update', () =>
+        this.slack.chat.update({ channel: card.channel, ts: card.ts, text: card.text, blocks: card.blocks }),
+      );
       this.#shown.delete(sessionId);
       // Taken over meanwhile: the new owner may have edited the card since, so what it shows is unknown.
       if (forgets === this.#forgets) this.#shown.set(sessionId, content);
@@ -281,7 +279,6 @@ export class CardUpdater {
       if (this.#shown.size > MAX_REMEMBERED_CARDS && !oldest.done) this.#shown.delete(oldest.value);
       shown = true;
       this.updates++;
-      this.metrics.slackCalls.inc({ method: 'chat.update', outcome: 'ok' });
     } catch (error) {
       if (rateLimitedRetryAfterMs(error) !== undefined && !this.#stopped) {
         // The queue waits the Retry-After and gives the turn again; the card waits with what came since.
@@ -297,7 +294,6 @@ export class CardUpdater {
       }
       const code = slackErrorCode(error);
       shown = code !== undefined && CARD_GONE_ERRORS.has(code);
-      this.metrics.slackCalls.inc({ method: 'chat.update', outcome: 'error' });
       this.metrics.errors.inc({ where: 'card_update' });
       this.logger.warn({ err: error, sessionId }, 'could not update a session card');
     } finally {

@@ -5,13 +5,15 @@
  */
 export { type CardMessage, type CardRank, CardUpdater, type CardUpdaterOptions } from './card-updater.js';
 export { Notifier } from './notifier.js';
+export { PostOwner, type PostOwnerDeps } from './post-owner.js';
 export { POST_EVENT_TYPE, postMetadata } from './thread-lookup.js';
 export {
   CannotPostHereError,
   CHANNEL_GONE_ERRORS,
   type Place,
   PostWithdrawnError,
+  type SessionPlace,
   type ThreadMessage,
   threadPlace,
 } from './thread-place.js';
-export { ThreadPoster, type ThreadPosterOptions } from './thread-poster.js';
+export { ThreadPoster, type ThreadPosterDeps, type ThreadPosterOptions } from './thread-poster.js';

@@ -18,7 +18,11 @@ export class Notifier {
     },
   ) {}
 
-  #run<T>(channel: string, method: 'post' | 'tier4', run: () => Promise<T>): Promise<T> {
+  #run<T>(
+    channel: string,
+    method: 'chat.postMessage' | 'chat.postEphemeral',
+    run: () => Promise<T>,
+  ): Promise<T> {
     const { outbound } = this.deps;
     return outbound ? outbound.run({ channel, priority: 'urgent', method, run }) : run();
   }
@@ -26,23 +30,25 @@ export class Notifier {
   /** Only `userId` sees it; where the bot can't post (often why it failed) it goes to the app's DM. */
   async tell(channelId: string, userId: string, text: string): Promise<void> {
     const { slack, logger } = this.deps;
-    await this.#run(channelId, 'tier4', () =>
+    await this.#run(channelId, 'chat.postEphemeral', () =>
       slack.chat.postEphemeral({ channel: channelId, user: userId, text }),
     )
-      .catch(() => this.#run(userId, 'post', () => slack.chat.postMessage({ channel: userId, text })))
+      .catch(() =>
+        this.#run(userId, 'chat.postMessage', () => slack.chat.postMessage({ channel: userId, text })),
+      )
       .catch((error: unknown) => logger.warn({ err: error, userId }, 'could not tell a person privately'));
   }
 
   /** A line in the session's thread (who did what). */
   async note(
-    session: Pick<SessionRecord, 'sessionId' | 'channelId' | 'cardTs' | 'threadTs' | 'homeChannelId'>,
+    session: Pick<SessionRecord, 'sessionId' | 'channelId' | 'cardTs' | 'threadTs' | 'codeChannelId'>,
     text: string,
   ): Promise<void> {
     // The card's thread, or the session's own channel (at its top).
     const { channelId, cardTs: thread } = threadPlace(session);
-    if (!thread && !session.homeChannelId) return;
+    if (!thread && !session.codeChannelId) return;
     try {
-      await this.#run(channelId, 'post', () =>
+      await this.#run(channelId, 'chat.postMessage', () =>
         this.deps.slack.chat.postMessage({
           channel: channelId,
           ...(thread ? { thread_ts: thread } : {}),

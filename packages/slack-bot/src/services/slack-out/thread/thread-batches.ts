@@ -4,7 +4,7 @@
  */
 import type { Logger } from '../../../logger.js';
 import type { BotMetrics } from '../../ops/metrics.js';
-import type { OutboundPriority, OutboundQueue } from '../outbound/index.js';
+import { type OutboundPriority, type OutboundQueue, rateLimitedRetryAfterMs } from '../outbound/index.js';
 import { batchMessage, takeBatch } from './thread-layout.js';
 import { CannotPostHereError, type Place, PostWithdrawnError, type ThreadMessage } from './thread-place.js';
 
@@ -26,10 +26,25 @@ interface Waiter {
   resolve: () => void;
 }
 
+/**
+ * A session's latest post of chatter, while nothing else was posted in its thread since: chatter waiting
+ * may go into it by an edit (see ThreadBatches#turn) as long as it has room.
+ */
+interface Tail {
+  ts: string;
+  /** Every key it shows, in order (its metadata lists them, for a look-up after a crash). */
+  keys: string[];
+  messages: ThreadMessage[];
+  /** When it was posted, by the clock `Date.now` reads. */
+  at: number;
+}
+
 interface Batch {
   place: Place;
   items: BatchItem[];
   scheduled: boolean;
+  /** Something else was posted in the thread while this batch's post was on its way (see `endTail`). */
+  tailEnded: boolean;
   /**
    * `chatter`; `outcome` once the session finished and its report waits for this batch to empty;
    * `urgent` while a question waits for it (a person is waiting).
@@ -49,6 +64,17 @@ export interface ThreadBatchesOptions {
   begin: (place: Place, key: string) => Promise<string | undefined>;
   /** The ts a key recorded here was posted with, if another process posted it meanwhile. */
   posted: (place: Place, key: string) => Promise<string | undefined>;
+  /**
+   * Edits the session's post `ts` to show `message` (all of `keys`: those it showed, then `added`, recorded
+   * already), made now: its token is taken. Records `added` as posted there. Absent: chatter is only posted.
+   */
+  append?: (
+    place: Place,
+    ts: string,
+    keys: string[],
+    added: string[],
+    message: ThreadMessage,
+  ) => Promise<void>;
   /** Sends one post for keys already recorded; its ts. */
   deliver: (
     place: Place,
@@ -68,8 +94,22 @@ class CarriedError extends Error {
   }
 }
 
+/**
+ * How long a post of chatter stays open to edits: a person's reply in the thread is not seen here (it may
+ * come to another replica), and chatter appended above it would read out of order; a channel behind posts
+ * a session's next post within a few seconds, so its tail is young while it catches up.
+ */
+const TAIL_OPEN_MS = 30_000;
+/** Tails kept at most (the oldest go first): a session's tail ends with its report anyway. */
+const MAX_TAILS = 10_000;
+
+/** How a turn of appending went: done, or the chatter goes as a post after all. */
+type Appended = 'done' | 'post';
+
 export class ThreadBatches {
   readonly #batches = new Map<string, Batch>();
+  /** Each session's post open to edits, while nothing else was posted in its thread. */
+  readonly #tails = new Map<string, Tail>();
   /** `session|key` of everything waiting in a batch of this process. */
   readonly #queued = new Set<string>();
   /** Items pushed so far (their `seq`s count up from 1). */
@@ -130,7 +170,7 @@ export class ThreadBatches {
     for (const item of taken) this.#queued.delete(`${place.sessionId}|${item.key}`);
     // Nothing left for the batch's turn to send: it leaves the queue without spending the channel's post.
     if (batch.items.length === 0)
-      this.deps.outbound.cancel(place.channelId, place.sessionId, 'turn', new CarriedError());
+      this.deps.outbound.cancelTurns(place.channelId, place.sessionId, new CarriedError());
     this.#wakeWaiters(batch);
     return taken;
   }
@@ -164,13 +204,37 @@ export class ThreadBatches {
    * recorded with its content, and the session's new owner recovers and posts it, once.
    */
   withdraw(sessionId: string): void {
-    const reason = new PostWithdrawnError(`session ${sessionId} is followed by another replica now`);
+    const reason = PostWithdrawnError.moved(sessionId);
+    this.#tails.delete(sessionId);
     for (const item of this.#batches.get(sessionId)?.items.splice(0) ?? []) {
       this.#queued.delete(`${sessionId}|${item.key}`);
       item.reject(reason);
     }
     // Its report and prompts waiting in the queue too: the new owner posts them (each key once).
     this.deps.outbound.withdraw(sessionId, reason);
+  }
+
+  /**
+   * Something other than its chatter was posted (or is being posted) in the session's thread: its chatter
+   * from now on goes in posts after that, never into a post above it.
+   */
+  endTail(sessionId: string): void {
+    this.#tails.delete(sessionId);
+    const batch = this.#batches.get(sessionId);
+    if (batch) batch.tailEnded = true;
+  }
+
+  /** The session's post open to edits, if it is still young enough to take chatter. */
+  #tailOf(sessionId: string): Tail | undefined {
+    const tail = this.#tails.get(sessionId);
+    if (tail && Date.now() - tail.at > TAIL_OPEN_MS) this.#tails.delete(sessionId);
+    return this.#tails.get(sessionId);
+  }
+
+  #setTail(sessionId: string, tail: Tail): void {
+    this.#tails.delete(sessionId);
+    this.#tails.set(sessionId, tail);
+    if (this.#tails.size > MAX_TAILS) this.#tails.delete(this.#tails.keys().next().value as string);
   }
 
   /** Something of this session waits here or is being sent: its next chatter must come after it. */
@@ -204,7 +268,15 @@ export class ThreadBatches {
   #batchOf(place: Place): Batch {
     let batch = this.#batches.get(place.sessionId);
     if (!batch) {
-      batch = { place, items: [], scheduled: false, priority: 'chatter', sending: [], waiters: [] };
+      batch = {
+        place,
+        items: [],
+        scheduled: false,
+        tailEnded: false,
+        priority: 'chatter',
+        sending: [],
+        waiters: [],
+      };
       this.#batches.set(place.sessionId, batch);
     }
     batch.place = place;
@@ -215,74 +287,174 @@ export class ThreadBatches {
     if (batch.scheduled || batch.items.length === 0) return;
     batch.scheduled = true;
     const { place } = batch;
-    // The queue only decides when; the batch is made when the slot comes, so everything waiting joins it.
-    this.deps.outbound
-      .run({
+    void this.#turn(batch).finally(() => {
+      // A turn whose batch posted nothing (all of it posted already) holds no post token any longer.
+      this.deps.outbound.turnOver(place.channelId, place.sessionId);
+      batch.scheduled = false;
+      batch.sending = [];
+      this.#wakeWaiters(batch);
+      if (batch.items.length > 0) this.#schedule(batch);
+      else if (this.#batches.get(place.sessionId) === batch) this.#batches.delete(place.sessionId);
+    });
+  }
+
+  /**
+   * The batch's next turn. While the channel's posts are behind, chatter goes into the session's latest post
+   * by an edit, as long as that post has room: an edit spends the workspace's Tier 3 edits, not the
+   * channel's one post a second, so a thread behind catches up without waiting for other sessions' posts.
+   * Otherwise (or when the post is full) a post's turn: the queue only decides when, and the batch is made
+   * when the slot comes, so everything waiting joins it.
+   */
+  async #turn(batch: Batch): Promise<void> {
+    const { place } = batch;
+    if (this.deps.append && this.#tailOf(place.sessionId) && this.deps.outbound.appendsNow(place.channelId)) {
+      const appended = await this.deps.outbound
+        .run({
+          channel: place.channelId,
+          priority: batch.priority,
+          method: 'chat.update',
+          tag: place.sessionId,
+          run: () => this.#append(batch),
+        })
+        .catch((): Appended => 'done'); // withdrawn: the new owner posts it
+      if (appended === 'done' || batch.items.length === 0) return;
+    }
+    try {
+      await this.deps.outbound.run({
         channel: place.channelId,
         priority: batch.priority,
-        method: 'turn',
+        method: 'chat.postMessage',
+        turn: true,
         tag: place.sessionId,
         run: async () => {},
-      })
-      .then(
-        () => this.#sendBatch(batch),
-        () => {},
-      )
-      .finally(() => {
-        // A turn whose batch posted nothing (all of it posted already) holds no post token any longer.
-        this.deps.outbound.turnOver(place.channelId, place.sessionId);
-        batch.scheduled = false;
-        batch.sending = [];
-        this.#wakeWaiters(batch);
-        if (batch.items.length > 0) this.#schedule(batch);
-        else if (this.#batches.get(place.sessionId) === batch) this.#batches.delete(place.sessionId);
       });
+    } catch {
+      return; // its chatter went with another post, or is the new owner's
+    }
+    await this.#sendBatch(batch);
+  }
+
+  /**
+   * Adds what of the batch fits to the session's latest post, by an edit made now (the queue took its token).
+   * A 429 puts the chatter back and goes up to the queue, which makes this turn again; any other refusal
+   * ends the tail and the chatter goes as a post.
+   */
+  async #append(batch: Batch): Promise<Appended> {
+    const { place } = batch;
+    const tail = this.#tailOf(place.sessionId);
+    const append = this.deps.append;
+    if (!tail || !append) return 'post';
+    const room = takeBatch([...tail.messages.map((message) => ({ message })), ...batch.items]).length;
+    const fits = batch.items.slice(0, Math.max(0, room - tail.messages.length));
+    const taken = fits.filter((item) => item.message.blocks?.length);
+    if (taken.length < fits.length || taken.length === 0) {
+      this.#tails.delete(place.sessionId); // full, or a message that shows without blocks: a post of its own
+      return 'post';
+    }
+    batch.items.splice(0, taken.length);
+    batch.sending = taken;
+    try {
+      const fresh = await this.#unsent(batch, taken);
+      if (fresh.length === 0) return 'done';
+      const keys = [...tail.keys, ...fresh.map((i) => i.key)];
+      const messages = [...tail.messages, ...fresh.map((i) => i.message)];
+      await append(
+        place,
+        tail.ts,
+        keys,
+        fresh.map((i) => i.key),
+        batchMessage(messages),
+      );
+      // Still the thread's latest (nothing else posted meanwhile): it takes the next chatter too.
+      if (this.#tails.get(place.sessionId) === tail)
+        this.#setTail(place.sessionId, { ...tail, keys, messages });
+      this.#settle(place, taken, (item) => (fresh.includes(item) ? item.resolve(tail.ts) : undefined));
+      return 'done';
+    } catch (error) {
+      return this.#appendFailed(batch, taken, error);
+    }
+  }
+
+  /** An edit that did not go: the chatter back at the head of its batch, to go again or as a post. */
+  async #appendFailed(batch: Batch, taken: BatchItem[], error: unknown): Promise<Appended> {
+    const { place } = batch;
+    if (error instanceof PostWithdrawnError || error instanceof CannotPostHereError) {
+      this.#settle(place, taken, (item) => item.reject(error));
+      if (error instanceof CannotPostHereError) await this.deps.cannotPost(place, error);
+      return 'done';
+    }
+    batch.items.unshift(...taken);
+    batch.sending = [];
+    if (rateLimitedRetryAfterMs(error) !== undefined) throw error; // the queue waits, then this turn again
+    this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'could not add chatter to a post');
+    this.#tails.delete(place.sessionId);
+    return 'post';
+  }
+
+  /**
+   * Of the items taken, those not posted yet, each key recorded; each posted already (a re-delivery, or
+   * another replica that recovered it) is told its ts. Asked all at once (see #sendBatch).
+   */
+  async #unsent(batch: Batch, taken: BatchItem[]): Promise<BatchItem[]> {
+    const existing = await Promise.all(
+      taken.map((item) =>
+        item.begun ? this.deps.posted(batch.place, item.key) : this.deps.begin(batch.place, item.key),
+      ),
+    );
+    const fresh: BatchItem[] = [];
+    for (const [i, item] of taken.entries()) {
+      const ts = existing[i];
+      if (ts) {
+        this.#queued.delete(`${batch.place.sessionId}|${item.key}`);
+        item.resolve(ts);
+      } else {
+        // Recorded now: if this attempt fails and the item goes again, it is looked up, not begun twice
+        // (a second begin finds it pending and takes it for a post in progress).
+        item.begun = true;
+        fresh.push(item);
+      }
+    }
+    return fresh;
+  }
+
+  /** Items out (or failed): no longer queued here, each told with `fn`. */
+  #settle(place: Place, items: BatchItem[], fn: (item: BatchItem) => void): void {
+    for (const item of items) {
+      this.#queued.delete(`${place.sessionId}|${item.key}`);
+      fn(item);
+    }
   }
 
   async #sendBatch(batch: Batch): Promise<void> {
     const taken = takeBatch(batch.items);
     if (taken.length === 0) return;
     batch.sending = taken;
-    const settle = (fn: (item: BatchItem) => void) => {
-      for (const item of taken) {
-        this.#queued.delete(`${batch.place.sessionId}|${item.key}`);
-        fn(item);
-      }
-    };
+    const { place } = batch;
     try {
       // Every key recorded before the one post is sent; a key posted already (a re-delivery) drops out.
       // A key recorded before it waited its turn is looked at again: the replica that recorded it, or
       // another that recovered it too (a finished session's unsent keys, a lease that moved), may have
       // posted it while this one waited, and the record is the only place that says so.
-      const fresh: BatchItem[] = [];
-      for (const item of taken) {
-        const existing = item.begun
-          ? await this.deps.posted(batch.place, item.key)
-          : await this.deps.begin(batch.place, item.key);
-        if (existing) item.resolve(existing);
-        else fresh.push(item);
-      }
-      if (fresh.length === 0) {
-        settle(() => {});
-        return;
-      }
+      // Asked all at once: the channel's token is held from the turn until the post is answered, so a look-up
+      // per key in turn, dozens for a thread behind, is time no other post of the channel may take.
+      const fresh = await this.#unsent(batch, taken);
+      if (fresh.length === 0) return;
       this.deps.metrics.batchSize.observe(fresh.length);
+      batch.tailEnded = false;
       // Queued as chatter: while it waits, the session's next messages gather for the batch after it.
-      const ts = await this.deps.deliver(
-        batch.place,
-        fresh.map((i) => i.key),
-        batchMessage(fresh.map((i) => i.message)),
-        batch.priority,
-      );
+      const keys = fresh.map((i) => i.key);
+      const messages = fresh.map((i) => i.message);
+      const ts = await this.deps.deliver(place, keys, batchMessage(messages), batch.priority);
+      // The thread's latest post, unless something else went meanwhile (or it went as text, or not at all).
+      if (!batch.tailEnded && ts !== 'gave-up')
+        this.#setTail(place.sessionId, { ts, keys, messages, at: Date.now() });
       // Those posted already were answered above: each is told once.
-      settle((item) => {
-        if (fresh.includes(item)) item.resolve(ts);
-      });
+      this.#settle(place, fresh, (item) => item.resolve(ts));
     } catch (error) {
-      settle((item) => item.reject(error));
-      if (error instanceof CannotPostHereError) await this.deps.cannotPost(batch.place, error);
+      this.#settle(place, taken, (item) => item.reject(error));
+      if (error instanceof CannotPostHereError) await this.deps.cannotPost(place, error);
       else if (!(error instanceof PostWithdrawnError))
-        this.deps.logger.warn({ err: error, sessionId: batch.place.sessionId }, 'a batch of posts failed');
+        this.deps.logger.warn({ err: error, sessionId: place.sessionId }, 'a batch of posts failed');
     }
   }
 }

@@ -6,8 +6,12 @@ import type { Place, ThreadMessage } from './thread-place.js';
 
 /** Block text a batched post may carry: Slack refuses past ~13,200 (`msg_blocks_too_long`). */
 const BATCH_BLOCK_CHARS = 11_000;
-const BATCH_MAX_BLOCKS = 45;
-// Slack shows a message's text whole up to about 4,000 characters; a batch stays as short as one section.
+/** Slack's blocks per message. */
+const BATCH_MAX_BLOCKS = 50;
+/**
+ * A batch's text: Slack shows a message's text whole up to about 4,000 characters. Beside blocks it is only
+ * what notifications read, so a batch's is cut to this; without blocks it is what shows, and bounds the batch.
+ */
 const BATCH_TEXT_CHARS = 3_000;
 /** A plain-text fallback part: well inside Slack's 40,000 and shown without truncation. */
 const PLAIN_PART_CHARS = 3_500;
@@ -22,7 +26,17 @@ export function layoutFor(place: Place, key: string, text: MessageText): Rendere
   return layoutText(text, fileStem(place, key));
 }
 
-/** The agent's messages waiting, oldest first, as many as one post holds within Slack's limits. */
+/** A message whose text is only a glance at it: it shows as `markdown` blocks, which hold all its words. */
+const isGlance = (m: ThreadMessage) => (m.blocks ?? []).some((b) => b.type === 'markdown');
+
+/**
+ * The agent's messages waiting, oldest first, as many as one post holds within Slack's limits: 50 blocks
+ * and their size, and the text that shows. The text of a message shown as `markdown` blocks is only its
+ * notification's glance (`batchMessage` cuts a batch's short), so it bounds nothing: a thread behind gets
+ * its long notes and the short messages between them in one post, not one post per 3,000 characters of
+ * glances. A message without blocks shows as its text, which blocks beside it would hide: it goes only
+ * with others like it.
+ */
 export function takeBatch<T extends { message: ThreadMessage }>(items: T[]): T[] {
   const taken: T[] = [];
   let chars = 0;
@@ -30,12 +44,13 @@ export function takeBatch<T extends { message: ThreadMessage }>(items: T[]): T[]
   let text = 0;
   while (items.length > 0) {
     const next = items[0] as T;
-    const c = JSON.stringify(next.message.blocks ?? []).length;
     const b = next.message.blocks?.length ?? 0;
-    const t = next.message.text.length + 2;
+    const c = b === 0 ? 0 : JSON.stringify(next.message.blocks).length;
+    const t = isGlance(next.message) ? 0 : next.message.text.length + 2;
+    const mixed = (b === 0) !== (blocks === 0);
     if (
       taken.length > 0 &&
-      (chars + c > BATCH_BLOCK_CHARS || blocks + b > BATCH_MAX_BLOCKS || text + t > BATCH_TEXT_CHARS)
+      (mixed || chars + c > BATCH_BLOCK_CHARS || blocks + b > BATCH_MAX_BLOCKS || text + t > BATCH_TEXT_CHARS)
     )
       break;
     items.shift();
@@ -47,7 +62,6 @@ export function takeBatch<T extends { message: ThreadMessage }>(items: T[]): T[]
   return taken;
 }
 
-/** Several messages as one post: their texts in order, their blocks one after another. */
 /**
  * Whether the agent's messages waiting (each with its blocks) fit in one post ahead of `message` within
  * the same limits as a batch of them.
@@ -57,12 +71,29 @@ export function carryable(items: Array<{ message: ThreadMessage }>, message: Thr
   return takeBatch([...items, { message }]).length === items.length + 1;
 }
 
+/** Several messages as one post: their blocks one after another, their texts in order (see below). */
 export function batchMessage(messages: ThreadMessage[]): ThreadMessage {
+  const blocks = messages.flatMap((m) => m.blocks ?? []);
+  const text = messages.map((m) => m.text).join('\n\n');
+  if (text.length <= BATCH_TEXT_CHARS || !messages.some(isGlance)) return { text, blocks };
+  // Past the glance's length: the last message's text kept whole (a question carried after chatter is
+  // what its notification says), the ones before cut short; their words are all in the blocks.
+  const last = (messages.at(-1) as ThreadMessage).text;
+  const room = BATCH_TEXT_CHARS - last.length - 3;
+  if (room <= 0) return { text: cut(last, BATCH_TEXT_CHARS), blocks };
   return {
-    text: messages.map((m) => m.text).join('\n\n'),
-    blocks: messages.flatMap((m) => m.blocks ?? []),
+    text: `${cut(
+      messages
+        .slice(0, -1)
+        .map((m) => m.text)
+        .join('\n\n'),
+      room,
+    )}\n\n${last}`,
+    blocks,
   };
 }
+
+const cut = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
 
 /**
  * A message Slack refused as sent, as plain text in safe parts (labelled when there are several). A message

@@ -10,9 +10,9 @@ import {
   type BotIdentity,
   botIdentity,
   isOwnMessage,
-  type OutboundMethod,
   type OutboundPriority,
   type SlackClient,
+  type SlackMethod,
   slackErrorCode,
 } from '../outbound/index.js';
 import type { Place, ThreadMessage } from './thread-place.js';
@@ -51,11 +51,10 @@ const THREAD_READ_REUSE_MS = 60_000;
 
 /** A Slack call through the outbound queue, counted in the metrics (the poster's). */
 export type SlackCall = <T>(
-  method: OutboundMethod,
+  method: SlackMethod,
   priority: OutboundPriority,
   channel: string,
   call: () => Promise<T>,
-  name?: string,
 ) => Promise<T>;
 
 export interface ThreadLookupOptions {
@@ -230,14 +229,13 @@ export class ThreadLookup {
     const self = await this.#self();
     do {
       const query = { channel, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
-      const page = await this.deps.call(
-        'history',
-        'urgent',
-        place.channelId,
-        () =>
-          cardTs ? slack.conversations.replies({ ...query, ts: cardTs }) : slack.conversations.history(query),
-        cardTs ? 'conversations.replies' : 'conversations.history',
-      );
+      const page = await (cardTs
+        ? this.deps.call('conversations.replies', 'urgent', place.channelId, () =>
+            slack.conversations.replies({ ...query, ts: cardTs }),
+          )
+        : this.deps.call('conversations.history', 'urgent', place.channelId, () =>
+            slack.conversations.history(query),
+          ));
       for (const m of page.messages ?? []) {
         if (!m.ts || !isOwnMessage(m, self)) continue;
         const payload = m.metadata?.event_payload as { session_id?: unknown } | undefined;
@@ -267,12 +265,8 @@ export class ThreadLookup {
     if (!/^[UW][A-Z0-9]+$/.test(channel)) return channel;
     const known = this.#dmIds.get(cacheKey(channel));
     if (known) return known;
-    const opened = await this.deps.call(
-      'history',
-      'urgent',
-      channel,
-      () => this.deps.slack.conversations.open({ users: channel }),
-      'conversations.open',
+    const opened = await this.deps.call('conversations.open', 'urgent', channel, () =>
+      this.deps.slack.conversations.open({ users: channel }),
     );
     const id = opened.channel?.id;
     if (!id) throw new Error('conversations.open answered without a channel id');

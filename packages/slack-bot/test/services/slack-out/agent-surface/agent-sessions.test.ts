@@ -155,7 +155,9 @@ describe('AgentSessions', () => {
       ],
     ]);
     // In the outbound queue's own limit, never a post's.
-    expect(t.queued.map((c) => [c.method, c.channel, c.tag])).toEqual([['tier3', 'C0AGENTS', 'sess_1']]);
+    expect(t.queued.map((c) => [c.method, c.channel, c.tag])).toEqual([
+      ['agents.sessions.setStatus', 'C0AGENTS', 'sess_1'],
+    ]);
   });
 
   it('a mention’s or DM’s session lives in that thread, not under its card', async () => {
@@ -168,7 +170,7 @@ describe('AgentSessions', () => {
 
   it('a session in its own channel (a code channel) is that channel’s session: no thread_ts, one call', async () => {
     const t = setup();
-    t.sessions.add(session({ homeChannelId: 'C0CODE' }));
+    t.sessions.add(session({ codeChannelId: 'C0CODE' }));
     t.agent.status('sess_1', 'running');
     await t.settle();
     expect(t.sent).toHaveLength(1);

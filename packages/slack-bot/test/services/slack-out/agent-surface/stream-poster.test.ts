@@ -9,7 +9,7 @@ import type {
   SurfaceChoice,
 } from '../../../../src/services/slack-out/agent-surface/surface.js';
 import { botIdentity, OutboundQueue } from '../../../../src/services/slack-out/outbound/index.js';
-import { POST_EVENT_TYPE, ThreadPoster } from '../../../../src/services/slack-out/thread/index.js';
+import { POST_EVENT_TYPE, PostOwner, ThreadPoster } from '../../../../src/services/slack-out/thread/index.js';
 import type { StreamInFlight, StreamRecord, StreamRepository } from '../../../../src/store/index.js';
 import { FakePosts, logger, metrics as newMetrics } from '../../../fakes.js';
 
@@ -113,13 +113,24 @@ function bot(
 ) {
   const metrics = newMetrics();
   const outbound = new OutboundQueue(logger, metrics, outboundOptions);
-  const poster = new ThreadPoster(world.slack, store.posts, logger, metrics, { retryBaseMs: 5 }, outbound);
+  const owner = new PostOwner();
+  const poster = new ThreadPoster({
+    slack: world.slack,
+    posts: store.posts,
+    logger,
+    metrics,
+    outbound,
+    owner,
+    options: { retryBaseMs: 5 },
+  });
   const streams = store.streams ?? new FakeStreams(store.posts);
   const stream = new StreamPoster({
     slack: world.slack,
     posts: store.posts,
     streams,
     poster,
+    outbound,
+    owner,
     surface,
     self: botIdentity(world.slack),
     logger,
@@ -239,6 +250,26 @@ describe('the agent work streams, each message exactly once', () => {
     const tss = new Set<string>();
     for (let i = 1; i <= 8; i++) tss.add(String(await store.posts.ts(place.sessionId, `msg:r1#${i}`)));
     expect([...tss].sort()).toEqual(posted.map((m) => m.ts).sort());
+  });
+
+  it('a message past what a message holds: one file after the stream, not five streams of it; what follows streams below it', async () => {
+    const place = await thread();
+    const { stream, store } = bot();
+    await stream.enqueue(place, 'msg:r1#1', 'r1', say('Before the audit.'));
+    const audit = `The full audit: ${'every module read and checked. '.repeat(1_700)}`;
+    await stream.enqueue(place, 'msg:r1#2', 'r1', say(audit));
+    await stream.enqueue(place, 'msg:r1#3', 'r1', say('After the audit.'));
+    await stream.close(place, 'closed');
+    const posted = replies(place.cardTs);
+    // The stream, the file, a stream below it: two starts, where the audit alone would take five.
+    expect(posted).toHaveLength(3);
+    const [before, file, after] = posted;
+    expect(before?.text).toContain('Before the audit.');
+    expect(file?.files).toHaveLength(1);
+    expect(after?.text).toContain('After the audit.');
+    // Not streamed: neither stream holds any of it.
+    for (const m of [before, after]) expect(m?.text).not.toContain('every module read');
+    expect(await store.posts.ts(place.sessionId, 'msg:r1#2')).toBe(file?.ts);
   });
 
   it('a stream Slack no longer takes (Stop button, timeout): the rest goes into a continuation', async () => {

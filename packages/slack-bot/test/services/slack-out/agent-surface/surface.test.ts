@@ -151,7 +151,9 @@ describe('the Messages tab (agent view)', () => {
         prompts: [{ title: 'Deploy', message: 'scenario:approval deploy' }],
       },
     ]);
-    expect(t.queued.map((c) => [c.method, c.priority])).toEqual([['tier4', 'urgent']]);
+    expect(t.queued.map((c) => [c.method, c.priority])).toEqual([
+      ['assistant.threads.setSuggestedPrompts', 'urgent'],
+    ]);
   });
 
   it('classic: nothing; a workspace without agent view: the bot falls back', async () => {

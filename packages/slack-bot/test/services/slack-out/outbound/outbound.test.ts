@@ -3,9 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { useSandboxWithClient } from '../../../../../../test/support/world.js';
 import { BotMetrics } from '../../../../src/services/ops/metrics.js';
 import { OutboundQueue } from '../../../../src/services/slack-out/outbound/outbound.js';
-import type { SharedBudgets } from '../../../../src/services/slack-out/outbound/outbound-calls.js';
+import type {
+  OutboundOptions,
+  OutboundPriority,
+  SharedBudgets,
+} from '../../../../src/services/slack-out/outbound/outbound-calls.js';
+import { SLACK_METHODS } from '../../../../src/services/slack-out/outbound/slack-limits.js';
 import { ThreadBatches } from '../../../../src/services/slack-out/thread/thread-batches.js';
-import { LateBound } from '../../../../src/wiring/late-bound.js';
 import { logger, metrics as newMetrics } from '../../../fakes.js';
 
 const CHANNEL = 'C0AGENTS';
@@ -22,25 +26,62 @@ const lastSeq = () => world.sandbox.workspace.apiCalls.at(-1)?.seq ?? 0;
 /** Lets every promise that can settle now settle (the queue's loop runs between awaits). */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A queue on a clock the test moves by hand. */
+function queueAt(options: OutboundOptions = {}, metrics = newMetrics()) {
+  const clock = new ManualClock(0);
+  return { clock, queue: new OutboundQueue(logger, metrics, { clock, ...options }) };
+}
+
+/** What each kind of call spends: a post and a turn for one the channel's posts, an edit the workspace's edits. */
+const KINDS = {
+  post: { method: 'chat.postMessage' },
+  turn: { method: 'chat.postMessage', turn: true },
+  edit: { method: 'chat.update' },
+} as const;
+
+interface CallOptions {
+  priority?: OutboundPriority;
+  kind?: keyof typeof KINDS;
+  tag?: string;
+  /** What the call does after it is recorded (its answer may be slow). */
+  answering?: () => Promise<void>;
+}
+
+/** Calls into one channel of the queue, each recording its name in `order` as it runs. */
+function recorder(queue: OutboundQueue) {
+  const order: string[] = [];
+  const call = (name: string, { priority = 'urgent', kind = 'post', tag, answering }: CallOptions = {}) =>
+    queue.run({
+      channel: CHANNEL,
+      priority,
+      ...KINDS[kind],
+      ...(tag ? { tag } : {}),
+      run: async () => {
+        order.push(name);
+        await answering?.();
+      },
+    });
+  return { order, call };
+}
+
+/** A promise and what settles it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
 describe('the outbound queue', () => {
   it('in one channel: prompts and answers first, then card edits, then chatter', async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
-    const order: string[] = [];
-    const call = (name: string, priority: 'urgent' | 'edit' | 'chatter', method: 'post' | 'update') =>
-      queue.run({
-        channel: CHANNEL,
-        priority,
-        method,
-        run: async () => {
-          order.push(name);
-        },
-      });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 1 });
+    const { order, call } = recorder(queue);
     const all = [
-      call('chatter 1', 'chatter', 'post'),
-      call('chatter 2', 'chatter', 'post'),
-      call('card edit', 'edit', 'update'),
-      call('prompt', 'urgent', 'post'),
+      call('chatter 1', { priority: 'chatter' }),
+      call('chatter 2', { priority: 'chatter' }),
+      call('card edit', { priority: 'edit', kind: 'edit' }),
+      call('prompt'),
     ];
     await settle();
     // The first chatter went at once (the burst); what waited goes by priority, not by arrival.
@@ -55,18 +96,9 @@ describe('the outbound queue', () => {
   });
 
   it('chatter and reports spend only the top token of the burst (two of three left): a question and the chatter before it go at once in a busy channel', async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 3, clock });
-    const order: string[] = [];
-    const post = (name: string, priority: 'urgent' | 'outcome' | 'chatter') =>
-      queue.run({
-        channel: CHANNEL,
-        priority,
-        method: 'post',
-        run: async () => {
-          order.push(name);
-        },
-      });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 3 });
+    const { order, call } = recorder(queue);
+    const post = (name: string, priority: OutboundPriority) => call(name, { priority });
     const chatter = [1, 2, 3, 4].map((i) => post(`chatter ${i}`, 'chatter'));
     const report = post('report', 'outcome');
     await settle();
@@ -86,18 +118,9 @@ describe('the outbound queue', () => {
   });
 
   it("by default chatter spends only the top token of the channel's burst of five: two questions asked together and their chatter go at once", async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, clock });
-    const order: string[] = [];
-    const post = (name: string, priority: 'urgent' | 'chatter') =>
-      queue.run({
-        channel: CHANNEL,
-        priority,
-        method: 'post',
-        run: async () => {
-          order.push(name);
-        },
-      });
+    const { clock, queue } = queueAt({ postPerSecond: 1 });
+    const { order, call } = recorder(queue);
+    const post = (name: string, priority: OutboundPriority) => call(name, { priority });
     const chatter = [1, 2].map((i) => post(`chatter ${i}`, 'chatter'));
     await settle();
     expect(order).toEqual(['chatter 1']);
@@ -119,65 +142,43 @@ describe('the outbound queue', () => {
   });
 
   it("a question goes right after the chatter it waited for, ahead of another question's chatter queued meanwhile", async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
-    const order: string[] = [];
-    let releaseA: () => void = () => {};
-    const aChatterSent = new Promise<void>((resolve) => {
-      releaseA = resolve;
-    });
-    const call = (name: string, tag: string, method: 'turn' | 'post', hold?: Promise<void>) =>
-      queue.run({
-        channel: CHANNEL,
-        priority: 'urgent',
-        method,
-        tag,
-        run: async () => {
-          if (method === 'post') order.push(name);
-          await hold;
-        },
-      });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 1 });
+    const { order: calls, call } = recorder(queue);
+    const order = { posts: () => calls.filter((name) => !name.endsWith('turn')) };
+    const aChatter = gate();
     /** As a thread's question goes: its chatter's turn, that batch's post, then the question's post. */
-    const ask = async (tag: string, hold?: Promise<void>) => {
-      await call(`${tag} turn`, tag, 'turn');
-      await call(`${tag} chatter`, tag, 'post', hold);
-      await call(`${tag} question`, tag, 'post');
+    const ask = async (tag: string, then?: () => Promise<void>) => {
+      await call(`${tag} turn`, { tag, kind: 'turn' });
+      await call(`${tag} chatter`, { tag, ...(then ? { answering: then } : {}) });
+      await call(`${tag} question`, { tag });
     };
-    const a = ask('a', aChatterSent);
+    const a = ask('a', () => aChatter.opened);
     await settle();
-    expect(order).toEqual(['a chatter']);
+    expect(order.posts()).toEqual(['a chatter']);
     // Another session asks while a's chatter is being sent: its chatter's turn queues first.
     const b = ask('b');
     await settle();
-    releaseA();
+    aChatter.open();
     await settle();
     for (let i = 0; i < 3; i++) {
       await clock.advance(1_000);
       await settle();
     }
     await Promise.all([a, b]);
-    expect(order).toEqual(['a chatter', 'a question', 'b chatter', 'b question']);
+    expect(order.posts()).toEqual(['a chatter', 'a question', 'b chatter', 'b question']);
   });
 
   it('questions whose chatter went at once: each goes in the order its chatter took its turn', async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 2, clock });
-    const order: string[] = [];
-    const call = (name: string, tag: string, method: 'turn' | 'post') =>
-      queue.run({
-        channel: CHANNEL,
-        priority: 'urgent',
-        method,
-        tag,
-        run: async () => {
-          order.push(name);
-        },
-      });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 2 });
+    const { order, call } = recorder(queue);
     // Both chatters' turns take the burst's two tokens, and their batches go.
-    await Promise.all([call('a turn', 'a', 'turn'), call('b turn', 'b', 'turn')]);
-    await Promise.all([call('a chatter', 'a', 'post'), call('b chatter', 'b', 'post')]);
+    await Promise.all([
+      call('a turn', { tag: 'a', kind: 'turn' }),
+      call('b turn', { tag: 'b', kind: 'turn' }),
+    ]);
+    await Promise.all([call('a chatter', { tag: 'a' }), call('b chatter', { tag: 'b' })]);
     // Both questions wait for the next tokens; a's chatter went first, so a's question does.
-    const questions = [call('a question', 'a', 'post'), call('b question', 'b', 'post')];
+    const questions = [call('a question', { tag: 'a' }), call('b question', { tag: 'b' })];
     await settle();
     for (let i = 0; i < 2; i++) {
       await clock.advance(1_000);
@@ -188,24 +189,13 @@ describe('the outbound queue', () => {
   });
 
   it("a batch posted a while after its turn took the token counts then: the channel's burst is one short after it", async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 5, clock });
-    const order: string[] = [];
-    const call = (name: string, priority: 'urgent' | 'chatter', method: 'turn' | 'post', tag?: string) =>
-      queue.run({
-        channel: CHANNEL,
-        priority,
-        method,
-        ...(tag ? { tag } : {}),
-        run: async () => {
-          order.push(name);
-        },
-      });
-    await call('turn', 'chatter', 'turn', 's');
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 5 });
+    const { order, call } = recorder(queue);
+    await call('turn', { priority: 'chatter', kind: 'turn', tag: 's' });
     // The batch is made (its keys recorded) while the channel's budget fills up again.
     await clock.advance(2_000);
-    await call('batch', 'chatter', 'post', 's');
-    const urgent = [1, 2, 3, 4, 5].map((i) => call(`urgent ${i}`, 'urgent', 'post'));
+    await call('batch', { priority: 'chatter', tag: 's' });
+    const urgent = [1, 2, 3, 4, 5].map((i) => call(`urgent ${i}`));
     await settle();
     expect(order).toEqual(['turn', 'batch', 'urgent 1', 'urgent 2', 'urgent 3', 'urgent 4']);
     await clock.advance(1_000);
@@ -214,30 +204,16 @@ describe('the outbound queue', () => {
   });
 
   it("a post answered a while after it was sent from a full burst: the channel's burst is one short after it", async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 5, clock });
-    const order: string[] = [];
-    let answer: () => void = () => {};
-    const answered = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
-    const post = (name: string, slow = false) =>
-      queue.run({
-        channel: CHANNEL,
-        priority: 'urgent',
-        method: 'post',
-        run: async () => {
-          order.push(name);
-          if (slow) await answered;
-        },
-      });
-    const slow = post('slow', true);
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 5 });
+    const { order, call } = recorder(queue);
+    const answer = gate();
+    const slow = call('slow', { answering: () => answer.opened });
     await settle();
     // Slack may have counted it only as it answered: its bucket was full until then.
     await clock.advance(2_000);
-    answer();
+    answer.open();
     await slow;
-    const urgent = [1, 2, 3, 4, 5].map((i) => post(`urgent ${i}`));
+    const urgent = [1, 2, 3, 4, 5].map((i) => call(`urgent ${i}`));
     await settle();
     expect(order).toEqual(['slow', 'urgent 1', 'urgent 2', 'urgent 3', 'urgent 4']);
     await clock.advance(1_000);
@@ -246,31 +222,26 @@ describe('the outbound queue', () => {
   });
 
   it('turns in flight together, their batches posted together a while later: the queue lets through no post Slack would refuse', async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 5, clock });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 5 });
     // Slack's own budget for the channel: it counts a post when the post arrives.
     const slack = new TokenBucket({ ratePerSecond: 1, burst: 5, clock });
-    const sent: string[] = [];
+    const { order, call } = recorder(queue);
+    const sent = order;
     const refused: string[] = [];
-    const call = (name: string, method: 'turn' | 'post', tag?: string) =>
-      queue.run({
-        channel: CHANNEL,
-        priority: 'urgent',
-        method,
+    const post = (name: string, tag?: string) =>
+      call(name, {
         ...(tag ? { tag } : {}),
-        run: async () => {
-          if (method === 'turn') return;
-          sent.push(name);
+        answering: async () => {
           if (!slack.tryTake()) refused.push(name);
         },
       });
     const tags = ['s1', 's2', 's3', 's4', 's5'];
     // Five sessions' turns take the whole burst at once.
-    await Promise.all(tags.map((tag) => call(`turn ${tag}`, 'turn', tag)));
+    await Promise.all(tags.map((tag) => call(`turn ${tag}`, { kind: 'turn', tag })));
     // Their batches are made (their keys recorded) for 2 s: Slack's budget stays full all along.
     await clock.advance(2_000);
-    const batches = tags.map((tag) => call(`batch ${tag}`, 'post', tag));
-    const others = [1, 2, 3].map((i) => call(`urgent ${i}`, 'post'));
+    const batches = tags.map((tag) => post(`batch ${tag}`, tag));
+    const others = [1, 2, 3].map((i) => post(`urgent ${i}`));
     await Promise.all(batches);
     await settle();
     // Slack's burst is spent by the five batches: nothing else goes before it refills.
@@ -285,19 +256,10 @@ describe('the outbound queue', () => {
   });
 
   it("a turn whose batch posts nothing holds no token once it is over: the channel's chatter goes on", async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 5, clock });
-    const order: string[] = [];
-    const call = (name: string, method: 'turn' | 'post', tag: string) =>
-      queue.run({
-        channel: CHANNEL,
-        priority: 'chatter',
-        method,
-        tag,
-        run: async () => {
-          order.push(name);
-        },
-      });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 5 });
+    const { order, call: record } = recorder(queue);
+    const call = (name: string, kind: 'turn' | 'post', tag: string) =>
+      record(name, { priority: 'chatter', kind, tag });
     await call('turn a', 'turn', 'a');
     // Its batch was posted already (a re-delivery): nothing to post, its turn is over.
     queue.turnOver(CHANNEL, 'a');
@@ -331,11 +293,11 @@ describe('the outbound queue', () => {
       },
     };
     const queue = new OutboundQueue(logger, newMetrics(), { shared });
-    const call = (name: string, method: 'turn' | 'post', tag?: string) =>
+    const call = (name: string, kind: 'turn' | 'post', tag?: string) =>
       queue.run({
         channel: CHANNEL,
         priority: 'urgent',
-        method,
+        ...KINDS[kind],
         ...(tag ? { tag } : {}),
         run: async () => {
           seen.push(`${name}: ${inFlight.size} in flight`);
@@ -356,8 +318,7 @@ describe('the outbound queue', () => {
   });
 
   it("a batch whose keys were all posted already (a re-delivery) posts nothing and holds no token: the channel's chatter goes on", async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 5, clock });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 5 });
     const batches = new ThreadBatches({
       outbound: queue,
       metrics: newMetrics(),
@@ -376,16 +337,8 @@ describe('the outbound queue', () => {
     );
     expect(await told).toBe('1.0');
     await settle();
-    const order: string[] = [];
-    const chatter = queue.run({
-      channel: CHANNEL,
-      priority: 'chatter',
-      method: 'post',
-      tag: 'b',
-      run: async () => {
-        order.push('chatter b');
-      },
-    });
+    const { order, call } = recorder(queue);
+    const chatter = call('chatter b', { priority: 'chatter', tag: 'b' });
     await settle();
     // The turn took the top token a second ago: another session's chatter goes once it is back.
     await clock.advance(1_000);
@@ -395,9 +348,8 @@ describe('the outbound queue', () => {
   });
 
   it("a 429 pauses the channel's posts for its Retry-After, once; the refused call goes again first", async () => {
-    const clock = new ManualClock(0);
     const metrics = newMetrics();
-    const queue = new OutboundQueue(logger, metrics, { postPerSecond: 100, postBurst: 10, clock });
+    const { clock, queue } = queueAt({ postPerSecond: 100, postBurst: 10 }, metrics);
     const channel = CHANNEL;
     const from = lastSeq();
     world.sandbox.failNext({ method: 'chat.postMessage', error: 'ratelimited', retryAfter: 2, channel });
@@ -405,7 +357,7 @@ describe('the outbound queue', () => {
       queue.run({
         channel,
         priority,
-        method: 'post',
+        method: 'chat.postMessage',
         run: () => world.slack.chat.postMessage({ channel, text }),
       });
     // Both urgent: the refused call must go again ahead of a call queued behind it with the same priority.
@@ -423,9 +375,12 @@ describe('the outbound queue', () => {
     expect(postsTo(channel, from).map((c) => c.status)).toEqual([429, 200, 200]);
     const texts = world.sandbox.workspace.messages.get(channel)?.map((m) => m.text);
     expect(texts?.filter((t) => t === 'first' || t === 'second')).toEqual(['first', 'second']);
-    // One 429 counted, whichever method; the common methods' series exist from the start at zero.
+    // One 429 counted, by Slack's name for the method; every method's series exists from the start at zero.
     const rateLimited = (await metrics.rateLimited.get()).values;
-    expect(rateLimited.reduce((sum, v) => sum + v.value, 0)).toBe(1);
+    expect(rateLimited.filter((v) => v.value > 0)).toEqual([
+      expect.objectContaining({ labels: { method: 'chat.postMessage' }, value: 1 }),
+    ]);
+    expect(rateLimited.map((v) => v.labels.method)).toEqual(expect.arrayContaining(SLACK_METHODS));
   });
 
   it('pacing off: every call at once, nothing queued (the naive strategy)', async () => {
@@ -436,7 +391,7 @@ describe('the outbound queue', () => {
     });
     const results = await Promise.all(
       [1, 2, 3].map((n) =>
-        queue.run({ channel: CHANNEL, priority: 'chatter', method: 'post', run: async () => n }),
+        queue.run({ channel: CHANNEL, priority: 'chatter', method: 'chat.postMessage', run: async () => n }),
       ),
     );
     expect(results).toEqual([1, 2, 3]);
@@ -445,17 +400,13 @@ describe('the outbound queue', () => {
 
   it('reports its depth for /metrics without naming channels (the endpoint is unauthenticated)', async () => {
     const clock = new ManualClock(0);
-    // The queue counts its calls in the metrics, which read its depths: bound as the composition does.
-    const later = new LateBound<OutboundQueue>('the queue');
-    const metrics = new BotMetrics(
-      () => undefined,
-      () => later.get().depths(),
-    );
+    // The queue counts its calls in the metrics, which read its depths once it exists, as the composition does.
+    const metrics = new BotMetrics(() => undefined);
     const queue = new OutboundQueue(logger, metrics, { postPerSecond: 1, postBurst: 1, clock });
-    later.bind(queue);
+    metrics.readQueue(() => queue.depths());
     const run = async () => {};
     const calls = [1, 2, 3].map(() =>
-      queue.run({ channel: 'C0DEPTH', priority: 'chatter', method: 'post', run }),
+      queue.run({ channel: 'C0DEPTH', priority: 'chatter', method: 'chat.postMessage', run }),
     );
     await settle();
     const waiting = await metrics.text();
@@ -469,35 +420,16 @@ describe('the outbound queue', () => {
   });
 
   it("a post that can go never waits behind an edit the workspace's edit budget holds back", async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), {
-      postPerSecond: 1,
-      postBurst: 5,
-      updatePerMinute: 60,
-      updateBurst: 1,
-      clock,
-    });
-    const order: string[] = [];
-    let answerFirstEdit: () => void = () => {};
-    const call = (name: string, priority: 'urgent' | 'edit' | 'chatter', method: 'post' | 'update') =>
-      queue.run({
-        channel: CHANNEL,
-        priority,
-        method,
-        run: () => {
-          order.push(name);
-          // The first edit's answer is slow: the channel's posts don't wait for it either.
-          return name === 'edit 1'
-            ? new Promise<void>((resolve) => (answerFirstEdit = resolve))
-            : Promise.resolve();
-        },
-      });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 5, updatePerMinute: 60, updateBurst: 1 });
+    const { order, call } = recorder(queue);
+    // The first edit's answer is slow: the channel's posts don't wait for it either.
+    const firstEdit = gate();
     const all = [
-      call('edit 1', 'urgent', 'update'),
-      call('edit 2', 'urgent', 'update'),
-      call('prompt', 'urgent', 'post'),
-      call('card edit', 'edit', 'update'),
-      call('chatter', 'chatter', 'post'),
+      call('edit 1', { kind: 'edit', answering: () => firstEdit.opened }),
+      call('edit 2', { kind: 'edit' }),
+      call('prompt'),
+      call('card edit', { priority: 'edit', kind: 'edit' }),
+      call('chatter', { priority: 'chatter' }),
     ];
     await settle();
     // Edits spend the workspace's budget (one now); posts the channel's: the prompt at once, past edit 2.
@@ -509,13 +441,12 @@ describe('the outbound queue', () => {
     await clock.advance(1_000);
     await settle();
     expect(order.at(-1)).toBe('card edit');
-    answerFirstEdit();
+    firstEdit.open();
     await Promise.all(all);
   });
 
   it('a 429 on an edit pauses the edits only: the channel goes on posting', async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 100, postBurst: 10, clock });
+    const { clock, queue } = queueAt({ postPerSecond: 100, postBurst: 10 });
     const channel = CHANNEL;
     const card = String((await world.slack.chat.postMessage({ channel, text: 'card' })).ts);
     const from = lastSeq();
@@ -523,7 +454,7 @@ describe('the outbound queue', () => {
     const edit = queue.run({
       channel,
       priority: 'urgent',
-      method: 'update',
+      method: 'chat.update',
       run: () => world.slack.chat.update({ channel, ts: card, text: 'card, edited' }),
     });
     const calls = () =>
@@ -532,7 +463,7 @@ describe('the outbound queue', () => {
     await queue.run({
       channel,
       priority: 'chatter',
-      method: 'post',
+      method: 'chat.postMessage',
       run: () => world.slack.chat.postMessage({ channel, text: 'chatter while edits wait' }),
     });
     expect(calls()).toEqual(['chat.update 429', 'chat.postMessage 200']);
@@ -542,19 +473,9 @@ describe('the outbound queue', () => {
   });
 
   it("promotes a session's waiting calls ahead of other sessions' chatter, in their order", async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
-    const order: string[] = [];
-    const post = (name: string, tag: string) =>
-      queue.run({
-        channel: CHANNEL,
-        priority: 'chatter',
-        method: 'post',
-        tag,
-        run: async () => {
-          order.push(name);
-        },
-      });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 1 });
+    const { order, call } = recorder(queue);
+    const post = (name: string, tag: string) => call(name, { priority: 'chatter', tag });
     const all = [post('a1', 'a'), post('b1', 'b'), post('a2', 'a'), post('b2', 'b')];
     await settle();
     expect(queue.promote(CHANNEL, 'b', 'outcome')).toBe(2);
@@ -567,19 +488,9 @@ describe('the outbound queue', () => {
   });
 
   it("finished sessions' last chatter goes ahead of the reports of sessions that just finished", async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
-    const order: string[] = [];
-    const post = (name: string, tag: string, priority: 'outcome' | 'chatter') =>
-      queue.run({
-        channel: CHANNEL,
-        priority,
-        method: 'post',
-        tag,
-        run: async () => {
-          order.push(name);
-        },
-      });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 1 });
+    const { order, call } = recorder(queue);
+    const post = (name: string, tag: string, priority: OutboundPriority) => call(name, { priority, tag });
     const all = [post('a1', 'a', 'chatter'), post('b1', 'b', 'chatter'), post('a2', 'a', 'chatter')];
     all.push(post('b2', 'b', 'chatter'));
     await settle();
@@ -598,19 +509,9 @@ describe('the outbound queue', () => {
   it('sessions finishing together: their last chatter is out in one round, not one session after another', async () => {
     // Each session's report is queued once its chatter is out, as the publisher does. One session after
     // another (chatter, report, next session) the last to finish would wait for every other outcome.
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
-    const order: string[] = [];
-    const post = (name: string, tag: string, priority: 'outcome' | 'chatter') =>
-      queue.run({
-        channel: CHANNEL,
-        priority,
-        method: 'post',
-        tag,
-        run: async () => {
-          order.push(name);
-        },
-      });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 1 });
+    const { order, call } = recorder(queue);
+    const post = (name: string, tag: string, priority: OutboundPriority) => call(name, { priority, tag });
     const first = post('x0', 'x', 'chatter');
     const chatter = ['a', 'b', 'c', 'd'].map((tag) => post(`${tag} last`, tag, 'chatter'));
     const unfinished = post('x1', 'x', 'chatter');
@@ -639,19 +540,10 @@ describe('the outbound queue', () => {
   });
 
   it('a report waits for no chatter of a session that finished more than 20 s after it', async () => {
-    const clock = new ManualClock(0);
-    const queue = new OutboundQueue(logger, newMetrics(), { postPerSecond: 1, postBurst: 1, clock });
-    const order: string[] = [];
-    const post = (name: string, tag: string | undefined, priority: 'urgent' | 'outcome' | 'chatter') =>
-      queue.run({
-        channel: CHANNEL,
-        priority,
-        method: 'post',
-        ...(tag ? { tag } : {}),
-        run: async () => {
-          order.push(name);
-        },
-      });
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 1 });
+    const { order, call } = recorder(queue);
+    const post = (name: string, tag: string | undefined, priority: OutboundPriority) =>
+      call(name, { priority, ...(tag ? { tag } : {}) });
     // The channel is busy with 30 s of prompts; a finishes at 0 s, b at 25 s, c at 29 s.
     const all = Array.from({ length: 30 }, (_, i) => post(`prompt ${i}`, undefined, 'urgent'));
     all.push(post('b last', 'b', 'chatter'), post('c last', 'c', 'chatter'));
@@ -666,5 +558,64 @@ describe('the outbound queue', () => {
     }
     await Promise.all(all);
     expect(order.slice(30)).toEqual(['a report', 'b last', 'c last']);
+  });
+});
+
+describe("chatter appended by an edit while the channel's posts are behind", () => {
+  it("is chosen only while chatter would wait for the channel's posts, and the workspace's edits have room", async () => {
+    const { clock, queue } = queueAt({ postPerSecond: 1, postBurst: 5, updatePerMinute: 60, updateBurst: 4 });
+    const { call } = recorder(queue);
+    // A channel never posted in: chatter posts.
+    expect(queue.appendsNow(CHANNEL)).toBe(false);
+    await call('card');
+    // Chatter spends only the top token of the burst: one post short of it, chatter would wait.
+    expect(queue.appendsNow(CHANNEL)).toBe(true);
+    await clock.advance(1_000);
+    expect(queue.appendsNow(CHANNEL)).toBe(false);
+    // Edits spent down to half their burst (what chatter leaves to cards): chatter posts, behind or not.
+    await Promise.all([call('card edit 1', { kind: 'edit' }), call('card edit 2', { kind: 'edit' })]);
+    await call('prompt');
+    expect(queue.appendsNow(CHANNEL)).toBe(false);
+    await clock.advance(1_000);
+    await call('prompt 2');
+    expect(queue.appendsNow(CHANNEL)).toBe(true);
+  });
+
+  it("chatter's edits leave half the workspace's edit burst to cards: a card edit queued after them goes first", async () => {
+    const { queue } = queueAt({ updatePerMinute: 60, updateBurst: 4 });
+    const { order, call } = recorder(queue);
+    const all = [
+      call('chatter edit 1', { priority: 'chatter', kind: 'edit' }),
+      call('chatter edit 2', { priority: 'chatter', kind: 'edit' }),
+      call('chatter edit 3', { priority: 'chatter', kind: 'edit' }),
+    ];
+    await settle();
+    expect(order).toEqual(['chatter edit 1', 'chatter edit 2']);
+    all.push(call('card edit', { priority: 'edit', kind: 'edit' }));
+    await settle();
+    expect(order).toEqual(['chatter edit 1', 'chatter edit 2', 'card edit']);
+  });
+
+  it('pacing off: never (each message is a post, as the naive strategy makes them)', () => {
+    const { queue } = queueAt({ pacing: 'off' });
+    expect(queue.appendsNow(CHANNEL)).toBe(false);
+  });
+});
+
+describe("Slack's limits as the queue spends them", () => {
+  it("an upload spends Tier 4 for files, not the channel's one post a second: it goes while chatter waits", async () => {
+    const { queue } = queueAt({ postPerSecond: 1, postBurst: 1 });
+    const { order, call } = recorder(queue);
+    await call('card');
+    const waiting = call('chatter', { priority: 'chatter' });
+    await queue.run({
+      channel: CHANNEL,
+      priority: 'outcome',
+      method: 'files.uploadV2',
+      run: async () => void order.push('file'),
+    });
+    expect(order).toEqual(['card', 'file']);
+    expect(queue.waiting(CHANNEL, 'chatter')).toBe(1);
+    void waiting;
   });
 });

@@ -2,10 +2,10 @@ import { ManualClock } from '@agent-sessions/core';
 import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { useSandboxWithClient } from '../../../../../../test/support/world.js';
-import type { MessageText } from '../../../../src/blocks/agent-message.js';
 import { OutboundQueue } from '../../../../src/services/slack-out/outbound/index.js';
 import { ThreadPoster } from '../../../../src/services/slack-out/thread/thread-poster.js';
 import { FakePosts, logger, metrics as newMetrics } from '../../../fakes.js';
+import { cardThreads, text } from './card-threads.js';
 
 // A question asked while its session's chatter waits for the channel (a busy channel): the chatter up to
 // the message that asked goes in the question's own post, ahead of it. The real sandbox over HTTP, the
@@ -13,27 +13,27 @@ import { FakePosts, logger, metrics as newMetrics } from '../../../fakes.js';
 const CHANNEL = 'C0AGENTS';
 const world = useSandboxWithClient({ rateLimits: false });
 
-let sessionCount = 0;
-async function thread() {
-  const sessionId = `sess_q${++sessionCount}`;
-  const card = await world.slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
-  return { sessionId, channelId: CHANNEL, cardTs: String(card.ts) };
-}
+const { thread, replies } = cardThreads(world, CHANNEL, 'q');
 
-const replies = (cardTs: string) => world.sandbox.workspace.replies(CHANNEL, cardTs);
-const text = (s: string): MessageText => ({ mrkdwn: s, plain: s });
 const question = {
   text: 'The agent asks: Deploy?',
   blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*The agent asks:* Deploy?' } }] as KnownBlock[],
 };
 
-function pacedPoster() {
+function pacedPoster(appends = true) {
   const clock = new ManualClock(Date.now());
   const m = newMetrics();
   const outbound = new OutboundQueue(logger, m, { postPerSecond: 1, postBurst: 1, clock });
   const posts = new FakePosts();
-  const poster = new ThreadPoster(world.slack, posts, logger, m, { retryBaseMs: 5, clock }, outbound);
-  return { poster, posts, clock };
+  const poster = new ThreadPoster({
+    slack: world.slack,
+    posts,
+    logger,
+    metrics: m,
+    outbound,
+    options: { retryBaseMs: 5, clock, appends },
+  });
+  return { poster, posts, clock, outbound };
 }
 
 /** Moves the clock once the queue waits for the channel's next token (not before it started waiting). */
@@ -53,17 +53,17 @@ describe('a question asked while its chatter waits', () => {
   it('carries that chatter in its one post, ahead of it; what was said after keeps its pace', async () => {
     const place = await thread();
     const other = await thread();
-    const { poster: p, posts, clock } = pacedPoster();
+    const { poster: p, posts, clock, outbound } = pacedPoster();
     await spendTheToken(p, other, 'msg:o1');
     await p.enqueueText(place, 'msg:1', text('Built and tested.'));
     await p.enqueueText(place, 'msg:2', text('I need approval.'));
-    const through = p.batches.mark();
+    const through = p.mark();
     await p.enqueueText(place, 'msg:3', text('Said after asking.'));
     const carried: KnownBlock[][] = [];
     const asked = p.postAfterChatter(place, 'input:in_1', question, through, async (blocks) => {
       carried.push(blocks);
     });
-    await expect.poll(() => p.outbound.waiting(CHANNEL, 'urgent')).toBe(1);
+    await expect.poll(() => outbound.waiting(CHANNEL, 'urgent')).toBe(1);
     await nextSecond(clock);
     const ts = await asked;
     // One post, one second: the chatter, then the question.
@@ -90,11 +90,12 @@ describe('a question asked while its chatter waits', () => {
   it('takes the turn its chatter waited for out of the queue: the next second goes to the next post', async () => {
     const place = await thread();
     const other = await thread();
-    const { poster: p, clock } = pacedPoster();
+    // Posts only: the other session's next chatter would otherwise go into its post by an edit.
+    const { poster: p, clock, outbound } = pacedPoster(false);
     await spendTheToken(p, other, 'msg:o1');
     await p.enqueueText(place, 'msg:1', text('Waiting for its turn.'));
-    const asked = p.postAfterChatter(place, 'input:in_1', question, p.batches.mark(), async () => {});
-    await expect.poll(() => p.outbound.waiting(CHANNEL, 'urgent')).toBe(1);
+    const asked = p.postAfterChatter(place, 'input:in_1', question, p.mark(), async () => {});
+    await expect.poll(() => outbound.waiting(CHANNEL, 'urgent')).toBe(1);
     await nextSecond(clock);
     await asked;
     // The other session's chatter, queued after the emptied turn, has the channel's next token.
@@ -110,7 +111,7 @@ describe('a question asked while its chatter waits', () => {
     const { poster: p, clock } = pacedPoster();
     await spendTheToken(p, other, 'msg:o1');
     await p.enqueueText(place, 'msg:1', text('Built and tested.'));
-    const through = p.batches.mark();
+    const through = p.mark();
     await p.enqueueText(place, 'msg:2', text('Said after asking.'));
     const failed = new Error('the store is down');
     await expect(
@@ -125,7 +126,7 @@ describe('a question asked while its chatter waits', () => {
     const place = await thread();
     const { poster: p } = pacedPoster();
     let told = false;
-    await p.postAfterChatter(place, 'input:in_1', question, p.batches.mark(), async () => {
+    await p.postAfterChatter(place, 'input:in_1', question, p.mark(), async () => {
       told = true;
     });
     expect(replies(place.cardTs).map((m) => m.text)).toEqual(['The agent asks: Deploy?']);

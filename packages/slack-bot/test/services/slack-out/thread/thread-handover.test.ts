@@ -1,13 +1,11 @@
 import { ManualClock } from '@agent-sessions/core';
 import { describe, expect, it } from 'vitest';
 import { useSandboxWithClient } from '../../../../../../test/support/world.js';
-import type { MessageText } from '../../../../src/blocks/agent-message.js';
 import { OutboundQueue } from '../../../../src/services/slack-out/outbound/index.js';
-import {
-  ThreadPoster,
-  type ThreadPosterHooks,
-} from '../../../../src/services/slack-out/thread/thread-poster.js';
+import { PostOwner, type PostOwnerDeps } from '../../../../src/services/slack-out/thread/post-owner.js';
+import { ThreadPoster } from '../../../../src/services/slack-out/thread/thread-poster.js';
 import { FakePosts, logger, metrics as newMetrics } from '../../../fakes.js';
+import { cardThreads, text } from './card-threads.js';
 
 // How far a wait for a session's chatter reaches (a prompt's: up to the message that asked), and recovery
 // when a session's lease comes back to this process. The real sandbox over HTTP, the queue on a hand-moved
@@ -15,30 +13,24 @@ import { FakePosts, logger, metrics as newMetrics } from '../../../fakes.js';
 const CHANNEL = 'C0AGENTS';
 const world = useSandboxWithClient({ rateLimits: false });
 
-let sessionCount = 0;
-async function thread() {
-  const sessionId = `sess_h${++sessionCount}`;
-  const card = await world.slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
-  return { sessionId, channelId: CHANNEL, cardTs: String(card.ts) };
-}
+const { thread, replies } = cardThreads(world, CHANNEL, 'h');
 
-const replies = (cardTs: string) => world.sandbox.workspace.replies(CHANNEL, cardTs);
-const text = (s: string): MessageText => ({ mrkdwn: s, plain: s });
 /** Over half a batch's text: each such message is a post of its own. */
 const long = (n: number) => text(`Long message ${n}. ${'x'.repeat(2_000)}`);
 
-function pacedPoster(posts = new FakePosts(), hooks: ThreadPosterHooks = {}) {
+function pacedPoster(posts = new FakePosts(), owner: PostOwnerDeps = {}, appends = true) {
   const clock = new ManualClock(Date.now());
   const m = newMetrics();
   const outbound = new OutboundQueue(logger, m, { postPerSecond: 1, postBurst: 1, clock });
-  const poster = new ThreadPoster(
-    world.slack,
+  const poster = new ThreadPoster({
+    slack: world.slack,
     posts,
     logger,
-    m,
-    { retryBaseMs: 5, clock, ...hooks },
+    metrics: m,
     outbound,
-  );
+    owner: new PostOwner(owner),
+    options: { retryBaseMs: 5, clock, appends },
+  });
   return { poster, posts, clock };
 }
 
@@ -52,9 +44,9 @@ describe('a wait for a session’s chatter', () => {
     await new Promise<void>((posted) => void p.enqueueText(other, 'msg:o', text('Other session.'), posted));
     expect(replies(other.cardTs)).toHaveLength(1);
     await p.enqueueText(place, 'msg:1', long(1));
-    const first = p.batches.mark();
+    const first = p.mark();
     await p.enqueueText(place, 'msg:2', long(2));
-    const second = p.batches.mark();
+    const second = p.mark();
     await p.enqueueText(place, 'msg:3', long(3));
     const settled: string[] = [];
     void p.drained(place, 'urgent', first).then(() => settled.push('first'));
@@ -85,17 +77,17 @@ describe('a session whose lease comes back', () => {
   it('is recovered again: a poll still in flight after the lease moved does not mark it recovered', async () => {
     const place = await thread();
     let owned = true;
-    const { poster: p, posts } = pacedPoster(undefined, { owns: () => owned });
-    await p.recover(place, { asOwner: true });
+    const { poster: p, posts } = pacedPoster(undefined, { follows: () => owned });
+    await p.recover(place);
     // The lease moves to another replica; a poll of this one still in flight handles an event.
     owned = false;
     p.withdraw(place.sessionId);
-    await p.recover(place, { asOwner: true });
+    await p.recover(place);
     // The other replica records two messages and dies before posting them; the lease comes back here.
     await posts.begin(place.sessionId, 'msg:1', JSON.stringify({ text: 'Recorded by the other, 1.' }));
     await posts.begin(place.sessionId, 'msg:2', JSON.stringify({ text: 'Recorded by the other, 2.' }));
     owned = true;
-    await p.recover(place, { asOwner: true });
+    await p.recover(place);
     await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the recovered messages' });
     expect(replies(place.cardTs).map((m) => m.text)).toEqual([
       'Recorded by the other, 1.\n\nRecorded by the other, 2.',
@@ -105,14 +97,14 @@ describe('a session whose lease comes back', () => {
   it('a recovery that finds the lease gone queues nothing here', async () => {
     const place = await thread();
     let owned = false;
-    const { poster: p, posts, clock } = pacedPoster(undefined, { owns: () => owned });
+    const { poster: p, posts, clock } = pacedPoster(undefined, { follows: () => owned });
     await posts.begin(place.sessionId, 'msg:1', JSON.stringify({ text: 'Left by a crash.' }));
-    await p.recover(place, { asOwner: true });
-    expect(p.batches.has(place, 'msg:1')).toBe(false);
+    await p.recover(place);
+    expect(p.waits(place, 'msg:1')).toBe(false);
     await clock.advance(5_000);
     owned = true;
-    await p.recover(place, { asOwner: true });
-    expect(p.batches.has(place, 'msg:1')).toBe(true);
+    await p.recover(place);
+    expect(p.waits(place, 'msg:1')).toBe(true);
     await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the recovered message' });
     expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Left by a crash.']);
   });
@@ -132,7 +124,7 @@ describe('a session whose lease comes back', () => {
     });
     await owner.poster.enqueueText(place, 'msg:1', text('Note 19.'));
     await recovering.poster.recover(place);
-    expect(recovering.poster.batches.has(place, 'msg:1')).toBe(true);
+    expect(recovering.poster.waits(place, 'msg:1')).toBe(true);
     // The owner's turn comes first: its post is out and recorded.
     await owner.clock.advance(1_000);
     await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: "the owner's post" });
@@ -146,7 +138,8 @@ describe('a session whose lease comes back', () => {
 describe('a batch', () => {
   it('is made when the channel can post it: what came while it waited joins it', async () => {
     const place = await thread();
-    const { poster: p, clock } = pacedPoster();
+    // Posts only (while the channel is behind, the two would otherwise go into the first post by edits).
+    const { poster: p, clock } = pacedPoster(undefined, undefined, false);
     // Answered before the clock moves: the post's token is in flight until its answer, and the channel's
     // budget refills only once it has landed.
     await new Promise<void>((posted) => void p.enqueueText(place, 'msg:1', text('First, at once.'), posted));

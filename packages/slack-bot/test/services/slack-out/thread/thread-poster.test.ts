@@ -3,6 +3,7 @@ import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
 import { useSandboxWithClient } from '../../../../../../test/support/world.js';
 import type { MessageText } from '../../../../src/blocks/agent-message.js';
+import { agentMessageText, layoutText, promptMessage } from '../../../../src/blocks/index.js';
 import type { BotMetrics } from '../../../../src/services/ops/metrics.js';
 import { OutboundQueue } from '../../../../src/services/slack-out/outbound/index.js';
 import {
@@ -14,7 +15,10 @@ import {
   ThreadPoster,
   type ThreadPosterOptions,
 } from '../../../../src/services/slack-out/thread/thread-poster.js';
+import { isHonest, linksIn } from '../../../blocks/link-check.js';
+import { unexpectedPings } from '../../../blocks/ping-check.js';
 import { FakePosts, logger, metrics as newMetrics } from '../../../fakes.js';
+import { text } from './card-threads.js';
 
 // Each Slack error a thread post can meet, produced by the real sandbox (failNext) over real HTTP.
 const CHANNEL = 'C0AGENTS';
@@ -30,13 +34,20 @@ async function thread() {
 }
 
 const replies = (cardTs: string): SandboxMessage[] => world.sandbox.workspace.replies(CHANNEL, cardTs);
-const text = (s: string): MessageText => ({ mrkdwn: s, plain: s });
 
 function poster(options: ThreadPosterOptions & { posts?: FakePosts; outbound?: OutboundQueue } = {}) {
   const posts = options.posts ?? new FakePosts();
   const metrics: BotMetrics = newMetrics();
   const outbound = options.outbound ?? new OutboundQueue(logger, metrics);
-  const p = new ThreadPoster(world.slack, posts, logger, metrics, { retryBaseMs: 5, ...options }, outbound);
+  const { posts: _posts, outbound: _outbound, ...rest } = options;
+  const p = new ThreadPoster({
+    slack: world.slack,
+    posts,
+    logger,
+    metrics,
+    outbound,
+    options: { retryBaseMs: 5, ...rest },
+  });
   return { poster: p, posts, metrics, outbound };
 }
 
@@ -73,6 +84,35 @@ describe('a thread post meets a Slack error', () => {
       .join('');
     expect(body.length).toBeGreaterThan(5_000);
     expect(shown.replace(/\s+/g, ' ')).toBe(body.replace(/\s+/g, ' '));
+  });
+
+  it('a question carrying chatter, refused: its plain-text fallback pings nobody and links honestly', async () => {
+    const place = await thread();
+    const { poster: p } = poster();
+    // Shown literally in the blocks (a header, a button): read as mrkdwn once they are the message's text.
+    const spoof = '<https://evil.example|https://sso.corp.example> <!channel> @here';
+    const chatter = layoutText(
+      agentMessageText({ role: 'assistant', content: spoof }, { showReasoning: false }) as MessageText,
+      'stem',
+    );
+    const question = promptMessage(
+      {
+        inputId: 'in_1',
+        kind: 'single_select',
+        prompt: spoof,
+        options: [{ id: 'o1', label: spoof }],
+        raw: {},
+      },
+      { sessionId: place.sessionId, startedBy: 'U0STARTER' },
+    );
+    const carried = chatter.kind === 'text' ? chatter.parts.flatMap((part) => part.blocks) : [];
+    world.sandbox.failNext({ method: 'chat.postMessage', error: 'msg_blocks_too_long', channel: CHANNEL });
+    await p.post(place, 'prompt:in_1', { text: question.text, blocks: [...carried, ...question.blocks] });
+    const [posted] = replies(place.cardTs);
+    expect(posted?.blocks ?? []).toEqual([]);
+    expect(posted?.text).toContain('sso.corp.example');
+    expect(unexpectedPings(posted?.text, ['user:U0STARTER'])).toEqual([]);
+    expect(linksIn(posted?.text).filter((l) => !isHonest(l))).toEqual([]);
   });
 
   it('refused as blocks and as text: uploaded as a file holding all of it', async () => {

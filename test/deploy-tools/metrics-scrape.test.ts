@@ -1,21 +1,20 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { alertNames, dashboardExpressions, metricNames } from '../deploy/monitoring.js';
 import { useBotProcesses } from '../e2e/bot-process.js';
 import { patient } from '../support/patience.js';
-import { alertNames, dashboardExpressions, metricNames } from './monitoring.js';
+import { requireTool } from './tools.js';
 
 // A running bot scraped by a real Prometheus (Debian's package, installed by .ci/run), as a cluster's
 // would: every metric an alert rule or the dashboard names must be there, or the alert could never fire
 // and the panel stays empty. The same Prometheus loads deploy/monitoring/alerts.yaml and evaluates every
-// rule against the bot's series, and takes every dashboard query. Without the prometheus binary this is
-// reported skipped.
-const hasPrometheus = spawnSync('prometheus', ['--version']).status === 0;
+// rule against the bot's series, and takes every dashboard query.
 const METRICS_TOKEN = `metrics_${randomBytes(12).toString('hex')}`;
 const monitoringDir = fileURLToPath(new URL('../../deploy/monitoring/', import.meta.url));
 
@@ -29,7 +28,8 @@ const freePort = () =>
     });
   });
 
-describe.skipIf(!hasPrometheus)('a running bot, scraped by Prometheus', () => {
+describe('a running bot, scraped by Prometheus', () => {
+  beforeAll(() => requireTool('prometheus', ['--version'], 'apt-get install prometheus'));
   const world = useBotProcesses({ emulatorSpeed: 1, store: { dataDirPrefix: 'deploy-scrape-' } });
   const dir = mkdtempSync(join(tmpdir(), 'deploy-prometheus-'));
   let prometheus: ChildProcess | undefined;

@@ -1,0 +1,137 @@
+/**
+ * The session publisher on its own: each follower event's handling, against the real sandbox over HTTP,
+ * with the store faked. Who sends a session's posts (its lease, its claim) is the shared `PostOwner`.
+ */
+import type { FollowEvent } from '@agent-sessions/core';
+import { describe, expect, it } from 'vitest';
+import { useSandboxWithClient } from '../../../../../test/support/world.js';
+import { SessionPublisher } from '../../../src/services/following/session-publisher.js';
+import { OutboundQueue } from '../../../src/services/slack-out/outbound/index.js';
+import {
+  CannotPostHereError,
+  CardUpdater,
+  PostOwner,
+  PostWithdrawnError,
+  ThreadPoster,
+} from '../../../src/services/slack-out/thread/index.js';
+import { FakePosts, fakeWorld, logger, session } from '../../fakes.js';
+
+const CHANNEL = 'C0AGENTS';
+const sandboxed = useSandboxWithClient({ rateLimits: false });
+
+let sessions = 0;
+
+/** A session with its card in the channel, and a publisher over it; `follows`: whether its lease is here. */
+async function setup(options: { follows?: () => boolean; claim?: () => Promise<boolean> } = {}) {
+  const world = fakeWorld();
+  const sessionId = `sess_p${++sessions}`;
+  const card = await sandboxed.slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
+  const cardTs = String(card.ts);
+  world.sessions.add(session({ sessionId, cardTs }));
+  const posts = new FakePosts();
+  const owner = new PostOwner({
+    ...(options.follows ? { follows: options.follows } : {}),
+    ...(options.claim ? { claim: options.claim } : {}),
+  });
+  const outbound = new OutboundQueue(logger, world.metrics, { pacing: 'off' });
+  const slack = sandboxed.slack;
+  const poster = new ThreadPoster({ slack, posts, logger, metrics: world.metrics, outbound, owner });
+  const cards = new CardUpdater(slack, logger, world.metrics, { minIntervalMs: 0 });
+  const publisher = new SessionPublisher({
+    store: { sessions: world.sessions, prompts: world.prompts, posts },
+    owner,
+    poster,
+    outbound,
+    cards,
+    metrics: world.metrics,
+    logger,
+    slack,
+    showReasoning: false,
+  });
+  const thread = () => sandboxed.sandbox.workspace.replies(CHANNEL, cardTs);
+  return { ...world, sessionId, cardTs, posts, owner, publisher, cards, thread };
+}
+
+const message = (sessionId: string, n: number, text: string): FollowEvent => ({
+  type: 'message',
+  sessionId,
+  key: `round_1#${n}`,
+  roundId: 'round_1',
+  position: n,
+  message: { role: 'assistant', content: text, roundId: 'round_1' },
+});
+
+const finished = (sessionId: string): FollowEvent => ({
+  type: 'finished',
+  sessionId,
+  key: 'finished',
+  status: 'completed',
+  succeeded: true,
+  session: { sessionId, status: 'completed', rounds: [] },
+});
+
+describe('the session publisher', () => {
+  it("posts each of the agent's messages once in the card's thread, however often it is told", async () => {
+    const w = await setup();
+    await w.publisher.handle(message(w.sessionId, 1, 'Cloned the repository.'));
+    await w.publisher.handle(message(w.sessionId, 1, 'Cloned the repository.'));
+    await w.publisher.handle(message(w.sessionId, 2, 'Ran the tests.'));
+    await sandboxed.sandbox.workspace.waitFor(() => w.thread()[1], { what: 'both messages' });
+    expect(w.thread().map((m) => m.text)).toEqual(['Cloned the repository.', 'Ran the tests.']);
+    await w.cards.stop();
+  });
+
+  it('a finished session: its report after its chatter, the session marked finished, the card showing the end', async () => {
+    const w = await setup();
+    await w.publisher.handle(message(w.sessionId, 1, 'All done.'));
+    await w.publisher.handle(finished(w.sessionId));
+    const texts = w.thread().map((m) => m.text ?? '');
+    expect(texts[0]).toBe('All done.');
+    expect(texts).toHaveLength(2);
+    expect(await w.posts.ts(w.sessionId, 'final-report')).toBe(w.thread()[1]?.ts);
+    expect(await w.sessions.get(w.sessionId)).toMatchObject({ finished: true, status: 'completed' });
+    const shown = sandboxed.sandbox.workspace.findMessage(CHANNEL, w.cardTs);
+    expect(shown?.text).not.toBe(`card of ${w.sessionId}`);
+    await w.cards.stop();
+  });
+
+  it('a session whose lease moved away: its report is left to the new owner, nothing posted here', async () => {
+    let here = true;
+    const w = await setup({ follows: () => here });
+    await w.publisher.handle(message(w.sessionId, 1, 'Working.'));
+    here = false;
+    await expect(w.publisher.handle(finished(w.sessionId))).rejects.toBeInstanceOf(PostWithdrawnError);
+    expect(w.thread().map((m) => m.text)).toEqual(['Working.']);
+    expect(await w.posts.ts(w.sessionId, 'final-report')).toBeUndefined();
+    expect((await w.sessions.get(w.sessionId))?.finished).toBe(false);
+    await w.cards.stop();
+  });
+
+  it("told by the posters that the session's channel is closed: the session is marked so, its starter told by DM", async () => {
+    const w = await setup();
+    w.publisher.attach({ on: () => () => {} } as unknown as Parameters<SessionPublisher['attach']>[0]);
+    const place = { sessionId: w.sessionId, channelId: CHANNEL, cardTs: w.cardTs };
+    await w.owner.cannotPost(place, new CannotPostHereError(CHANNEL, 'is_archived'));
+    expect((await w.sessions.get(w.sessionId))?.status).toBe('cant_post_here');
+    const dm = sandboxed.sandbox.workspace.messages.get('D0ALICE') ?? [];
+    expect(dm.map((m) => m.text).join('\n')).toMatch(new RegExp(`is_archived.*${w.sessionId}`));
+    await w.cards.stop();
+  });
+
+  it("a finished session's leftovers are sent only by the replica holding its claim", async () => {
+    for (const held of [false, true]) {
+      const w = await setup({ claim: async () => held });
+      await w.posts.begin(w.sessionId, 'msg:left', JSON.stringify({ text: 'Left by a crash.' }));
+      await w.sessions.update(w.sessionId, { finished: true, status: 'completed' });
+      await w.publisher.recoverUnsent(() => false);
+      if (held) {
+        await sandboxed.sandbox.workspace.waitFor(() => w.thread()[0], { what: 'the leftover' });
+        expect(w.thread().map((m) => m.text)).toEqual(['Left by a crash.']);
+      } else {
+        expect(w.thread()).toEqual([]);
+        expect(await w.posts.ts(w.sessionId, 'msg:left')).toBeUndefined();
+      }
+      await w.cards.stop();
+    }
+  });
+});
