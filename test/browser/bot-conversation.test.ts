@@ -29,8 +29,14 @@ async function replyIn(conversation: Locator, text: string) {
 const reaction = (message: Locator, name: string) =>
   message.locator(`[data-testid="reaction"][data-name="${name}"]`).waitFor({ timeout: patient(15_000) });
 
+/** What the agent says next: through the emulator, the bot's follower and the channel's pace. */
+const AGENT_REPLY = { timeout: patient(30_000) };
+
 describe('the bot in conversation, in the page', () => {
-  it('mention in a discussion’s thread → card with context → steer by reply → answer by reply → 👍', async () => {
+  // Six turns through the agent, each waited for on its own: more than the file's 60 s on a busy machine.
+  it('mention in a discussion’s thread → card with context → steer by reply → answer by reply → 👍', {
+    timeout: patient(180_000),
+  }, async () => {
     await actAs('U0BOB');
     await write('The release is blocked: nobody has named it yet');
     const conversation = live.page
@@ -44,10 +50,7 @@ describe('the bot in conversation, in the page', () => {
     await actAs('U0ALICE');
     await replyIn(conversation, '@agents scenario:free_text prepare the release');
     const thread = conversation.getByTestId('thread');
-    await thread
-      .getByText('Started from this thread, with 2 earlier messages')
-      .first()
-      .waitFor({ timeout: patient(15_000) });
+    await thread.getByText('Started from this thread, with 2 earlier messages').first().waitFor(AGENT_REPLY);
     await shot('bot-conversation-card');
 
     // No question yet: the reply steers the agent.
@@ -61,29 +64,23 @@ describe('the bot in conversation, in the page', () => {
     await thread
       .getByText(/Changing direction as asked/)
       .first()
-      .waitFor({ timeout: patient(15_000) });
+      .waitFor(AGENT_REPLY);
 
     // The question: answered by a reply, through the same claim as the buttons.
-    await thread
-      .getByText('What should the release be called?')
-      .first()
-      .waitFor({ timeout: patient(20_000) });
+    await thread.getByText('What should the release be called?').first().waitFor(AGENT_REPLY);
     await write('Vega');
     const answer = thread
       .getByTestId('message')
       .filter({ has: live.page.getByText('Vega', { exact: true }) })
       .first();
     await reaction(answer, 'white_check_mark');
-    await thread
-      .getByText('Naming the release "Vega".')
-      .first()
-      .waitFor({ timeout: patient(15_000) });
+    await thread.getByText('Naming the release "Vega".').first().waitFor(AGENT_REPLY);
     await shot('bot-conversation-answered');
 
     // The report, with Slack's feedback buttons: 👍 is recorded and acknowledged privately.
     // Drawn as Slack's thumb icons (no emoji font needed), named by the bot's accessibility label.
     const thumbsUp = thread.getByRole('button', { name: 'This session went well' }).last();
-    await thumbsUp.waitFor({ timeout: patient(20_000) });
+    await thumbsUp.waitFor(AGENT_REPLY);
     await thumbsUp.click();
     await live.page.locator('.ephemeral').filter({ hasText: 'Thanks — noted 👍' }).waitFor();
     await expect
