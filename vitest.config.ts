@@ -70,6 +70,10 @@ export default defineConfig({
           globalSetup: ['test/support/postgres.ts'],
           testTimeout: patient(60_000),
           hookTimeout: patient(120_000),
+          // Files share a worker: the bot, the sandbox, Bolt and PGlite's WebAssembly load once per worker,
+          // not once per file. Each file starts and stops its own emulator, sandbox, store and bots, sets no
+          // environment and mocks nothing; setup.ts empties the captured log lines before each file.
+          isolate: false,
         },
       },
       {

@@ -2,14 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
-import {
-  type BotTuning,
-  loadConfig,
-  openStore,
-  type RunningBot,
-  type Store,
-  startBot,
-} from '@agent-sessions/slack-bot';
+import { type BotTuning, loadConfig, type RunningBot, type Store, startBot } from '@agent-sessions/slack-bot';
 import {
   type RunningSandbox,
   type SandboxMessage,
@@ -20,6 +13,7 @@ import {
 } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { patient } from '../support/patience.js';
+import { scratchStore } from './database.js';
 
 /** A key distinctive enough that finding it anywhere in the logs means it leaked. */
 export const API_KEY = 'emu_e2e_secret_key_51f2c9a7';
@@ -29,7 +23,7 @@ export const CAROL = 'U0CAROL';
 export const CHANNEL = 'C0AGENTS';
 
 /**
- * The e2e files run side by side on a machine that may be busy: starting a world (emulator, PGlite, bot)
+ * The e2e files run side by side on a machine that may be busy: starting a world (emulator, store, bot)
  * can take a while, and so can a condition the tests wait for. Waits end as soon as the condition holds,
  * so a long limit costs nothing when all is well; both scale with the machine (test/support/patience.ts).
  */
@@ -94,20 +88,24 @@ export function botEnv(
   };
 }
 
-/** Log lines of every bot in the run, kept for the secrets test. */
+/**
+ * Log lines of every bot of this test file, kept for the secrets tests. Files share a worker (and this
+ * module), so `setup.ts` empties it before each file.
+ */
 export const allLogLines: string[] = [];
 
 /**
  * `E2E_LOG_DIR=dir`: every bot's log lines also go to `dir/<test file>.log`, to read after a failure (the
- * lines are otherwise only in memory).
+ * lines are otherwise only in memory). Read when a bot starts: the module outlives the file that loaded it.
  */
-const logFile = (() => {
+function logFileOfThisTest(): string | undefined {
   const dir = process.env.E2E_LOG_DIR;
   const testPath = expect.getState().testPath;
   return dir && testPath ? join(dir, `${basename(testPath)}.${process.pid}.log`) : undefined;
-})();
+}
 
 export function captureLogs(): Writable {
+  const logFile = logFileOfThisTest();
   return new Writable({
     write(chunk, _encoding, done) {
       allLogLines.push(...String(chunk).split('\n').filter(Boolean));
@@ -207,7 +205,8 @@ export async function startHarness(
     triggerTtlMs: 10_000,
     waitTimeoutMs: WAIT_MS,
   });
-  const store = await openStore({});
+  const scratch = await scratchStore();
+  const store = scratch.store;
   const config = loadConfig(botEnv(sandbox, emulator, options.env));
   if (!config.slack || !config.service) throw new Error('the harness configures Slack and the service');
   const bot = await startBot(
@@ -273,7 +272,7 @@ export async function startHarness(
       ),
     async stop() {
       await bot.stop();
-      await store.close();
+      await scratch.close();
       await sandbox.close();
       await emulator.close();
     },

@@ -16,6 +16,7 @@ import {
   type SlackDriver,
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
+import { scratchStore } from './database.js';
 import { API_KEY, captureLogs, FAST, SETUP_TIMEOUT_MS, slackAt, textOf, WAIT_MS } from './harness.js';
 
 // A bot distributed through Slack's OAuth against the sandbox playing Slack's side: two
@@ -36,7 +37,7 @@ export interface OAuthWorld {
   sandbox: RunningSandbox;
   bots: RunningBot[];
   /**
-   * Starts a replica (its own store on `databaseUrl`, or the shared PGlite store); `env` over the world's
+   * Starts a replica (its own store on `databaseUrl`, or the world's shared store); `env` over the world's
    * (a blank value unsets one), as a bot restarted with other settings.
    */
   addBot(tuning?: BotTuning, env?: Record<string, string>): Promise<RunningBot>;
@@ -76,8 +77,8 @@ export async function startOAuthWorld(
   });
   const oauth = sandbox.oauth;
   if (!oauth) throw new Error('the sandbox was started without OAuth');
-  // PGlite: one store for every bot of the world (one process); PostgreSQL: a store per bot, as replicas.
-  const shared = options.databaseUrl ? undefined : await openStore({});
+  // One store for every bot of the world (one process), or with `databaseUrl` a store per bot, as replicas.
+  const shared = options.databaseUrl ? undefined : await scratchStore();
   const stores: Store[] = [];
   const bots: RunningBot[] = [];
   const env = {
@@ -107,7 +108,7 @@ export async function startOAuthWorld(
     async addBot(tuning = {}, changed = {}) {
       const config = loadConfig({ ...env, ...changed });
       if (!config.slack || !config.service) throw new Error('the world configures Slack and the service');
-      const store = shared ?? (await openStore({ databaseUrl: options.databaseUrl as string }));
+      const store = shared?.store ?? (await openStore({ databaseUrl: options.databaseUrl as string }));
       if (!shared) stores.push(store);
       const bot = await startBot(
         { ...config, slack: config.slack, service: config.service },

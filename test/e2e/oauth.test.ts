@@ -170,16 +170,15 @@ describe('OAuth installs in two workspaces', () => {
     const b = await w.start(NORTH, 'scenario:long northwind indexing --max-iterations 100000');
     await waitForCard(w.sandbox, NORTH, b.cardTs, /Running/, 'the northwind session running');
     const bot = w.bots[0];
-    expect(bot?.follower.isFollowing(b.sessionId)).toBe(true);
+    // The card says Running as the start finishes; the follower takes the session up beside it.
+    await expect.poll(() => bot?.follower.isFollowing(b.sessionId), { timeout: WAIT_MS }).toBe(true);
 
     const result = await w.sandbox.oauth?.uninstall(NORTH.team, { eventsUrl: bot?.eventsUrl as string });
     expect(result?.events.map((e) => e.type)).toEqual(['tokens_revoked', 'app_uninstalled']);
     // Both acknowledged, the second too, though the tokens were gone by then (Slack sends them in any order).
     expect(result?.events.flatMap((e) => e.deliveries.map((d) => d.status))).toEqual([200, 200]);
-    await north().waitFor(() => (bot?.follower.isFollowing(b.sessionId) ? undefined : true), {
-      what: 'the northwind session no longer followed',
-      timeoutMs: WAIT_MS,
-    });
+    // The bot's own state: polled (the sandbox's waitFor checks again only when Slack's side changes).
+    await expect.poll(() => bot?.follower.isFollowing(b.sessionId), { timeout: WAIT_MS }).toBe(false);
     expect(await bot?.store.installations.find(NORTH.team)).toBeUndefined();
     expect(
       allLogLines.some((l) => /the app was removed from a workspace/.test(l) && l.includes(NORTH.team)),

@@ -200,7 +200,10 @@ describe('service keys per person (AGENT_KEYS=per-person)', () => {
     const said = await h.waitInThread(cardTs, (m) => notice.test(textOf(m)), 'the removed-key notice');
     expect(textOf(said)).toMatch(/link your key on my \*Home\* tab/);
     await expect.poll(() => h.bot.follower.isFollowing(sessionId), { timeout: WAIT_MS }).toBe(false);
-    expect(homeText(homeOf(h.sandbox, ALICE))).toContain('No key linked');
+    // The Home is drawn again after the click's ack, as the follower lets go: either may come first.
+    await expect
+      .poll(() => homeText(homeOf(h.sandbox, ALICE)), { timeout: WAIT_MS })
+      .toContain('No key linked');
     expect((await h.store.serviceKeys.get(slot(ALICE)))?.ciphertext).toBe('');
     // Some lease renewals later: still waiting, still one notice.
     await afterLeasePasses(h.bot, 3);

@@ -1,18 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
-import { loadConfig, openStore, type RunningBot, type Store, startBot } from '@agent-sessions/slack-bot';
+import { loadConfig, type RunningBot, startBot } from '@agent-sessions/slack-bot';
 import { functionsFromManifest, type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { patient } from '../support/patience.js';
+import { type ScratchStore, scratchStore } from './database.js';
 import { ALICE, API_KEY, CHANNEL, captureLogs, FAST, SETUP_TIMEOUT_MS, textOf, WAIT_MS } from './harness.js';
 import { confirmStep, isPrompt } from './helpers.js';
 import { listeningSockets } from './sockets.js';
 
 let emulator: SpawnedEmulator;
 let sandbox: RunningSandbox;
-let store: Store;
+let store: ScratchStore;
 let bot: RunningBot;
 let port: number;
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
     waitTimeoutMs: WAIT_MS,
     functions: functionsFromManifest(manifest),
   });
-  store = await openStore({});
+  store = await scratchStore();
   port = await freePort();
   // Socket Mode: an app-level token and no signing secret; Slack's requests arrive over a WebSocket.
   const config = loadConfig({
@@ -49,7 +50,7 @@ beforeAll(async () => {
   if (!config.slack || !config.service) throw new Error('configured above');
   bot = await startBot(
     { ...config, slack: config.slack, service: config.service },
-    { ...FAST, store, logDestination: captureLogs() },
+    { ...FAST, store: store.store, logDestination: captureLogs() },
   );
 }, SETUP_TIMEOUT_MS);
 
