@@ -83,6 +83,8 @@ async function startEmbedded(): Promise<EmbeddedServer> {
       ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
       // A throwaway cluster: nothing is worth a flush to disk.
       ...['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+      // Ten end-to-end files at once, each bot with a pool of its own (a bot process's holds 10).
+      ...['-c', 'max_connections=300'],
     ],
     onLog: (message) => void log.push(message),
     onError: (error) => void log.push(String(error)),
