@@ -17,8 +17,11 @@
  *    on `--sessions` long-running sessions. The bot caps open waits at 5 per person (its default) and 100
  *    per workspace: the bench raises the workspace's (MCP_WAITS_PER_WORKSPACE) to the total, and uses 200
  *    people with 5 each. A probe loaded into the bot (probe.ts) reports its RSS, heap (after a full
- *    collection) and event-loop delay; slash commands sent through the sandbox meanwhile time Slack's
- *    acks. Target: at most 100 MB more, and no ack over 1 s while they wait. Repeated `--trials` times.
+ *    collection) and event-loop delay; slash commands built by the sandbox's driver and sent, signed and
+ *    timed by a process of its own (ack-sender.ts, so the bench's own stalls are not timed) meanwhile time
+ *    Slack's acks, beside the bot's own count. Target: at most 100 MB more, and no ack over 1 s while they
+ *    wait. Repeated `--trials` times. BENCH_PROBE_PROFILE=<file>: a CPU profile of the bot (each trial's
+ *    phase marks are in the result, wall clock, and the profile's `startedAt` places them).
  * The store: PGlite in the bot's data folder (as `npm start`), or with `--store postgres` a database of
  * its own made on the server `--database-url` (or TEST_DATABASE_URL) names and dropped after, so the
  * store's reads leave the bot's thread. `--bot` runs another build's `dist/main.js` (a copy of an earlier
@@ -319,6 +322,7 @@ async function main(): Promise<void> {
       const trial = await waitTrial({
         ...{ hosts, extra, sessions, perPerson: PER_PERSON, holdSeconds: HOLD_S, probe },
         ...{ driver: sandbox.driver(bot.eventsUrl), ackUser: ALICE, channel: CHANNEL },
+        ...{ eventsUrl: bot.eventsUrl, signingSecret: sandbox.signingSecret },
         metricsUrl: bot.eventsUrl.replace(/\/slack\/events$/, '/metrics'),
       });
       trials.push(trial);

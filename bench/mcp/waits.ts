@@ -1,6 +1,8 @@
+import { fork } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import type { SlackDriver } from '@agent-sessions/slack-sandbox';
 import { percentile, round } from '../stats.js';
 import type { Host } from './hosts.js';
@@ -36,6 +38,8 @@ export interface WaitTrial {
   botAcks: { answered: number; within1s: number };
   /** The first refusals or failures of waits that ended early, to say why. */
   failures: string[];
+  /** When each phase began (wall clock, ms): to place it in a CPU profile of the bot. */
+  marks: Record<string, number>;
 }
 
 /** The bot's histogram of its acks (its /metrics): how many it answered, and how many within 1 s. */
@@ -85,20 +89,54 @@ function ackFigures(acks: Ack[]): AckFigures {
   };
 }
 
+/**
+ * The driver's line to the bot, moved into a process of its own (ack-sender.ts): the driver still builds
+ * each request (its trigger, its response URL), the child signs, sends and times it. Its `ms` is the
+ * child's, not this busy process's.
+ */
+function senderLine(driver: SlackDriver, eventsUrl: string, signingSecret: string) {
+  const child = fork(fileURLToPath(new URL('./ack-sender.js', import.meta.url)), [], {
+    env: { PATH: process.env.PATH ?? '', ACK_SENDER_URL: eventsUrl, ACK_SENDER_SECRET: signingSecret },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const pending = new Map<number, (answer: { status: number; text: string; ms: number }) => void>();
+  child.on('message', (answer: { id: number; status: number; text: string; ms: number }) => {
+    pending.get(answer.id)?.(answer);
+    pending.delete(answer.id);
+  });
+  let ids = 0;
+  let lastMs = 0;
+  // Instance-level: only this driver's requests go through the child.
+  driver.send = (body, contentType) =>
+    new Promise((resolve) => {
+      const id = ++ids;
+      pending.set(id, ({ status, text, ms }) => {
+        lastMs = ms;
+        let parsed: unknown = text;
+        try {
+          parsed = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          // Not JSON: keep the text.
+        }
+        resolve({ status, body: parsed });
+      });
+      child.send({ id, body, contentType });
+    });
+  return { driver, lastMs: () => lastMs, close: () => child.disconnect() };
+}
+
 /** Slash commands (`/agent list` and `/agent status`, in turn) sent one after another until stopped. */
-function ackProbe(driver: SlackDriver, user: string, channel: string, phase: () => Phase) {
+function ackProbe(line: ReturnType<typeof senderLine>, user: string, channel: string, phase: () => Phase) {
   const acks: Ack[] = [];
   let running = true;
   const done = (async () => {
     for (let i = 0; running; i++) {
-      const started = performance.now();
       const at = phase();
-      // A connection reset counts as an ack not given (status 0), as Slack would count it.
-      const status = await driver
+      const status = await line.driver
         .command({ user, channel, text: i % 2 ? 'status' : 'list' })
         .then((reply) => reply.status)
         .catch(() => 0);
-      acks.push({ phase: at, ms: Math.round(performance.now() - started), status });
+      acks.push({ phase: at, ms: Math.round(line.lastMs()), status });
       await sleep(200);
     }
   })();
@@ -107,6 +145,7 @@ function ackProbe(driver: SlackDriver, user: string, channel: string, phase: () 
     stop: async () => {
       running = false;
       await done;
+      line.close();
     },
   };
 }
@@ -138,6 +177,9 @@ export interface WaitSetup {
   perPerson: number;
   holdSeconds: number;
   driver: SlackDriver;
+  /** The bot's Request URL and Slack's signing secret, for the ack sender's process. */
+  eventsUrl: string;
+  signingSecret: string;
   ackUser: string;
   channel: string;
   probe: ProbeReader;
@@ -155,7 +197,12 @@ export async function waitTrial(s: WaitSetup): Promise<WaitTrial> {
   const before = await s.probe.afterGc();
   const botBefore = await botAckCounts(s.metricsUrl);
   const failures: string[] = [];
-  const acks = ackProbe(s.driver, s.ackUser, s.channel, () => phase);
+  const acks = ackProbe(
+    senderLine(s.driver, s.eventsUrl, s.signingSecret),
+    s.ackUser,
+    s.channel,
+    () => phase,
+  );
   const marks: Record<string, number> = { before: Date.now() };
   await sleep(s.holdSeconds * 500);
   marks.opening = Date.now();
@@ -246,6 +293,7 @@ export async function waitTrial(s: WaitSetup): Promise<WaitTrial> {
       within1s: botAfter.within1s - botBefore.within1s,
     },
     failures,
+    marks,
   };
   return result;
 }

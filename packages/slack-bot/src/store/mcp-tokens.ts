@@ -22,6 +22,13 @@ export interface McpTokenRecord {
   lastUsedAt: string | null;
 }
 
+/** One token's use, as `usedMany` notes it. */
+export interface TokenUse {
+  id: string;
+  client: string | null;
+  at: Date;
+}
+
 export interface McpTokenRepository {
   create(
     token: Omit<McpTokenRecord, 'createdAt' | 'lastUsedAt' | 'lastClient'> & { hash: string },
@@ -34,6 +41,8 @@ export interface McpTokenRepository {
   revoke(workspace: string, userId: string, id: string): Promise<boolean>;
   /** Notes a use: at most one write a minute per token, so a busy host doesn't write on every call. */
   used(id: string, client: string | null, now: Date): Promise<void>;
+  /** Notes many tokens' uses in one write (each as `used` would). */
+  usedMany(uses: TokenUse[]): Promise<void>;
   /** Revokes every token of a workspace (the app was removed from it); how many were still working. */
   revokeWorkspace(workspace: string): Promise<number>;
   /** Revokes every token of one person in a workspace (they left, or an admin said so); how many. */
@@ -124,6 +133,16 @@ export class SqlMcpTokenRepository implements McpTokenRepository {
       `UPDATE mcp_tokens SET last_used_at = $2, last_client = coalesce($3, last_client)
        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
       [id, now.toISOString(), client],
+    );
+  }
+
+  async usedMany(uses: TokenUse[]): Promise<void> {
+    if (uses.length === 0) return;
+    await this.sql.query(
+      `UPDATE mcp_tokens t SET last_used_at = u.at, last_client = coalesce(u.client, t.last_client)
+         FROM unnest($1::text[], $2::timestamptz[], $3::text[]) AS u(id, at, client)
+        WHERE t.id = u.id AND (t.last_used_at IS NULL OR t.last_used_at < u.at - interval '1 minute')`,
+      [uses.map((u) => u.id), uses.map((u) => u.at.toISOString()), uses.map((u) => u.client)],
     );
   }
 
@@ -235,14 +254,26 @@ export class CachedMcpTokenRepository implements McpTokenRepository {
 
   async used(id: string, client: string | null, now: Date): Promise<void> {
     await this.inner.used(id, client, now);
-    for (const [hash, t] of this.#usable.entries())
-      if (t.id === id)
+    this.#noteUses([{ id, client, at: now }]);
+  }
+
+  async usedMany(uses: TokenUse[]): Promise<void> {
+    await this.inner.usedMany(uses);
+    this.#noteUses(uses);
+  }
+
+  #noteUses(uses: TokenUse[]): void {
+    const byId = new Map(uses.map((u) => [u.id, u]));
+    for (const [hash, t] of this.#usable.entries()) {
+      const use = byId.get(t.id);
+      if (use)
         // Its time kept unchanged (noUpdateTTL): a use never extends how long a revoke elsewhere goes unseen.
         this.#usable.set(
           hash,
-          { ...t, lastUsedAt: now.toISOString(), lastClient: client ?? t.lastClient },
+          { ...t, lastUsedAt: use.at.toISOString(), lastClient: use.client ?? t.lastClient },
           { noUpdateTTL: true },
         );
+    }
   }
 
   async revokeWorkspace(workspace: string): Promise<number> {

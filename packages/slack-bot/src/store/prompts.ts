@@ -31,6 +31,11 @@ export interface NewPrompt {
 export interface SessionWithPending {
   session: SessionRecord;
   pending: PromptRecord[];
+  /**
+   * The service key slot the session runs under (null: AGENT_API_KEY's), read in the same query: its
+   * calls to the service then need no read of their own. Undefined when the reader didn't say.
+   */
+  keyRef?: string | null;
 }
 
 /** Where a prompt is found from a click: its ids, or the short key that stood in for a long ref. */
@@ -166,7 +171,12 @@ export class SqlPromptRepository implements PromptRepository {
       params,
     );
     const row = rows[0];
-    return row ? { session: toSession(row.session), pending: row.pending.map(toPrompt) } : undefined;
+    if (!row) return undefined;
+    return {
+      session: toSession(row.session),
+      pending: row.pending.map(toPrompt),
+      keyRef: row.session.key_ref ?? null,
+    };
   }
 
   async claim(

@@ -25,6 +25,8 @@ export interface SessionRow {
   workspace?: string | null;
   /** The session's code channel (`codeChannelId`); the column's name is the store's, kept as it is. */
   home_channel_id?: string | null;
+  /** The service key slot it runs under, set when it starts and never changed (null: AGENT_API_KEY's). */
+  key_ref?: string | null;
 }
 
 export function toSession(r: SessionRow): SessionRecord {

@@ -143,6 +143,12 @@ function toolDeps(
   mcp: NonNullable<Settings['config']['mcp']>,
   { store, follower, keys, visibility, people }: McpDeps,
 ): McpToolDeps {
+  // The session's slot as the tool read it with the session (a slot is set when a session starts and never
+  // changes): no second read of the store per service call. Unknown, it is looked up as any call's.
+  const clientOf = (sessionId: string, keyRef: string | null | undefined) =>
+    keyRef === undefined
+      ? keys.service.clientForSession(sessionId)
+      : keys.service.clientOfSession(keyRef, sessionId);
   return {
     starting: people.starting,
     answering: people.answering,
@@ -152,9 +158,9 @@ function toolDeps(
     prompts: store.prompts,
     visibility,
     live: {
-      status: (sessionId: string) => keys.calls.sessions.get(sessionId),
-      latestMessages: async (sessionId: string, count: number) =>
-        latestMessages((await keys.service.clientForSession(sessionId)).sessions, sessionId, count),
+      status: async (sessionId, keyRef) => (await clientOf(sessionId, keyRef)).sessions.get(sessionId),
+      latestMessages: async (sessionId, keyRef, count) =>
+        latestMessages((await clientOf(sessionId, keyRef)).sessions, sessionId, count),
     },
     waiter: sessionWaiter(store, follower),
     waitCapSeconds: mcp.waitCapSeconds,

@@ -8,6 +8,7 @@ import {
   CachedMcpTokenRepository,
   SqlMcpTokenRepository,
   TOKEN_CHECK_KEPT_MS,
+  type TokenUse,
 } from '../../src/store/mcp-tokens.js';
 import type { Workspace } from '../../src/workspace.js';
 import { describeWithStore, storeBackends } from './backends.js';
@@ -81,10 +82,10 @@ for (const backend of storeBackends('mcp_tokens')) {
       const writes: Array<string | null> = [];
       const counted = new Proxy(store.mcpTokens, {
         get: (target, name) =>
-          name === 'used'
-            ? (id: string, client: string | null, at: Date) => {
-                writes.push(client);
-                return target.used(id, client, at);
+          name === 'usedMany'
+            ? (uses: TokenUse[]) => {
+                writes.push(...uses.map((u) => u.client));
+                return target.usedMany(uses);
               }
             : // Bound to the repository itself: its private fields are not the proxy's.
               bound(target, name),
@@ -110,6 +111,34 @@ for (const backend of storeBackends('mcp_tokens')) {
       await use();
       expect(writes).toEqual(['Cursor', 'Claude Code', null]);
       expect((await tokens.list(NORTH, 'U9'))[0]?.lastUsedAt).toBe(now.toISOString());
+    });
+
+    it('uses arriving together, of many tokens or one, are written down in one write', async () => {
+      const batches: TokenUse[][] = [];
+      const counted = new Proxy(store.mcpTokens, {
+        get: (target, name) =>
+          name === 'usedMany'
+            ? (uses: TokenUse[]) => {
+                batches.push(uses);
+                return target.usedMany(uses);
+              }
+            : bound(target, name),
+      });
+      const tokens = new McpTokens({ tokens: counted, settings: { ttlDays: 90, isolated: true } });
+      const minted = [await tokens.mint(NORTH, 'U21'), await tokens.mint(NORTH, 'U22')];
+      const callers = await Promise.all(minted.map(({ token }) => tokens.verify(token)));
+      // A burst: each person's calls at once (five waits each), all before the first write.
+      await Promise.all(
+        callers.flatMap((caller) =>
+          Array.from({ length: 5 }, () => (caller ? tokens.used(caller, 'Cursor') : 0)),
+        ),
+      );
+      expect(batches.map((b) => b.length)).toEqual([2]);
+      for (const { info } of minted)
+        expect((await tokens.list(NORTH, info.id === minted[0]?.info.id ? 'U21' : 'U22'))[0]).toMatchObject({
+          lastClient: 'Cursor',
+          lastUsedAt: expect.any(String),
+        });
     });
 
     it('a token found usable is kept a short while on this replica: a revoke here ends it at once, one on another replica within TOKEN_CHECK_KEPT_MS', async () => {

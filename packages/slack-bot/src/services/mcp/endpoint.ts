@@ -26,6 +26,7 @@ import {
 } from './slack-identity.js';
 import type { McpCaller, McpTokens } from './tokens.js';
 import type { ToolCaller } from './tool-deps.js';
+import { TurnPacer } from './turns.js';
 import type { WaitSlots } from './wait-slots.js';
 
 export interface McpEndpointSettings {
@@ -45,6 +46,9 @@ export interface McpEndpointSettings {
 }
 
 export const MCP_PATH = '/mcp';
+
+/** MCP requests started per turn of the event loop, at most (see TurnPacer). */
+export const REQUESTS_PER_TURN = 4;
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /** The routes on the bot's HTTP server: /mcp, and its RFC 9728 metadata at both addresses hosts ask. */
@@ -76,6 +80,7 @@ export class McpEndpoint {
   readonly #node: ReturnType<typeof toNodeHandler>;
   readonly #trust: ProxyTrust;
   readonly #open = new OpenCalls();
+  readonly #pacer = new TurnPacer(REQUESTS_PER_TURN);
 
   constructor(
     private readonly deps: {
@@ -116,6 +121,7 @@ export class McpEndpoint {
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      await this.#pacer.turn();
       const origin = header(req, 'origin');
       if (!originAllowed(origin, this.deps.settings.allowedOrigins))
         return refuse(res, 403, 'Origin not allowed: set MCP_ALLOWED_ORIGINS to call from this page');

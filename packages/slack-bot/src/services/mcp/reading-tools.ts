@@ -121,10 +121,10 @@ async function sessionState(caller: ToolCaller, deps: McpToolDeps, sessionId: st
   const found = await deps.prompts.sessionWithPending(sessionId);
   if (!found || !(await deps.visibility.maySee(caller.userId, found.session)))
     return refused(notVisible(sessionId));
-  const { session, pending } = found;
+  const { session, pending, keyRef } = found;
   const [live, latest] = await Promise.all([
-    deps.live.status(sessionId).catch(() => undefined),
-    count > 0 ? deps.live.latestMessages(sessionId, count).catch(() => []) : Promise.resolve([]),
+    deps.live.status(sessionId, keyRef).catch(() => undefined),
+    count > 0 ? deps.live.latestMessages(sessionId, keyRef, count).catch(() => []) : Promise.resolve([]),
   ]);
   const now = Date.now();
   return done({

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { McpTokenHolder, McpTokenRecord, McpTokenRepository } from '../../store/mcp-tokens.js';
+import { LRUCache } from 'lru-cache';
+import type { McpTokenHolder, McpTokenRecord, McpTokenRepository, TokenUse } from '../../store/mcp-tokens.js';
 import type { Workspace } from '../../workspace.js';
 
 /** What a token's owner may be told about it: never the token, which is shown once when made. */
@@ -23,6 +24,15 @@ export interface McpCaller {
 
 /** A token's use is written down at most this often (App Home shows it to the minute). */
 const USE_NOTED_EVERY_MS = 60_000;
+
+/**
+ * Uses are written together, this long after the first of a batch: a burst of hosts (a thousand waits
+ * opening at once) makes one write, not one per token (on PGlite, each write blocks the bot's thread).
+ */
+export const USES_WRITTEN_AFTER_MS = 1_000;
+
+/** Tokens whose last noted use is remembered here, at most (past it, a use may be written again early). */
+const NOTED_KEPT_AT_MOST = 10_000;
 
 export interface McpTokenSettings {
   /** MCP_TOKEN_DAYS: how long a new token works. */
@@ -56,6 +66,13 @@ export const hashOf = (token: string) => createHash('sha256').update(token).dige
  * workspace admin says so).
  */
 export class McpTokens {
+  /** When this replica last noted each token's use (ms), and with which client: one write a minute each. */
+  readonly #noted = new LRUCache<string, { at: number; client: string | undefined }>({
+    max: NOTED_KEPT_AT_MOST,
+  });
+  /** Uses not yet written, by token id, and the write they wait for. */
+  #batch: { uses: Map<string, TokenUse>; written: Promise<void> } | undefined;
+
   constructor(
     private readonly deps: {
       tokens: McpTokenRepository;
@@ -99,19 +116,52 @@ export class McpTokens {
       key: found.workspace,
       isolated: this.deps.settings.isolated,
     };
+    // A use noted here and not yet written (or not yet read back) is newer than the record's.
+    const lastClient = this.#noted.get(found.id)?.client ?? found.lastClient;
     return {
       ...{ tokenId: found.id, userId: found.userId, workspace, expiresAt: found.expiresAt },
-      ...(found.lastClient ? { lastClient: found.lastClient } : {}),
+      ...(lastClient ? { lastClient } : {}),
       ...(found.lastUsedAt ? { lastUsedAt: found.lastUsedAt } : {}),
     };
   }
 
-  /** Notes that a host used the token (shown in App Home); never fails the request it came with. */
+  /**
+   * Notes that a host used the token (shown in App Home); never fails the request it came with. Resolves
+   * once written (with the other uses of its batch, USES_WRITTEN_AFTER_MS later).
+   */
   async used(caller: McpCaller, client: string | undefined): Promise<void> {
-    // Most calls change nothing App Home shows: no write (on PGlite, a write blocks the event loop).
-    const sinceMs = caller.lastUsedAt ? this.#now().getTime() - Date.parse(caller.lastUsedAt) : Infinity;
-    if (sinceMs < USE_NOTED_EVERY_MS && (client === undefined || client === caller.lastClient)) return;
-    await this.deps.tokens.used(caller.tokenId, client ?? null, this.#now()).catch(() => {});
+    // Most calls change nothing App Home shows: no write (on PGlite, a write blocks the event loop). The
+    // token's record may be a cached one from before this replica's last note: that note counts too.
+    const now = this.#now().getTime();
+    const noted = this.#noted.get(caller.tokenId);
+    const lastAt = Math.max(
+      caller.lastUsedAt ? Date.parse(caller.lastUsedAt) : -Infinity,
+      noted?.at ?? -Infinity,
+    );
+    const lastClient = noted?.client ?? caller.lastClient;
+    if (now - lastAt < USE_NOTED_EVERY_MS && (client === undefined || client === lastClient)) return;
+    this.#noted.set(caller.tokenId, { at: now, client: client ?? lastClient });
+    await this.#written(caller.tokenId, client ?? null, new Date(now));
+  }
+
+  /** Joins the batch of uses to write (one starts with the first use after the last write). */
+  #written(id: string, client: string | null, at: Date): Promise<void> {
+    if (!this.#batch) {
+      const uses = new Map<string, TokenUse>();
+      const written = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          this.#batch = undefined;
+          this.deps.tokens
+            .usedMany([...uses.values()])
+            .catch(() => {})
+            .then(resolve);
+        }, USES_WRITTEN_AFTER_MS).unref(),
+      );
+      this.#batch = { uses, written };
+    }
+    const before = this.#batch.uses.get(id);
+    this.#batch.uses.set(id, { id, at, client: client ?? before?.client ?? null });
+    return this.#batch.written;
   }
 
   async list(workspace: Workspace, userId: string): Promise<McpTokenInfo[]> {

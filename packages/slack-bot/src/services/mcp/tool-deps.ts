@@ -28,10 +28,17 @@ export interface McpToolDeps {
   sessions: Pick<SessionRepository, 'get'>;
   prompts: Pick<PromptRepository, 'pending' | 'get' | 'sessionWithPending'>;
   visibility: Pick<SessionVisibility, 'maySee'>;
-  /** The service's view of a session, under the session's own key. */
+  /**
+   * The service's view of a session, under the session's own key: its slot (`keyRef`, null for
+   * AGENT_API_KEY's) as read with the session, or undefined to look it up.
+   */
   live: {
-    status(sessionId: string): Promise<LiveSession>;
-    latestMessages(sessionId: string, count: number): Promise<MessageView[]>;
+    status(sessionId: string, keyRef: string | null | undefined): Promise<LiveSession>;
+    latestMessages(
+      sessionId: string,
+      keyRef: string | null | undefined,
+      count: number,
+    ): Promise<MessageView[]>;
   };
   waiter: SessionWaiter;
   /** MCP_WAIT_MAX_SECONDS: the longest one wait_for_session call waits. */

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { registerActingTools } from './acting-tools.js';
+import { withSharedOutputJson } from './output-json.js';
 import { registerReadingTools } from './reading-tools.js';
 import type { McpToolDeps, ToolCaller } from './tool-deps.js';
 
@@ -13,8 +14,9 @@ export type { McpToolDeps, MessageView, ToolCaller } from './tool-deps.js';
 export function registerSessionTools(server: McpServer, caller: ToolCaller, deps: McpToolDeps): void {
   const only = caller.calls;
   const wants = (name: string) => only === undefined || !TOOL_NAMES.has(only) || name === only;
-  registerReadingTools(server, caller, deps, wants);
-  registerActingTools(server, caller, deps, wants);
+  const sharing = withSharedOutputJson(server);
+  registerReadingTools(sharing, caller, deps, wants);
+  registerActingTools(sharing, caller, deps, wants);
 }
 
 const TOOL_NAMES = new Set([
