@@ -23,6 +23,8 @@ const WORKSPACE = "keyed by the workspace's own key: one entry per workspace";
 const EXCEPTIONS: Record<string, string> = {
   'mcp/request-budget.ts#buckets': "keyed by the endpoint's person key, scopedKey(workspace, user)",
   'mcp/wait-slots.ts#byWorkspace': WORKSPACE,
+  'mcp/tokens.ts#noted':
+    "keyed by a token's id, a random UUID of one person in one workspace: when this replica last noted its use",
   'shared-calls.ts#running': "its callers' keys, each checked here where it holds a SharedCalls",
   'mcp/slack-identity.ts#seen':
     "Slack's request signatures, HMACs over a body that names its team: one workspace's can't be another's",
