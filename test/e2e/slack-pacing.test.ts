@@ -1,7 +1,7 @@
 import type { ApiCall, SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it, vi } from 'vitest';
 import { patient } from '../support/patience.js';
-import { ALICE, CHANNEL, textOf, useHarness } from './harness.js';
+import { ALICE, CHANNEL, textOf, useHarness, WAIT_MS } from './harness.js';
 import { duplicates, isPrompt, postKeys } from './helpers.js';
 
 // The error tests go first: the chatty one leaves a backlog the channel takes a while to post.
@@ -30,6 +30,36 @@ function recordDeliveries(): SandboxMessage[] {
       posts.push(c.message);
   });
   return posts;
+}
+
+/**
+ * Starts four chatty sessions at once, so their chatter is written together, and resolves with their
+ * cards once each names its session. (One after the other, each start waited for its card while the
+ * earlier sessions' chatter caught up: little was left by the time of the question.)
+ */
+async function startFourChattyAtOnce(): Promise<Array<{ sessionId: string; cardTs: string }>> {
+  const goals = [1, 2, 3, 4].map((i) => `review part ${i}`);
+  for (const goal of goals) {
+    const response = await h.driver.command({
+      user: ALICE,
+      channel: CHANNEL,
+      text: `start scenario:chatty ${goal}`,
+    });
+    if (response.status !== 200) throw new Error(`/agent start answered ${response.status}`);
+  }
+  const ws = h.sandbox.workspace;
+  const started = (goal: string) => {
+    const card = (ws.messages.get(CHANNEL) ?? []).find((m) => !m.thread_ts && textOf(m).includes(goal));
+    const sessionId = card && /session `([^`]+)`/.exec(textOf(card))?.[1];
+    return card && sessionId ? { sessionId, cardTs: card.ts } : undefined;
+  };
+  return ws.waitFor(
+    () => {
+      const cards = goals.map(started);
+      return cards.every(Boolean) ? (cards as Array<{ sessionId: string; cardTs: string }>) : undefined;
+    },
+    { what: 'the four chatty cards, each naming its session', timeoutMs: WAIT_MS },
+  );
 }
 
 /** What one `scenario:chatty` session writes (24 observations: a message, a tool call and its result). */
@@ -143,8 +173,7 @@ describe('four chatty sessions in one channel', () => {
     async () => {
       const calls = recordCalls();
       const posts = recordDeliveries();
-      const chatty = [];
-      for (let i = 1; i <= 4; i++) chatty.push(await h.start(`scenario:chatty review part ${i}`));
+      const chatty = await startFourChattyAtOnce();
       const asked = chatterWaitingWhenAsked('ship the release', chatty);
       // Awaited below; a question never asked fails the prompt's wait first.
       asked.catch(() => undefined);
@@ -164,9 +193,8 @@ describe('four chatty sessions in one channel', () => {
       const promptAt = posts.findIndex((m) => m.ts === prompt.ts);
       const chatterAfter = posts.slice(promptAt + 1).filter((m) => chattyThreads.has(m.thread_ts ?? ''));
       expect(promptAt).toBeGreaterThanOrEqual(0);
-      // Chatter catches up fast (batches, and edits of the latest chatter post), and each start above
-      // waits for its card: on a busy machine the four have said nearly everything by the time the
-      // question comes, and a few messages left go out in the call already under way. With a whole
+      // Chatter catches up fast (batches, and edits of the latest chatter post): when only a few messages
+      // are left as the question comes, they go out in the call already under way. With a whole
       // session's worth still waiting (several posts at Slack's 50 blocks each), a prompt queued behind
       // them would come last.
       if ((await asked) >= CHATTY_MESSAGES) expect(chatterAfter.length).toBeGreaterThan(0);
