@@ -34,8 +34,8 @@ function recordDeliveries(): SandboxMessage[] {
 
 /**
  * Starts four chatty sessions at once, so their chatter is written together, and resolves with their
- * cards once each names its session. (One after the other, each start waited for its card while the
- * earlier sessions' chatter caught up: little was left by the time of the question.)
+ * cards once each names its session. Started one after the other, each start would wait for its card
+ * while the earlier sessions' chatter caught up, and little would be left when the question came.
  */
 async function startFourChattyAtOnce(): Promise<Array<{ sessionId: string; cardTs: string }>> {
   const goals = [1, 2, 3, 4].map((i) => `review part ${i}`);
