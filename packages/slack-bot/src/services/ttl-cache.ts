@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../bounded-cache.js';
 
 /**
  * A cache of answers that go stale: at most `max` entries (the least recently used dropped first), each
@@ -14,6 +15,7 @@ export function ttlCache<V extends {}>(options: {
   now?: () => number;
 }): LRUCache<string, V> {
   const now = options.now ?? (() => Date.now());
-  const lifetime = options.ttlMs > 0 ? { ttl: options.ttlMs } : { maxEntrySize: 1, sizeCalculation: () => 2 };
-  return new LRUCache<string, V>({ max: options.max, ...lifetime, ttlResolution: 0, perf: { now } });
+  if (options.ttlMs <= 0)
+    return new LRUCache<string, V>({ max: 1, maxEntrySize: 1, sizeCalculation: () => 2 });
+  return boundedCache<string, V>({ max: options.max, ttl: options.ttlMs, ttlResolution: 0, perf: { now } });
 }

@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../bounded-cache.js';
 import { iso } from './rows.js';
 import type { SqlExecutor } from './sql.js';
 
@@ -219,7 +220,7 @@ export class CachedMcpTokenRepository implements McpTokenRepository {
   ) {
     const now = options.now ?? (() => Date.now());
     // The clock read at every check, never rounded: a test that moves it moves the cache's time too.
-    this.#usable = new LRUCache({
+    this.#usable = boundedCache({
       max: TOKENS_KEPT_AT_MOST,
       ttl: options.keptMs ?? TOKEN_CHECK_KEPT_MS,
       ttlResolution: 0,

@@ -102,15 +102,15 @@ function sources(dir: string): string[] {
 }
 
 /**
- * Class fields set to a new Map, Set, LRUCache or SharedCalls, or typed LRUCache (made in the constructor): a line of a
- * class body (two spaces in), never a local.
+ * Class fields set to a new Map, Set, LRUCache or SharedCalls, or to a boundedCache or ttlCache, or typed LRUCache
+ * (made in the constructor): a line of a class body (two spaces in), never a local.
  */
 function fieldsOf(path: string): Field[] {
   const text = readFileSync(path, 'utf8');
   const file = relative(SERVICES, path);
   const found: Field[] = [];
   const field =
-    /^ {2}(?:readonly\s+)?(#?)(\w+)(?:(?:\s*:[^=\n]+)?\s*=\s*new (?:Map|Set|WeakMap|WeakSet|LRUCache|SharedCalls)\b|\s*:\s*LRUCache<)/gm;
+    /^ {2}(?:readonly\s+)?(#?)(\w+)(?:(?:\s*:[^=\n]+)?\s*=\s*new (?:Map|Set|WeakMap|WeakSet|LRUCache|SharedCalls)\b|\s*=\s*(?:boundedCache|ttlCache)\b|\s*:\s*LRUCache<)/gm;
   for (const m of text.matchAll(field)) {
     const name = `${m[1]}${m[2]}`;
     found.push({ id: `${file}${m[1] ? '' : '.'}${name}`, file, name, text });

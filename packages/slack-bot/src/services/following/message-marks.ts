@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../bounded-cache.js';
 
 /**
  * Where the chatter queue stood right after each of a session's latest messages was handled: a prompt
@@ -13,7 +13,7 @@ import { LRUCache } from 'lru-cache';
 const MARKS = 50_000;
 
 export class MessageMarks {
-  readonly #marks = new LRUCache<string, number>({ max: MARKS });
+  readonly #marks = boundedCache<string, number>({ max: MARKS });
 
   set(sessionId: string, messageKey: string, mark: number): void {
     this.#marks.set(keyOf(sessionId, messageKey), mark);

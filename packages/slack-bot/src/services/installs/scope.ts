@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../bounded-cache.js';
 import type { Logger } from '../../logger.js';
 import type { SessionRepository } from '../../store/index.js';
 import { inWorkspace, type Workspace, workspaceOf } from '../../workspace.js';
@@ -48,7 +48,7 @@ const MAX_KNOWN = 20_000;
  * the bot's one token and budgets.
  */
 export class SessionWorkspaces {
-  readonly #known = new LRUCache<string, Workspace>({ max: MAX_KNOWN });
+  readonly #known = boundedCache<string, Workspace>({ max: MAX_KNOWN });
 
   constructor(
     private readonly sessions: Pick<SessionRepository, 'workspaceOf'>,

@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../bounded-cache.js';
 import type { Logger } from '../../logger.js';
 import { inWorkspace, scopedKey } from '../../workspace.js';
 import { SharedCalls } from '../shared-calls.js';
@@ -63,7 +64,7 @@ export class ActivePeople {
     },
   ) {
     this.#settings = deps.settings ?? ACTIVE_PEOPLE;
-    this.#known = new LRUCache({ max: KEPT_AT_MOST });
+    this.#known = boundedCache({ max: KEPT_AT_MOST });
   }
 
   async standing(caller: McpCaller): Promise<Standing> {

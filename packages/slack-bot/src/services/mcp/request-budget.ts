@@ -1,5 +1,6 @@
 import { type Clock, systemClock, TokenBucket } from '@agent-sessions/core';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../bounded-cache.js';
 
 export type BudgetAnswer = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
@@ -28,7 +29,7 @@ export class RequestBudget {
     if (!(Number.isFinite(settings.perMinute) && settings.perMinute >= 1))
       throw new RangeError(`perMinute must be a number >= 1, got ${String(settings.perMinute)}`);
     this.#clock = settings.now ? { now: settings.now, sleep: systemClock.sleep } : systemClock;
-    this.#buckets = new LRUCache({ max: settings.maxTracked ?? 10_000 });
+    this.#buckets = boundedCache({ max: settings.maxTracked ?? 10_000 });
   }
 
   /** Takes one request from `key`'s budget: allowed, or refused with when to try again. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../bounded-cache.js';
 import type { McpTokenHolder, McpTokenRecord, McpTokenRepository, TokenUse } from '../../store/mcp-tokens.js';
 import type { Workspace } from '../../workspace.js';
 
@@ -67,7 +67,7 @@ export const hashOf = (token: string) => createHash('sha256').update(token).dige
  */
 export class McpTokens {
   /** When this replica last noted each token's use (ms), and with which client: one write a minute each. */
-  readonly #noted = new LRUCache<string, { at: number; client: string | undefined }>({
+  readonly #noted = boundedCache<string, { at: number; client: string | undefined }>({
     max: NOTED_KEPT_AT_MOST,
   });
   /** Uses not yet written, by token id, and the write they wait for. */

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../bounded-cache.js';
 
 /** What a wait for a session ends on. */
 export type WaitEnd = 'ended' | 'asking' | 'timeout';
@@ -48,7 +48,7 @@ export class SessionWaiter {
    * Each session's last change, as a number of the changes this waiter has heard: a wait whose first read
    * came before one (a change while the read or who-may-see was out) reads again once it listens.
    */
-  readonly #changedAt = new LRUCache<string, number>({ max: CHANGES_KEPT });
+  readonly #changedAt = boundedCache<string, number>({ max: CHANGES_KEPT });
   #changes = 0;
 
   constructor(

@@ -1,5 +1,6 @@
 import type { HomeView } from '@slack/types';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../bounded-cache.js';
 import type { Logger } from '../../logger.js';
 import { cacheKey, currentWorkspace, inWorkspace, type Workspace, workspaceScope } from '../../workspace.js';
 import type { HomeViews } from './home-views.js';
@@ -38,7 +39,7 @@ export class HomeRefresher {
   #flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: HomeRefreshDeps) {
-    this.#viewers = new LRUCache({ max: deps.maxViewers ?? 5_000 });
+    this.#viewers = boundedCache({ max: deps.maxViewers ?? 5_000 });
   }
 
   /** A person opened their Home and was shown it. */

@@ -1,5 +1,6 @@
 import type { HomeView } from '@slack/types';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../bounded-cache.js';
 import type { Logger } from '../../logger.js';
 import { cacheKey } from '../../workspace.js';
 import { slackErrorCode } from '../slack-out/outbound/index.js';
@@ -64,7 +65,7 @@ export class HomeViews {
   readonly #maxConflicts: number;
 
   constructor(private readonly deps: HomeViewsDeps) {
-    this.#known = new LRUCache({ max: deps.maxPeople ?? 5_000 });
+    this.#known = boundedCache({ max: deps.maxPeople ?? 5_000 });
     this.#maxConflicts = deps.maxConflicts ?? 3;
   }
 

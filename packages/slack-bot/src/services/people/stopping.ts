@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../bounded-cache.js';
 import type { Logger } from '../../logger.js';
 import type { EventLog } from '../../store/events.js';
 import type { SessionRepository } from '../../store/sessions.js';
@@ -34,7 +34,7 @@ export class StopService {
   readonly #clicking = new Set<string>();
   /** Sessions this replica cancelled by Stop: a later click only tells Slack again that it is over. */
   /** Sessions this replica stopped (the oldest forgotten first: they are long over). */
-  readonly #stopped = new LRUCache<string, true>({ max: 10_000 });
+  readonly #stopped = boundedCache<string, true>({ max: 10_000 });
 
   constructor(
     private readonly deps: {
