@@ -368,3 +368,53 @@ export class FakePosts implements PostRepository {
     return out;
   }
 }
+
+/** A promise the test settles by hand: a step of the code under test waits on it. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open = () => {};
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+/**
+ * FakePosts whose answers a test holds, to force one interleaving of the posters: a key's `begin` waits for
+ * `beforeBegin`'s gate (its record not made yet) and answers once `afterBegin`'s is open (recorded already);
+ * `unsent` reads the records once `unsentHeld` is open. `readingUnsent`: reads not yet answered.
+ */
+export class HeldPosts extends FakePosts {
+  readonly beforeBegin = new Map<string, Promise<void>>();
+  readonly afterBegin = new Map<string, Promise<void>>();
+  unsentHeld: Promise<void> = Promise.resolve();
+  readingUnsent = 0;
+  readonly #unsentAnswered: Array<() => void> = [];
+
+  override async begin(sessionId: string, key: string, body?: string): Promise<PostState> {
+    await this.beforeBegin.get(key);
+    const state = await super.begin(sessionId, key, body);
+    await this.afterBegin.get(key);
+    return state;
+  }
+
+  override async unsent(sessionId: string): Promise<Array<{ key: string; body: string; since: string }>> {
+    this.readingUnsent++;
+    try {
+      await this.unsentHeld;
+      return await super.unsent(sessionId);
+    } finally {
+      this.readingUnsent--;
+      for (const answered of this.#unsentAnswered.splice(0)) answered();
+    }
+  }
+
+  /** Settles once the next `unsent` read answers (its reader goes on in the same turn of the event loop). */
+  nextUnsentAnswer(): Promise<void> {
+    return new Promise((resolve) => this.#unsentAnswered.push(resolve));
+  }
+
+  /** Whether the key is recorded (with or without its ts). */
+  recorded(sessionId: string, key: string): boolean {
+    return this.posts.has(`${sessionId}|${key}`);
+  }
+}

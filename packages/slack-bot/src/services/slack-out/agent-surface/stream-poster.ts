@@ -169,8 +169,21 @@ export class StreamPoster {
       if (state.state === 'posted') continue;
       // Not ours any more (its lease moved while this poll was in flight): the owner posts it.
       if (!this.deps.owner.owns(place.sessionId)) return;
-      this.push(place, [{ key: k, roundId, piece, ...(onShown ? { onShown } : {}) }]);
+      const item = { key: k, roundId, piece, ...(onShown ? { onShown } : {}) };
+      if (this.#of(place).mode === 'classic') await this.#afterFallback(place, item);
+      else this.push(place, [item]);
     }
+  }
+
+  /**
+   * A piece recorded while Slack refused the session's stream: the fallback handed what waited here to the
+   * thread poster's look-up, which read the records before this one. Queued here, it would go to the thread
+   * by a look-up of its own, after the messages the session says next, racing their record and push; it
+   * goes to the thread now instead, behind what the fallback's look-up queues, before this returns.
+   */
+  async #afterFallback(place: StreamPlace, item: StreamItem): Promise<void> {
+    await this.deps.poster.recover(place);
+    this.#handOver(this.#of(place), [item]);
   }
 
   /** The message's text when it is past what the classic thread shows as a message (it uploads a file). */

@@ -277,6 +277,9 @@ export class ThreadPoster {
     if (state.state === 'posted' || !this.#owner.owns(place.sessionId)) return;
     // Pending and not queued here (recover() took this session's unsent keys): the usual rules.
     if (state.state === 'pending' && (await this.#lookup.whenPending(place, key, state.since))) return;
+    // Queued while this waited on the store: a recovery's look-up (the stream's fallback starts one) read
+    // the key's record and queued it. Pushed again, it would go out twice.
+    if (this.#batches.has(place, key)) return;
     const item = { key, message: only, begun: true, resolve: () => onPosted?.(), reject: () => {} };
     this.#batches.push(place, item);
   }
@@ -327,8 +330,12 @@ export class ThreadPoster {
   }
 
   #requeueUnsent(place: Place, mine: () => boolean): Promise<void> {
+    // Asked again at the push: the look-up left out the keys queued when it read the records, and one may
+    // have been queued since (`enqueueText` past its record, a stream's hand-over) while it read the thread.
     const requeue = (key: string, message: ThreadMessage) =>
-      mine() && this.#batches.push(place, { key, message, begun: true, resolve: () => {}, reject: () => {} });
+      mine() &&
+      !this.#batches.has(place, key) &&
+      this.#batches.push(place, { key, message, begun: true, resolve: () => {}, reject: () => {} });
     return this.#lookup.recover(place, requeue, (key) => this.#batches.has(place, key));
   }
 

@@ -11,7 +11,8 @@ import type {
 import { botIdentity, OutboundQueue } from '../../../../src/services/slack-out/outbound/index.js';
 import { POST_EVENT_TYPE, PostOwner, ThreadPoster } from '../../../../src/services/slack-out/thread/index.js';
 import type { StreamInFlight, StreamRecord, StreamRepository } from '../../../../src/store/index.js';
-import { FakePosts, logger, metrics as newMetrics } from '../../../fakes.js';
+import { FakePosts, gate, HeldPosts, logger, metrics as newMetrics } from '../../../fakes.js';
+import { postKeys } from '../thread/card-threads.js';
 
 // The stream poster against the real sandbox (its chat.startStream / appendStream / stopStream as Slack's
 // pages describe them) over real HTTP; the store in memory (its SQL: test/store/streams.test.ts).
@@ -429,6 +430,48 @@ describe('where Slack has no streams: the classic thread, nothing lost, nothing 
         .split('Second.').length,
     ).toBe(2);
     expect(posted.every((m) => (m as { streaming_state?: string }).streaming_state === undefined)).toBe(true);
+  });
+});
+
+describe('the session goes on while Slack refuses its stream', () => {
+  it('a message on its way into the stream, and the next one the classic way: each posted once, in order', async () => {
+    // The follower does not wait for the refused chat.startStream: one message was being recorded for the
+    // stream when the fallback's look-up read the session's records (its record came after), and the next
+    // goes the classic way (enqueueText). The first once went to the thread by a look-up of its own, which
+    // read the next one's record before enqueueText queued it: both queued it, its post carried it twice.
+    const place = await thread();
+    const posts = new HeldPosts();
+    const { stream, poster } = bot({ posts });
+    world.sandbox.failNext({ method: 'chat.startStream', error: 'unknown_method', channel: CHANNEL });
+    const onItsWay = gate();
+    posts.beforeBegin.set('msg:r1#1', onItsWay.promise);
+    await stream.enqueue(place, 'msg:r1#0', 'r1', say('Before the refusal.'));
+    const late = stream.enqueue(place, 'msg:r1#1', 'r1', say('On its way as the stream was refused.'));
+    await stream.drained(place); // refused, and the fallback's look-up queued what it read in the thread
+    expect(stream.streams(place)).toBe(false);
+    // The next message is past its recovery (the fallback's look-up, done) before anything of the one on
+    // its way goes on, as when that one's turn waits in the outbound queue; its record answers once a
+    // look-up begun meanwhile has read the records (and taken it as not queued).
+    const reads = gate();
+    posts.unsentHeld = reads.promise;
+    const recordAnswered = gate();
+    posts.afterBegin.set('msg:r1#2', recordAnswered.promise);
+    onItsWay.open();
+    const classic = { mrkdwn: 'After the refusal.', plain: 'After the refusal.' };
+    const next = poster.enqueueText(place, 'msg:r1#2', classic);
+    await late;
+    await expect.poll(() => posts.recorded(place.sessionId, 'msg:r1#2')).toBe(true);
+    await expect.poll(() => stream.waiting()).toBe(0);
+    const read = posts.readingUnsent > 0 ? posts.nextUnsentAnswer() : undefined;
+    reads.open();
+    await read;
+    await new Promise((resolve) => setImmediate(resolve)); // the look-up went on to read the thread
+    recordAnswered.open();
+    await next;
+    await stream.drained(place);
+    await expect.poll(() => poster.waiting()).toBe(0);
+    expect(postKeys(replies(place.cardTs))).toEqual(['msg:r1#0', 'msg:r1#1', 'msg:r1#2']);
+    expect(replies(place.cardTs).some((m) => 'streaming_state' in m)).toBe(false);
   });
 });
 

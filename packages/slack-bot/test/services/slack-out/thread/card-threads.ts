@@ -1,3 +1,4 @@
+import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import type { SandboxWorld } from '../../../../../../test/support/world.js';
 import type { MessageText } from '../../../../src/blocks/agent-message.js';
 
@@ -20,3 +21,12 @@ export function cardThreads(world: SandboxWorld, channelId: string, prefix: stri
 
 /** Agent text that reads the same in mrkdwn and plain. */
 export const text = (s: string): MessageText => ({ mrkdwn: s, plain: s });
+
+/** The keys a thread's posts carry in their metadata, in order (a batch's post lists each of its own). */
+export const postKeys = (messages: SandboxMessage[]): string[] =>
+  messages.flatMap((m) => {
+    const payload = (m.metadata as { event_payload?: { key?: string; keys?: string } } | undefined)
+      ?.event_payload;
+    if (typeof payload?.keys === 'string') return JSON.parse(payload.keys) as string[];
+    return typeof payload?.key === 'string' ? [payload.key] : [];
+  });

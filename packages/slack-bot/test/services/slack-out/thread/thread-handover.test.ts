@@ -4,8 +4,8 @@ import { useSandboxWithClient } from '../../../../../../test/support/world.js';
 import { OutboundQueue } from '../../../../src/services/slack-out/outbound/index.js';
 import { PostOwner, type PostOwnerDeps } from '../../../../src/services/slack-out/thread/post-owner.js';
 import { ThreadPoster } from '../../../../src/services/slack-out/thread/thread-poster.js';
-import { FakePosts, logger, metrics as newMetrics } from '../../../fakes.js';
-import { cardThreads, text } from './card-threads.js';
+import { FakePosts, gate, HeldPosts, logger, metrics as newMetrics } from '../../../fakes.js';
+import { cardThreads, postKeys, text } from './card-threads.js';
 
 // How far a wait for a session's chatter reaches (a prompt's: up to the message that asked), and recovery
 // when a session's lease comes back to this process. The real sandbox over HTTP, the queue on a hand-moved
@@ -132,6 +132,37 @@ describe('a session whose lease comes back', () => {
     await recovering.clock.advance(1_000);
     await expect.poll(() => recovering.poster.waiting()).toBe(0);
     expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Note 19.']);
+  });
+});
+
+describe('a look-up that reads the records while chatter is being recorded', () => {
+  it('the key it read, queued by enqueueText while it read the thread: posted once', async () => {
+    // A look-up begun while the session talks on (Slack refused its stream: the stream poster hands what
+    // waited to the thread by recoverAgain) reads a key enqueueText has recorded and not queued yet; each
+    // then queues it, and its post carried it twice. Both ask whether it is queued right before they push.
+    const place = await thread();
+    const other = await thread();
+    const posts = new HeldPosts();
+    const { poster: p, clock } = pacedPoster(posts);
+    // The channel's one token goes to another session: the session's chatter waits for the next second.
+    await new Promise<void>((posted) => void p.enqueueText(other, 'msg:o', text('Other session.'), posted));
+    await p.recover(place);
+    const recordAnswered = gate();
+    posts.afterBegin.set('msg:1', recordAnswered.promise);
+    const enqueued = p.enqueueText(place, 'msg:1', text('Said once.'));
+    await expect.poll(() => posts.recorded(place.sessionId, 'msg:1')).toBe(true);
+    const read = posts.nextUnsentAnswer();
+    const lookUp = p.recoverAgain(place);
+    await read;
+    await new Promise((resolve) => setImmediate(resolve)); // the look-up took what it read as unqueued
+    recordAnswered.open();
+    await enqueued;
+    await lookUp;
+    await clock.advance(1_000);
+    await world.sandbox.workspace.waitFor(() => replies(place.cardTs)[0], { what: 'the post' });
+    await expect.poll(() => p.waiting()).toBe(0);
+    expect(postKeys(replies(place.cardTs))).toEqual(['msg:1']);
+    expect(replies(place.cardTs).map((m) => m.text)).toEqual(['Said once.']);
   });
 });
 
