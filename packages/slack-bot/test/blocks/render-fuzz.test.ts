@@ -213,17 +213,20 @@ describe('renderers on adversarial text (fuzz)', () => {
     );
   });
 
+  // Each shape a little past the cap: enough to go out as a file, as a megabyte would. A megabyte of every
+  // shape is bench:render's (time per kilobyte, 1 KB to 1 MB); the hostile report above takes 1,000,001
+  // characters through every path here.
   it.each(SHAPES)(
-    '1 MB of %s goes out as a file, unrendered, its first line safe in the comment',
+    'a run of %s past the render cap goes out as a file, unrendered, its first line safe in the comment',
     (shape) => {
-      const content = shape.repeat(Math.ceil(1_000_000 / shape.length));
+      const content = shape.repeat(Math.ceil((RENDER_MAX + 100) / shape.length));
       const text = agentMessageText({ role: 'assistant', content }, { showReasoning: false });
       expect(text?.plain).toBe(content.trim());
       expect(text?.mrkdwn).toBe('');
       const rendered = layoutText(text as MessageText, 'stem');
       expect(rendered).toMatchObject({ kind: 'file', content: content.trim() });
       expect(stringsOf(rendered).flatMap((s) => unexpectedPings(s))).toEqual([]);
-      // The escapers themselves take 1 MB too (prompts, reports and cards run them on whole texts).
+      // The escapers themselves take the whole text too (prompts, reports and cards run them on whole texts).
       expect(unexpectedPings({ type: 'markdown', text: defuseMentions(content) })).toEqual([]);
       expect(unexpectedPings([safeMrkdwn(content), escapeMrkdwn(content)])).toEqual([]);
       expect(markdownToMrkdwn(escapeMrkdwn(content)).length).toBeGreaterThan(0);
