@@ -119,7 +119,7 @@ function messagesIn(output: unknown): Array<{ text: string; blocks?: KnownBlock[
 const HOSTILE =
   '<!channel> <https://evil.example|https://sso.corp.example> [Open the SSO page](https://evil.example) ![](@U0CFO) ![](#C0GENERAL) @here ';
 
-/** Every limit a text crosses on its way to Slack, and a megabyte. */
+/** Every limit a text crosses on its way to Slack. */
 const LIMITS = [
   FALLBACK_MAX,
   SECTION_MAX,
@@ -128,8 +128,12 @@ const LIMITS = [
   STREAM_MAX_CHARS,
   MAX_SPLIT_PARTS * MARKDOWN_MAX,
   RENDER_MAX,
-  1_000_000,
 ];
+/**
+ * Each limit's two sides, and a megabyte: no limit, so one side of it is enough (past RENDER_MAX, the
+ * same paths as 48,001 characters, on a text twenty times longer).
+ */
+const SIZES = [...LIMITS.flatMap((limit) => [limit - 1, limit + 1]), 1_000_001];
 
 /** Nothing in it pings, and every link shows where it goes. */
 function expectSafe(name: string, value: unknown) {
@@ -138,7 +142,7 @@ function expectSafe(name: string, value: unknown) {
 }
 
 describe('renderers on adversarial text (fuzz)', () => {
-  it.each(LIMITS.flatMap((limit) => [limit - 1, limit + 1]))(
+  it.each(SIZES)(
     'a hostile report of %i characters, on every path that posts it, pings nobody and links honestly',
     (size) => {
       const text = HOSTILE.repeat(Math.ceil(size / HOSTILE.length)).slice(0, size);
