@@ -52,6 +52,9 @@ export default defineConfig({
           // PGlite compiles its WebAssembly on open: seconds, more on a busy machine.
           hookTimeout: patient(30_000),
           testTimeout: patient(30_000),
+          // expect.poll's own budget is 1 s, which replicas racing on PGlite outlast at load 20+; a poll
+          // still ends the moment its condition holds.
+          expect: { poll: { timeout: patient(10_000) } },
           // Files share a worker: PGlite's WebAssembly, which it compiles once per process, and the
           // store's modules load once per worker, not once per file. Each file opens its own stores and
           // schemas and closes them, so each still passes alone and in any order.

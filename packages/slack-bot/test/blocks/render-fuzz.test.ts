@@ -119,7 +119,7 @@ function messagesIn(output: unknown): Array<{ text: string; blocks?: KnownBlock[
 const HOSTILE =
   '<!channel> <https://evil.example|https://sso.corp.example> [Open the SSO page](https://evil.example) ![](@U0CFO) ![](#C0GENERAL) @here ';
 
-/** Every limit a text crosses on its way to Slack, and a megabyte. */
+/** Every limit a text crosses on its way to Slack. */
 const LIMITS = [
   FALLBACK_MAX,
   SECTION_MAX,
@@ -128,8 +128,12 @@ const LIMITS = [
   STREAM_MAX_CHARS,
   MAX_SPLIT_PARTS * MARKDOWN_MAX,
   RENDER_MAX,
-  1_000_000,
 ];
+/**
+ * Each limit's two sides, and a megabyte: no limit, so one side of it is enough (past RENDER_MAX, the
+ * same paths as 48,001 characters, on a text twenty times longer).
+ */
+const SIZES = [...LIMITS.flatMap((limit) => [limit - 1, limit + 1]), 1_000_001];
 
 /** Nothing in it pings, and every link shows where it goes. */
 function expectSafe(name: string, value: unknown) {
@@ -138,7 +142,7 @@ function expectSafe(name: string, value: unknown) {
 }
 
 describe('renderers on adversarial text (fuzz)', () => {
-  it.each(LIMITS.flatMap((limit) => [limit - 1, limit + 1]))(
+  it.each(SIZES)(
     'a hostile report of %i characters, on every path that posts it, pings nobody and links honestly',
     (size) => {
       const text = HOSTILE.repeat(Math.ceil(size / HOSTILE.length)).slice(0, size);
@@ -213,17 +217,20 @@ describe('renderers on adversarial text (fuzz)', () => {
     );
   });
 
+  // Each shape a little past the cap: enough to go out as a file, as a megabyte would. A megabyte of every
+  // shape is bench:render's (time per kilobyte, 1 KB to 1 MB); the hostile report above takes 1,000,001
+  // characters through every path here.
   it.each(SHAPES)(
-    '1 MB of %s goes out as a file, unrendered, its first line safe in the comment',
+    'a run of %s past the render cap goes out as a file, unrendered, its first line safe in the comment',
     (shape) => {
-      const content = shape.repeat(Math.ceil(1_000_000 / shape.length));
+      const content = shape.repeat(Math.ceil((RENDER_MAX + 100) / shape.length));
       const text = agentMessageText({ role: 'assistant', content }, { showReasoning: false });
       expect(text?.plain).toBe(content.trim());
       expect(text?.mrkdwn).toBe('');
       const rendered = layoutText(text as MessageText, 'stem');
       expect(rendered).toMatchObject({ kind: 'file', content: content.trim() });
       expect(stringsOf(rendered).flatMap((s) => unexpectedPings(s))).toEqual([]);
-      // The escapers themselves take 1 MB too (prompts, reports and cards run them on whole texts).
+      // The escapers themselves take the whole text too (prompts, reports and cards run them on whole texts).
       expect(unexpectedPings({ type: 'markdown', text: defuseMentions(content) })).toEqual([]);
       expect(unexpectedPings([safeMrkdwn(content), escapeMrkdwn(content)])).toEqual([]);
       expect(markdownToMrkdwn(escapeMrkdwn(content)).length).toBeGreaterThan(0);

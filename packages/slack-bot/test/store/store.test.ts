@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HumanInputRequest } from '@agent-sessions/core';
 import { initialFollowState } from '@agent-sessions/core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, openPglite, refKeyOf, SqlStore as Store, StoreDataError } from '../../src/index.js';
-import { describeWithStore, storeBackends } from './backends.js';
+import { type Backend, describeWithStore, storeBackends } from './backends.js';
 
 const approval = (inputId: string): HumanInputRequest => ({
   inputId,
@@ -373,8 +373,12 @@ for (const backend of storeBackends('store_test')) {
 }
 
 describe('an existing database', () => {
+  // PGlite in memory, a schema of its own (backends.ts).
+  const [pglite] = storeBackends('existing_db');
+  afterAll(() => pglite?.cleanup());
+
   it('keeps working after the new migrations: its prompts are read, their keys computed', async () => {
-    const sql = await openPglite(undefined);
+    const sql = await (pglite as Backend).openSql();
     // The schema as the previous release left it: the first four migrations, and a prompt in it.
     await sql.query(
       'CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
