@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
+import { patient } from '../../../../test/support/patience.js';
 import { layoutText, RENDER_MAX } from '../../src/blocks/agent-message.js';
 import {
   CONTEXT_ACTIONS,
@@ -202,7 +203,7 @@ describe('a session in a channel of its own', () => {
     const s = t.add({ sessionId: 's1' });
     await t.repo.want(s.sessionId, 'archive');
     const both = Promise.all([t.channels.ensure(s.sessionId), t.channels.ensure(s.sessionId)]);
-    await vi.waitFor(() => expect(t.calls).toContain('create'));
+    await vi.waitFor(() => expect(t.calls).toContain('create'), { timeout: patient(10_000) });
     refuse();
     expect(await both).toEqual([undefined, undefined]);
     expect(t.calls.filter((c) => c === 'create')).toHaveLength(1);

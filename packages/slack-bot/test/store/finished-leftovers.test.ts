@@ -6,6 +6,7 @@
  */
 import { type FollowEvent, ManualClock } from '@agent-sessions/core';
 import { expect, it, vi } from 'vitest';
+import { patient } from '../../../../test/support/patience.js';
 import { useSandboxWithClient } from '../../../../test/support/world.js';
 import { SessionPublisher } from '../../src/services/following/session-publisher.js';
 import { StreamPoster } from '../../src/services/slack-out/agent-surface/stream-poster.js';
@@ -207,11 +208,14 @@ for (const backend of storeBackends('leftovers')) {
         void handled.finally(() => {
           settled = true;
         });
-        await vi.waitFor(async () => {
-          if (!settled || owner.poster.waiting() > 0) await ownerClock.advance(1_000);
-          expect(settled).toBe(true);
-          expect(await store.posts.unsent(place.sessionId)).toEqual([]);
-        });
+        await vi.waitFor(
+          async () => {
+            if (!settled || owner.poster.waiting() > 0) await ownerClock.advance(1_000);
+            expect(settled).toBe(true);
+            expect(await store.posts.unsent(place.sessionId)).toEqual([]);
+          },
+          { timeout: patient(10_000) },
+        );
         await handled;
         const posted = replies(place.cardTs).map((m) => m.text);
         expect(posted.filter((t) => t === 'Queued before the end.')).toHaveLength(1);

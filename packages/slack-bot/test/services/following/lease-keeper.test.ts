@@ -1,5 +1,6 @@
 import type { Follower } from '@agent-sessions/core';
 import { describe, expect, it, vi } from 'vitest';
+import { patient } from '../../../../../test/support/patience.js';
 import { LeaseKeeper } from '../../../src/services/following/lease-keeper.js';
 import type { LeaseRepository } from '../../../src/store/leases.js';
 import { FakeSessions, logger, session } from '../../fakes.js';
@@ -97,11 +98,13 @@ describe('LeaseKeeper', () => {
     w.state.held = ['sess_mine'];
     await w.keeper.start();
     try {
-      await vi.waitFor(() => expect(w.state.asked).toBeGreaterThan(0));
+      await vi.waitFor(() => expect(w.state.asked).toBeGreaterThan(0), { timeout: patient(10_000) });
       expect(w.state.acquired).toBe(1);
       w.state.held = ['sess_mine', 'sess_unowned'];
       w.state.unowned = true;
-      await vi.waitFor(() => expect(w.followed).toEqual(['sess_mine', 'sess_unowned']));
+      await vi.waitFor(() => expect(w.followed).toEqual(['sess_mine', 'sess_unowned']), {
+        timeout: patient(10_000),
+      });
     } finally {
       await w.keeper.stop();
     }
@@ -120,7 +123,7 @@ describe('LeaseKeeper', () => {
       sibling.state.held = ['sess_other'];
       sibling.state.unowned = true;
       await sibling.keeper.start();
-      await vi.waitFor(() => expect(sibling.state.acquired).toBeGreaterThan(2));
+      await vi.waitFor(() => expect(sibling.state.acquired).toBeGreaterThan(2), { timeout: patient(10_000) });
       await sibling.keeper.stop();
       expect(w.state.asked).toBe(0);
       expect(w.state.acquired).toBe(1);

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { patient } from '../../../../../test/support/patience.js';
 import type { Logger } from '../../../src/logger.js';
 import { untilFirstAnswer } from '../../../src/services/ops/first-answer.js';
 import { Readiness } from '../../../src/services/ops/readiness.js';
@@ -70,7 +71,9 @@ describe('what needs a first answer, asked in the background', () => {
       logger,
       refusal: () => 'SLACK_BOT_TOKEN was refused (invalid_auth)',
     });
-    await vi.waitFor(() => expect(lines.map((line) => line.level)).toEqual(['error']));
+    await vi.waitFor(() => expect(lines.map((line) => line.level)).toEqual(['error']), {
+      timeout: patient(10_000),
+    });
     expect(readiness.waiting).toEqual(['slack: SLACK_BOT_TOKEN was refused (invalid_auth)']);
     expect(readiness.phase).toBe('starting');
     expect(ask).toHaveBeenCalledTimes(1);

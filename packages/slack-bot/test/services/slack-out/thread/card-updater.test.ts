@@ -1,6 +1,7 @@
 import { ManualClock } from '@agent-sessions/core';
 import type { KnownBlock } from '@slack/types';
 import { expect, it, vi } from 'vitest';
+import { patient } from '../../../../../../test/support/patience.js';
 import { BOLT_DEFAULTS, useSandboxWithClient } from '../../../../../../test/support/world.js';
 import { createLogger } from '../../../../src/logger.js';
 import { BotMetrics } from '../../../../src/services/ops/metrics.js';
@@ -57,7 +58,7 @@ it('folds a burst of changes into one edit per interval, ending on the latest st
   // 39 more changes, 10 ms apart: all inside the 400 ms after the first edit. The first of them waits
   // for its turn (a sleep on the clock) once the first edit's call has returned.
   cards.schedule('s1', version(2));
-  await vi.waitFor(() => expect(clock.pendingSleeps).toBe(1));
+  await vi.waitFor(() => expect(clock.pendingSleeps).toBe(1), { timeout: patient(10_000) });
   await clock.advance(10);
   for (let v = 3; v <= 40; v++) {
     cards.schedule('s1', version(v));
@@ -126,7 +127,7 @@ it("drops a card's waiting progress edit once another replica took the session o
   cards.schedule('s1', running);
   await clock.advance(0);
   await shows(ts, 'Running');
-  await vi.waitFor(() => expect(cards.updates).toBe(1));
+  await vi.waitFor(() => expect(cards.updates).toBe(1), { timeout: patient(10_000) });
   // A change inside the interval waits; then the lease moves, and the new owner draws the end.
   cards.schedule('s1', running);
   expect(cards.pendingByRank().progress).toBe(1);
@@ -243,7 +244,7 @@ it('when the edit budget is scarce: final states first, then "waiting for you", 
     if (n === 2) await final;
   }
   expect(shown).toEqual(['p1 v1', 'done completed', 'wait waiting for you', 'p2 v1', 'p1 v3']);
-  await vi.waitFor(() => expect(cards.updates).toBe(5));
+  await vi.waitFor(() => expect(cards.updates).toBe(5), { timeout: patient(10_000) });
   world.sandbox.workspace.off('change', onChange);
   await cards.stop();
 });
