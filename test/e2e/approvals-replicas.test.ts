@@ -33,8 +33,8 @@ describe('reminders across replicas and a SIGKILL, on PostgreSQL', () => {
           AGENT_REMIND_MAX: '3',
           AGENT_ESCALATE_TO: ESCALATION_CHANNEL,
         });
-      const a = await world.spawn(env('replica-a'));
-      const b = await world.spawn(env('replica-b'));
+      // Started together, as a deployment's replicas are (their migrations take turns under a lock).
+      const [a, b] = await Promise.all([world.spawn(env('replica-a')), world.spawn(env('replica-b'))]);
       const ws = sandbox.workspace;
       const goals = ['open the gates', 'rotate the keys', 'drain the queue'];
       for (const [i, goal] of goals.entries()) {
