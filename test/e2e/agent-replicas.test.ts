@@ -79,8 +79,8 @@ describe('two Stops on two replicas, on PostgreSQL', () => {
     async () => {
       const { sandbox, emulator, output } = world;
       const env = (id: string) => world.env({ AGENT_SLACK_SURFACE: 'auto', REPLICA_ID: id });
-      const a = await world.spawn(env('replica-a'));
-      const b = await world.spawn(env('replica-b'));
+      // Started together, as a deployment's replicas are (their migrations take turns under a lock).
+      const [a, b] = await Promise.all([world.spawn(env('replica-a')), world.spawn(env('replica-b'))]);
       const ws = sandbox.workspace;
       await sandbox
         .driver(a.eventsUrl)

@@ -2,13 +2,16 @@ import type { SandboxMessage } from '@agent-sessions/slack-sandbox';
 import { describe, expect, it } from 'vitest';
 import { patient } from '../support/patience.js';
 import { useBotProcesses } from './bot-process.js';
+import { scratchDatabase } from './database.js';
 import { ALICE, CHANNEL, newCard, textOf } from './harness.js';
 import { duplicates, postKeys } from './helpers.js';
 
 // AGENT_TASK_DISPLAY=plan: each stream is a plan titled with the goal, its tool calls the
 // plan's tasks, ticking to complete; every message still once. The real bot as a process, the sandbox's
 // chat.startStream (task_display_mode, plan_update) as Slack's, the emulator's `chatty` script.
-const world = useBotProcesses({ emulatorSpeed: 10, store: { dataDirPrefix: 'bot-agent-plan-' } });
+// The store is not the subject: a scratch PostgreSQL database, which a bot opens for about a CPU-second
+// less than PGlite.
+const world = useBotProcesses({ emulatorSpeed: 10, store: { database: scratchDatabase('bot_agent_plan') } });
 
 const isStream = (m: SandboxMessage) => (m as { streaming_state?: string }).streaming_state !== undefined;
 type PlanBlock = { type?: string; title?: string; tasks?: Array<{ status?: string }> };

@@ -33,8 +33,8 @@ describe('reminders across replicas and a SIGKILL, on PostgreSQL', () => {
           AGENT_REMIND_MAX: '3',
           AGENT_ESCALATE_TO: ESCALATION_CHANNEL,
         });
-      const a = await world.spawn(env('replica-a'));
-      const b = await world.spawn(env('replica-b'));
+      // Started together, as a deployment's replicas are (their migrations take turns under a lock).
+      const [a, b] = await Promise.all([world.spawn(env('replica-a')), world.spawn(env('replica-b'))]);
       const ws = sandbox.workspace;
       const goals = ['open the gates', 'rotate the keys', 'drain the queue'];
       for (const [i, goal] of goals.entries()) {
@@ -113,7 +113,8 @@ describe('reminders across a SIGKILL on PGlite', () => {
     'a reminder sent before the kill is not sent again; the next one comes after the restart',
     async () => {
       const { sandbox, output } = world;
-      const env = world.env({ AGENT_REMIND_AFTER: '1s', AGENT_REMIND_MAX: '2' });
+      // A short lease time: a step claimed before the kill is the restarted bot's to send 2 s later.
+      const env = world.env({ AGENT_REMIND_AFTER: '1s', AGENT_REMIND_MAX: '2', LEASE_TTL_SECONDS: '2' });
       const first = await world.spawn(env);
       const ws = sandbox.workspace;
       await sandbox.driver(first.eventsUrl).command({
@@ -133,7 +134,7 @@ describe('reminders across a SIGKILL on PGlite', () => {
       await first.kill('SIGKILL');
       await world.spawn(env);
       // When the kill fell between the reminder and its DM, step 1 is claimed again once its claim is stale
-      // (20 s) and step 2 waits for it: up to half a minute.
+      // (a lease time) and step 2 waits for it.
       await ws.waitFor(() => thread().find((t) => t.includes('Reminder 2 of 2')), {
         what: 'the second reminder, from the restarted bot',
         timeoutMs: patient(60_000),

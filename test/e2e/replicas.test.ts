@@ -17,8 +17,8 @@ describe('two replicas on one PostgreSQL', () => {
     async () => {
       const { sandbox, output } = world;
       const env = (id: string) => world.env({ REPLICA_ID: id, LEASE_TTL_SECONDS: '2' });
-      const a = await world.spawn(env('replica-a'));
-      const b = await world.spawn(env('replica-b'));
+      // Started together, as a deployment's replicas are (their migrations take turns under a lock).
+      const [a, b] = await Promise.all([world.spawn(env('replica-a')), world.spawn(env('replica-b'))]);
       const ws = sandbox.workspace;
       const drivers = [sandbox.driver(a.eventsUrl), sandbox.driver(b.eventsUrl)];
       for (let i = 0; i < 6; i++) {

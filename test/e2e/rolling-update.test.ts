@@ -17,8 +17,8 @@ describe('SIGTERM to a replica following sessions mid-work, on PostgreSQL', () =
     async () => {
       const { sandbox } = world;
       const env = (id: string) => world.env({ REPLICA_ID: id, LEASE_TTL_SECONDS: '3600' });
-      const a = await world.spawn(env('replica-a'));
-      const b = await world.spawn(env('replica-b'));
+      // Started together, as a deployment's replicas are (their migrations take turns under a lock).
+      const [a, b] = await Promise.all([world.spawn(env('replica-a')), world.spawn(env('replica-b'))]);
       const ws = sandbox.workspace;
       const drivers = [sandbox.driver(a.eventsUrl), sandbox.driver(b.eventsUrl)];
       const goals = [

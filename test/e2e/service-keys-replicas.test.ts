@@ -33,8 +33,8 @@ describe('service keys across replicas, on PostgreSQL', () => {
           AGENT_KEYS: 'per-person',
           AGENT_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY,
         });
-      const a = await world.spawn(env('replica-a'));
-      const b = await world.spawn(env('replica-b'));
+      // Started together, as a deployment's replicas are (their migrations take turns under a lock).
+      const [a, b] = await Promise.all([world.spawn(env('replica-a')), world.spawn(env('replica-b'))]);
       const { sandbox } = world;
       const ws = sandbox.workspace;
       const onA = sandbox.driver(a.eventsUrl);

@@ -17,8 +17,11 @@ describe("two replicas at saturation share Slack's limits", () => {
     async () => {
       const { sandbox } = world;
       const ws = sandbox.workspace;
-      const a = await world.spawn(world.env({ REPLICA_ID: 'budget-a' }));
-      const b = await world.spawn(world.env({ REPLICA_ID: 'budget-b' }));
+      // Started together, as a deployment's replicas are (their migrations take turns under a lock).
+      const [a, b] = await Promise.all([
+        world.spawn(world.env({ REPLICA_ID: 'budget-a' })),
+        world.spawn(world.env({ REPLICA_ID: 'budget-b' })),
+      ]);
       const drivers = [sandbox.driver(a.eventsUrl), sandbox.driver(b.eventsUrl)];
       const from = ws.apiCalls.at(-1)?.seq ?? 0;
       // Eight sessions saying a message a second each, in one channel: eight times what Slack lets it

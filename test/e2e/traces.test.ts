@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type BotProcess, useBotProcesses } from './bot-process.js';
+import { scratchDatabase } from './database.js';
 import { ALICE, CHANNEL, textOf, WAIT_MS } from './harness.js';
 import { HUMAN_INPUT_ROUTE, isPrompt } from './helpers.js';
 
@@ -104,7 +105,9 @@ const spanTree = (spans: ReceivedSpan[]) =>
   ].join(', ');
 
 describe('traces over OTLP', () => {
-  const world = useBotProcesses({ emulatorSpeed: 5, store: { dataDirPrefix: 'bot-traces-' } });
+  // Traces are the subject, not the store: a scratch PostgreSQL database, which a bot opens for about
+  // a CPU-second less than PGlite (its WebAssembly compiled in each process).
+  const world = useBotProcesses({ emulatorSpeed: 5, store: { database: scratchDatabase('bot_traces') } });
   let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
   let traced: BotProcess | undefined;
   /** The bot exporting to the receiver: one for the tests that need it, whichever of them runs first. */
@@ -220,7 +223,8 @@ describe('traces over OTLP', () => {
 
   it('without an OTLP endpoint the bot sends no `traceparent`', async () => {
     const { sandbox, emulator } = world;
-    // One bot at a time on the embedded store: the traced one goes first (SIGTERM: its spans flushed).
+    // One bot at a time, so every call counted is the untraced one's: the traced one goes first (SIGTERM:
+    // its spans flushed, its leases released).
     await traced?.kill('SIGTERM');
     const before = (await emulator.admin.traceparents()).length;
     const bot = await world.spawn(world.env());

@@ -27,8 +27,8 @@ describe('Workflow Builder steps across replicas and a SIGKILL, on PostgreSQL', 
       const { sandbox, output } = world;
       const env = (id: string) =>
         world.env({ REPLICA_ID: id, LEASE_TTL_SECONDS: '2', WORKFLOW_STEP_CHECK_EVERY: '100ms' });
-      let a = await world.spawn(env('replica-a'));
-      const b = await world.spawn(env('replica-b'));
+      // Started together, as a deployment's replicas are (their migrations take turns under a lock).
+      let [a, b] = await Promise.all([world.spawn(env('replica-a')), world.spawn(env('replica-b'))]);
       const goals = ['tidy the changelog', 'check the links', 'count the tests', 'list the owners'];
       const runs: StepRun[] = [];
       for (const [i, goal] of goals.entries()) {

@@ -54,6 +54,29 @@ function importCycles(): string[] {
   return cycles;
 }
 
+/**
+ * The packages a module loads when imported, through our files it imports: static imports only, as
+ * `import()` loads when it runs. `import type` and `export type` are erased; an import naming only types
+ * inline (`import { type X }`) is kept for its side effects (verbatimModuleSyntax), so it counts.
+ */
+function packagesLoadedFrom(entry: string): Set<string> {
+  const statement = /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^;'"]*?\sfrom\s+)?'([^']+)'/g;
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(join(SRC, file), 'utf8');
+    for (const [, , type, spec = ''] of text.matchAll(statement)) {
+      if (type) continue;
+      if (!spec.startsWith('.')) packages.add(spec);
+      else visit(relative(SRC, resolve(dirname(join(SRC, file)), spec)).replace(/\.js$/, '.ts'));
+    }
+  };
+  visit(entry);
+  return packages;
+}
+
 const under =
   (...dirs: string[]) =>
   (target: string) =>
@@ -190,6 +213,23 @@ describe("the bot's layers", () => {
         }),
     );
     expect(found.sort()).toEqual([...named].sort());
+  });
+
+  // A bot start loads what its configuration uses: these are imported with `import()` where they are
+  // needed (the store's driver, the MCP SDK on /mcp's first request, OpenTelemetry's SDK with traces on).
+  it('main.ts loads no optional package before the configuration asks for it', () => {
+    const optional = [
+      'pg',
+      '@electric-sql/pglite',
+      '@modelcontextprotocol/server',
+      '@modelcontextprotocol/node',
+    ];
+    const loaded = packagesLoadedFrom('main.ts');
+    expect(loaded).toContain('@slack/bolt');
+    expect(optional.filter((pkg) => loaded.has(pkg))).toEqual([]);
+    expect(
+      [...loaded].filter((pkg) => pkg.startsWith('@opentelemetry/') && pkg !== '@opentelemetry/api'),
+    ).toEqual([]);
   });
 
   it('services/ keeps at most 8 files at its top level', () => {

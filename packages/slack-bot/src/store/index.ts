@@ -1,6 +1,5 @@
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
-import { SqlStore } from './store.js';
 
 export type { ChannelDefaults, ChannelSettings, ChannelSettingsRepository } from './channel-settings.js';
 export type {
@@ -16,6 +15,7 @@ export type { InstallationRepository, SlackInstallation } from './installations.
 export type { LeaseRepository } from './leases.js';
 export type { McpTokenRecord, McpTokenRepository } from './mcp-tokens.js';
 export { MIGRATIONS, migrate } from './migrations.js';
+export { openStore } from './open.js';
 export type { PostRepository } from './posts.js';
 export type { NewPrompt, PromptLocator, PromptRepository, SessionWithPending } from './prompts.js';
 export * from './records.js';
@@ -29,20 +29,3 @@ export type { StreamInFlight, StreamRecord, StreamRepository } from './streams.j
 export type { ThreadCacheLimits, ThreadMessage, ThreadMessageRepository } from './thread-messages.js';
 export type { WorkflowExecution, WorkflowExecutionRepository } from './workflow-executions.js';
 export { openPglite, openPostgres };
-
-/** PostgreSQL when `databaseUrl` is set, else PGlite in `dataDir` (in memory without one); migrated. */
-export async function openStore(options: {
-  databaseUrl?: string;
-  dataDir?: string;
-  schema?: string;
-}): Promise<SqlStore> {
-  const sql = options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.schema ? { schema: options.schema } : {})
-    : await openPglite(options.dataDir);
-  try {
-    return await SqlStore.open(sql);
-  } catch (error) {
-    await sql.close().catch(() => {});
-    throw error;
-  }
-}

@@ -9,6 +9,9 @@ import type { SlackClient } from '../services/slack-out/outbound/index.js';
 import type { Store } from '../store/index.js';
 import type { People, Settings, SlackOut } from './types.js';
 
+/** A reminder step claimed this long ago and still undelivered is a dead replica's, at the latest. */
+const REDELIVER_AFTER_MS = 20_000;
+
 /** What the reminders are built from. */
 export interface ReminderDeps {
   store: Store;
@@ -46,6 +49,9 @@ export function reminderService({ config, tuning, logger }: Settings, deps: Remi
     botUserId,
     inSession: (sessionId, fn) => scopes.run(sessionId, fn),
     ...(serves ? { serves } : {}),
+    // A dead replica's claimed steps are taken over as its sessions are: once a lease time has passed
+    // (LEASE_TTL_SECONDS), and never later than the 20 s the reminders have always allowed.
+    redeliverAfterMs: Math.min(REDELIVER_AFTER_MS, config.leaseTtlMs),
     ...tuning.reminders,
   });
 }

@@ -4,17 +4,16 @@
  */
 import type { EventEmitter } from 'node:events';
 import { type AgentSessionsClient, type Follower, isTerminalStatus } from '@agent-sessions/core';
-import { McpServer } from '@modelcontextprotocol/server';
 import type { KeyParts } from '../services/keys/index.js';
 import {
   ActivePeople,
+  loadSessionServer,
   McpConnections,
   McpEndpoint,
   McpTokens,
   type McpToolDeps,
   type MessageView,
   RequestBudget,
-  registerSessionTools,
   SessionWaiter,
   SignInGuard,
   SlackIdentityAuth,
@@ -116,16 +115,7 @@ export function mcpEndpoint(settings: Settings, deps: McpDeps): McpEndpoint | un
     budget: new RequestBudget({ perMinute: mcp.requestsPerMinute }),
     signIns: new SignInGuard({ perMinute: mcp.failedAuthPerMinute }),
     waits: new WaitSlots(mcp.waitLimits),
-    serverFor: (caller) => {
-      // Six tools that never change: no list_changed to listen for, so the SDK ends a
-      // subscriptions/listen stream as soon as it has acknowledged it.
-      const server = new McpServer(
-        { name: 'agent-sessions', version: VERSION },
-        { capabilities: { tools: { listChanged: false } } },
-      );
-      registerSessionTools(server, caller, tools);
-      return server;
-    },
+    serverFor: async (caller) => (await loadSessionServer())(caller, tools, VERSION),
     settings: {
       allowedOrigins: mcp.allowedOrigins,
       maxBodyBytes: MCP_BODY_LIMIT_BYTES,

@@ -1,12 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import {
-  type AuthInfo,
-  CLIENT_INFO_META_KEY,
-  createMcpHandler,
-  type McpServer,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import type { toNodeHandler } from '@modelcontextprotocol/node';
+import type { AuthInfo, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type { CustomRoute } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
 import { inWorkspace, scopedKey, type Workspace } from '../../workspace.js';
@@ -66,7 +60,10 @@ export function mcpRoutes(endpoint: Pick<McpEndpoint, 'handle' | 'metadata'>): C
 }
 
 /** Builds the MCP server for one request of one caller: its tools act as that person. */
-export type ServerFor = (caller: ToolCaller) => McpServer;
+export type ServerFor = (caller: ToolCaller) => McpServer | Promise<McpServer>;
+
+/** The SDK's handler for Node's requests. */
+type NodeHandler = ReturnType<typeof toNodeHandler>;
 
 /**
  * The bot's MCP endpoint at /mcp (Streamable HTTP, the official SDK's handler), on the bot's own HTTP
@@ -77,7 +74,7 @@ export type ServerFor = (caller: ToolCaller) => McpServer;
  * workspace's work.
  */
 export class McpEndpoint {
-  readonly #node: ReturnType<typeof toNodeHandler>;
+  #node: Promise<NodeHandler> | undefined;
   readonly #trust: ProxyTrust;
   readonly #open = new OpenCalls();
   readonly #pacer = new TurnPacer(REQUESTS_PER_TURN);
@@ -110,13 +107,25 @@ export class McpEndpoint {
       logger: Logger;
     },
   ) {
-    const onerror = (error: Error) => deps.logger.warn({ err: error }, 'an MCP request failed');
-    const handler = createMcpHandler((ctx) => this.#serverOf(ctx.authInfo, ctx.requestInfo), {
-      maxRequestBodySize: deps.settings.maxBodyBytes,
-      onerror,
-    });
-    this.#node = toNodeHandler(handler, { maxRequestBodySize: deps.settings.maxBodyBytes, onerror });
     this.#trust = proxyTrust(deps.settings.trustedProxies ?? []);
+  }
+
+  /**
+   * The SDK, loaded with the first request that passes the checks: a bot no host calls (most, and every
+   * end-to-end test's bot process but the MCP ones) never pays to load it (about 0.2 CPU-s a start).
+   */
+  async #loadSdk(): Promise<NodeHandler> {
+    const [{ toNodeHandler }, { createMcpHandler, CLIENT_INFO_META_KEY }] = await Promise.all([
+      import('@modelcontextprotocol/node'),
+      import('@modelcontextprotocol/server'),
+    ]);
+    const { maxBodyBytes } = this.deps.settings;
+    const onerror = (error: Error) => this.deps.logger.warn({ err: error }, 'an MCP request failed');
+    const handler = createMcpHandler(
+      (ctx) => this.#serverOf(ctx.authInfo, ctx.requestInfo, CLIENT_INFO_META_KEY),
+      { maxRequestBodySize: maxBodyBytes, onerror },
+    );
+    return toNodeHandler(handler, { maxRequestBodySize: maxBodyBytes, onerror });
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -173,7 +182,9 @@ export class McpEndpoint {
       const authed = Object.assign(req, {
         auth: authInfo(named ? { ...caller, lastClient: named } : caller, { gone, calls: toolCalled(body) }),
       });
-      await inWorkspace(caller.workspace, () => this.#node(authed, res, body));
+      this.#node ??= this.#loadSdk();
+      const node = await this.#node;
+      await inWorkspace(caller.workspace, () => node(authed, res, body));
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'an MCP request failed');
       if (!res.headersSent) refuse(res, 500, 'the MCP request failed on our side');
@@ -257,7 +268,11 @@ export class McpEndpoint {
     return caller;
   }
 
-  #serverOf(auth: AuthInfo | undefined, request: Request | undefined): McpServer {
+  #serverOf(
+    auth: AuthInfo | undefined,
+    request: Request | undefined,
+    clientInfoKey: string,
+  ): McpServer | Promise<McpServer> {
     const caller = callerOf(auth);
     // Never without a caller: every request reaching the SDK passed the token check above.
     if (!caller) throw new Error('an MCP request reached the SDK without a verified token');
@@ -265,7 +280,7 @@ export class McpEndpoint {
     const named = (ctx?: ServerContext) =>
       caller.tokenId === NO_ONE.tokenId || caller.tokenId === SLACKBOT_TOKEN_ID
         ? SLACKBOT_HOST
-        : (clientName(ctx) ?? caller.lastClient ?? agent ?? 'an unnamed host');
+        : (clientName(ctx, clientInfoKey) ?? caller.lastClient ?? agent ?? 'an unnamed host');
     const { gone, calls } = auth?.extra ?? {};
     return this.deps.serverFor({
       ...caller,
@@ -421,9 +436,9 @@ function initializeClientName(body: unknown): string | undefined {
 }
 
 /** The host's own name, from the request's `_meta` (2026-07-28) when it carries one. */
-function clientName(ctx: ServerContext | undefined): string | undefined {
+function clientName(ctx: ServerContext | undefined, clientInfoKey: string): string | undefined {
   const envelope: Record<string, unknown> | undefined = ctx?.mcpReq.envelope;
-  const info = envelope?.[CLIENT_INFO_META_KEY];
+  const info = envelope?.[clientInfoKey];
   if (typeof info !== 'object' || info === null || !('name' in info)) return undefined;
   return typeof info.name === 'string' ? info.name.slice(0, 100) : undefined;
 }

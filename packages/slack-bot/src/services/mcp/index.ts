@@ -28,6 +28,12 @@ export {
   TOKEN_PREFIX,
   wellFormedToken,
 } from './tokens.js';
-export { type McpToolDeps, type MessageView, registerSessionTools, type ToolCaller } from './tools.js';
+export type { McpToolDeps, MessageView, ToolCaller } from './tools.js';
+
+/**
+ * The per-request server with the session tools, loaded with the MCP SDK and the tools' schemas on the
+ * first request that reaches them: a bot no agent host calls never loads them.
+ */
+export const loadSessionServer = async () => (await import('./session-server.js')).sessionServer;
 export { WAIT_LIMITS, type WaitLimits, WaitSlots } from './wait-slots.js';
 export { SessionWaiter, type WaitEnd } from './waiting.js';
