@@ -5,6 +5,7 @@ import {
   CLIENT_INFO_META_KEY,
   createMcpHandler,
   type McpServer,
+  type McpServerFactory,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { CustomRoute } from '@slack/bolt';
@@ -12,6 +13,7 @@ import type { Logger } from '../../logger.js';
 import { inWorkspace, scopedKey, type Workspace } from '../../workspace.js';
 import type { ActivePeople } from './active-people.js';
 import { clientAddress, type ProxyTrust, proxyTrust } from './client-address.js';
+import { withJsonAnswers } from './json-answers.js';
 import { fieldOf } from './json-rpc-body.js';
 import { cancelledCalls, heldOpenCalls, OpenCalls, type RequestId } from './open-calls.js';
 import { originAllowed } from './origin.js';
@@ -111,11 +113,13 @@ export class McpEndpoint {
     },
   ) {
     const onerror = (error: Error) => deps.logger.warn({ err: error }, 'an MCP request failed');
-    const handler = createMcpHandler((ctx) => this.#serverOf(ctx.authInfo, ctx.requestInfo), {
-      maxRequestBodySize: deps.settings.maxBodyBytes,
+    const factory: McpServerFactory = (ctx) => this.#serverOf(ctx.authInfo, ctx.requestInfo);
+    const maxBodyBytes = deps.settings.maxBodyBytes;
+    const handler = createMcpHandler(factory, { maxRequestBodySize: maxBodyBytes, onerror });
+    this.#node = toNodeHandler(withJsonAnswers(handler, factory, { maxBodyBytes }), {
+      maxRequestBodySize: maxBodyBytes,
       onerror,
     });
-    this.#node = toNodeHandler(handler, { maxRequestBodySize: deps.settings.maxBodyBytes, onerror });
     this.#trust = proxyTrust(deps.settings.trustedProxies ?? []);
   }
 
