@@ -11,7 +11,7 @@ import {
   PGLITE_TEMPLATE_DIR,
   PGLITE_TEMPLATE_TAR,
 } from './pglite-template.js';
-import type { SqlClient } from './sql.js';
+import { preparedName, type QueryOptions, type SqlClient } from './sql.js';
 
 /**
  * PostgreSQL settings for the one backend PGlite runs. Its cluster is sized for a server (initdb writes
@@ -55,9 +55,11 @@ export async function openPglite(
     ...(dataDir ? { dataDir } : inMemoryTemplate()),
     startParams: [...PGLITE_START_PARAMS],
   });
+  const prepared = preparedStatements(db);
   return {
-    query: async <Row>(text: string, params: unknown[] = []) => {
-      const result = await db.query<Row>(text, params);
+    query: async <Row>(text: string, params: unknown[] = [], options: QueryOptions = {}) => {
+      const execute = options.prepare ? await prepared.executeOf(text, params) : undefined;
+      const result = execute ? await db.query<Row>(execute) : await db.query<Row>(text, params);
       return { rows: result.rows };
     },
     transaction: (fn) =>
@@ -70,6 +72,50 @@ export async function openPglite(
       ),
     close: () => db.close(),
   };
+}
+
+/**
+ * Statements prepared in PGlite's one backend (SQL's PREPARE, once per text) and run as `EXECUTE name(…)`.
+ * PGlite parses and plans every statement sent with parameters anew, and for a one-row read that was
+ * most of its cost: 0.4-0.65 ms a read against 0.13-0.2 ms executed by name (measured on this 2-core
+ * machine). EXECUTE takes no bound parameters, so its arguments are SQL literals: strings (quotes
+ * doubled, with standard_conforming_strings on, as it is by default and checked here), finite numbers
+ * and NULL. Anything else (or a string with a NUL, which PostgreSQL's text can't hold) runs unprepared.
+ */
+function preparedStatements(db: PGlite) {
+  const names = new Map<string, string>();
+  const ready = new Map<string, Promise<boolean>>();
+  const prepare = async (name: string, text: string): Promise<boolean> => {
+    const [shown] = await db.exec('SHOW standard_conforming_strings');
+    const setting = shown?.rows[0] as { standard_conforming_strings?: string } | undefined;
+    if (setting?.standard_conforming_strings !== 'on') return false;
+    await db.exec(`PREPARE ${name} AS ${text}`);
+    return true;
+  };
+  return {
+    /** The EXECUTE statement running `text` with `params`; undefined when it must run unprepared. */
+    async executeOf(text: string, params: unknown[]): Promise<string | undefined> {
+      const args = params.map(literal);
+      if (args.some((a) => a === undefined)) return undefined;
+      const name = preparedName(names, text);
+      let made = ready.get(name);
+      if (!made) {
+        // A statement PostgreSQL refuses to prepare runs unprepared, and says why when it does.
+        made = prepare(name, text).catch(() => false);
+        ready.set(name, made);
+      }
+      if (!(await made)) return undefined;
+      return args.length === 0 ? `EXECUTE ${name}` : `EXECUTE ${name}(${args.join(', ')})`;
+    },
+  };
+}
+
+/** A parameter as an SQL literal for EXECUTE; undefined when it can't be written as one safely. */
+function literal(value: unknown): string | undefined {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+  if (typeof value === 'string' && !value.includes('\0')) return `'${value.replaceAll("'", "''")}'`;
+  return undefined;
 }
 
 /** An in-memory store starts from the build's template when there is one (else PGlite runs initdb). */

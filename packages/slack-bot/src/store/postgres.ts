@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { SqlClient } from './sql.js';
+import { preparedName, type QueryOptions, type SqlClient } from './sql.js';
 
 /** A PostgreSQL server through a `pg` pool; `schema` (if given) is the search_path of every connection. */
 export function openPostgres(
@@ -13,9 +13,14 @@ export function openPostgres(
   });
   // An idle client's error (server restart) must not crash the bot; the next query reconnects.
   pool.on('error', () => {});
+  const names = new Map<string, string>();
   return {
-    query: async <Row>(text: string, params: unknown[] = []) => {
-      const result = await pool.query(text, params);
+    query: async <Row>(text: string, params: unknown[] = [], options: QueryOptions = {}) => {
+      // pg prepares a named statement on each connection the first time it runs there (a statement's
+      // columns must keep their types across migrations: the hot read returns jsonb).
+      const result = options.prepare
+        ? await pool.query({ name: preparedName(names, text), text, values: params })
+        : await pool.query(text, params);
       return { rows: result.rows as Row[] };
     },
     transaction: async (fn) => {

@@ -169,6 +169,7 @@ export class SqlPromptRepository implements PromptRepository {
          FROM sessions s
         WHERE s.session_id = $1${scopedTo('s', params)}`,
       params,
+      { prepare: true },
     );
     const row = rows[0];
     if (!row) return undefined;

@@ -132,6 +132,22 @@ for (const backend of storeBackends('store_test')) {
       });
     });
 
+    it('reads a session with its open questions by a prepared statement, whatever its id holds', async () => {
+      // Prepared once and run by name (PGlite: EXECUTE with the id as a literal): quotes are the id's own.
+      const odd = "s'8; DROP TABLE sessions; --";
+      await store.sessions.create(session(odd));
+      await store.prompts.save(prompt(odd, 'in1'));
+      for (let run = 0; run < 3; run++) {
+        const found = await store.prompts.sessionWithPending(odd);
+        expect(found?.session.sessionId).toBe(odd);
+        expect(found?.pending.map((p) => p.inputId)).toEqual(['in1']);
+      }
+      expect(await store.prompts.sessionWithPending("s' OR '1'='1")).toBeUndefined();
+      // A NUL can't be in PostgreSQL's text: refused as before, not cut short.
+      await expect(store.prompts.sessionWithPending('s8\u0000x')).rejects.toThrow();
+      expect((await store.sessions.get(odd))?.sessionId).toBe(odd);
+    });
+
     it('finds a prompt with its session in one read, by ids or by its short key', async () => {
       await store.sessions.create(session('s7', { startedBy: 'U7' }));
       await store.prompts.save(prompt('s7', 'in1'));

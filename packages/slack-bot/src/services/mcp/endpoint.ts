@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { toNodeHandler } from '@modelcontextprotocol/node';
-import type { AuthInfo, McpServer, ServerContext } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpServer, McpServerFactory, ServerContext } from '@modelcontextprotocol/server';
 import type { CustomRoute } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
 import { inWorkspace, scopedKey, type Workspace } from '../../workspace.js';
@@ -115,17 +115,21 @@ export class McpEndpoint {
    * end-to-end test's bot process but the MCP ones) never pays to load it (about 0.2 CPU-s a start).
    */
   async #loadSdk(): Promise<NodeHandler> {
-    const [{ toNodeHandler }, { createMcpHandler, CLIENT_INFO_META_KEY }] = await Promise.all([
-      import('@modelcontextprotocol/node'),
-      import('@modelcontextprotocol/server'),
-    ]);
+    const [{ toNodeHandler }, { createMcpHandler, CLIENT_INFO_META_KEY }, { withJsonAnswers }] =
+      await Promise.all([
+        import('@modelcontextprotocol/node'),
+        import('@modelcontextprotocol/server'),
+        import('./json-answers.js'),
+      ]);
     const { maxBodyBytes } = this.deps.settings;
     const onerror = (error: Error) => this.deps.logger.warn({ err: error }, 'an MCP request failed');
-    const handler = createMcpHandler(
-      (ctx) => this.#serverOf(ctx.authInfo, ctx.requestInfo, CLIENT_INFO_META_KEY),
-      { maxRequestBodySize: maxBodyBytes, onerror },
-    );
-    return toNodeHandler(handler, { maxRequestBodySize: maxBodyBytes, onerror });
+    const factory: McpServerFactory = (ctx) =>
+      this.#serverOf(ctx.authInfo, ctx.requestInfo, CLIENT_INFO_META_KEY);
+    const handler = createMcpHandler(factory, { maxRequestBodySize: maxBodyBytes, onerror });
+    return toNodeHandler(withJsonAnswers(handler, factory, { maxBodyBytes }), {
+      maxRequestBodySize: maxBodyBytes,
+      onerror,
+    });
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
