@@ -23,14 +23,20 @@ export interface NpmStart {
  */
 export async function startNpmStart(dataDir: string): Promise<NpmStart> {
   const { child, output } = spawnNpmStart(dataDir);
-  const sandboxUrl = await vi.waitFor(
-    () => {
-      const url = /Open (http:\/\/127\.0\.0\.1:\d+)\//.exec(output())?.[1];
-      if (!url) throw new Error(`npm start printed no URL to open:\n${output().slice(-2000)}`);
-      return url;
-    },
-    { timeout: patient(30_000), interval: 100 },
-  );
+  // As long as any bot start is given (bot-process.ts); a start that never got there is not left behind.
+  const sandboxUrl = await vi
+    .waitFor(
+      () => {
+        const url = /Open (http:\/\/127\.0\.0\.1:\d+)\//.exec(output())?.[1];
+        if (!url) throw new Error(`npm start printed no URL to open:\n${output().slice(-2000)}`);
+        return url;
+      },
+      { timeout: patient(60_000), interval: 100 },
+    )
+    .catch((error: unknown) => {
+      child.kill('SIGKILL');
+      throw error;
+    });
   return {
     child,
     output,
