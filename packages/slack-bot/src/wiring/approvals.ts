@@ -1,5 +1,5 @@
 /** The approvals' part of the wiring (start-bot.ts builds the rest): questions nobody answers. */
-import { ReminderService } from '../services/approvals/reminders.js';
+import { REDELIVER_AFTER_MS, ReminderService } from '../services/approvals/reminders.js';
 import type { SessionWorkspaces } from '../services/installs/scope.js';
 import type { KeyParts } from '../services/keys/index.js';
 import type { AuditService } from '../services/ops/audit.js';
@@ -8,9 +8,6 @@ import type { ActPolicy } from '../services/people/policy.js';
 import type { SlackClient } from '../services/slack-out/outbound/index.js';
 import type { Store } from '../store/index.js';
 import type { People, Settings, SlackOut } from './types.js';
-
-/** A reminder step claimed this long ago and still undelivered is a dead replica's, at the latest. */
-const REDELIVER_AFTER_MS = 20_000;
 
 /** What the reminders are built from. */
 export interface ReminderDeps {
@@ -50,7 +47,7 @@ export function reminderService({ config, tuning, logger }: Settings, deps: Remi
     inSession: (sessionId, fn) => scopes.run(sessionId, fn),
     ...(serves ? { serves } : {}),
     // A dead replica's claimed steps are taken over as its sessions are: once a lease time has passed
-    // (LEASE_TTL_SECONDS), and never later than the 20 s the reminders have always allowed.
+    // (LEASE_TTL_SECONDS), and never later than REDELIVER_AFTER_MS.
     redeliverAfterMs: Math.min(REDELIVER_AFTER_MS, config.leaseTtlMs),
     ...tuning.reminders,
   });

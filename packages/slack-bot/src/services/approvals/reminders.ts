@@ -24,6 +24,9 @@ import {
   threadPlace,
 } from '../slack-out/thread/index.js';
 
+/** A reminder step claimed this long ago and still undelivered is a dead replica's, at the latest. */
+export const REDELIVER_AFTER_MS = 20_000;
+
 /** What the schedule takes: its gaps, whom it escalates to, and the timeout with what it does. */
 export interface ReminderSettings {
   /** 0: no reminders. */
@@ -69,7 +72,7 @@ export class ReminderService {
       now?: () => Date;
       /** How often to look for due steps (default: a quarter of the shortest setting, 1 s to 30 s). */
       tickMs?: number;
-      /** A step claimed this long ago and not delivered belongs to a dead replica (default 20 s). */
+      /** A step claimed this long ago and not delivered belongs to a dead replica (default REDELIVER_AFTER_MS). */
       redeliverAfterMs?: number;
       /** Runs a session's work as its workspace's (its token, its budgets). */
       inSession?: <T>(sessionId: string, fn: () => Promise<T>) => Promise<T>;
@@ -124,7 +127,7 @@ export class ReminderService {
     await reminders.schedule(now, settings.remindAfterMs, settings.questionTimeoutMs);
     if (settings.remindAfterMs > 0) {
       const steps = settings.remindMax + (settings.escalateTo ? 1 : 0);
-      const staleMs = this.deps.redeliverAfterMs ?? 20_000;
+      const staleMs = this.deps.redeliverAfterMs ?? REDELIVER_AFTER_MS;
       const redeliver = await reminders.claimUndelivered(now, staleMs);
       const claimed = [...redeliver, ...(await reminders.claimDue(now, steps, settings.remindAfterMs))];
       // Steps wait their turn here and a post may take a while (paced, retried): their claims are renewed
