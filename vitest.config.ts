@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { planSuite } from './test/support/machine.js';
+import { planSuite, unitGroup } from './test/support/machine.js';
 import { patient } from './test/support/patience.js';
 import { builtPackagesNative } from './test/support/workers.js';
 
@@ -16,14 +16,21 @@ if (firstReading) {
 }
 
 /**
- * The end-to-end files go first, the longest first (vitest's own order inside a project: by the last run's
- * duration, else by size), so the slowest file is not the last to start; the unit files fill in behind them.
+ * Projects whose files run longest go first, in this order: the end-to-end files, then the store's (a
+ * PGlite per file, initdb in child processes). Inside a project, vitest's own order: the longest first by
+ * the last run's durations, else by size. vitest otherwise orders the projects by name, which left the
+ * store's 50 s file to start near the end and finish the run alone; the short unit files fill in behind.
  */
-class EndToEndFirst extends BaseSequencer {
+const LONGEST_PROJECTS = ['e2e', 'slack-bot-store'];
+
+class LongestProjectsFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const isE2e = (spec: TestSpecification) => spec.project.name === 'e2e';
-    return [...sorted.filter(isE2e), ...sorted.filter((spec) => !isE2e(spec))];
+    const rank = (spec: TestSpecification) => {
+      const index = LONGEST_PROJECTS.indexOf(spec.project.name);
+      return index === -1 ? LONGEST_PROJECTS.length : index;
+    };
+    // Array.prototype.sort is stable: vitest's order holds inside each rank.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
   }
 }
 
@@ -32,7 +39,7 @@ export default defineConfig({
     // From the machine's cores (test/support/machine.ts): each file starts processes of its own (an
     // emulator, bots), so more files than the processors can serve only stretch every wait.
     maxWorkers: plan.workers,
-    sequence: { sequencer: EndToEndFirst },
+    sequence: { sequencer: LongestProjectsFirst },
     projects: [
       'packages/*/vitest.config.ts',
       {
@@ -40,6 +47,7 @@ export default defineConfig({
         test: {
           server: builtPackagesNative,
           name: 'slack-bot-store',
+          ...unitGroup(),
           root: fileURLToPath(new URL('./packages/slack-bot', import.meta.url)),
           include: ['test/store/**/*.test.ts'],
           // TEST_DATABASE_URL's PostgreSQL, or one started for the run where it is unset.
@@ -86,6 +94,7 @@ export default defineConfig({
         test: {
           server: builtPackagesNative,
           name: 'deploy',
+          ...unitGroup(),
           include: ['test/deploy/**/*.test.ts'],
           testTimeout: patient(60_000),
           hookTimeout: patient(120_000),
@@ -99,6 +108,7 @@ export default defineConfig({
         test: {
           server: builtPackagesNative,
           name: 'repo',
+          ...unitGroup(),
           include: ['test/repo/**/*.test.ts'],
           testTimeout: patient(20_000),
           hookTimeout: patient(20_000),

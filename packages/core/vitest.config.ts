@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { unitGroup } from '../../test/support/machine.js';
 import { patient } from '../../test/support/patience.js';
 import { builtPackagesNative } from '../../test/support/workers.js';
 
@@ -7,6 +8,7 @@ const quick = process.env.TEST_QUICK === '1';
 
 export default defineConfig({
   test: {
+    ...unitGroup(),
     name: 'core',
     include: ['test/**/*.test.ts'],
     exclude: [

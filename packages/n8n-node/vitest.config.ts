@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { unitGroup } from '../../test/support/machine.js';
 import { patient } from '../../test/support/patience.js';
 import { builtPackagesNative } from '../../test/support/workers.js';
 
@@ -7,6 +8,7 @@ const quick = process.env.TEST_QUICK === '1';
 
 export default defineConfig({
   test: {
+    ...unitGroup(),
     name: 'n8n-node',
     include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...(quick ? ['test/node.test.ts', 'test/trigger.test.ts'] : [])],

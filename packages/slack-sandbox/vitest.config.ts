@@ -1,9 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { unitGroup } from '../../test/support/machine.js';
 import { patient } from '../../test/support/patience.js';
 import { builtPackagesNative } from '../../test/support/workers.js';
 
 export default defineConfig({
   test: {
+    ...unitGroup(),
     name: 'slack-sandbox',
     include: ['test/**/*.test.ts'],
     server: builtPackagesNative,

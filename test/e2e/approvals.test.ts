@@ -16,7 +16,7 @@ import { actionIds, HUMAN_INPUT_ROUTE, isPrompt, SIGNAL_ROUTE } from './helpers.
 
 // Approvals through the sandbox: who may decide, reminders and escalation on a clock the test moves,
 // each timeout action, the history command and GET /audit. Every interaction is signed HTTP, as Slack
-// sends it; the bot talks to a real emulator process.
+// sends it; the bot talks to a real emulator over HTTP.
 
 const AUDIT_TOKEN = 'audit-token-for-the-e2e-run-7f3a';
 const WRONG_TOKEN = 'wrong-token-that-must-not-be-logged-91c2';

@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { startEmulatorHere, type TestEmulator } from '@agent-sessions/emulator/testing';
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll } from 'vitest';
 import { patient } from '../support/patience.js';
@@ -101,7 +101,7 @@ function spawnMain(
 }
 
 export interface BotProcesses {
-  emulator: SpawnedEmulator;
+  emulator: TestEmulator;
   sandbox: RunningSandbox;
   /** Every line the suite's bots wrote, for the secrets check. */
   output: string[];
@@ -148,10 +148,9 @@ export function useBotProcesses(options: {
 
   beforeAll(async () => {
     if ('database' in store) await store.database.create();
-    world.emulator = await spawnEmulator({
+    world.emulator = await startEmulatorHere({
       apiKeys: [API_KEY, ...(options.emulatorKeys ?? [])],
       speed: options.emulatorSpeed,
-      startTimeoutMs: SETUP_TIMEOUT_MS,
     });
     world.sandbox = await startSandbox({ ...options.sandbox, triggerTtlMs: 10_000, waitTimeoutMs: WAIT_MS });
     if ('dataDirPrefix' in store) dataDir = mkdtempSync(join(tmpdir(), store.dataDirPrefix));

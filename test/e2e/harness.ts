@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Writable } from 'node:stream';
-import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { startEmulatorHere, type TestEmulator } from '@agent-sessions/emulator/testing';
 import { type BotTuning, loadConfig, type RunningBot, type Store, startBot } from '@agent-sessions/slack-bot';
 import {
   type RunningSandbox,
@@ -67,11 +67,7 @@ export function slackAt(speed: number): { limits: SlackLimits; outbound: BotTuni
   };
 }
 
-export function botEnv(
-  sandbox: RunningSandbox,
-  emulator: SpawnedEmulator,
-  extra: Record<string, string> = {},
-) {
+export function botEnv(sandbox: RunningSandbox, emulator: TestEmulator, extra: Record<string, string> = {}) {
   return {
     SLACK_BOT_TOKEN: sandbox.botToken,
     SLACK_SIGNING_SECRET: sandbox.signingSecret,
@@ -116,7 +112,7 @@ export function captureLogs(): Writable {
 }
 
 export interface Harness {
-  emulator: SpawnedEmulator;
+  emulator: TestEmulator;
   sandbox: RunningSandbox;
   bot: RunningBot;
   store: Store;
@@ -193,10 +189,9 @@ export async function startHarness(
     emulatorKeys?: string[];
   } = {},
 ): Promise<Harness> {
-  const emulator = await spawnEmulator({
+  const emulator = await startEmulatorHere({
     apiKeys: [API_KEY, ...(options.emulatorKeys ?? [])],
     speed: options.emulatorSpeed ?? 10,
-    startTimeoutMs: SETUP_TIMEOUT_MS,
   });
   const slack = slackAt(options.slackSpeed ?? 10);
   const sandbox = await startSandbox({

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { startEmulatorHere, type TestEmulator } from '@agent-sessions/emulator/testing';
 import {
   type BotTuning,
   loadConfig,
@@ -17,7 +17,7 @@ import {
   startSandbox,
 } from '@agent-sessions/slack-sandbox';
 import { scratchStore } from './database.js';
-import { API_KEY, captureLogs, FAST, SETUP_TIMEOUT_MS, slackAt, textOf, WAIT_MS } from './harness.js';
+import { API_KEY, captureLogs, FAST, slackAt, textOf, WAIT_MS } from './harness.js';
 
 // A bot distributed through Slack's OAuth against the sandbox playing Slack's side: two
 // workspaces (the sandbox's own and Northwind), installed as a browser installs an app.
@@ -33,7 +33,7 @@ export const STATE_SECRET = `state_${randomBytes(16).toString('hex')}`;
 export const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
 export interface OAuthWorld {
-  emulator: SpawnedEmulator;
+  emulator: TestEmulator;
   sandbox: RunningSandbox;
   bots: RunningBot[];
   /**
@@ -65,7 +65,7 @@ export async function startOAuthWorld(
     seed?: SandboxOptions['seed'];
   } = {},
 ): Promise<OAuthWorld> {
-  const emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10, startTimeoutMs: SETUP_TIMEOUT_MS });
+  const emulator = await startEmulatorHere({ apiKeys: [API_KEY], speed: 10 });
   const slack = slackAt(10);
   const sandbox = await startSandbox({
     rateLimits: slack.limits,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { type SpawnedEmulator, spawnEmulator } from '@agent-sessions/emulator/testing';
+import { startEmulatorHere, type TestEmulator } from '@agent-sessions/emulator/testing';
 import { loadConfig, type RunningBot, startBot } from '@agent-sessions/slack-bot';
 import { functionsFromManifest, type RunningSandbox, startSandbox } from '@agent-sessions/slack-sandbox';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { ALICE, API_KEY, CHANNEL, captureLogs, FAST, SETUP_TIMEOUT_MS, textOf, W
 import { confirmStep, isPrompt } from './helpers.js';
 import { listeningSockets } from './sockets.js';
 
-let emulator: SpawnedEmulator;
+let emulator: TestEmulator;
 let sandbox: RunningSandbox;
 let store: ScratchStore;
 let bot: RunningBot;
@@ -26,7 +26,7 @@ const freePort = () =>
   });
 
 beforeAll(async () => {
-  emulator = await spawnEmulator({ apiKeys: [API_KEY], speed: 10, startTimeoutMs: SETUP_TIMEOUT_MS });
+  emulator = await startEmulatorHere({ apiKeys: [API_KEY], speed: 10 });
   // The manifest's Workflow Builder steps: function_executed reaches the bot over the socket too.
   const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8'));
   sandbox = await startSandbox({

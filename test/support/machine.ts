@@ -44,8 +44,10 @@ export function measureSlowness(): number {
 
 export interface SuitePlan {
   cores: number;
-  /** Test files at once (vitest's `maxWorkers`). */
+  /** End-to-end files at once (vitest's `maxWorkers`). */
   workers: number;
+  /** Unit files at once: the unit projects' own `maxWorkers` (see `unitGroup`). */
+  unitWorkers: number;
   /** The multiple of every wait budget: see test/support/patience.ts. */
   patience: number;
   /** How the patience was found: measured, or given by `TEST_PATIENCE`. */
@@ -61,6 +63,13 @@ export interface SuitePlan {
 const WORKERS_PER_CORE = 5;
 
 /**
+ * Unit files at once: UNIT_WORKERS_PER_CORE per core. A unit file keeps its core busy, and each worker
+ * loads its project's modules once (the projects run with `isolate: false`), so more workers than this
+ * only load the same modules again: vitest keeps a worker for the next file of its project only.
+ */
+const UNIT_WORKERS_PER_CORE = 2;
+
+/**
  * The run's plan, measured once: the root config stores it in `TEST_PLAN`, so a config evaluated again in the
  * same run (and every worker) reads the same figures.
  */
@@ -72,10 +81,21 @@ export function planSuite(env: NodeJS.ProcessEnv = process.env): SuitePlan {
   const plan: SuitePlan = {
     cores,
     workers: Math.max(2, cores * WORKERS_PER_CORE),
+    unitWorkers: Math.max(2, cores * UNIT_WORKERS_PER_CORE),
     patience: isGiven ? given : Math.round(measureSlowness() * 100) / 100,
     patienceSource: isGiven ? 'TEST_PATIENCE' : 'measured',
   };
   env.TEST_PLAN = JSON.stringify(plan);
   env.TEST_PATIENCE = String(plan.patience);
   return plan;
+}
+
+/**
+ * What every unit project sets (the packages' own, the store's, repo and deploy): a group of their own,
+ * run once the end-to-end files are done, `unitWorkers` files at once. The machine is busy either way
+ * (the suite is bound by CPU from start to end), so what counts is the CPU it needs: ten workers per
+ * project loaded each project's modules ten times.
+ */
+export function unitGroup(): { maxWorkers: number; sequence: { groupOrder: number } } {
+  return { maxWorkers: planSuite().unitWorkers, sequence: { groupOrder: 1 } };
 }

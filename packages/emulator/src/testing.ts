@@ -118,12 +118,17 @@ export class EmulatorAdmin {
   }
 }
 
-export interface SpawnedEmulator {
+/** An emulator the tests reach over HTTP: where it listens, its keys, its admin API, and how to stop it. */
+export interface TestEmulator {
   url: string;
   apiKeys: string[];
   admin: EmulatorAdmin;
-  process: ChildProcess;
   close(): Promise<void>;
+}
+
+/** The emulator as a child process (`spawnEmulator`). */
+export interface SpawnedEmulator extends TestEmulator {
+  process: ChildProcess;
 }
 
 // From src/ (tests) and from dist/ alike, the CLI that runs is the built one.
@@ -133,19 +138,7 @@ const LISTENING = /listening on (http:\/\/\S+)/;
 /** Spawns the real emulator CLI as a child process on a free port and waits until it listens. */
 export function spawnEmulator(options: SpawnEmulatorOptions = {}): Promise<SpawnedEmulator> {
   const apiKeys = options.apiKeys ?? ['emu_test_key'];
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    EMULATOR_API_KEYS: apiKeys.join(','),
-    EMULATOR_KEYS_WITHOUT_INTEGRATION: (options.keysWithoutIntegration ?? []).join(','),
-    EMULATOR_SPEED: String(options.speed ?? 1),
-    EMULATOR_CLOCK: options.clock ?? 'real',
-    EMULATOR_HUMAN_INPUT_SHAPE: options.humanInputShape ?? 'message',
-    EMULATOR_TERMINAL_SPELLING: options.terminalSpelling ?? 'status',
-    EMULATOR_TIMESTAMPS: options.timestamps ?? 'iso',
-    ...(options.quirks !== undefined ? { EMULATOR_QUIRKS: options.quirks } : {}),
-    ...options.env,
-  };
-  delete env.PORT;
+  const env = emulatorEnv(options, apiKeys);
   const child = spawn(process.execPath, [CLI, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -179,6 +172,43 @@ export function spawnEmulator(options: SpawnEmulatorOptions = {}): Promise<Spawn
       });
     });
   });
+}
+
+/**
+ * The emulator in this process, configured as `spawnEmulator` configures its child: the same options over
+ * this process's environment (so `EMULATOR_QUIRKS` and the rest reach it alike), read by the CLI's own
+ * `loadConfig`, serving real HTTP on a free loopback port. For suites that start one per file: a child
+ * costs about 0.3 CPU-s to start, where this costs its server only (the modules load once per process).
+ * Its clock and timers run on this process's event loop.
+ */
+export async function startEmulatorHere(options: SpawnEmulatorOptions = {}): Promise<TestEmulator> {
+  const apiKeys = options.apiKeys ?? ['emu_test_key'];
+  const [{ loadConfig }, { startEmulator }] = await Promise.all([
+    import('./config.js'),
+    import('./server.js'),
+  ]);
+  const config = loadConfig(['--port', '0'], emulatorEnv(options, apiKeys));
+  if (config === 'help') throw new Error('unreachable: no --help given');
+  const running = await startEmulator(config);
+  return { url: running.url, apiKeys, admin: new EmulatorAdmin(running.url), close: () => running.close() };
+}
+
+/** The environment the emulator reads: this process's, with the options over it, and no PORT. */
+function emulatorEnv(options: SpawnEmulatorOptions, apiKeys: string[]): Record<string, string> {
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    EMULATOR_API_KEYS: apiKeys.join(','),
+    EMULATOR_KEYS_WITHOUT_INTEGRATION: (options.keysWithoutIntegration ?? []).join(','),
+    EMULATOR_SPEED: String(options.speed ?? 1),
+    EMULATOR_CLOCK: options.clock ?? 'real',
+    EMULATOR_HUMAN_INPUT_SHAPE: options.humanInputShape ?? 'message',
+    EMULATOR_TERMINAL_SPELLING: options.terminalSpelling ?? 'status',
+    EMULATOR_TIMESTAMPS: options.timestamps ?? 'iso',
+    ...(options.quirks !== undefined ? { EMULATOR_QUIRKS: options.quirks } : {}),
+    ...options.env,
+  };
+  delete env.PORT;
+  return env;
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
