@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { planSuite, unitGroup } from './test/support/machine.js';
 import { patient } from './test/support/patience.js';
+import { LongestFirst } from './test/support/sequencer.js';
 import { builtPackagesNative } from './test/support/workers.js';
 
 // Measured once per run, here, before any project's config or test file reads it: every worker inherits
@@ -15,31 +15,12 @@ if (firstReading) {
   );
 }
 
-/**
- * Projects whose files run longest go first, in this order: the end-to-end files, then the store's (a
- * PGlite per file, initdb in child processes). Inside a project, vitest's own order: the longest first by
- * the last run's durations, else by size. vitest otherwise orders the projects by name, which left the
- * store's 50 s file to start near the end and finish the run alone; the short unit files fill in behind.
- */
-const LONGEST_PROJECTS = ['e2e', 'slack-bot-store'];
-
-class LongestProjectsFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (spec: TestSpecification) => {
-      const index = LONGEST_PROJECTS.indexOf(spec.project.name);
-      return index === -1 ? LONGEST_PROJECTS.length : index;
-    };
-    // Array.prototype.sort is stable: vitest's order holds inside each rank.
-    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
-  }
-}
-
 export default defineConfig({
   test: {
     // From the machine's cores (test/support/machine.ts): each file starts processes of its own (an
     // emulator, bots), so more files than the processors can serve only stretch every wait.
     maxWorkers: plan.workers,
-    sequence: { sequencer: LongestProjectsFirst },
+    sequence: { sequencer: LongestFirst },
     projects: [
       'packages/*/vitest.config.ts',
       {

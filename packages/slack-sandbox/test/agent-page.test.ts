@@ -118,9 +118,10 @@ describe('the page', () => {
       expect(await res.text()).toBe(
         readFileSync(new URL('../dist/web/render-agent.js', import.meta.url), 'utf8'),
       );
-      // render.js imports it by that name, beside itself.
+      // render.js imports it by that name, beside itself (in either quotes: tsc keeps the source's, esbuild
+      // writes double ones).
       const render = await (await fetch(`${served.url}/web/render.js`)).text();
-      expect(render).toContain("from './render-agent.js'");
+      expect(render).toMatch(/from ["']\.\/render-agent\.js["']/);
       expect(await (await fetch(`${served.url}/`)).text()).toContain('/web/agent.css');
     } finally {
       await served.close();
