@@ -131,13 +131,16 @@ export interface SpawnedEmulator extends TestEmulator {
   process: ChildProcess;
 }
 
+/** The keys an emulator for tests accepts when none are given. */
+const DEFAULT_TEST_KEYS = ['emu_test_key'];
+
 // From src/ (tests) and from dist/ alike, the CLI that runs is the built one.
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const LISTENING = /listening on (http:\/\/\S+)/;
 
 /** Spawns the real emulator CLI as a child process on a free port and waits until it listens. */
 export function spawnEmulator(options: SpawnEmulatorOptions = {}): Promise<SpawnedEmulator> {
-  const apiKeys = options.apiKeys ?? ['emu_test_key'];
+  const apiKeys = options.apiKeys ?? DEFAULT_TEST_KEYS;
   const env = emulatorEnv(options, apiKeys);
   const child = spawn(process.execPath, [CLI, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -182,7 +185,7 @@ export function spawnEmulator(options: SpawnEmulatorOptions = {}): Promise<Spawn
  * Its clock and timers run on this process's event loop.
  */
 export async function startEmulatorHere(options: SpawnEmulatorOptions = {}): Promise<TestEmulator> {
-  const apiKeys = options.apiKeys ?? ['emu_test_key'];
+  const apiKeys = options.apiKeys ?? DEFAULT_TEST_KEYS;
   const [{ loadConfig }, { startEmulator }] = await Promise.all([
     import('./config.js'),
     import('./server.js'),
