@@ -15,6 +15,13 @@ import { API_KEY, botEnv, SETUP_TIMEOUT_MS, WAIT_MS } from './harness.js';
  * for a machine that is also running the rest of the suite, and scales with it.
  */
 const BOT_START_MS = patient(60_000);
+
+/**
+ * The bot's default grace from SIGTERM to exit (SHUTDOWN_GRACE_SECONDS, 25 s), scaled as every budget is:
+ * the suites that stop a bot mid-work check that it drained its posts within the grace, and on a busy
+ * machine the posts drain slower.
+ */
+const SHUTDOWN_GRACE_S = Math.ceil(patient(25_000) / 1000);
 const MAIN = fileURLToPath(new URL('../../packages/slack-bot/dist/main.js', import.meta.url));
 
 export interface BotProcess {
@@ -132,6 +139,7 @@ export function useBotProcesses(options: {
   const world = { output: [] as string[] } as BotProcesses;
   world.env = (extra = {}) => ({
     ...botEnv(world.sandbox, world.emulator),
+    SHUTDOWN_GRACE_SECONDS: String(SHUTDOWN_GRACE_S),
     ...('database' in store ? { DATABASE_URL: store.database.url } : { DATA_DIR: dataDir as string }),
     ...extra,
   });
