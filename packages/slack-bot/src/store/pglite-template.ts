@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +18,19 @@ export const PGLITE_TEMPLATE_DIR = fileURLToPath(new URL('../../dist/pglite-temp
  */
 export const PGLITE_TEMPLATE_TAR = fileURLToPath(new URL('../../dist/pglite-template.tar', import.meta.url));
 
-/** Beside the cluster's files: which PGlite made it; a template from another version is not used. */
+/** Beside the cluster's files: which PGlite made it, and how; a template made otherwise is not used. */
 const STAMP = 'PGLITE_TEMPLATE.json';
+
+/** The template's shape: 2 since its WAL is in 1 MB segments (PGLITE_INITDB_PARAMS). */
+const TEMPLATE_FORMAT = 2;
+
+/**
+ * initdb's settings for the bot's clusters: write-ahead log in 1 MB segments, not 16. Each segment is a file
+ * of its full size, and a new cluster's log fits in one: with 16 MB segments the template was 39 MB, 16 of
+ * them one log file of mostly zeros, copied into every new data directory and read into every in-memory
+ * store (the tests open hundreds). It is 25 MB now.
+ */
+export const PGLITE_INITDB_PARAMS: readonly string[] = ['--wal-segsize=1'];
 
 /** The installed @electric-sql/pglite's version (its data directory format follows it). */
 export function pgliteVersion(): string {
@@ -33,8 +44,15 @@ export function pgliteVersion(): string {
 /** Whether `dir` holds a complete template made by the installed PGlite (the tar file is made before it). */
 export function isUsableTemplate(dir: string = PGLITE_TEMPLATE_DIR): boolean {
   try {
-    const stamp = JSON.parse(readFileSync(join(dir, STAMP), 'utf8')) as { pglite?: unknown };
-    return stamp.pglite === pgliteVersion() && existsSync(join(dir, 'PG_VERSION'));
+    const stamp = JSON.parse(readFileSync(join(dir, STAMP), 'utf8')) as {
+      pglite?: unknown;
+      format?: unknown;
+    };
+    return (
+      stamp.pglite === pgliteVersion() &&
+      stamp.format === TEMPLATE_FORMAT &&
+      existsSync(join(dir, 'PG_VERSION'))
+    );
   } catch {
     return false;
   }
@@ -44,8 +62,9 @@ export function isUsableTemplate(dir: string = PGLITE_TEMPLATE_DIR): boolean {
 export const isTemplateStamp = (name: string): boolean => name === STAMP;
 
 /**
- * Makes the template (the build step): initdb in this process, then the stamp, written last so a build
- * killed half-way leaves no usable template. Does nothing when a usable one is there.
+ * Makes the template (the build step): initdb in this process, the log files it left for later use
+ * removed, the tar of the result, then the stamp, written last so a build killed half-way leaves no usable
+ * template. Does nothing when a usable one is there.
  */
 export async function buildPgliteTemplate(
   dir: string = PGLITE_TEMPLATE_DIR,
@@ -54,10 +73,47 @@ export async function buildPgliteTemplate(
   if (isUsableTemplate(dir) && existsSync(tar)) return 'kept';
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  const made = await PGlite.create({ dataDir: dir, initDbStartParams: [...PGLITE_INITDB_PARAMS] });
+  await made.exec('CHECKPOINT');
+  const { rows } = await made.query<{ name: string }>(
+    'SELECT pg_walfile_name(pg_current_wal_insert_lsn()) AS name',
+  );
+  await made.close();
+  removeRecycledWal(dir, rows[0]?.name);
   const db = await PGlite.create(dir);
-  await db.exec('CHECKPOINT');
   writeFileSync(tar, new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer()));
   await db.close();
-  writeFileSync(join(dir, STAMP), `${JSON.stringify({ pglite: pgliteVersion() })}\n`);
+  writeFileSync(
+    join(dir, STAMP),
+    `${JSON.stringify({ pglite: pgliteVersion(), format: TEMPLATE_FORMAT })}\n`,
+  );
   return 'built';
+}
+
+/**
+ * initdb's checkpoints leave old log segments renamed ahead for reuse (PostgreSQL's recycling), files of
+ * their full size the cluster doesn't need: PostgreSQL makes a segment when it reaches one that is missing.
+ * Kept: the segment being written (`current`) and the next, which closing may have begun.
+ */
+function removeRecycledWal(dir: string, current: string | undefined): void {
+  if (!current) return;
+  const next = nextWalFile(current);
+  const walDir = join(dir, 'pg_wal');
+  for (const name of readdirSync(walDir)) {
+    if (/^[0-9A-F]{24}$/.test(name) && name > next) rmSync(join(walDir, name));
+  }
+}
+
+/** 1 MB segments (PGLITE_INITDB_PARAMS): a log file's name counts 4096 of them per log id. */
+const SEGMENTS_PER_LOG_ID = 0x1_0000_0000 / 0x10_0000;
+
+/** The name of the log segment after `name` (timeline, log id, segment: 8 hex digits each). */
+function nextWalFile(name: string): string {
+  const [timeline, log, segment] = [0, 8, 16].map((at) => Number.parseInt(name.slice(at, at + 8), 16)) as [
+    number,
+    number,
+    number,
+  ];
+  const [nextLog, nextSegment] = segment + 1 < SEGMENTS_PER_LOG_ID ? [log, segment + 1] : [log + 1, 0];
+  return [timeline, nextLog, nextSegment].map((n) => n.toString(16).toUpperCase().padStart(8, '0')).join('');
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,6 +73,14 @@ describe('PGlite data directory', () => {
     expect(isUsableTemplate(PGLITE_TEMPLATE_DIR)).toBe(true);
   });
 
+  it('the template carries no log files for later: its segments are 1 MB, and at most two', () => {
+    const walDir = join(PGLITE_TEMPLATE_DIR, 'pg_wal');
+    const segments = readdirSync(walDir).filter((name) => /^[0-9A-F]{24}$/.test(name));
+    expect(segments.length).toBeGreaterThanOrEqual(1);
+    expect(segments.length).toBeLessThanOrEqual(2);
+    for (const name of segments) expect(statSync(join(walDir, name)).size).toBe(1024 * 1024);
+  });
+
   for (const path of ['a copy of the build template', 'initdb in a child process'] as const) {
     it(`made by ${path}, survives SIGKILL mid-writes and reopens with every committed row`, async () => {
       const dataDir = join(freshDir(), 'data');
@@ -85,6 +93,9 @@ describe('PGlite data directory', () => {
         const { rows } = await sql.query<{ id: number }>('SELECT id FROM durability ORDER BY id');
         const stored = new Set(rows.map((r) => r.id));
         expect(committed.filter((id) => !stored.has(id))).toEqual([]);
+        // Either way the cluster is made with the same initdb settings (PGLITE_INITDB_PARAMS).
+        const segment = await sql.query<{ wal_segment_size: string }>('SHOW wal_segment_size');
+        expect(segment.rows[0]?.wal_segment_size).toBe('1MB');
       } finally {
         await sql.close();
       }
