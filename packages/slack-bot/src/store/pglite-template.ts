@@ -108,7 +108,7 @@ function removeRecycledWal(dir: string, current: string | undefined): void {
 const SEGMENTS_PER_LOG_ID = 0x1_0000_0000 / 0x10_0000;
 
 /** The name of the log segment after `name` (timeline, log id, segment: 8 hex digits each). */
-function nextWalFile(name: string): string {
+export function nextWalFile(name: string): string {
   const [timeline, log, segment] = [0, 8, 16].map((at) => Number.parseInt(name.slice(at, at + 8), 16)) as [
     number,
     number,
