@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { patient } from '../../../../test/support/patience.js';
 import { openPglite } from '../../src/store/pglite.js';
 import { isUsableTemplate, nextWalFile, PGLITE_TEMPLATE_DIR } from '../../src/store/pglite-template.js';
 
@@ -88,24 +89,29 @@ describe('PGlite data directory', () => {
   });
 
   for (const path of ['a copy of the build template', 'initdb in a child process'] as const) {
-    it(`made by ${path}, survives SIGKILL mid-writes and reopens with every committed row`, async () => {
-      const dataDir = join(freshDir(), 'data');
-      const templateDir = path === 'initdb in a child process' ? join(freshDir(), 'no-template') : undefined;
-      const committed = await writeThenKill(dataDir, 30, templateDir);
-      expect(committed.length).toBeGreaterThanOrEqual(30);
+    it(
+      `made by ${path}, survives SIGKILL mid-writes and reopens with every committed row`,
+      async () => {
+        const dataDir = join(freshDir(), 'data');
+        const templateDir =
+          path === 'initdb in a child process' ? join(freshDir(), 'no-template') : undefined;
+        const committed = await writeThenKill(dataDir, 30, templateDir);
+        expect(committed.length).toBeGreaterThanOrEqual(30);
 
-      const sql = await openPglite(dataDir);
-      try {
-        const { rows } = await sql.query<{ id: number }>('SELECT id FROM durability ORDER BY id');
-        const stored = new Set(rows.map((r) => r.id));
-        expect(committed.filter((id) => !stored.has(id))).toEqual([]);
-        // Either way the cluster is made with the same initdb settings (PGLITE_INITDB_PARAMS).
-        const segment = await sql.query<{ wal_segment_size: string }>('SHOW wal_segment_size');
-        expect(segment.rows[0]?.wal_segment_size).toBe('1MB');
-      } finally {
-        await sql.close();
-      }
-    }, 120_000);
+        const sql = await openPglite(dataDir);
+        try {
+          const { rows } = await sql.query<{ id: number }>('SELECT id FROM durability ORDER BY id');
+          const stored = new Set(rows.map((r) => r.id));
+          expect(committed.filter((id) => !stored.has(id))).toEqual([]);
+          // Either way the cluster is made with the same initdb settings (PGLITE_INITDB_PARAMS).
+          const segment = await sql.query<{ wal_segment_size: string }>('SHOW wal_segment_size');
+          expect(segment.rows[0]?.wal_segment_size).toBe('1MB');
+        } finally {
+          await sql.close();
+        }
+      },
+      patient(120_000),
+    );
   }
 
   it('a start killed while creating the cluster leaves no half cluster: the next one completes it', async () => {

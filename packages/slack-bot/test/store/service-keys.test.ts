@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentSessionsClient } from '@agent-sessions/core';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../../../../test/support/database-url.js';
 import { openPglite, openPostgres, SqlStore } from '../../src/index.js';
 import { createLogger } from '../../src/logger.js';
@@ -124,13 +124,15 @@ describe('service keys and Slack tokens at rest', () => {
 for (const backend of storeBackends('service_keys')) {
   describe(`ServiceKeys on ${backend.name}`, () => {
     let store: SqlStore;
+    beforeAll(async () => {
+      store = await backend.open();
+    });
     afterAll(async () => {
       await store?.close();
       await backend.cleanup();
     });
 
     it('per-person: a start needs the starter’s own key, and the session records its slot, not the key', async () => {
-      store = await backend.open();
       const keys = keysOver(store, new KeyCipher(randomBytes(32)), 'per-person');
       const refused = await keys.forStart('U2');
       expect(refused.ok).toBe(false);
