@@ -26,9 +26,9 @@ const TEMPLATE_FORMAT = 2;
 
 /**
  * initdb's settings for the bot's clusters: write-ahead log in 1 MB segments, not 16. Each segment is a file
- * of its full size, and a new cluster's log fits in one: with 16 MB segments the template was 39 MB, 16 of
- * them one log file of mostly zeros, copied into every new data directory and read into every in-memory
- * store (the tests open hundreds). It is 25 MB now.
+ * of its full size, and a new cluster's log fits in one, so with 16 MB segments 16 of the template's 39 MB
+ * were one log file of mostly zeros, copied into every new data directory and read into every in-memory
+ * store; with 1 MB segments the template is 25 MB.
  */
 export const PGLITE_INITDB_PARAMS: readonly string[] = ['--wal-segsize=1'];
 
