@@ -75,11 +75,13 @@ export async function buildPgliteTemplate(
   mkdirSync(dir, { recursive: true });
   const made = await PGlite.create({ dataDir: dir, initDbStartParams: [...PGLITE_INITDB_PARAMS] });
   await made.exec('CHECKPOINT');
-  const { rows } = await made.query<{ name: string }>(
-    'SELECT pg_walfile_name(pg_current_wal_insert_lsn()) AS name',
+  // The segment being written, and the next, which closing may begin: named by PostgreSQL itself.
+  const { rows } = await made.query<{ next: string }>(
+    `SELECT pg_walfile_name(lsn + pg_size_bytes(current_setting('wal_segment_size'))) AS next
+       FROM (SELECT pg_current_wal_insert_lsn() AS lsn) AS insert_at`,
   );
   await made.close();
-  removeRecycledWal(dir, rows[0]?.name);
+  removeRecycledWal(dir, rows[0]?.next);
   const db = await PGlite.create(dir);
   writeFileSync(tar, new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer()));
   await db.close();
@@ -93,27 +95,12 @@ export async function buildPgliteTemplate(
 /**
  * initdb's checkpoints leave old log segments renamed ahead for reuse (PostgreSQL's recycling), files of
  * their full size the cluster doesn't need: PostgreSQL makes a segment when it reaches one that is missing.
- * Kept: the segment being written (`current`) and the next, which closing may have begun.
+ * Removed: every segment after `next`, the one after the segment being written.
  */
-function removeRecycledWal(dir: string, current: string | undefined): void {
-  if (!current) return;
-  const next = nextWalFile(current);
+function removeRecycledWal(dir: string, next: string | undefined): void {
+  if (!next) return;
   const walDir = join(dir, 'pg_wal');
   for (const name of readdirSync(walDir)) {
     if (/^[0-9A-F]{24}$/.test(name) && name > next) rmSync(join(walDir, name));
   }
-}
-
-/** 1 MB segments (PGLITE_INITDB_PARAMS): a log file's name counts 4096 of them per log id. */
-const SEGMENTS_PER_LOG_ID = 0x1_0000_0000 / 0x10_0000;
-
-/** The name of the log segment after `name` (timeline, log id, segment: 8 hex digits each). */
-export function nextWalFile(name: string): string {
-  const [timeline, log, segment] = [0, 8, 16].map((at) => Number.parseInt(name.slice(at, at + 8), 16)) as [
-    number,
-    number,
-    number,
-  ];
-  const [nextLog, nextSegment] = segment + 1 < SEGMENTS_PER_LOG_ID ? [log, segment + 1] : [log + 1, 0];
-  return [timeline, nextLog, nextSegment].map((n) => n.toString(16).toUpperCase().padStart(8, '0')).join('');
 }

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { patient } from '../../../../test/support/patience.js';
 import { openPglite } from '../../src/store/pglite.js';
-import { isUsableTemplate, nextWalFile, PGLITE_TEMPLATE_DIR } from '../../src/store/pglite-template.js';
+import { isUsableTemplate, PGLITE_TEMPLATE_DIR } from '../../src/store/pglite-template.js';
 
 // The writer runs as production does, from dist/ (built before the tests, as the e2e tests' bot is).
 const PGLITE_JS = pathToFileURL(join(import.meta.dirname, '../../dist/store/pglite.js')).href;
@@ -72,12 +72,6 @@ afterAll(() => {
 describe('PGlite data directory', () => {
   it('the build made a template cluster for the installed PGlite', () => {
     expect(isUsableTemplate(PGLITE_TEMPLATE_DIR)).toBe(true);
-  });
-
-  it('names the log segment after another: the next segment, or the next log id after its 4096th', () => {
-    expect(nextWalFile('000000010000000000000007')).toBe('000000010000000000000008');
-    expect(nextWalFile('00000001000000000000000F')).toBe('000000010000000000000010');
-    expect(nextWalFile('000000010000000200000FFF')).toBe('000000010000000300000000');
   });
 
   it('the template carries no log files for later: its segments are 1 MB, and at most two', () => {
