@@ -31,7 +31,7 @@ const WAIT_MS = Number(process.env.DEPLOY_CHECK_WAIT_MS ?? 240_000);
 const say = (line) => process.stdout.write(`${line}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `probe` until it returns something, or fails naming `what`. */
+/** Polls `probe` until it returns something, or fails naming `what` (a function: read when it fails). */
 async function waitFor(probe, what, timeoutMs = WAIT_MS) {
   const deadline = Date.now() + timeoutMs;
   let last;
@@ -44,7 +44,8 @@ async function waitFor(probe, what, timeoutMs = WAIT_MS) {
     }
     await sleep(250);
   }
-  throw new Error(`timed out waiting for ${what}${last ? ` (last: ${last.message})` : ''}`);
+  const named = typeof what === 'function' ? what() : what;
+  throw new Error(`timed out waiting for ${named}${last ? ` (last: ${last.message})` : ''}`);
 }
 
 const docs = (file) => parseAllDocuments(readFileSync(join(root, file), 'utf8')).map((doc) => doc.toJSON());
@@ -406,9 +407,28 @@ async function finishEverything(run) {
     );
     await waitFor(
       () => /Completed/.test(textOf(ws.findMessage(CHANNEL, session.cardTs))),
-      `${session.label}'s card to say Completed (it says: ${(ws.findMessage(CHANNEL, session.cardTs)?.text ?? '').slice(0, 80)})`,
+      () =>
+        `${session.label}'s card to say Completed (it still says: ${(ws.findMessage(CHANNEL, session.cardTs)?.text ?? '').slice(0, 80)})`,
     );
     session.done = true;
+  }
+}
+
+/**
+ * What each replica logged of the sessions that did not finish (read from their cards' session ids): who
+ * followed them, took them over, let them go or failed to post, for whoever reads a failed run.
+ */
+async function sayReplicaLogs(run) {
+  const ids = run.sessions
+    .filter((session) => !session.done)
+    .map((session) => /session `([^`]+)`/.exec(textOf(run.ws.findMessage(CHANNEL, session.cardTs)))?.[1])
+    .filter(Boolean);
+  if (ids.length === 0) return;
+  for (const pod of BOT_PODS) {
+    const { stdout, stderr } = await podmanAsync(['logs', botContainer(pod)], { allowFailure: true });
+    const lines = `${stdout}\n${stderr}`.split('\n').filter((line) => ids.some((id) => line.includes(id)));
+    say(`  ${pod}, its log lines naming ${ids.join(', ')} (the last 40 of ${lines.length}):`);
+    for (const line of lines.slice(-40)) say(`    ${line.slice(0, 400)}`);
   }
 }
 
@@ -548,7 +568,10 @@ async function exercise(run) {
   say(
     `${result.sessions} sessions, ${result.posts} thread posts: ${result.lost} lost, ${result.duplicated} duplicated`,
   );
-  if (unfinished) throw unfinished;
+  if (unfinished) {
+    await sayReplicaLogs(run);
+    throw unfinished;
+  }
   if (result.lost !== 0 || result.duplicated !== 0) process.exitCode = 1;
   else say('deploy check passed');
 }

@@ -34,9 +34,10 @@ export interface ShutdownParts {
  * A replica going away, in order, within `graceMs`: not ready any more (`/readyz` 503); no new Slack
  * requests (HTTP: the listener closed, so the load balancer's next connection goes to another replica;
  * Socket Mode: disconnected, so Slack sends the next envelope down another replica's connection); no new
- * work (reminders, workflow steps, lease renewals and polls stopped); the work begun finished: the requests being handled
- * and every Slack post queued (the outbound queue drained); then the leases released, which pokes their
- * sessions so the other replicas take them at their next poke pass instead of when the leases expire.
+ * work (reminders, workflow steps, lease renewals and polls stopped); the work begun finished: the
+ * requests being handled and every Slack post queued (the outbound queue drained); then card edits
+ * stopped and the leases released, which pokes their sessions so the other replicas take them at their
+ * next poke pass instead of when the leases expire.
  * Posts still queued when the grace runs short are recorded with their content: the next owner posts them.
  * A finished session's final card edit left unsent is owed in the store: the next recovery sends it.
  */
@@ -55,9 +56,12 @@ export async function shutDown(parts: ShutdownParts, graceMs: number): Promise<v
   const left = await drained(parts, workDeadline);
   if (left) logger.warn({ replicaId, ...left }, 'grace ran short: the next owner posts what is left');
   const postsDoneMs = Date.now() - began;
+  // No card edit leaves here once the leases go: a progress edit drawn from this replica's last view,
+  // sent after the next owner drew the session's end, would show it running again.
+  const cardsStopped = parts.out.cards.stop();
   await leases.release();
   logger.info({ replicaId, pollsDoneMs, postsDoneMs, afterMs: Date.now() - began }, 'leases released');
-  await parts.out.cards.stop();
+  await cardsStopped;
   await closeIntake(parts, intakeClosed);
   await parts.closeStore();
 }

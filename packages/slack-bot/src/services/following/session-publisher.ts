@@ -287,9 +287,21 @@ export class SessionPublisher {
       }
     }
     // "Waiting for you" is edited ahead of progress: a person looks at it.
-    this.deps.cards.schedule(session.sessionId, () => this.card(session.sessionId), {
+    this.deps.cards.schedule(session.sessionId, () => this.#progressCard(session.sessionId), {
       rank: needsPerson(event.session.status) ? 'attention' : 'progress',
     });
+  }
+
+  /**
+   * A progress or "waiting for you" edit, built when its turn comes: only while this replica follows the
+   * session and the session has not ended. Otherwise the card is another's to draw (the lease moved, or a
+   * poll still in flight when it moved delivered this), or its end is drawn: this replica's last view,
+   * which stopped when it stopped following, would draw the session running again over its end.
+   */
+  async #progressCard(sessionId: string): Promise<CardMessage | undefined> {
+    if (!this.deps.owner.owns(sessionId)) return undefined;
+    const session = await this.deps.store.sessions.get(sessionId);
+    return session?.finished ? undefined : this.#cardOf(session);
   }
 
   async #finish(
@@ -387,8 +399,12 @@ export class SessionPublisher {
 
   /** The card as it should look now. */
   async card(sessionId: string): Promise<CardMessage | undefined> {
-    const session = await this.deps.store.sessions.get(sessionId);
+    return this.#cardOf(await this.deps.store.sessions.get(sessionId));
+  }
+
+  async #cardOf(session: SessionRecord | undefined): Promise<CardMessage | undefined> {
     if (!session?.cardTs) return undefined;
+    const { sessionId } = session;
     const decision = await this.deps.latestDecision?.(sessionId).catch(() => undefined);
     const card = sessionCard({
       ...cardStateOf(session, this.#snapshots.get(sessionId), Date.now(), this.#steps.get(sessionId)),

@@ -2,8 +2,9 @@
  * The session publisher on its own: each follower event's handling, against the real sandbox over HTTP,
  * with the store faked. Who sends a session's posts (its lease, its claim) is the shared `PostOwner`.
  */
-import type { FollowEvent } from '@agent-sessions/core';
-import { describe, expect, it } from 'vitest';
+import { type FollowEvent, ManualClock } from '@agent-sessions/core';
+import { describe, expect, it, vi } from 'vitest';
+import { patient } from '../../../../../test/support/patience.js';
 import { useSandboxWithClient } from '../../../../../test/support/world.js';
 import { SessionPublisher } from '../../../src/services/following/session-publisher.js';
 import { OutboundQueue } from '../../../src/services/slack-out/outbound/index.js';
@@ -22,7 +23,9 @@ const sandboxed = useSandboxWithClient({ rateLimits: false });
 let sessions = 0;
 
 /** A session with its card in the channel, and a publisher over it; `follows`: whether its lease is here. */
-async function setup(options: { follows?: () => boolean; claim?: () => Promise<boolean> } = {}) {
+async function setup(
+  options: { follows?: () => boolean; claim?: () => Promise<boolean>; clock?: ManualClock } = {},
+) {
   const world = fakeWorld();
   const sessionId = `sess_p${++sessions}`;
   const card = await sandboxed.slack.chat.postMessage({ channel: CHANNEL, text: `card of ${sessionId}` });
@@ -36,7 +39,10 @@ async function setup(options: { follows?: () => boolean; claim?: () => Promise<b
   const outbound = new OutboundQueue(logger, world.metrics, { pacing: 'off' });
   const slack = sandboxed.slack;
   const poster = new ThreadPoster({ slack, posts, logger, metrics: world.metrics, outbound, owner });
-  const cards = new CardUpdater(slack, logger, world.metrics, { minIntervalMs: 0 });
+  const cards = new CardUpdater(slack, logger, world.metrics, {
+    minIntervalMs: options.clock ? 60_000 : 0,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const publisher = new SessionPublisher({
     store: { sessions: world.sessions, prompts: world.prompts, posts },
     owner,
@@ -69,6 +75,23 @@ const finished = (sessionId: string): FollowEvent => ({
   succeeded: true,
   session: { sessionId, status: 'completed', rounds: [] },
 });
+
+const update = (sessionId: string, totalCost: number): FollowEvent => ({
+  type: 'update',
+  sessionId,
+  key: `update:${sessionId}:${totalCost}`,
+  session: { sessionId, status: 'running', rounds: [], cost: { totalCost } },
+});
+
+const cardText = (cardTs: string) => sandboxed.sandbox.workspace.findMessage(CHANNEL, cardTs)?.text ?? '';
+
+/** The card as another replica drew it: the end of the session, which this one's edits must not undo. */
+async function drawnElsewhere(w: { cardTs: string; cards: CardUpdater }): Promise<string> {
+  await vi.waitFor(() => expect(w.cards.updates).toBe(1), { timeout: patient(10_000) });
+  const text = 'Completed (drawn by the replica that took the session over)';
+  await sandboxed.slack.chat.update({ channel: CHANNEL, ts: w.cardTs, text });
+  return text;
+}
 
 describe('the session publisher', () => {
   it("posts each of the agent's messages once in the card's thread, however often it is told", async () => {
@@ -105,6 +128,37 @@ describe('the session publisher', () => {
     expect(await w.posts.ts(w.sessionId, 'final-report')).toBeUndefined();
     expect((await w.sessions.get(w.sessionId))?.finished).toBe(false);
     await w.cards.stop();
+  });
+
+  it('a progress edit delivered after the lease moved away (a poll in flight) is not sent: the new owner draws the card', async () => {
+    let here = true;
+    const w = await setup({ follows: () => here });
+    await w.publisher.handle(update(w.sessionId, 0.1));
+    const end = await drawnElsewhere(w);
+    // The lease keeper's news: what this replica last showed may no longer be there.
+    here = false;
+    w.cards.forget(w.sessionId);
+    await w.publisher.handle(update(w.sessionId, 0.2));
+    // Taken from the pending edits: built, and sent or not, before stop() returns.
+    await vi.waitFor(() => expect(w.cards.pendingByRank().progress).toBe(0), { timeout: patient(10_000) });
+    await w.cards.stop();
+    expect(cardText(w.cardTs)).toBe(end);
+    expect(w.cards.updates).toBe(1);
+  });
+
+  it('a progress edit waiting for its turn when another replica recorded the end is not sent', async () => {
+    const clock = new ManualClock(1_000_000);
+    const w = await setup({ clock });
+    await w.publisher.handle(update(w.sessionId, 0.1));
+    const end = await drawnElsewhere(w);
+    // The card's next progress edit waits out the interval since its last.
+    await w.publisher.handle(update(w.sessionId, 0.2));
+    await w.sessions.update(w.sessionId, { finished: true, status: 'completed' });
+    await clock.advance(60_000);
+    await vi.waitFor(() => expect(w.cards.pendingByRank().progress).toBe(0), { timeout: patient(10_000) });
+    await w.cards.stop();
+    expect(cardText(w.cardTs)).toBe(end);
+    expect(w.cards.updates).toBe(1);
   });
 
   it("told by the posters that the session's channel is closed: the session is marked so, its starter told by DM", async () => {
