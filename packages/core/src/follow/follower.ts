@@ -174,9 +174,11 @@ export class Follower {
     const saved = (await this.#store.load(sessionId)) as FollowState | FollowStateV1 | undefined;
     // A state saved by an older version is upgraded here, whichever store kept it.
     const state = saved ? upgradeFollowState(saved) : initialFollowState(sessionId);
+    // Held by the store as it is: an older version's state is written in the new shape at the next poll.
+    const stored = saved?.version === 2;
     if (state.finished || this.#laneOf.has(sessionId)) return false;
     const lane = this.#laneFor(options.client ?? this.#client);
-    lane.followers.set(sessionId, new SessionFollower(lane.reader, state, this.#policy));
+    lane.followers.set(sessionId, new SessionFollower(lane.reader, state, this.#policy, stored));
     this.#laneOf.set(sessionId, lane);
     lane.queue.schedule(sessionId, this.#clock.now());
     lane.wake();
@@ -339,7 +341,7 @@ export class Follower {
         throw new HandlerError(error);
       }
       // Saved only now: a crash before this line re-reads and re-delivers instead of losing.
-      await this.#store.save(sessionId, result.state);
+      if (follower.unsaved(result)) await this.#store.save(sessionId, result.state);
       follower.commit(result);
       follower.consecutiveFailures = 0;
       if (!lane.followers.has(sessionId)) return;

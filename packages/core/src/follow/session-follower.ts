@@ -256,22 +256,42 @@ export class SessionFollower {
   readonly #recent: FollowedMessage[] = [];
   intervalMs: number | undefined;
   consecutiveFailures = 0;
+  /** The state the store holds, as JSON, when known: a poll that moved nothing writes nothing. */
+  #stored: string | undefined;
+  /** The last poll result `unsaved` looked at, as JSON (commit keeps it without a second stringify). */
+  #checked: { result: PollResult; json: string } | undefined;
 
+  /** `stored`: `state` is what the store holds already (loaded from it, not made anew). */
   constructor(
     readonly reader: SessionsReader,
     state: FollowState,
     readonly policy: SchedulePolicy,
+    stored = false,
   ) {
     this.sessionId = state.sessionId;
     this.#state = state;
+    if (stored) this.#stored = JSON.stringify(state);
   }
 
   get state(): FollowState {
     return this.#state;
   }
 
+  /**
+   * Whether the poll's state differs from the one the store holds: most polls of a session that is
+   * working or waiting find nothing new, and their state is the one saved after the last poll that did.
+   */
+  unsaved(result: PollResult): boolean {
+    this.#checked = { result, json: JSON.stringify(result.state) };
+    return this.#checked.json !== this.#stored;
+  }
+
+  /** The poll's state is saved (or was the stored one already): the next poll starts from it. */
   commit(result: PollResult): void {
     this.#state = result.state;
+    const checked = this.#checked?.result === result ? this.#checked : undefined;
+    this.#stored = checked?.json ?? JSON.stringify(result.state);
+    this.#checked = undefined;
   }
 
   /** Reads the status (one request); an active session's is remembered for the polls that read messages first. */

@@ -611,6 +611,38 @@ describe('Follower against concurrent rounds and odd questions (model service)',
     expect(m.events.filter((e) => e.type === 'message').map((e) => e.key)).toEqual(['r2#2']);
     expect((await m.store.load('sess_model'))?.version).toBe(2);
   });
+
+  it('writes the state to the store only when a poll moved it: a session with nothing new costs no write', async () => {
+    const m = await followModel(schedule);
+    const saved: FollowState[] = [];
+    const save = m.store.save.bind(m.store);
+    m.store.save = async (sessionId, state) => {
+      saved.push(state);
+      await save(sessionId, state);
+    };
+    const { state } = m.service;
+    state.rounds = [{ roundId: 'r1', status: 'running' }];
+    state.messages = [say('r1', 'a')];
+    await m.f.follow('sess_model');
+    m.f.start();
+    await m.pollTimes(1);
+    expect(saved).toHaveLength(1);
+    await m.pollTimes(4);
+    expect(saved).toHaveLength(1);
+    state.messages.push(say('r1', 'b'));
+    m.service.touch();
+    await drive(m.clock, m.reader, () => m.events.some((e) => e.key === 'r1#1'), { stepMs: 50 });
+    expect(saved).toHaveLength(2);
+    expect(saved[1]?.cursor).not.toEqual(saved[0]?.cursor);
+    // Followed again from what the store holds: nothing new, nothing written.
+    await m.f.stop();
+    const again = new Follower({ client: m.reader, clock: m.clock, store: m.store, schedule });
+    await again.follow('sess_model');
+    again.start();
+    onTestFinished(() => again.stop());
+    await m.pollTimes(3);
+    expect(saved).toHaveLength(2);
+  });
 });
 
 /**
