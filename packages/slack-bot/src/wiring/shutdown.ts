@@ -56,8 +56,9 @@ export async function shutDown(parts: ShutdownParts, graceMs: number): Promise<v
   const left = await drained(parts, workDeadline);
   if (left) logger.warn({ replicaId, ...left }, 'grace ran short: the next owner posts what is left');
   const postsDoneMs = Date.now() - began;
-  // No card edit leaves here once the leases go: a progress edit drawn from this replica's last view,
-  // sent after the next owner drew the session's end, would show it running again.
+  // No card edit starts here once the leases go (one already on its way is waited for after): a progress
+  // edit drawn from this replica's last view, sent after the next owner drew the end, would show the
+  // session running again. Not awaited first, so a slow edit never holds the leases back.
   const cardsStopped = parts.out.cards.stop();
   await leases.release();
   logger.info({ replicaId, pollsDoneMs, postsDoneMs, afterMs: Date.now() - began }, 'leases released');
