@@ -274,6 +274,9 @@ export class SessionPublisher {
     // The end is shown by 'finished', once the thread has caught up: a card that said "Completed" while
     // the agent's last messages still waited in the channel's queue would read as if it kept talking.
     if (session.finished || isTerminalStatus(event.session.status)) return;
+    // A poll still in flight when the lease moved: the session's status in the store and its card are
+    // the new owner's to write (this view may be older than what it wrote already: its end, even).
+    this.deps.owner.throwIfMoved(session.sessionId);
     this.#snapshots.set(session.sessionId, event.session);
     const { status } = event.session;
     if (status !== session.status) {

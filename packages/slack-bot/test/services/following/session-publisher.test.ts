@@ -130,16 +130,35 @@ describe('the session publisher', () => {
     await w.cards.stop();
   });
 
-  it('a progress edit delivered after the lease moved away (a poll in flight) is not sent: the new owner draws the card', async () => {
+  it('an update delivered after the lease moved away (a poll in flight) is left to the new owner: no status written, no edit', async () => {
     let here = true;
     const w = await setup({ follows: () => here });
     await w.publisher.handle(update(w.sessionId, 0.1));
     const end = await drawnElsewhere(w);
+    await w.sessions.update(w.sessionId, { status: 'waiting_human' });
     // The lease keeper's news: what this replica last showed may no longer be there.
     here = false;
     w.cards.forget(w.sessionId);
+    // Thrown, so the follower saves no cursor for it: the new owner reads it again.
+    await expect(w.publisher.handle(update(w.sessionId, 0.2))).rejects.toBeInstanceOf(PostWithdrawnError);
+    expect((await w.sessions.get(w.sessionId))?.status).toBe('waiting_human');
+    expect(w.cards.pendingByRank().progress).toBe(0);
+    await w.cards.stop();
+    expect(cardText(w.cardTs)).toBe(end);
+    expect(w.cards.updates).toBe(1);
+  });
+
+  it('a progress edit waiting for its turn when the lease moves away is not sent', async () => {
+    let here = true;
+    const clock = new ManualClock(1_000_000);
+    const w = await setup({ follows: () => here, clock });
+    await w.publisher.handle(update(w.sessionId, 0.1));
+    const end = await drawnElsewhere(w);
+    // The card's next progress edit waits out the interval since its last; the lease moves meanwhile
+    // (before the lease keeper's news reaches the card updater, or while a 429 is waited out).
     await w.publisher.handle(update(w.sessionId, 0.2));
-    // Taken from the pending edits: built, and sent or not, before stop() returns.
+    here = false;
+    await clock.advance(60_000);
     await vi.waitFor(() => expect(w.cards.pendingByRank().progress).toBe(0), { timeout: patient(10_000) });
     await w.cards.stop();
     expect(cardText(w.cardTs)).toBe(end);
