@@ -369,12 +369,28 @@ async function killOne(run) {
   await readyAgain(victim);
 }
 
+/**
+ * How long the stopped replica took from the signal to releasing its leases, by its own last log line
+ * saying so (undefined when it has none): the rest of a takeover is the other replica's next pass.
+ */
+async function leasesReleasedAfterMs(pod) {
+  const { stdout, stderr } = await podmanAsync(['logs', botContainer(pod)], { allowFailure: true });
+  const line = `${stdout}\n${stderr}`.split('\n').findLast((l) => l.includes('"msg":"leases released"'));
+  try {
+    return line ? JSON.parse(line).afterMs : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A rolling restart: each replica in turn gets SIGTERM (30 s grace), starts again and is ready. */
 async function rollingRestart(run) {
   for (const [i, pod] of BOT_PODS.entries()) {
     const measured = await takeover(run, pod, () => podmanAsync(['stop', '--time', '30', botContainer(pod)]));
-    run.figures.push({ signal: 'SIGTERM', pod, ...measured });
-    say(`  SIGTERM to ${pod}: ${describeTakeover(measured)}`);
+    const releasedAfterMs = await leasesReleasedAfterMs(pod);
+    run.figures.push({ signal: 'SIGTERM', pod, ...measured, releasedAfterMs });
+    const released = releasedAfterMs === undefined ? '' : ` (it released them ${releasedAfterMs} ms after)`;
+    say(`  SIGTERM to ${pod}: ${describeTakeover(measured)}${released}`);
     await run.start('approval', `rolling-${i + 1}`);
     await podmanAsync(['start', botContainer(pod)]);
     await readyAgain(pod);
