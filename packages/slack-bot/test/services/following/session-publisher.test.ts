@@ -148,37 +148,35 @@ describe('the session publisher', () => {
     expect(w.cards.updates).toBe(1);
   });
 
-  it('a progress edit waiting for its turn when the lease moves away is not sent', async () => {
-    let here = true;
-    const clock = new ManualClock(1_000_000);
-    const w = await setup({ follows: () => here, clock });
-    await w.publisher.handle(update(w.sessionId, 0.1));
-    const end = await drawnElsewhere(w);
-    // The card's next progress edit waits out the interval since its last; the lease moves meanwhile
-    // (before the lease keeper's news reaches the card updater, or while a 429 is waited out).
-    await w.publisher.handle(update(w.sessionId, 0.2));
-    here = false;
-    await clock.advance(60_000);
-    await vi.waitFor(() => expect(w.cards.pendingByRank().progress).toBe(0), { timeout: patient(10_000) });
-    await w.cards.stop();
-    expect(cardText(w.cardTs)).toBe(end);
-    expect(w.cards.updates).toBe(1);
-  });
-
-  it('a progress edit waiting for its turn when another replica recorded the end is not sent', async () => {
-    const clock = new ManualClock(1_000_000);
-    const w = await setup({ clock });
-    await w.publisher.handle(update(w.sessionId, 0.1));
-    const end = await drawnElsewhere(w);
-    // The card's next progress edit waits out the interval since its last.
-    await w.publisher.handle(update(w.sessionId, 0.2));
-    await w.sessions.update(w.sessionId, { finished: true, status: 'completed' });
-    await clock.advance(60_000);
-    await vi.waitFor(() => expect(w.cards.pendingByRank().progress).toBe(0), { timeout: patient(10_000) });
-    await w.cards.stop();
-    expect(cardText(w.cardTs)).toBe(end);
-    expect(w.cards.updates).toBe(1);
-  });
+  // The card's next progress edit waits out the interval since its last; meanwhile the lease moves (before
+  // the lease keeper's news reaches the card updater, or while a 429 is waited out), or another replica
+  // records the end. When its turn comes, it is not sent.
+  const meanwhile = {
+    'the lease moves away': async (_w: Awaited<ReturnType<typeof setup>>, lease: { here: boolean }) => {
+      lease.here = false;
+    },
+    'another replica records the end': async (w: Awaited<ReturnType<typeof setup>>) => {
+      await w.sessions.update(w.sessionId, { finished: true, status: 'completed' });
+    },
+  };
+  for (const [when, happen] of Object.entries(meanwhile)) {
+    it(`a progress edit waiting for its turn when ${when} is not sent`, async () => {
+      const lease = { here: true };
+      const clock = new ManualClock(1_000_000);
+      const w = await setup({ follows: () => lease.here, clock });
+      await w.publisher.handle(update(w.sessionId, 0.1));
+      const end = await drawnElsewhere(w);
+      await w.publisher.handle(update(w.sessionId, 0.2));
+      await happen(w, lease);
+      await clock.advance(60_000);
+      await vi.waitFor(() => expect(w.cards.pendingByRank().progress).toBe(0), {
+        timeout: patient(10_000),
+      });
+      await w.cards.stop();
+      expect(cardText(w.cardTs)).toBe(end);
+      expect(w.cards.updates).toBe(1);
+    });
+  }
 
   it("told by the posters that the session's channel is closed: the session is marked so, its starter told by DM", async () => {
     const w = await setup();
