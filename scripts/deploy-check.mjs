@@ -369,13 +369,18 @@ async function killOne(run) {
   await readyAgain(victim);
 }
 
+/** A replica's log so far (every run of its container), line by line. */
+async function replicaLogLines(pod) {
+  const { stdout, stderr } = await podmanAsync(['logs', botContainer(pod)], { allowFailure: true });
+  return `${stdout}\n${stderr}`.split('\n');
+}
+
 /**
  * How long the stopped replica took from the signal to releasing its leases, by its own last log line
  * saying so (undefined when it has none): the rest of a takeover is the other replica's next pass.
  */
 async function leasesReleasedAfterMs(pod) {
-  const { stdout, stderr } = await podmanAsync(['logs', botContainer(pod)], { allowFailure: true });
-  const line = `${stdout}\n${stderr}`.split('\n').findLast((l) => l.includes('"msg":"leases released"'));
+  const line = (await replicaLogLines(pod)).findLast((l) => l.includes('"msg":"leases released"'));
   try {
     return line ? JSON.parse(line).afterMs : undefined;
   } catch {
@@ -441,8 +446,7 @@ async function sayReplicaLogs(run) {
     .filter(Boolean);
   if (ids.length === 0) return;
   for (const pod of BOT_PODS) {
-    const { stdout, stderr } = await podmanAsync(['logs', botContainer(pod)], { allowFailure: true });
-    const lines = `${stdout}\n${stderr}`.split('\n').filter((line) => ids.some((id) => line.includes(id)));
+    const lines = (await replicaLogLines(pod)).filter((line) => ids.some((id) => line.includes(id)));
     say(`  ${pod}, its log lines naming ${ids.join(', ')} (the last 40 of ${lines.length}):`);
     for (const line of lines.slice(-40)) say(`    ${line.slice(0, 400)}`);
   }
