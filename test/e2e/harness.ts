@@ -86,9 +86,16 @@ export function botEnv(sandbox: RunningSandbox, emulator: TestEmulator, extra: R
 
 /**
  * Log lines of every bot of this test file, kept for the secrets tests. Files share a worker (and this
- * module), so `setup.ts` empties it before each file.
+ * module), so `setup.ts` starts each file's lines afresh (`beginFileLogs`).
  */
 export const allLogLines: string[] = [];
+/** Which file's bots a log stream belongs to: a line an earlier file's bot writes late is not this file's. */
+let logGeneration = 0;
+
+export function beginFileLogs(): void {
+  logGeneration += 1;
+  allLogLines.length = 0;
+}
 
 /**
  * `E2E_LOG_DIR=dir`: every bot's log lines also go to `dir/<test file>.log`, to read after a failure (the
@@ -102,9 +109,10 @@ function logFileOfThisTest(): string | undefined {
 
 export function captureLogs(): Writable {
   const logFile = logFileOfThisTest();
+  const generation = logGeneration;
   return new Writable({
     write(chunk, _encoding, done) {
-      allLogLines.push(...String(chunk).split('\n').filter(Boolean));
+      if (generation === logGeneration) allLogLines.push(...String(chunk).split('\n').filter(Boolean));
       if (logFile) appendFileSync(logFile, String(chunk));
       done();
     },

@@ -1,6 +1,6 @@
 import { Agent, setGlobalDispatcher } from 'undici';
 import { beforeAll } from 'vitest';
-import { allLogLines } from './harness.js';
+import { beginFileLogs } from './harness.js';
 
 // Every e2e file runs this first, in a worker it may share with other files (`isolate: false`): modules
 // are loaded once per worker, this file is run again before each test file.
@@ -11,7 +11,5 @@ import { allLogLines } from './harness.js';
 // /agent start). Connection reuse is not what these suites test; the bot's own clients keep their agents.
 setGlobalDispatcher(new Agent({ pipelining: 0 }));
 
-// Each file reads the log lines of its own bots only.
-beforeAll(() => {
-  allLogLines.length = 0;
-});
+// Each file reads the log lines of its own bots only: not those an earlier file's bot writes as it stops.
+beforeAll(beginFileLogs);

@@ -48,8 +48,10 @@ export async function shutDown(parts: ShutdownParts, graceMs: number): Promise<v
   readiness.drain();
   logger.info({ replicaId, graceMs }, 'draining: no new work; finishing what is in flight');
   const intakeClosed = stopIntake(parts);
-  await parts.reminders.stop();
-  await parts.workflows.stop();
+  // Each waits for its work on its way (a Home being published, a reminder being posted), within the grace:
+  // a Slack that doesn't answer holds the leases no longer than that.
+  await beforeDeadline(parts.reminders.stop(), workDeadline);
+  await beforeDeadline(parts.workflows.stop(), workDeadline);
   await leases.stop();
   await beforeDeadline(parts.follower.stop(), workDeadline);
   const pollsDoneMs = Date.now() - began;

@@ -415,9 +415,10 @@ function shutdownParts({ config, tuning, logger }: Settings, bot: Bot, started: 
   const reminders = {
     stop: async () => {
       started.answers.stop();
-      bot.people.homes.stop();
+      const homesStopped = bot.people.homes.stop();
       started.recovery.stop();
       await bot.background.reminders.stop();
+      await homesStopped;
     },
   };
   return {

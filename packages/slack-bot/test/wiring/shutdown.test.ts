@@ -53,4 +53,13 @@ describe('shutDown', () => {
     expect(steps.indexOf('card edits stopped')).toBeLessThan(steps.indexOf('leases released'));
     expect(steps.at(-1)).toBe('store closed');
   });
+
+  it('a background stop still waiting on Slack at the grace’s end holds the leases no longer', async () => {
+    const steps: string[] = [];
+    const parts = replica(steps);
+    const never = () => new Promise<void>(() => {});
+    await shutDown({ ...parts, reminders: { stop: never }, workflows: { stop: never } }, 400);
+    expect(steps).toContain('leases released');
+    expect(steps.at(-1)).toBe('store closed');
+  });
 });

@@ -37,6 +37,7 @@ export class HomeRefresher {
   readonly #due = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
+  #stopped = false;
 
   constructor(private readonly deps: HomeRefreshDeps) {
     this.#viewers = boundedCache({ max: deps.maxViewers ?? 5_000 });
@@ -51,7 +52,7 @@ export class HomeRefresher {
   changed(): void {
     const here = scopeOf(currentWorkspace());
     for (const [key, viewer] of this.#viewers) if (scopeOf(viewer.workspace) === here) this.#due.add(key);
-    if (this.#due.size === 0 || this.#timer) return;
+    if (this.#stopped || this.#due.size === 0 || this.#timer) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#flushing = this.#flushing.then(() => this.flush());
@@ -64,6 +65,7 @@ export class HomeRefresher {
     const due = [...this.#due];
     this.#due.clear();
     for (const key of due) {
+      if (this.#stopped) return;
       const viewer = this.#viewers.peek(key);
       if (!viewer) continue;
       await inWorkspace(viewer.workspace, () => this.#refresh(viewer)).catch((error: unknown) =>
@@ -76,9 +78,15 @@ export class HomeRefresher {
     await this.deps.views.publish(viewer.userId, () => this.deps.build(viewer.userId), { unlessShown: true });
   }
 
-  stop(): void {
+  /**
+   * No refresh starts after this; the one on its way is awaited, so none reads the store or calls Slack
+   * once the replica has closed them.
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    await this.#flushing;
   }
 }
 

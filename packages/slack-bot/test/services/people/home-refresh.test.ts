@@ -56,7 +56,7 @@ describe('HomeRefresher', () => {
     homes.changed();
     await homes.flush();
     expect(published).toHaveLength(1);
-    homes.stop();
+    await homes.stop();
   });
 
   it('a change in one workspace touches only the Homes opened in it', async () => {
@@ -72,7 +72,7 @@ describe('HomeRefresher', () => {
     inWorkspace(north, () => homes.changed());
     await homes.flush();
     expect(published.map((p) => p.userId)).toEqual(['U0ALICE']);
-    homes.stop();
+    await homes.stop();
   });
 
   it('a Home never opened is never published', async () => {
@@ -80,7 +80,45 @@ describe('HomeRefresher', () => {
     homes.changed();
     await homes.flush();
     expect(published).toEqual([]);
-    homes.stop();
+    await homes.stop();
+  });
+});
+
+describe('HomeRefresher stopped', () => {
+  it('awaits the refresh on its way and draws no other Home, so none reads the store once it is closed', async () => {
+    const { views, published } = fakeSlack();
+    const built: string[] = [];
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const homes = new HomeRefresher({
+      build: async (userId) => {
+        built.push(userId);
+        if (built.length === 1) await held;
+        return home(`changed for ${userId}`);
+      },
+      views,
+      logger,
+      coalesceMs: 0,
+    });
+    homes.opened('U0ALICE');
+    homes.opened('U0BOB');
+    homes.changed();
+    await expect.poll(() => built.length).toBe(1);
+    let stopped = false;
+    const stopping = homes.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(built).toHaveLength(1);
+    expect(published).toHaveLength(1);
+    homes.changed();
+    await homes.flush();
+    expect(built).toHaveLength(1);
   });
 });
 
@@ -101,7 +139,7 @@ describe('HomeRefresher’s memory of viewers', () => {
     for (const user of ['U0ALICE', 'U0BOB', 'U0CAROL']) shown.set(user, 'changed');
     homes.changed();
     await homes.flush();
-    homes.stop();
+    await homes.stop();
     expect(published.map((p) => p.userId).sort()).toEqual(['U0ALICE', 'U0CAROL']);
   });
 });
