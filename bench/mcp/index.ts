@@ -228,10 +228,13 @@ async function drained(hosts: Host[], sessionId: string): Promise<void> {
   });
 }
 
+/** A change with its sign: a negative one reads "−71.8", not "+-71.8". */
+const signed = (n: number) => (n < 0 ? `−${-n}` : `+${n}`);
+
 function printOverhead(o: OverheadFigures): void {
   const ms = (us: number) => `${(us / 1000).toFixed(2)} ms`;
   log(
-    `  service latency ${o.serviceLatencyMs} ms (load ${o.loadAverage.join(' ')}): direct ${ms(o.directUs)}, MCP get_session ${ms(o.mcpUs)} (${o.ratio}×; +${o.overheadMs} ms), with 10 messages ${ms(o.mcpWithMessagesUs)} (${o.ratioWithMessages}×)`,
+    `  service latency ${o.serviceLatencyMs} ms (load ${o.loadAverage.join(' ')}): direct ${ms(o.directUs)}, MCP get_session ${ms(o.mcpUs)} (${o.ratio}×; ${signed(o.overheadMs)} ms), with 10 messages ${ms(o.mcpWithMessagesUs)} (${o.ratioWithMessages}×)`,
   );
 }
 
@@ -244,7 +247,7 @@ function printTrial(t: WaitTrial, n: number): void {
     `  trial ${n} (load ${t.loadAverage.join(' ')}): ${t.openAtBot} of ${t.waits} open at the bot after ${t.openingSeconds} s, ${t.endedEarly} ended early`,
   );
   log(
-    `    RSS ${t.memory.before.rssMb} → ${t.memory.holding.rssMb} MB (+${t.memory.rssGrowthMb}, peak +${t.memory.peakRssGrowthMb}); heap ${t.memory.before.heapUsedMb} → ${t.memory.holding.heapUsedMb} MB (+${t.memory.heapGrowthMb})`,
+    `    RSS ${t.memory.before.rssMb} → ${t.memory.holding.rssMb} MB (${signed(t.memory.rssGrowthMb)}, peak ${signed(t.memory.peakRssGrowthMb)}); heap ${t.memory.before.heapUsedMb} → ${t.memory.holding.heapUsedMb} MB (${signed(t.memory.heapGrowthMb)})`,
   );
   log(`    event loop: ${d('before')}; ${d('opening')}; ${d('holding')}`);
   log(`    acks: ${a('before')}; ${a('opening')}; ${a('holding')}`);
@@ -331,7 +334,7 @@ async function main(): Promise<void> {
     }
     const waits = summary(trials);
     log(
-      `  medians of ${TRIALS}: RSS +${waits.rssGrowthMb} MB (peak +${waits.peakRssGrowthMb}), heap +${waits.heapGrowthMb} MB; event loop max ${waits.eventLoopHoldingMaxMs} ms holding, ${waits.eventLoopOpeningMaxMs} ms opening; slowest ack ${waits.worstAckMs} ms`,
+      `  medians of ${TRIALS}: RSS ${signed(waits.rssGrowthMb)} MB (peak ${signed(waits.peakRssGrowthMb)}), heap ${signed(waits.heapGrowthMb)} MB; event loop max ${waits.eventLoopHoldingMaxMs} ms holding, ${waits.eventLoopOpeningMaxMs} ms opening; slowest ack ${waits.worstAckMs} ms`,
     );
     const overheadMet = overhead.every((o) => o.serviceLatencyMs === 0 || o.ratio <= 1.2);
     log(
