@@ -14,6 +14,7 @@ import {
   type McpToolDeps,
   type MessageView,
   RequestBudget,
+  SessionSlots,
   SessionWaiter,
   SignInGuard,
   SlackIdentityAuth,
@@ -152,6 +153,7 @@ function toolDeps(
       latestMessages: async (sessionId, keyRef, count) =>
         latestMessages((await clientOf(sessionId, keyRef)).sessions, sessionId, count),
     },
+    slots: new SessionSlots(),
     waiter: sessionWaiter(store, follower),
     waitCapSeconds: mcp.waitCapSeconds,
     logger: logger.child({ component: 'mcp' }),

@@ -184,7 +184,7 @@ export class McpEndpoint {
       const named = initializeClientName(body);
       if (!signed) void this.deps.tokens.used(caller, named);
       const authed = Object.assign(req, {
-        auth: authInfo(named ? { ...caller, lastClient: named } : caller, { gone, calls: toolCalled(body) }),
+        auth: authInfo(named ? { ...caller, lastClient: named } : caller, { gone, call: toolCall(body) }),
       });
       this.#node ??= this.#loadSdk();
       const node = await this.#node;
@@ -285,12 +285,12 @@ export class McpEndpoint {
       caller.tokenId === NO_ONE.tokenId || caller.tokenId === SLACKBOT_TOKEN_ID
         ? SLACKBOT_HOST
         : (clientName(ctx, clientInfoKey) ?? caller.lastClient ?? agent ?? 'an unnamed host');
-    const { gone, calls } = auth?.extra ?? {};
+    const { gone, call } = auth?.extra ?? {};
     return this.deps.serverFor({
       ...caller,
       host: (ctx) => `via MCP, ${named(ctx)}`,
       ...(gone instanceof AbortSignal ? { gone } : {}),
-      ...(typeof calls === 'string' ? { calls } : {}),
+      ...(isToolCall(call) ? { calls: call.name, callArguments: call.arguments } : {}),
     });
   }
 
@@ -356,7 +356,7 @@ function refuse(res: ServerResponse, status: number, message: string): void {
 
 const authInfo = (
   caller: McpCaller,
-  request: { gone: AbortSignal | undefined; calls: string | undefined },
+  request: { gone: AbortSignal | undefined; call: ToolCall | undefined },
 ): AuthInfo => ({
   token: 'verified',
   clientId: caller.tokenId,
@@ -365,12 +365,21 @@ const authInfo = (
   extra: { caller, ...request },
 });
 
-/** The tool a body calls when it is one `tools/call` (not a batch); undefined otherwise. */
-function toolCalled(body: unknown): string | undefined {
-  if (Array.isArray(body) || fieldOf(body, 'method') !== 'tools/call') return undefined;
-  const name = fieldOf(fieldOf(body, 'params'), 'name');
-  return typeof name === 'string' ? name : undefined;
+/** One `tools/call`: the tool's name, and its arguments as the body has them (not yet checked). */
+interface ToolCall {
+  name: string;
+  arguments: unknown;
 }
+
+/** The tool a body calls when it is one `tools/call` (not a batch); undefined otherwise. */
+function toolCall(body: unknown): ToolCall | undefined {
+  if (Array.isArray(body) || fieldOf(body, 'method') !== 'tools/call') return undefined;
+  const params = fieldOf(body, 'params');
+  const name = fieldOf(params, 'name');
+  return typeof name === 'string' ? { name, arguments: fieldOf(params, 'arguments') } : undefined;
+}
+
+const isToolCall = (value: unknown): value is ToolCall => typeof fieldOf(value, 'name') === 'string';
 
 function callerOf(auth: AuthInfo | undefined): McpCaller | undefined {
   const caller = auth?.extra?.caller;

@@ -35,5 +35,6 @@ export type { McpToolDeps, MessageView, ToolCaller } from './tools.js';
  * first request that reaches them: a bot no agent host calls never loads them.
  */
 export const loadSessionServer = async () => (await import('./session-server.js')).sessionServer;
+export { SessionSlots } from './session-slots.js';
 export { WAIT_LIMITS, type WaitLimits, WaitSlots } from './wait-slots.js';
 export { SessionWaiter, type WaitEnd } from './waiting.js';

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isTerminalStatus } from '@agent-sessions/core';
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -77,6 +78,11 @@ export function registerReadingTools(
   wants: (tool: string) => boolean = () => true,
 ): void {
   const run = <T>(fn: () => Promise<T>) => inWorkspace(caller.workspace, fn);
+  // The request's one call is get_session: its service reads may begin now, as its server is made.
+  const ahead =
+    caller.calls === 'get_session'
+      ? inWorkspace(caller.workspace, () => readsAhead(caller, deps))
+      : undefined;
   if (wants('get_session'))
     server.registerTool(
       'get_session',
@@ -88,7 +94,7 @@ export function registerReadingTools(
         outputSchema: sessionStateSchema,
         annotations: READ_ONLY,
       },
-      ({ session_id, messages }) => run(() => sessionState(caller, deps, session_id, messages)),
+      ({ session_id, messages }) => run(() => sessionState(caller, deps, { session_id, messages }, ahead)),
     );
   if (wants('list_sessions'))
     server.registerTool(
@@ -117,15 +123,45 @@ export function registerReadingTools(
   if (wants('wait_for_session')) registerWait(server, caller, deps);
 }
 
-async function sessionState(caller: ToolCaller, deps: McpToolDeps, sessionId: string, count: number) {
+/** get_session's service reads, begun as the request's server is made: for a session whose slot is known here. */
+interface ReadsAhead {
+  input: z.infer<typeof getInput>;
+  keyRef: string | null;
+  reads: ReturnType<typeof serviceReads>;
+}
+
+/**
+ * The request's one call is get_session of a session seen in this workspace (its slot never changes): the
+ * service is asked under that slot now, with the arguments as sent once they pass the tool's schema, while
+ * the SDK and the store's read do their part.
+ */
+function readsAhead(caller: ToolCaller, deps: McpToolDeps): ReadsAhead | undefined {
+  const parsed = getInput.safeParse(caller.callArguments ?? {});
+  const known = parsed.success ? deps.slots.of(parsed.data.session_id) : undefined;
+  if (!parsed.success || !known) return undefined;
+  const reads = serviceReads(deps, parsed.data.session_id, known.keyRef, parsed.data.messages);
+  return { input: parsed.data, keyRef: known.keyRef, reads };
+}
+
+/** The service's answer, asked ahead or now, is shown only once the store's read lets this person see it. */
+async function sessionState(
+  caller: ToolCaller,
+  deps: McpToolDeps,
+  input: z.infer<typeof getInput>,
+  ahead: ReadsAhead | undefined,
+) {
+  const { session_id: sessionId, messages: count } = input;
+  const early = ahead?.input.session_id === sessionId && ahead.input.messages === count ? ahead : undefined;
+  // undici writes a request on a kept-alive socket only after a turn of the event loop (it checks the idle
+  // socket first): the store's read, on this thread with PGlite, would hold that turn and the request back.
+  if (early) await nextTurn();
   const found = await deps.prompts.sessionWithPending(sessionId);
   if (!found || !(await deps.visibility.maySee(caller.userId, found.session)))
     return refused(notVisible(sessionId));
   const { session, pending, keyRef } = found;
-  const [live, latest] = await Promise.all([
-    deps.live.status(sessionId, keyRef).catch(() => undefined),
-    count > 0 ? deps.live.latestMessages(sessionId, keyRef, count).catch(() => []) : Promise.resolve([]),
-  ]);
+  deps.slots.seen(sessionId, keyRef);
+  const asked = early && (keyRef === undefined || keyRef === early.keyRef) ? early.reads : undefined;
+  const [live, latest] = await (asked ?? serviceReads(deps, sessionId, keyRef, count));
   const now = Date.now();
   return done({
     session: sessionSummary(session, now),
@@ -133,6 +169,19 @@ async function sessionState(caller: ToolCaller, deps: McpToolDeps, sessionId: st
     latest_messages: latest,
     pending_questions: openQuestions(pending),
   });
+}
+
+/** The service's view and latest messages, each undefined or empty when the service can't be read. */
+function serviceReads(
+  deps: McpToolDeps,
+  sessionId: string,
+  keyRef: string | null | undefined,
+  count: number,
+) {
+  return Promise.all([
+    deps.live.status(sessionId, keyRef).catch(() => undefined),
+    count > 0 ? deps.live.latestMessages(sessionId, keyRef, count).catch(() => []) : Promise.resolve([]),
+  ]);
 }
 
 function registerWait(server: McpServer, caller: ToolCaller, deps: McpToolDeps): void {

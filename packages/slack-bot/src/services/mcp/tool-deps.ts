@@ -8,6 +8,7 @@ import type { SessionDirectory } from '../people/directory.js';
 import type { StartingService } from '../people/starting.js';
 import type { SteeringService } from '../people/steering.js';
 import type { SessionVisibility } from '../people/visibility.js';
+import type { SessionSlots } from './session-slots.js';
 import type { McpCaller } from './tokens.js';
 import type { SessionWaiter } from './waiting.js';
 
@@ -40,6 +41,8 @@ export interface McpToolDeps {
       count: number,
     ): Promise<MessageView[]>;
   };
+  /** The slots of sessions seen in each workspace: get_session asks the service without waiting for the store. */
+  slots: Pick<SessionSlots, 'of' | 'seen'>;
   waiter: SessionWaiter;
   /** MCP_WAIT_MAX_SECONDS: the longest one wait_for_session call waits. */
   waitCapSeconds: number;
@@ -57,6 +60,11 @@ export interface ToolCaller extends McpCaller {
   gone?: AbortSignal;
   /** The one tool the request calls (a single `tools/call`): its server needs no other. */
   calls?: string;
+  /**
+   * That call's arguments as the request has them, before the SDK checks them: a tool may begin a read
+   * for them while its server is made (get_session), checking them with its own schema first.
+   */
+  callArguments?: unknown;
 }
 
 /** Annotations as the spec defines them: hints to the host, honest about what each tool changes. */

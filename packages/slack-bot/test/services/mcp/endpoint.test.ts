@@ -23,8 +23,11 @@ const DROPPED = 'asm_mcp_dropped_token';
 /** A token whose person Slack says is deactivated; and one whose person Slack can't be asked about. */
 const LEFT = 'asm_mcp_left_token';
 const UNSURE = 'asm_mcp_unsure_token';
-/** The callers whose request reached the SDK's server. */
+/** A token of its own person, for the test of what a request's server is made for (its own budget). */
+const MAKER = 'asm_mcp_maker_token';
+/** The callers whose request reached the SDK's server; and what each request's server was made for. */
 const served: string[] = [];
+const madeFor: Array<{ calls?: string; callArguments?: unknown }> = [];
 const caller: McpCaller = {
   tokenId: 'tok1',
   userId: 'U1',
@@ -49,9 +52,11 @@ beforeAll(async () => {
               ? { ...caller, tokenId: 'tok2b', userId: 'U2' }
               : token === DROPPED
                 ? { ...caller, tokenId: 'tok3', workspace: { ...caller.workspace, teamId: 'T9', key: 'T9' } }
-                : token === LEFT || token === UNSURE
-                  ? { ...caller, tokenId: token, userId: token === LEFT ? 'U0LEFT' : 'U0UNSURE' }
-                  : undefined,
+                : token === MAKER
+                  ? { ...caller, tokenId: 'tok4', userId: 'U0MAKER' }
+                  : token === LEFT || token === UNSURE
+                    ? { ...caller, tokenId: token, userId: token === LEFT ? 'U0LEFT' : 'U0UNSURE' }
+                    : undefined,
       used: async () => {},
     },
     served: async (workspace) => workspace.key !== 'T9',
@@ -74,6 +79,7 @@ beforeAll(async () => {
     waits: { take: () => ({ taken: true, release: () => {} }) },
     serverFor: (c) => {
       served.push(c.userId);
+      madeFor.push({ calls: c.calls, callArguments: c.callArguments });
       return new McpServer({ name: 'test', version: '1' });
     },
     settings: {
@@ -110,6 +116,24 @@ const post = (headers: Record<string, string>, body = '{"jsonrpc":"2.0","id":1,"
   });
 
 describe('the /mcp endpoint’s checks', () => {
+  it('a request whose one call is a tool’s has its server made knowing the tool and its arguments as sent', async () => {
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'get_session', arguments: { session_id: 'sess_1', messages: 0 } },
+    });
+    const auth = { authorization: `Bearer ${MAKER}`, 'mcp-protocol-version': '2025-03-26' };
+    madeFor.length = 0;
+    await post(auth, JSON.stringify(call(1)));
+    expect(madeFor).toEqual([{ calls: 'get_session', callArguments: { session_id: 'sess_1', messages: 0 } }]);
+    // A batch is several calls: its server is made for none in particular.
+    madeFor.length = 0;
+    await post(auth, JSON.stringify([call(2), call(3)]));
+    expect(madeFor.length).toBeGreaterThan(0);
+    expect(madeFor.every((m) => m.calls === undefined && m.callArguments === undefined)).toBe(true);
+  });
+
   it('behind a trusted proxy (here the loopback), failed tokens count against the forwarded client address', async () => {
     const refused = await post({ 'x-forwarded-for': '198.51.100.1, 203.0.113.9' });
     expect(refused.status).toBe(401);
