@@ -135,11 +135,12 @@ function toolDeps(
   { store, follower, keys, visibility, people }: McpDeps,
 ): McpToolDeps {
   // The session's slot as the tool read it with the session (a slot is set when a session starts and never
-  // changes): no second read of the store per service call. Unknown, it is looked up as any call's.
+  // changes): no second read of the store per service call. Unknown, it is looked up as any call's. Known
+  // and its client at hand, the request is handed to the HTTP client at once, not a few turns later.
   const clientOf = (sessionId: string, keyRef: string | null | undefined) =>
     keyRef === undefined
       ? keys.service.clientForSession(sessionId)
-      : keys.service.clientOfSession(keyRef, sessionId);
+      : (keys.service.clientOfSessionNow(keyRef) ?? keys.service.clientOfSession(keyRef, sessionId));
   return {
     starting: people.starting,
     answering: people.answering,
@@ -149,9 +150,9 @@ function toolDeps(
     prompts: store.prompts,
     visibility,
     live: {
-      status: async (sessionId, keyRef) => (await clientOf(sessionId, keyRef)).sessions.get(sessionId),
-      latestMessages: async (sessionId, keyRef, count) =>
-        latestMessages((await clientOf(sessionId, keyRef)).sessions, sessionId, count),
+      status: (sessionId, keyRef) => use(clientOf(sessionId, keyRef), (c) => c.sessions.get(sessionId)),
+      latestMessages: (sessionId, keyRef, count) =>
+        use(clientOf(sessionId, keyRef), (c) => latestMessages(c.sessions, sessionId, count)),
     },
     slots: new SessionSlots(),
     waiter: sessionWaiter(store, follower),
@@ -240,4 +241,12 @@ export async function mintMcpToken(
   });
   const { token, info } = await tokens.mint(workspace, who.userId);
   return { token, expiresAt: info.expiresAt };
+}
+
+/** `call` on the client: at once when it is at hand, else once it is looked up. */
+function use<T>(
+  client: AgentSessionsClient | Promise<AgentSessionsClient>,
+  call: (client: AgentSessionsClient) => Promise<T>,
+): Promise<T> {
+  return client instanceof Promise ? client.then(call) : call(client);
 }

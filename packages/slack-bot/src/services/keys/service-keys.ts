@@ -226,6 +226,16 @@ export class ServiceKeys {
     return this.clientOf(ref);
   }
 
+  /**
+   * clientOfSession's answer when it needs no read and no wait: AGENT_API_KEY's where no loan is checked,
+   * or a slot's key read within the last few seconds. Undefined when only clientOfSession can say.
+   */
+  clientOfSessionNow(ref: string | null | undefined): AgentSessionsClient | undefined {
+    if (!ref) return this.options.lentToSession ? undefined : this.options.defaultClient;
+    const cached = this.#cache.get(ref);
+    return cached?.ok && Date.now() - cached.at < this.#cacheMs ? cached.client : undefined;
+  }
+
   /** The version of the key a session's slot holds now (notices are said once per version). */
   async versionOf(ref: string | null | undefined): Promise<string> {
     if (!ref) return this.options.defaultVersion ?? 'default';

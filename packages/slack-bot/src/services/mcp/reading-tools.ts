@@ -76,7 +76,7 @@ export function registerReadingTools(
   caller: ToolCaller,
   deps: McpToolDeps,
   wants: (tool: string) => boolean = () => true,
-): void {
+): { readingAhead: boolean } {
   const run = <T>(fn: () => Promise<T>) => inWorkspace(caller.workspace, fn);
   // The request's one call is get_session: its service reads may begin now, as its server is made.
   const ahead =
@@ -121,6 +121,7 @@ export function registerReadingTools(
         }),
     );
   if (wants('wait_for_session')) registerWait(server, caller, deps);
+  return { readingAhead: ahead !== undefined };
 }
 
 /** get_session's service reads, begun as the request's server is made: for a session whose slot is known here. */
@@ -154,6 +155,7 @@ async function sessionState(
   const early = ahead?.input.session_id === sessionId && ahead.input.messages === count ? ahead : undefined;
   // undici writes a request on a kept-alive socket only after a turn of the event loop (it checks the idle
   // socket first): the store's read, on this thread with PGlite, would hold that turn and the request back.
+  // The server's maker gave one already (sessionServer); this one is for a request whose client was looked up.
   if (early) await nextTurn();
   const found = await deps.prompts.sessionWithPending(sessionId);
   if (!found || !(await deps.visibility.maySee(caller.userId, found.session)))

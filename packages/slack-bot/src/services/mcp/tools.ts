@@ -11,12 +11,17 @@ export type { McpToolDeps, MessageView, ToolCaller } from './tool-deps.js';
  * one of them (`caller.calls`), that one only: the server lives as long as the call (a wait's, minutes)
  * and answers nothing else, and the other five cost a held wait about 8 KB.
  */
-export function registerSessionTools(server: McpServer, caller: ToolCaller, deps: McpToolDeps): void {
+export function registerSessionTools(
+  server: McpServer,
+  caller: ToolCaller,
+  deps: McpToolDeps,
+): { readingAhead: boolean } {
   const only = caller.calls;
   const wants = (name: string) => only === undefined || !TOOL_NAMES.has(only) || name === only;
   const sharing = withSharedOutputJson(server);
-  registerReadingTools(sharing, caller, deps, wants);
+  const reading = registerReadingTools(sharing, caller, deps, wants);
   registerActingTools(sharing, caller, deps, wants);
+  return reading;
 }
 
 const TOOL_NAMES = new Set([

@@ -72,7 +72,7 @@ function recordingClient(apiKey: string, log: string[]): AgentSessionsClient {
   return { sessions: reader, close: async () => {} } as unknown as AgentSessionsClient;
 }
 
-function setup(mode: KeyMode, options: { cipher?: boolean } = {}) {
+function setup(mode: KeyMode, options: { cipher?: boolean; cacheMs?: number } = {}) {
   const repo = new MemoryKeys();
   const log: string[] = [];
   const keys = new ServiceKeys({
@@ -83,7 +83,7 @@ function setup(mode: KeyMode, options: { cipher?: boolean } = {}) {
     defaultClient: recordingClient('default', log),
     ownTeam: async () => 'T1',
     logger,
-    cacheMs: 0,
+    cacheMs: options.cacheMs ?? 0,
     newClient: (apiKey) => recordingClient(apiKey, log),
   });
   return { repo, keys, log };
@@ -120,6 +120,40 @@ describe('one request budget per key (core’s Follower lanes, one reader per sl
         ['T2', 1],
       ]),
     );
+  });
+});
+
+describe('a session’s client at hand, with no read and no wait (clientOfSessionNow)', () => {
+  it('AGENT_API_KEY’s where no loan is checked; a slot’s only while its key, read lately, is kept', async () => {
+    const { keys } = setup('per-workspace', { cacheMs: 60_000 });
+    expect(keys.clientOfSessionNow(null)).toBe(await keys.clientOfSession(null, 'sess_1'));
+    await keys.link({ ref: 'team:T1', teamId: 'T1', userId: null, apiKey: 'sk_team', by: 'U1' });
+    // Linked, not yet read for a session: only clientOfSession can say.
+    expect(keys.clientOfSessionNow('team:T1')).toBeUndefined();
+    const read = await keys.clientOfSession('team:T1', 'sess_1');
+    expect(keys.clientOfSessionNow('team:T1')).toBe(read);
+    await keys.remove('team:T1', 'U1');
+    expect(keys.clientOfSessionNow('team:T1')).toBeUndefined();
+    await expect(keys.clientOfSession('team:T1', 'sess_1')).rejects.toThrow(/removed/);
+    expect(keys.clientOfSessionNow('team:T1')).toBeUndefined();
+  });
+
+  it('never past the cache’s time, nor AGENT_API_KEY’s where its loan must be checked', async () => {
+    const { keys } = setup('per-workspace');
+    await keys.link({ ref: 'team:T1', teamId: 'T1', userId: null, apiKey: 'sk_team', by: 'U1' });
+    await keys.clientOfSession('team:T1', 'sess_1');
+    expect(keys.clientOfSessionNow('team:T1')).toBeUndefined();
+    const lending = new ServiceKeys({
+      repo: new MemoryKeys(),
+      cipher: undefined,
+      mode: 'per-workspace',
+      serviceUrl: 'http://127.0.0.1:9',
+      defaultClient: recordingClient('default', []),
+      lentToSession: async () => true,
+      ownTeam: async () => 'T1',
+      logger,
+    });
+    expect(lending.clientOfSessionNow(null)).toBeUndefined();
   });
 });
 

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+import { sessionServer } from '../../../src/services/mcp/session-server.js';
 import { SessionSlots } from '../../../src/services/mcp/session-slots.js';
 import type { McpToolDeps, ToolCaller } from '../../../src/services/mcp/tools.js';
 import { registerSessionTools } from '../../../src/services/mcp/tools.js';
@@ -152,5 +153,31 @@ describe('get_session asked ahead, as the request’s server is made', () => {
   it('another tool’s call, or another workspace’s request, asks nothing ahead', async () => {
     expect(await madeFor(callerOf('U0ALICE', north, ARGS, 'wait_for_session'))).toEqual([]);
     expect(await madeFor(callerOf('U0ALICE', south))).toEqual([]);
+  });
+});
+
+describe('the request’s server, made while a read asked ahead is on its way', () => {
+  /** As undici does with a kept-alive socket: the request handed over now is written on the loop's next turn. */
+  async function order(caller: ToolCaller) {
+    const { deps, answer } = world();
+    await getSession(deps, callerOf('U0ALICE', north), answer);
+    const seen: string[] = [];
+    const status = deps.live.status;
+    deps.live.status = (sessionId, keyRef) => {
+      setImmediate(() => seen.push('request written'));
+      return status(sessionId, keyRef);
+    };
+    await sessionServer(caller, deps, '1');
+    seen.push('server made');
+    await new Promise((resolve) => setImmediate(resolve));
+    return { seen };
+  }
+
+  it('is handed to the SDK only after a turn of the loop, so the request leaves first', async () => {
+    expect((await order(callerOf('U0ALICE', north))).seen).toEqual(['request written', 'server made']);
+  });
+
+  it('takes no turn when nothing was asked ahead', async () => {
+    expect((await order(callerOf('U0ALICE', south))).seen).toEqual(['server made']);
   });
 });
