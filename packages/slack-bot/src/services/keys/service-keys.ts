@@ -233,7 +233,7 @@ export class ServiceKeys {
   clientOfSessionNow(ref: string | null | undefined): AgentSessionsClient | undefined {
     if (!ref) return this.options.lentToSession ? undefined : this.options.defaultClient;
     const cached = this.#cache.get(ref);
-    return cached?.ok && Date.now() - cached.at < this.#cacheMs ? cached.client : undefined;
+    return cached?.ok && this.#fresh(cached, Date.now()) ? cached.client : undefined;
   }
 
   /** The version of the key a session's slot holds now (notices are said once per version). */
@@ -248,6 +248,11 @@ export class ServiceKeys {
     return !ref && !(await this.#lentTo(sessionId)) ? `${version}:withdrawn` : version;
   }
 
+  /** A slot's key read within the last `cacheMs` is served without asking the store again. */
+  #fresh(cached: { at: number }, now: number): boolean {
+    return now - cached.at < this.#cacheMs;
+  }
+
   async #lentTo(sessionId: string): Promise<boolean> {
     return this.options.lentToSession ? this.options.lentToSession(sessionId) : true;
   }
@@ -255,7 +260,7 @@ export class ServiceKeys {
   async #resolve(ref: string): Promise<Resolved> {
     const cached = this.#cache.get(ref);
     const now = Date.now();
-    if (cached && now - cached.at < this.#cacheMs) return cached;
+    if (cached && this.#fresh(cached, now)) return cached;
     const row = await this.options.repo.get(ref);
     // What was read: a new link, a removal or a re-encryption (rotation) makes it read again.
     const stamp = `${row?.version ?? 'none'}|${row?.keyId ?? ''}`;
